@@ -1,0 +1,3 @@
+from evo.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Command-line commands: one module per ``python -m evo`` sub-command (see :mod:`evo.cli`)."""

@@ -1,0 +1,40 @@
+"""Options shared by several commands: the world layers (``--world``, ``--set``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from evo.errors import EvoInputError
+from evo.io.tomlfiles import parse_value, read_world_file
+from evo.model import Creature
+from evo.sim.world import World, resolve_world
+
+
+def add_world_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--world", metavar="FILE.toml", help="world parameters (a [world] table)")
+    parser.add_argument(
+        "--set",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="override one world parameter (repeatable), e.g. --set gravity=0.3",
+    )
+
+
+def parse_sets(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise EvoInputError(f"--set expects NAME=VALUE, got {item!r}")
+        out[name.strip()] = parse_value(value.strip())
+    return out
+
+
+def world_for(creature: Creature, args: argparse.Namespace, model_source: str) -> World:
+    """defaults < the model's ``world`` < ``--world FILE`` < ``--set``."""
+    layers = [(creature.world, model_source, "world")]
+    if getattr(args, "world", None):
+        layers.append((read_world_file(args.world), args.world, "world"))
+    layers.append((parse_sets(getattr(args, "set", [])), None, "--set"))
+    return resolve_world(layers)

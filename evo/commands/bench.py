@@ -1,0 +1,19 @@
+"""``evo bench``: throughput of the simulator (see evo/bench.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+NAME = "bench"
+HELP = "benchmark the simulator kernel (spring-updates per second)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print a JSON object on the last line")
+    parser.add_argument("--repeats", type=int, default=7, help="timed repeats per case (best is kept)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evo.bench import main
+
+    return main(args)

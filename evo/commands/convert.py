@@ -1,0 +1,22 @@
+"""``evo convert IN OUT``: convert a model between evo JSON and Sodaconstructor XML."""
+
+from __future__ import annotations
+
+import argparse
+
+from evo.io.models import load_model, save_model
+
+NAME = "convert"
+HELP = "convert a model between .json (evo-model) and .xml (Sodaconstructor), by extension"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", metavar="IN", help="input model (.json or .xml)")
+    parser.add_argument("target", metavar="OUT", help="output model (.json or .xml)")
+
+
+def run(args: argparse.Namespace) -> int:
+    creature = load_model(args.source)
+    save_model(creature, args.target)
+    print(f"wrote {args.target}")
+    return 0

@@ -1,0 +1,27 @@
+"""``evo validate FILE``: check a model file (.json or .xml) without running it."""
+
+from __future__ import annotations
+
+import argparse
+
+from evo.io.models import load_model
+from evo.model import is_connected
+from evo.sim.world import World
+
+NAME = "validate"
+HELP = "check a model file (.json or Sodaconstructor .xml) and report what it holds"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="model file to check")
+
+
+def run(args: argparse.Namespace) -> int:
+    creature = load_model(args.file)
+    World().updated(creature.world, source=args.file)
+    connected = "connected" if is_connected(creature) else "not connected"
+    print(
+        f"{args.file}: ok: '{creature.name}', {creature.n_masses} masses, {creature.n_links} links "
+        f"({creature.n_muscles} muscles), {connected}"
+    )
+    return 0

@@ -1,0 +1,255 @@
+"""Model files: the ``evo-model`` JSON format, version 1 (see docs/model-format.md).
+
+``load_model`` reads JSON or Sodaconstructor XML (by extension) and validates everything; a bad file
+raises :class:`evo.errors.EvoInputError` naming the file, the field path (``links[3].rest``) and what
+was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evo.errors import EvoInputError, unknown_key_message
+from evo.io.atomic import atomic_write_text
+from evo.model import Creature
+from evo.sim.world import World
+
+__all__ = ["FORMAT", "VERSION", "creature_from_dict", "creature_to_dict", "load_model", "save_model"]
+
+FORMAT = "evo-model"
+VERSION = 1
+
+_TOP_KEYS = ("format", "version", "name", "masses", "links", "wave", "world", "meta", "polys")
+_MASS_KEYS = ("x", "y", "vx", "vy", "fixed")
+_LINK_KEYS = ("a", "b", "rest", "alpha", "phi")
+_WAVE_KEYS = ("omega", "beta", "phase", "direction", "autoreverse")
+
+
+class _Reader:
+    """Typed access to a parsed document that reports the field path on error."""
+
+    def __init__(self, source: str | None):
+        self.source = source
+
+    def fail(self, field: str, expected: str) -> EvoInputError:
+        return EvoInputError(expected, source=self.source, field=field)
+
+    def keys(self, obj: Any, allowed: tuple[str, ...], where: str) -> None:
+        if not isinstance(obj, Mapping):
+            raise self.fail(where or "(top level)", "expected an object")
+        for key in obj:
+            if key not in allowed:
+                raise EvoInputError(
+                    unknown_key_message(key, where or "the model", allowed), source=self.source
+                )
+
+    def number(
+        self, obj: Mapping, key: str, where: str, default: float | None = None, low: float | None = None,
+        high: float | None = None,
+    ) -> float:  # fmt: skip
+        field = f"{where}.{key}" if where else key
+        if key not in obj:
+            if default is None:
+                raise self.fail(field, "missing (expected a number)")
+            return default
+        value = obj[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise self.fail(field, f"expected a finite number, got {value!r}")
+        if low is not None and value < low or high is not None and value > high:
+            if high is None:
+                rng = f">= {low}"
+            elif low is None:
+                rng = f"<= {high}"
+            else:
+                rng = f"in [{low}, {high}]"
+            raise self.fail(field, f"expected a number {rng}, got {value!r}")
+        return float(value)
+
+    def index(self, obj: Mapping, key: str, where: str, n: int) -> int:
+        field = f"{where}.{key}"
+        if key not in obj:
+            raise self.fail(field, "missing (expected a mass index)")
+        value = obj[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+            raise self.fail(field, f"expected a mass index in 0..{n - 1}, got {value!r}")
+        return value
+
+    def boolean(self, obj: Mapping, key: str, where: str, default: bool = False) -> bool:
+        value = obj.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(f"{where}.{key}" if where else key, f"expected true or false, got {value!r}")
+        return value
+
+
+def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
+    """Build a validated creature from a parsed ``evo-model`` document."""
+    r = _Reader(source)
+    r.keys(doc, _TOP_KEYS, "")
+    if doc.get("format") != FORMAT:
+        raise r.fail("format", f'expected "{FORMAT}", got {doc.get("format")!r}')
+    if doc.get("version") != VERSION:
+        raise r.fail("version", f"expected {VERSION}, got {doc.get('version')!r}")
+    name = doc.get("name", "creature")
+    if not isinstance(name, str):
+        raise r.fail("name", f"expected a string, got {name!r}")
+
+    masses = doc.get("masses")
+    if not isinstance(masses, list) or not masses:
+        raise r.fail("masses", "expected a non-empty list of masses")
+    pos, vel, fixed = [], [], []
+    for i, m in enumerate(masses):
+        where = f"masses[{i}]"
+        r.keys(m, _MASS_KEYS, where)
+        pos.append((r.number(m, "x", where), r.number(m, "y", where)))
+        vel.append((r.number(m, "vx", where, 0.0), r.number(m, "vy", where, 0.0)))
+        fixed.append(r.boolean(m, "fixed", where))
+    n = len(masses)
+
+    links = doc.get("links", [])
+    if not isinstance(links, list):
+        raise r.fail("links", "expected a list of links")
+    la, lb, rest, alpha, phi = [], [], [], [], []
+    for k, link in enumerate(links):
+        where = f"links[{k}]"
+        r.keys(link, _LINK_KEYS, where)
+        a, b = r.index(link, "a", where, n), r.index(link, "b", where, n)
+        if a == b:
+            raise r.fail(where, f"expected two different masses, got a self-link on mass {a}")
+        la.append(a)
+        lb.append(b)
+        rest.append(r.number(link, "rest", where, low=0.0))
+        alpha.append(r.number(link, "alpha", where, 0.0, low=0.0, high=1.0))
+        phi.append(r.number(link, "phi", where, 0.0))
+
+    wave = doc.get("wave", {})
+    r.keys(wave, _WAVE_KEYS, "wave")
+    direction = wave.get("direction", "forward")
+    if direction not in ("forward", "reverse"):
+        raise r.fail("wave.direction", f'expected "forward" or "reverse", got {direction!r}')
+
+    world = doc.get("world", {})
+    if not isinstance(world, Mapping):
+        raise r.fail("world", "expected an object of world parameters")
+    World().updated(world, source=source, where="world")  # validate; keep the mapping as given
+
+    meta = doc.get("meta", {})
+    if not isinstance(meta, Mapping):
+        raise r.fail("meta", "expected an object")
+    polys = doc.get("polys", [])
+    if not isinstance(polys, list) or not all(
+        isinstance(p, list) and all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in p)
+        for p in polys
+    ):
+        raise r.fail("polys", "expected a list of lists of mass indices")
+
+    return Creature(
+        positions=np.array(pos, dtype=float).reshape(n, 2),
+        velocities=np.array(vel, dtype=float).reshape(n, 2),
+        fixed=np.array(fixed, dtype=bool),
+        link_a=np.array(la, dtype=np.int64),
+        link_b=np.array(lb, dtype=np.int64),
+        rest=np.array(rest, dtype=float),
+        alpha=np.array(alpha, dtype=float),
+        phi=np.array(phi, dtype=float),
+        omega=r.number(wave, "omega", "wave", 0.0, low=0.0),
+        beta=r.number(wave, "beta", "wave", 0.0, low=0.0, high=1.0),
+        wave_phase=r.number(wave, "phase", "wave", 0.0),
+        wave_reverse=direction == "reverse",
+        autoreverse=r.boolean(wave, "autoreverse", "wave"),
+        name=name,
+        world=dict(world),
+        meta=dict(meta),
+        polys=tuple(tuple(p) for p in polys),
+    )
+
+
+def _num(x: float) -> float | int:
+    """Plain Python number for JSON (floats keep full precision through repr)."""
+    return float(x)
+
+
+def creature_to_dict(creature: Creature) -> dict[str, Any]:
+    """The ``evo-model`` document of a creature; optional fields at their defaults are left out."""
+    masses = []
+    for i in range(creature.n_masses):
+        m: dict[str, Any] = {"x": _num(creature.positions[i, 0]), "y": _num(creature.positions[i, 1])}
+        if creature.velocities[i, 0] != 0.0 or creature.velocities[i, 1] != 0.0:
+            m["vx"] = _num(creature.velocities[i, 0])
+            m["vy"] = _num(creature.velocities[i, 1])
+        if creature.fixed[i]:
+            m["fixed"] = True
+        masses.append(m)
+    links = []
+    for k in range(creature.n_links):
+        link: dict[str, Any] = {
+            "a": int(creature.link_a[k]),
+            "b": int(creature.link_b[k]),
+            "rest": _num(creature.rest[k]),
+        }
+        if creature.alpha[k] != 0.0:
+            link["alpha"] = _num(creature.alpha[k])
+        if creature.phi[k] != 0.0:
+            link["phi"] = _num(creature.phi[k])
+        links.append(link)
+    wave: dict[str, Any] = {"omega": _num(creature.omega), "beta": _num(creature.beta)}
+    if creature.wave_phase != 0.0:
+        wave["phase"] = _num(creature.wave_phase)
+    if creature.wave_reverse:
+        wave["direction"] = "reverse"
+    if creature.autoreverse:
+        wave["autoreverse"] = True
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": creature.name,
+        "masses": masses,
+        "links": links,
+        "wave": wave,
+        "world": dict(creature.world),
+        "meta": dict(creature.meta),
+    }
+    if creature.polys:
+        doc["polys"] = [list(p) for p in creature.polys]
+    return doc
+
+
+def dumps_model(creature: Creature) -> str:
+    return json.dumps(creature_to_dict(creature), indent=1) + "\n"
+
+
+def load_model(path: str | Path) -> Creature:
+    """Read a model file: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor)."""
+    path = Path(path)
+    source = str(path)
+    if path.suffix.lower() == ".xml":
+        from evo.io.soda_xml import read_soda_xml
+
+        return read_soda_xml(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise EvoInputError("no such file", source=source) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvoInputError(f"cannot read: {exc}", source=source) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvoInputError(f"not valid JSON: {exc.msg} at line {exc.lineno}", source=source) from None
+    return creature_from_dict(doc, source=source)
+
+
+def save_model(creature: Creature, path: str | Path) -> None:
+    """Write a model file atomically: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor)."""
+    path = Path(path)
+    if path.suffix.lower() == ".xml":
+        from evo.io.soda_xml import dumps_soda_xml
+
+        atomic_write_text(path, dumps_soda_xml(creature))
+    else:
+        atomic_write_text(path, dumps_model(creature))

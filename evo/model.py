@@ -1,0 +1,195 @@
+"""The creature: point masses, springs and muscles, and the global wave that drives the muscles.
+
+Units are those of seed 000: lengths in pixels (px), time in frames. y points up and the floor is y = 0.
+A link whose ``alpha`` is 0 is a spring; otherwise it is a muscle whose rest length follows
+
+    l_r(t) = rest * (1 + alpha * beta * sin(theta(t) + phi)),   theta(t) = wave_phase ± omega * t
+
+This module holds the data and its structural checks only; reading and writing files lives in
+:mod:`evo.io`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Creature", "Topology", "topology"]
+
+
+def _frozen(array: Any, dtype: Any, shape_tail: tuple[int, ...] = ()) -> np.ndarray:
+    out = np.array(array, dtype=dtype, copy=True)
+    if out.ndim == 1 and shape_tail and out.size == 0:
+        out = out.reshape((0, *shape_tail))
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Creature:
+    """A Sodaconstructor-style creature.
+
+    Attributes:
+        positions: (n_masses, 2) array, initial x, y of each mass (px).
+        velocities: (n_masses, 2) array, initial velocity (px/frame).
+        fixed: (n_masses,) bool array; fixed masses never move.
+        link_a, link_b: (n_links,) int arrays, the two masses each link joins.
+        rest: (n_links,) array, rest length l0 (px, >= 0; 0 is a zip spring).
+        alpha: (n_links,) array, relative muscle amplitude in [0, 1]; 0 means a spring.
+        phi: (n_links,) array, muscle phase (rad).
+        omega: wave angular speed (rad/frame).
+        beta: wave amplitude in [0, 1].
+        wave_phase: the wave's own phase at frame 0 (rad).
+        wave_reverse: run the wave backwards (theta decreases with time).
+        autoreverse: reverse the wave each time a mass touches a side wall.
+        name: a display name.
+        world: world-parameter overrides this creature was made or scored in (a plain mapping).
+        meta: free-form provenance, kept unchanged through load and save.
+        polys: polygons (tuples of mass indices) kept for drawing only.
+    """
+
+    positions: np.ndarray
+    velocities: np.ndarray
+    fixed: np.ndarray
+    link_a: np.ndarray
+    link_b: np.ndarray
+    rest: np.ndarray
+    alpha: np.ndarray
+    phi: np.ndarray
+    omega: float = 0.0
+    beta: float = 0.0
+    wave_phase: float = 0.0
+    wave_reverse: bool = False
+    autoreverse: bool = False
+    name: str = "creature"
+    world: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    polys: tuple = ()
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "positions", _frozen(self.positions, np.float64, (2,)))
+        set_(self, "velocities", _frozen(self.velocities, np.float64, (2,)))
+        set_(self, "fixed", _frozen(self.fixed, bool))
+        for name in ("link_a", "link_b"):
+            set_(self, name, _frozen(getattr(self, name), np.int64))
+        for name in ("rest", "alpha", "phi"):
+            set_(self, name, _frozen(getattr(self, name), np.float64))
+        set_(self, "omega", float(self.omega))
+        set_(self, "beta", float(self.beta))
+        set_(self, "wave_phase", float(self.wave_phase))
+        set_(self, "polys", tuple(tuple(int(i) for i in p) for p in self.polys))
+        n = self.positions.shape[0]
+        if self.positions.shape != (n, 2) or self.velocities.shape != (n, 2):
+            raise ValueError("positions and velocities must both have shape (n_masses, 2)")
+        if self.fixed.shape != (n,):
+            raise ValueError("fixed must have shape (n_masses,)")
+        m = self.link_a.shape[0]
+        for name in ("link_b", "rest", "alpha", "phi"):
+            if getattr(self, name).shape != (m,):
+                raise ValueError(f"{name} must have shape (n_links,)")
+
+    # -- sizes -------------------------------------------------------------------------------
+    @property
+    def n_masses(self) -> int:
+        return int(self.positions.shape[0])
+
+    @property
+    def n_links(self) -> int:
+        return int(self.link_a.shape[0])
+
+    @property
+    def is_muscle(self) -> np.ndarray:
+        """(n_links,) bool: which links are muscles (alpha > 0)."""
+        return self.alpha > 0.0
+
+    @property
+    def n_muscles(self) -> int:
+        return int(np.count_nonzero(self.is_muscle))
+
+    def replace(self, **changes: Any) -> Creature:
+        """A copy with some fields changed (arrays are copied and frozen again)."""
+        return dataclasses.replace(self, **changes)
+
+    def structural_errors(self) -> list[tuple[str, str]]:
+        """Problems with the creature as (field path, what was expected) pairs; empty if valid."""
+        errors: list[tuple[str, str]] = []
+        n = self.n_masses
+        if n == 0:
+            errors.append(("masses", "at least one mass"))
+        if not np.all(np.isfinite(self.positions)):
+            errors.append(("masses", "finite coordinates"))
+        for k in range(self.n_links):
+            a, b = int(self.link_a[k]), int(self.link_b[k])
+            for key, idx in (("a", a), ("b", b)):
+                if not 0 <= idx < n:
+                    errors.append((f"links[{k}].{key}", f"a mass index in 0..{n - 1}, got {idx}"))
+            if a == b:
+                errors.append((f"links[{k}]", f"two different masses, got a self-link on {a}"))
+            if not (self.rest[k] >= 0.0 and np.isfinite(self.rest[k])):
+                errors.append((f"links[{k}].rest", f"a length >= 0, got {self.rest[k]}"))
+            if not 0.0 <= self.alpha[k] <= 1.0:
+                errors.append((f"links[{k}].alpha", f"a number in [0, 1], got {self.alpha[k]}"))
+            if not np.isfinite(self.phi[k]):
+                errors.append((f"links[{k}].phi", "a finite phase in radians"))
+        if not 0.0 <= self.beta <= 1.0:
+            errors.append(("wave.beta", f"a number in [0, 1], got {self.beta}"))
+        if not (np.isfinite(self.omega) and self.omega >= 0.0):
+            errors.append(("wave.omega", f"a number >= 0 (rad/frame), got {self.omega}"))
+        return errors
+
+
+@dataclass(frozen=True)
+class Topology:
+    """The paper's topology index epsilon_ij in compressed sparse row form.
+
+    For mass i, its neighbours are ``neighbours[indptr[i]:indptr[i + 1]]`` (that is epsilon_i1 ..
+    epsilon_iN_i, N_i = indptr[i + 1] - indptr[i]) and ``links`` gives, in the same slots, the index of
+    the link that joins them. Parallel links appear once each.
+    """
+
+    indptr: np.ndarray  # (n_masses + 1,)
+    neighbours: np.ndarray  # (2 * n_links,)
+    links: np.ndarray  # (2 * n_links,)
+
+    def degree(self) -> np.ndarray:
+        """(n_masses,) the paper's N_i."""
+        return np.diff(self.indptr)
+
+    def epsilon(self, i: int) -> np.ndarray:
+        """The neighbours of mass i (the paper's epsilon_i1 .. epsilon_iN_i, zero-based)."""
+        return self.neighbours[self.indptr[i] : self.indptr[i + 1]]
+
+
+def topology(creature: Creature) -> Topology:
+    """Build the CSR topology index of a creature (ch. 5 of seed 000)."""
+    n = creature.n_masses
+    ends = np.concatenate([creature.link_a, creature.link_b])
+    others = np.concatenate([creature.link_b, creature.link_a])
+    link_ids = np.concatenate([np.arange(creature.n_links)] * 2)
+    order = np.lexsort((others, ends))
+    counts = np.bincount(ends, minlength=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    return Topology(indptr=indptr, neighbours=others[order], links=link_ids[order])
+
+
+def is_connected(creature: Creature) -> bool:
+    """True when every mass can be reached from mass 0 through links."""
+    n = creature.n_masses
+    if n <= 1:
+        return True
+    topo = topology(creature)
+    seen = np.zeros(n, dtype=bool)
+    stack = [0]
+    seen[0] = True
+    while stack:
+        i = stack.pop()
+        for j in topo.epsilon(i):
+            if not seen[j]:
+                seen[j] = True
+                stack.append(int(j))
+    return bool(seen.all())

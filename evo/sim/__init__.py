@@ -1,0 +1,6 @@
+"""The simulator: world parameters and a numba kernel, as pure functions of arrays."""
+
+from evo.sim.simulate import PackedCreature, Trajectory, pack, simulate
+from evo.sim.world import World, resolve_world
+
+__all__ = ["PackedCreature", "Trajectory", "World", "pack", "resolve_world", "simulate"]

@@ -1,0 +1,259 @@
+"""numba kernels: the whole time loop of one simulation in one jitted call.
+
+Pure functions of arrays: no I/O, no logging, no randomness. Arrays are float64 except the link end
+indices (uint32) and the free-mass flags (uint8). Positions and velocities are (n_masses, 2).
+
+Per step, the wave angle theta is advanced by ``wave_sign * omega * dt``; a muscle's rest length is
+``rest + amp * sin(theta + phi)`` expanded as ``rest + amp * (sin(theta) cos(phi) + cos(theta) sin(phi))``
+with ``amp = rest * alpha * beta`` and the per-link constants ``cos_phi``, ``sin_phi`` precomputed, so
+there is one sin and one cos per step, not per link.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+EULER = 0
+RK4 = 1
+
+_JIT = dict(cache=True, error_model="numpy", nogil=True, boundscheck=False)
+HUGE = 1.0e300  # stands for "no wall"; comparisons stay finite
+
+
+@nb.njit(inline="always", **_JIT)
+def spring_forces(pos, link_a, link_b, rest, amp, cos_phi, sin_phi, st, ct, stiffness, force):
+    """Add the elastic force of every link to ``force`` (n_masses, 2), per unit mass.
+
+    A link of zero current length exerts no force (seed 000 §7.3: overlapping masses).
+    """
+    for k in range(link_a.shape[0]):
+        a = link_a[k]
+        b = link_b[k]
+        dx = pos[b, 0] - pos[a, 0]
+        dy = pos[b, 1] - pos[a, 1]
+        length = math.sqrt(dx * dx + dy * dy)
+        rest_now = rest[k] + amp[k] * (st * cos_phi[k] + ct * sin_phi[k])
+        f = stiffness * (length - rest_now) / length if length > 0.0 else 0.0
+        fx = f * dx
+        fy = f * dy
+        force[a, 0] += fx
+        force[a, 1] += fy
+        force[b, 0] -= fx
+        force[b, 1] -= fy
+
+
+@nb.njit(**_JIT)
+def _accelerations(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
+                   stiffness, damping, gx, gy, acc):  # fmt: skip
+    """acc = spring forces + gravity - damping * v on free masses, 0 on fixed ones."""
+    acc[:, :] = 0.0
+    spring_forces(pos, link_a, link_b, rest, amp, cos_phi, sin_phi,
+                  math.sin(theta), math.cos(theta), stiffness, acc)  # fmt: skip
+    for i in range(pos.shape[0]):
+        if free[i]:
+            acc[i, 0] += gx - damping * vel[i, 0]
+            acc[i, 1] += gy - damping * vel[i, 1]
+        else:
+            acc[i, 0] = 0.0
+            acc[i, 1] = 0.0
+
+
+@nb.njit(**_JIT)
+def _collide(i, pos, vel, old_x, old_y, x_min, x_max, y_max, segments, c_n, c_t):
+    """Put mass i back on any surface it crossed this step and reflect its velocity.
+
+    The velocity is split relative to the surface: v_n -> -c_n v_n (only if it points into the
+    surface) and v_t -> c_t v_t. Returns True when a side wall was touched.
+    """
+    side_wall = False
+    # floor y = 0
+    if pos[i, 1] < 0.0:
+        pos[i, 1] = 0.0
+        if vel[i, 1] < 0.0:
+            vel[i, 1] = -c_n * vel[i, 1]
+        vel[i, 0] *= c_t
+    if pos[i, 1] > y_max:
+        pos[i, 1] = y_max
+        if vel[i, 1] > 0.0:
+            vel[i, 1] = -c_n * vel[i, 1]
+        vel[i, 0] *= c_t
+    if pos[i, 0] < x_min:
+        pos[i, 0] = x_min
+        if vel[i, 0] < 0.0:
+            vel[i, 0] = -c_n * vel[i, 0]
+        vel[i, 1] *= c_t
+        side_wall = True
+    if pos[i, 0] > x_max:
+        pos[i, 0] = x_max
+        if vel[i, 0] > 0.0:
+            vel[i, 0] = -c_n * vel[i, 0]
+        vel[i, 1] *= c_t
+        side_wall = True
+    for s in range(segments.shape[0]):
+        x1 = segments[s, 0]
+        y1 = segments[s, 1]
+        ex = segments[s, 2] - x1
+        ey = segments[s, 3] - y1
+        seg_len2 = ex * ex + ey * ey
+        if seg_len2 == 0.0:
+            continue
+        d_old = ex * (old_y - y1) - ey * (old_x - x1)
+        nx = pos[i, 0]
+        ny = pos[i, 1]
+        d_new = ex * (ny - y1) - ey * (nx - x1)
+        if d_old == 0.0 or d_old * d_new > 0.0:
+            continue
+        # where the path old -> new meets the segment's line, and whether that is on the segment
+        t = d_old / (d_old - d_new)
+        qx = old_x + t * (nx - old_x)
+        qy = old_y + t * (ny - old_y)
+        u = ((qx - x1) * ex + (qy - y1) * ey) / seg_len2
+        if u < 0.0 or u > 1.0:
+            continue
+        seg_len = math.sqrt(seg_len2)
+        side = 1.0 if d_old > 0.0 else -1.0
+        # unit normal pointing to the side the mass came from
+        unx = -ey / seg_len * side
+        uny = ex / seg_len * side
+        # back on the surface: project the new position on the line, a hair on the old side
+        back = (d_new / seg_len) * side  # signed distance of new pos (negative: crossed)
+        pos[i, 0] = nx + unx * (1e-9 - back)
+        pos[i, 1] = ny + uny * (1e-9 - back)
+        vn = vel[i, 0] * unx + vel[i, 1] * uny
+        tx = vel[i, 0] - vn * unx
+        ty = vel[i, 1] - vn * uny
+        if vn < 0.0:
+            vn = -c_n * vn
+        vel[i, 0] = c_t * tx + vn * unx
+        vel[i, 1] = c_t * ty + vn * uny
+    return side_wall
+
+
+@nb.njit(**_JIT)
+def _rk4_stage(p0, v0, free, base_v, base_a, h, pt, vt):
+    """pt = p0 + h * base_v, vt = v0 + h * base_a on free masses; fixed masses stay put at rest."""
+    for i in range(p0.shape[0]):
+        if free[i]:
+            for d in range(2):
+                pt[i, d] = p0[i, d] + h * base_v[i, d]
+                vt[i, d] = v0[i, d] + h * base_a[i, d]
+        else:
+            pt[i, 0] = p0[i, 0]
+            pt[i, 1] = p0[i, 1]
+            vt[i, 0] = 0.0
+            vt[i, 1] = 0.0
+
+
+@nb.njit(**_JIT)
+def _rk4_step(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta, dtheta,
+              stiffness, damping, gx, gy, dt, p0, v0, k1, k2, k3, k4, pt, vt, v1, v2, v3):  # fmt: skip
+    """One classic Runge-Kutta step of dt on (x, v); the muscles follow theta inside the step."""
+    half = 0.5 * dt
+    p0[:, :] = pos
+    v0[:, :] = vel
+    _accelerations(p0, v0, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
+                   stiffness, damping, gx, gy, k1)  # fmt: skip
+    _rk4_stage(p0, v0, free, v0, k1, half, pt, vt)
+    v1[:, :] = vt
+    _accelerations(pt, vt, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta + 0.5 * dtheta,
+                   stiffness, damping, gx, gy, k2)  # fmt: skip
+    _rk4_stage(p0, v0, free, v1, k2, half, pt, vt)
+    v2[:, :] = vt
+    _accelerations(pt, vt, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta + 0.5 * dtheta,
+                   stiffness, damping, gx, gy, k3)  # fmt: skip
+    _rk4_stage(p0, v0, free, v2, k3, dt, pt, vt)
+    v3[:, :] = vt
+    _accelerations(pt, vt, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta + dtheta,
+                   stiffness, damping, gx, gy, k4)  # fmt: skip
+    w = dt / 6.0
+    for i in range(pos.shape[0]):
+        if free[i]:
+            for d in range(2):
+                pos[i, d] = p0[i, d] + w * (v0[i, d] + 2.0 * v1[i, d] + 2.0 * v2[i, d] + v3[i, d])
+                vel[i, d] = v0[i, d] + w * (k1[i, d] + 2.0 * k2[i, d] + 2.0 * k3[i, d] + k4[i, d])
+
+
+@nb.njit(**_JIT)
+def run(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
+        omega, theta0, wave_sign, autoreverse,
+        gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride, integrator,
+        x_min, x_max, y_max, segments, max_speed2,
+        rec_pos, rec_vel):  # fmt: skip
+    """Integrate ``n_steps`` steps of ``dt`` frames; record every ``stride`` steps.
+
+    ``pos`` and ``vel`` are updated in place. Records go into ``rec_pos`` / ``rec_vel``
+    (n_records, n_masses, 2), record 0 being the initial state.
+
+    Returns (number of records written, step at which the run exploded or -1).
+    """
+    n = pos.shape[0]
+    theta = theta0
+    sign = wave_sign
+    rec_pos[0] = pos
+    rec_vel[0] = vel
+    n_rec = 1
+    force = np.zeros((n, 2))
+    rk = 1 if integrator == RK4 else 0
+    p0 = np.empty((n * rk, 2))
+    v0 = np.empty((n * rk, 2))
+    k1 = np.empty((n * rk, 2))
+    k2 = np.empty((n * rk, 2))
+    k3 = np.empty((n * rk, 2))
+    k4 = np.empty((n * rk, 2))
+    pt = np.empty((n * rk, 2))
+    vt = np.empty((n * rk, 2))
+    v1 = np.empty((n * rk, 2))
+    v2 = np.empty((n * rk, 2))
+    v3 = np.empty((n * rk, 2))
+    old = np.empty((n * rk, 2))
+    has_segments = segments.shape[0] > 0
+    for step in range(1, n_steps + 1):
+        exploded = False
+        touched_side = False
+        if integrator == EULER:
+            # semi-implicit Euler: v += a dt, then x += v dt, then collisions
+            st = math.sin(theta)
+            ct = math.cos(theta)
+            force[:, :] = 0.0
+            spring_forces(pos, link_a, link_b, rest, amp, cos_phi, sin_phi, st, ct, stiffness, force)
+            for i in range(n):
+                if free[i]:
+                    old_x = pos[i, 0]
+                    old_y = pos[i, 1]
+                    vx = vel[i, 0] + (force[i, 0] + gx - damping * vel[i, 0]) * dt
+                    vy = vel[i, 1] + (force[i, 1] + gy - damping * vel[i, 1]) * dt
+                    x = old_x + vx * dt
+                    y = old_y + vy * dt
+                    vel[i, 0] = vx
+                    vel[i, 1] = vy
+                    pos[i, 0] = x
+                    pos[i, 1] = y
+                    if has_segments or y < 0.0 or y > y_max or x < x_min or x > x_max:
+                        if _collide(i, pos, vel, old_x, old_y, x_min, x_max, y_max, segments, c_n, c_t):
+                            touched_side = True
+                    if not (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] <= max_speed2):
+                        exploded = True
+        else:
+            old[:, :] = pos
+            _rk4_step(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
+                      sign * omega * dt, stiffness, damping, gx, gy, dt,
+                      p0, v0, k1, k2, k3, k4, pt, vt, v1, v2, v3)  # fmt: skip
+            for i in range(n):
+                if free[i]:
+                    if _collide(i, pos, vel, old[i, 0], old[i, 1], x_min, x_max, y_max, segments, c_n, c_t):
+                        touched_side = True
+                    if not (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] <= max_speed2):
+                        exploded = True
+        theta += sign * omega * dt
+        if exploded:
+            return n_rec, step
+        if autoreverse and touched_side:
+            sign = -sign
+        if step % stride == 0:
+            rec_pos[n_rec] = pos
+            rec_vel[n_rec] = vel
+            n_rec += 1
+    return n_rec, -1

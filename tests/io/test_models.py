@@ -1,0 +1,73 @@
+import json
+
+import numpy as np
+import pytest
+
+from evo.errors import EvoInputError
+from evo.io.models import creature_from_dict, creature_to_dict, load_model, save_model
+
+ISSUE_EXAMPLE = {
+    "format": "evo-model",
+    "version": 1,
+    "name": "walker",
+    "masses": [
+        {"x": 10.0, "y": 40.0},
+        {"x": 60.0, "y": 40.0, "vx": 0.5, "vy": 0.0},
+        {"x": 35.0, "y": 300.0, "fixed": True},
+    ],
+    "links": [{"a": 0, "b": 1, "rest": 50.0}, {"a": 1, "b": 2, "rest": 45.0, "alpha": 0.5, "phi": 1.5708}],
+    "wave": {"omega": 0.0764, "beta": 0.5},
+    "world": {"gravity": 0.38},
+    "meta": {"anything": [1, {"nested": True}]},
+}
+
+
+def test_the_documented_example_round_trips_through_a_file(tmp_path):
+    creature = creature_from_dict(ISSUE_EXAMPLE)
+    assert creature.n_masses == 3 and creature.n_links == 2 and creature.n_muscles == 1
+    assert creature.fixed.tolist() == [False, False, True]
+    path = tmp_path / "walker.json"
+    save_model(creature, path)
+    assert json.loads(path.read_text()) == ISSUE_EXAMPLE
+    again = load_model(path)
+    np.testing.assert_array_equal(again.positions, creature.positions)
+    assert again.meta == ISSUE_EXAMPLE["meta"]
+
+
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda d: d["links"][1].update(rest=-1.0), "x.json: links[1].rest: expected a number >= 0.0"),
+        (lambda d: d["links"][0].update(rset=3), "unknown key 'rset' in links[0]; did you mean 'rest'?"),
+        (lambda d: d["links"][0].update(b=0), "x.json: links[0]: expected two different masses"),
+        (lambda d: d["links"][0].update(b=7), "x.json: links[0].b: expected a mass index in 0..2, got 7"),
+        (lambda d: d["links"][1].update(alpha=1.5), "links[1].alpha: expected a number in [0.0, 1.0]"),
+        (lambda d: d["masses"][2].update(fixed="yes"), "masses[2].fixed: expected true or false"),
+        (lambda d: d["masses"][0].pop("y"), "masses[0].y: missing"),
+        (lambda d: d["wave"].update(beta=2), "wave.beta: expected a number in [0.0, 1.0]"),
+        (lambda d: d["world"].update(gravty=1), "unknown key 'gravty' in world; did you mean 'gravity'?"),
+        (lambda d: d["world"].update(stiffness=-1), "world.stiffness: expected a number > 0.0"),
+        (lambda d: d.update(version=2), "x.json: version: expected 1, got 2"),
+        (lambda d: d.update(mases=[]), "unknown key 'mases' in the model; did you mean 'masses'?"),
+    ],
+)
+def test_a_bad_model_gives_one_line_naming_file_field_and_expectation(mutate, expected):
+    doc = json.loads(json.dumps(ISSUE_EXAMPLE))
+    mutate(doc)
+    with pytest.raises(EvoInputError) as info:
+        creature_from_dict(doc, source="x.json")
+    message = str(info.value)
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_meta_may_hold_any_keys_and_survives_unchanged():
+    doc = json.loads(json.dumps(ISSUE_EXAMPLE))
+    doc["meta"] = {"fitness": [1.5, 2.0], "whatever_key": {"x": None}}
+    assert creature_to_dict(creature_from_dict(doc))["meta"] == doc["meta"]
+
+
+def test_parallel_links_are_allowed_but_self_links_are_not():
+    doc = json.loads(json.dumps(ISSUE_EXAMPLE))
+    doc["links"].append({"a": 1, "b": 0, "rest": 20.0})
+    assert creature_from_dict(doc).n_links == 3
