@@ -1,0 +1,169 @@
+"""The ``[genome]`` and ``[ga]`` tables: limits of a creature, and how variation and selection behave.
+
+Both are frozen dataclasses declared with :func:`evo.settings.setting`, parsed once by
+:func:`evo.settings.parse_section`. Cross-field constraints (a range whose low end exceeds its high end,
+link limits that cannot hold a connected creature) are checked in ``__post_init__`` and raised as
+:class:`evo.errors.EvoInputError` naming the key.
+
+Units: lengths in px, angles in rad, angular speeds in rad/frame.
+
+Why ``max_degree`` exists: every link pulls with the same specific stiffness k (1/frame^2). The largest
+eigenvalue of a creature's stiffness matrix is at most k * max(deg(a) + deg(b)) over its links, and
+semi-implicit Euler with step dt is stable only while that eigenvalue times dt^2 stays below 4. With the
+default world (k = 0.4, dt = 1) a degree cap of 5 keeps every creature below that bound whatever its
+shape; a stiffer world or a longer step needs a lower cap (or ``integrator = "rk4"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from evo.errors import EvoInputError
+from evo.settings import setting
+
+__all__ = ["GenomeSection", "GASection", "MUTATION_NAMES"]
+
+# The mutation operators of :data:`evo.ga.operators.MUTATIONS`, in the order ``mutate`` applies them.
+# Each has a ``rate_<name>`` field in :class:`GASection`.
+MUTATION_NAMES = (
+    "rest",
+    "alpha",
+    "phi",
+    "omega",
+    "beta",
+    "move_mass",
+    "add_mass",
+    "remove_mass",
+    "add_link",
+    "remove_link",
+    "toggle_muscle",
+)
+
+
+def _ordered(section: object, key: str, what: str = "a [low, high] pair with low <= high") -> None:
+    low, high = getattr(section, key)
+    if low > high:
+        raise EvoInputError(f"expected {what}, got [{low}, {high}]", field=key)
+
+
+@dataclass(frozen=True)
+class GenomeSection:
+    """Limits of a creature and how random ones are made (the ``[genome]`` table)."""
+
+    masses: tuple[int, int] = setting(
+        (4, 12), low=2, high=1000, doc="minimum and maximum number of masses of a creature"
+    )
+    box: tuple[float, float] = setting(
+        (120.0, 80.0),
+        low=0.0,
+        open_low=True,
+        doc="width and height (px) of the box random creatures start in",
+    )
+    link_density: float = setting(
+        0.5,
+        low=0.0,
+        high=1.0,
+        doc="probability that each candidate neighbour pair of a random creature is linked; candidates are "
+        "a mass and each of its max_degree nearest others, beyond the spanning tree that connects them",
+    )
+    muscle_fraction: float = setting(
+        0.5, low=0.0, high=1.0, doc="probability that a new link (random creature, add_link, ...) is a muscle"
+    )
+    rest: tuple[float, float] = setting(
+        (10.0, 120.0), low=0.0, doc="allowed range of rest lengths (px); new links take their current length"
+    )
+    omega: tuple[float, float] = setting(
+        (0.02, 0.2), low=0.0, doc="allowed range of the wave's angular speed omega (rad/frame)"
+    )
+    beta: tuple[float, float] = setting(
+        (0.2, 1.0), low=0.0, high=1.0, doc="allowed range of the wave's amplitude beta"
+    )
+    max_links: int = setting(40, low=1, doc="most links a creature may have")
+    max_degree: int = setting(
+        5,
+        low=2,
+        doc="most links meeting at one mass; keeps the stiffness low enough for a stable Euler step "
+        "(k * 2 * max_degree * dt^2 < 4)",
+    )
+    seed_models: tuple[str, ...] = setting(
+        (), doc="model files (paths relative to the config) that seed the initial population"
+    )
+    omega_init: str = setting(
+        "random", choices=("random",), doc="how a random creature's omega is chosen: uniform in `omega`"
+    )
+
+    def __post_init__(self) -> None:
+        for key in ("masses", "rest", "omega", "beta"):
+            _ordered(self, key)
+        if self.max_links < self.masses[1] - 1:
+            raise EvoInputError(
+                f"expected at least masses[1] - 1 = {self.masses[1] - 1} links so that the largest creature "
+                f"can be connected, got {self.max_links}",
+                field="max_links",
+            )
+
+
+@dataclass(frozen=True)
+class GASection:
+    """Selection, elitism and variation rates (the ``[ga]`` table).
+
+    ``mutation_rate`` is the probability that an offspring goes through :func:`evo.ga.operators.mutate`;
+    inside it each operator ``name`` of ``MUTATIONS`` fires independently with probability ``rate_<name>``
+    (if none fires, one is drawn in proportion to the rates, so a mutated creature always changes when
+    any rate is positive).
+    """
+
+    tournament_size: int = setting(3, low=1, doc="individuals per selection tournament")
+    elite: int = setting(2, low=0, doc="best individuals copied unchanged into the next generation")
+    hall_of_fame: int = setting(10, low=1, doc="size of the hall of fame (the elites saved as model files)")
+    similarity: float = setting(
+        0.05,
+        low=0.0,
+        high=1.0,
+        doc="a creature whose distance() to a hall-of-fame member is below this is a near-duplicate",
+    )
+    crossover_rate: float = setting(
+        0.3, low=0.0, high=1.0, doc="probability that a pair of offspring is mated"
+    )
+    mutation_rate: float = setting(0.9, low=0.0, high=1.0, doc="probability that an offspring is mutated")
+    rate_cut_crossover: float = setting(
+        1.0, low=0.0, high=1.0, doc="probability that a mating exchanges body parts across a vertical cut"
+    )
+    rate_wave_crossover: float = setting(
+        0.5, low=0.0, high=1.0, doc="probability that a mating blends the parents' omega and beta"
+    )
+    rate_rest: float = setting(0.3, low=0.0, high=1.0, doc="probability of perturbing rest lengths")
+    rate_alpha: float = setting(0.2, low=0.0, high=1.0, doc="probability of perturbing muscle amplitudes")
+    rate_phi: float = setting(0.3, low=0.0, high=1.0, doc="probability of perturbing muscle phases")
+    rate_omega: float = setting(0.1, low=0.0, high=1.0, doc="probability of perturbing the wave's omega")
+    rate_beta: float = setting(0.1, low=0.0, high=1.0, doc="probability of perturbing the wave's beta")
+    rate_move_mass: float = setting(0.1, low=0.0, high=1.0, doc="probability of moving one mass")
+    rate_add_mass: float = setting(0.05, low=0.0, high=1.0, doc="probability of adding a mass")
+    rate_remove_mass: float = setting(0.05, low=0.0, high=1.0, doc="probability of removing a mass")
+    rate_add_link: float = setting(0.05, low=0.0, high=1.0, doc="probability of adding a link")
+    rate_remove_link: float = setting(0.05, low=0.0, high=1.0, doc="probability of removing a link")
+    rate_toggle_muscle: float = setting(
+        0.1, low=0.0, high=1.0, doc="probability of turning a spring into a muscle or back"
+    )
+    gene_fraction: float = setting(
+        0.25,
+        low=0.0,
+        high=1.0,
+        doc="fraction of links a per-link perturbation (rest, alpha, phi) changes; at least one",
+    )
+    sigma_rest: float = setting(0.1, low=0.0, doc="rest-length perturbation: log-normal, relative")
+    sigma_alpha: float = setting(0.1, low=0.0, doc="muscle amplitude perturbation: normal, absolute")
+    sigma_phi: float = setting(0.5, low=0.0, doc="muscle phase perturbation: normal, rad")
+    sigma_omega: float = setting(0.1, low=0.0, doc="omega perturbation: log-normal, relative")
+    sigma_beta: float = setting(0.1, low=0.0, doc="beta perturbation: normal, absolute")
+    sigma_move: float = setting(8.0, low=0.0, doc="move_mass displacement: normal per axis, px")
+
+    def rate(self, name: str) -> float:
+        """The rate of the mutation operator ``name`` (one of :data:`MUTATION_NAMES`)."""
+        return float(getattr(self, f"rate_{name}"))
+
+    def __post_init__(self) -> None:
+        names = {f.name for f in fields(self)}
+        missing = [n for n in MUTATION_NAMES if f"rate_{n}" not in names]
+        if missing:  # a programming error, not a user one
+            raise TypeError(f"GASection lacks rate fields for {missing}")
