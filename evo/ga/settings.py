@@ -8,10 +8,12 @@ link limits that cannot hold a connected creature) are checked in ``__post_init_
 Units: lengths in px, angles in rad, angular speeds in rad/frame.
 
 Why ``max_degree`` exists: every link pulls with the same specific stiffness k (1/frame^2). The largest
-eigenvalue of a creature's stiffness matrix is at most k * max(deg(a) + deg(b)) over its links, and
-semi-implicit Euler with step dt is stable only while that eigenvalue times dt^2 stays below 4. With the
-default world (k = 0.4, dt = 1) a degree cap of 5 keeps every creature below that bound whatever its
-shape; a stiffer world or a longer step needs a lower cap (or ``integrator = "rk4"``).
+eigenvalue of a creature's stiffness matrix is about k * max(deg(a) + deg(b)) over its links at most
+(exactly so for the axial stiffness, which dominates unless masses nearly coincide), and semi-implicit
+Euler with step dt is stable only while that eigenvalue times dt^2 stays below 4, i.e. while
+k * 2 * max_degree * dt^2 < 4. With the default world (k = 0.4, dt = 1) that means max_degree <= 4: a
+cap of 5 sits exactly on the limit, and random creatures with two adjacent degree-5 masses do blow up.
+A stiffer world or a longer step needs a lower cap (or ``integrator = "rk4"``).
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ class GenomeSection:
     )
     max_links: int = setting(40, low=1, doc="most links a creature may have")
     max_degree: int = setting(
-        5,
+        4,
         low=2,
         doc="most links meeting at one mass; keeps the stiffness low enough for a stable Euler step "
         "(k * 2 * max_degree * dt^2 < 4)",

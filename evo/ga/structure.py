@@ -29,7 +29,6 @@ __all__ = [
 ]
 
 TWO_PI = 2.0 * math.pi
-_GENES = ("a", "b", "rest", "alpha", "phi")
 
 
 def wrap_phase(phi: np.ndarray) -> np.ndarray:
@@ -46,14 +45,12 @@ def new_link_genes(
 
     The rest length is the current length clipped to ``genome.rest`` (so the link starts unstressed when
     it can); with probability ``genome.muscle_fraction`` it is a muscle with alpha uniform in (0, 1].
+    phi is uniform in [0, 2π) for springs too (it matters once toggle_muscle makes one a muscle).
     """
-    muscle, alpha, phi = rng.random(3)
-    rest = float(np.clip(length, *genome.rest))
-    return (
-        rest,
-        (1.0 - alpha) if muscle < genome.muscle_fraction else 0.0,
-        float(wrap_phase([phi * TWO_PI])[0]),
-    )
+    muscle, alpha, phi = rng.random(3).tolist()
+    rest = min(max(float(length), genome.rest[0]), genome.rest[1])
+    phi *= TWO_PI
+    return rest, (1.0 - alpha) if muscle < genome.muscle_fraction else 0.0, phi if phi < TWO_PI else 0.0
 
 
 @dataclass
@@ -71,11 +68,11 @@ class Body:
     def of(cls, creature: Creature) -> Body:
         return cls(
             positions=np.array(creature.positions, dtype=np.float64),
-            a=[int(i) for i in creature.link_a],
-            b=[int(i) for i in creature.link_b],
-            rest=[float(x) for x in creature.rest],
-            alpha=[float(x) for x in creature.alpha],
-            phi=[float(x) for x in creature.phi],
+            a=creature.link_a.tolist(),
+            b=creature.link_b.tolist(),
+            rest=creature.rest.tolist(),
+            alpha=creature.alpha.tolist(),
+            phi=creature.phi.tolist(),
         )
 
     @property
@@ -119,22 +116,6 @@ class Body:
         self.a = [int(new_index[i]) for i in self.a]
         self.b = [int(new_index[i]) for i in self.b]
         self.positions = self.positions[alive]
-
-    def components(self) -> np.ndarray:
-        """(n_masses,) component label of each mass, labels 0, 1, ... in order of first mass."""
-        parent = list(range(self.n_masses))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for i, j in zip(self.a, self.b, strict=True):
-            parent[root(i)] = root(j)
-        roots = [root(i) for i in range(self.n_masses)]
-        labels: dict[int, int] = {}
-        return np.array([labels.setdefault(r, len(labels)) for r in roots], dtype=np.int64)
 
 
 def cut_structure(n: int, a: list[int], b: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -194,23 +175,62 @@ def _free_one(body: Body, members: np.ndarray) -> None:
     body.keep_links([k for k in range(body.n_links) if k != longest])
 
 
-def _connect(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
-    """Join the components of a forest with new links between the nearest masses with a spare degree.
+class _Forest:
+    """Union-find over masses, for growing a spanning forest link by link."""
 
-    Every component of a forest has a mass of degree <= 1 < max_degree, and joining two components
-    keeps it a forest, so this always succeeds.
-    """
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def root(self, i: int) -> int:
+        parent = self.parent
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(self, i: int, j: int) -> bool:
+        """Merge the trees of i and j; False if they were already one."""
+        ri, rj = self.root(i), self.root(j)
+        if ri == rj:
+            return False
+        self.parent[ri] = rj
+        return True
+
+
+def connected(n: int, a: list[int], b: list[int]) -> bool:
+    """True when the links (a[k], b[k]) join all n masses into one piece."""
+    forest = _Forest(n)
+    pieces = n
+    for i, j in zip(a, b, strict=True):
+        pieces -= forest.join(i, j)
+    return pieces <= 1
+
+
+def _connect(
+    positions: np.ndarray, forest: _Forest, degree: list[int], rng: np.random.Generator, genome: GenomeSection
+) -> list[tuple[int, int, tuple[float, float, float]]]:
+    """New links ``(i, j, genes)`` that join the trees of a spanning forest into one, each between the
+    nearest masses with a spare degree in the tree of mass 0 and outside it; ``forest`` and ``degree``
+    are updated. Every tree has a mass of degree <= 1 < max_degree, and joining two trees keeps a forest,
+    so this always succeeds."""
+    n = positions.shape[0]
+    joins = []
     while True:
-        labels = body.components()
-        if labels.max(initial=0) == 0:
-            return
-        spare = body.degree() < genome.max_degree
-        i_side = np.flatnonzero((labels == 0) & spare)
-        j_side = np.flatnonzero((labels != 0) & spare)
-        gaps = body.positions[j_side][None, :, :] - body.positions[i_side][:, None, :]
-        flat = int(np.argmin(np.hypot(gaps[..., 0], gaps[..., 1])))
+        roots = np.array([forest.root(i) for i in range(n)])
+        main = roots == roots[0]
+        if main.all():
+            return joins
+        spare = np.array(degree) < genome.max_degree
+        i_side = np.flatnonzero(main & spare)
+        j_side = np.flatnonzero(~main & spare)
+        gaps = positions[j_side][None, :, :] - positions[i_side][:, None, :]
+        lengths = np.hypot(gaps[..., 0], gaps[..., 1])
+        flat = int(np.argmin(lengths))
         i, j = int(i_side[flat // j_side.size]), int(j_side[flat % j_side.size])
-        body.add_link(i, j, new_link_genes(rng, genome, body.length(i, j)))
+        forest.join(i, j)
+        degree[i] += 1
+        degree[j] += 1
+        joins.append((i, j, new_link_genes(rng, genome, float(lengths.flat[flat]))))
 
 
 def _grow(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
@@ -230,62 +250,48 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     """Bring a body within the limits of ``genome`` in place: mass count, no self or duplicate links,
     degree and link caps, connected.
 
-    Links are kept Kruskal-style: first a spanning forest (in random order, within the degree cap), then
-    new links join its components (a forest always has a mass of degree <= 1 to link from), then the
-    remaining original links while the caps allow. A body that is already valid comes back unchanged.
+    Masses beyond ``masses[1]`` are removed at random. Links are then kept Kruskal-style, in one random
+    order: first those that grow a spanning forest within the degree cap, then new links join the trees
+    (:func:`_connect`), then the other original links while the degree and link caps allow. Kept links
+    stay in their original order, new ones follow. Masses are grown up to ``masses[0]`` last. A body
+    that is already valid keeps its structure.
     """
     if body.n_masses > genome.masses[1]:
         gone = rng.choice(body.n_masses, size=body.n_masses - genome.masses[1], replace=False)
-        body.remove_masses([int(i) for i in gone])
+        body.remove_masses(gone.tolist())
     seen: set[tuple[int, int]] = set()
     unique = []
     for k, (i, j) in enumerate(zip(body.a, body.b, strict=True)):
-        pair = (min(i, j), max(i, j))
+        pair = (i, j) if i < j else (j, i)
         if i != j and pair not in seen:
             seen.add(pair)
             unique.append(k)
     body.keep_links(unique)
-    in_forest = _spanning_forest(body, rng, genome.max_degree)
-    forest = Body(body.positions, *([getattr(body, c)[k] for k in np.flatnonzero(in_forest)] for c in _GENES))
-    _connect(forest, rng, genome)
-    degree = forest.degree()
-    kept = in_forest.copy()
-    for k in rng.permutation(body.n_links):
+    cap, n, m = genome.max_degree, body.n_masses, body.n_links
+    order = rng.permutation(m).tolist()
+    forest = _Forest(n)
+    degree = [0] * n
+    kept = [False] * m
+    for k in order:
         i, j = body.a[k], body.b[k]
-        fits = degree[i] < genome.max_degree and degree[j] < genome.max_degree
-        if not kept[k] and fits and forest.n_links + int(kept.sum() - in_forest.sum()) < genome.max_links:
+        if degree[i] < cap and degree[j] < cap and forest.join(i, j):
             degree[i] += 1
             degree[j] += 1
             kept[k] = True
-    n_forest = int(in_forest.sum())
-    joins = [[getattr(forest, c)[k] for k in range(n_forest, forest.n_links)] for c in _GENES]
-    body.keep_links([int(k) for k in np.flatnonzero(kept)])
-    for i, j, *genes in zip(*joins, strict=True):
-        body.add_link(i, j, tuple(genes))
-    while body.n_masses < genome.masses[0]:
-        _grow(body, rng, genome)
-
-
-def _spanning_forest(body: Body, rng: np.random.Generator, max_degree: int) -> np.ndarray:
-    """(n_links,) bool: a spanning forest taken in random order within the degree cap (Kruskal)."""
-    parent = list(range(body.n_masses))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    degree = np.zeros(body.n_masses, dtype=np.int64)
-    in_forest = np.zeros(body.n_links, dtype=bool)
-    for k in rng.permutation(body.n_links):
+    joins = _connect(body.positions, forest, degree, rng, genome)
+    budget = genome.max_links - sum(kept) - len(joins)
+    for k in order:
         i, j = body.a[k], body.b[k]
-        if root(i) != root(j) and degree[i] < max_degree and degree[j] < max_degree:
-            parent[root(i)] = root(j)
+        if budget > 0 and not kept[k] and degree[i] < cap and degree[j] < cap:
             degree[i] += 1
             degree[j] += 1
-            in_forest[k] = True
-    return in_forest
+            kept[k] = True
+            budget -= 1
+    body.keep_links([k for k in range(m) if kept[k]])
+    for i, j, genes in joins:
+        body.add_link(i, j, genes)
+    while body.n_masses < genome.masses[0]:
+        _grow(body, rng, genome)
 
 
 def place_on_floor(positions: np.ndarray) -> np.ndarray:
@@ -320,11 +326,11 @@ def finish(
         fixed=np.zeros(n, dtype=bool),
         link_a=np.array(body.a, dtype=np.int64),
         link_b=np.array(body.b, dtype=np.int64),
-        rest=np.clip(np.array(body.rest, dtype=np.float64), *genome.rest),
-        alpha=np.clip(np.array(body.alpha, dtype=np.float64), 0.0, 1.0),
-        phi=wrap_phase(np.array(body.phi, dtype=np.float64)),
-        omega=float(np.clip(template.omega if omega is None else omega, *genome.omega)),
-        beta=float(np.clip(template.beta if beta is None else beta, *genome.beta)),
+        rest=np.minimum(np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]),
+        alpha=np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0),
+        phi=wrap_phase(body.phi),
+        omega=min(max(float(template.omega if omega is None else omega), genome.omega[0]), genome.omega[1]),
+        beta=min(max(float(template.beta if beta is None else beta), genome.beta[0]), genome.beta[1]),
         wave_phase=template.wave_phase,
         wave_reverse=template.wave_reverse,
         autoreverse=template.autoreverse,

@@ -1,0 +1,147 @@
+"""Crossover: exchange body parts across a vertical cut, and blend the wave parameters.
+
+:func:`crossover` is re-exported by :mod:`evo.ga.operators`; see there for the contract every operator
+keeps (valid children, inputs untouched, randomness only from ``rng``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evo.ga.settings import GASection, GenomeSection
+from evo.ga.structure import Body, finish, new_link_genes, repair
+from evo.model import Creature
+
+__all__ = ["crossover", "cut_crossover", "wave_crossover"]
+
+PER_MASS_ACROSS = 2  # most new links across the cut that one mass may receive
+
+
+def _split(creature: Creature, fraction: float) -> tuple[np.ndarray, float]:
+    """(left mass mask, cut x in px): the ``fraction`` of masses with the smallest x (ties by index),
+    at least one mass on each side when there are two or more, and the cut halfway across the gap."""
+    n = creature.n_masses
+    order = np.argsort(creature.positions[:, 0], kind="stable")
+    count = int(np.clip(round(fraction * n), 1, max(n - 1, 1)))
+    left = np.zeros(n, dtype=bool)
+    left[order[:count]] = True
+    xs = creature.positions[order, 0]
+    cut = 0.5 * (xs[count - 1] + xs[count]) if count < n else float(xs[-1])
+    return left, float(cut)
+
+
+def _part(creature: Creature, keep: np.ndarray, shift: float) -> Body:
+    """The masses in ``keep`` (shifted by ``shift`` px in x) and the links among them."""
+    body = Body.of(creature)
+    body.remove_masses([int(i) for i in np.flatnonzero(~keep)])
+    body.positions[:, 0] += shift
+    return body
+
+
+def _gap(left: np.ndarray, right: np.ndarray, spacing: float) -> float:
+    """How far (px, >= 0) to move the right part (all its x >= every left x) further right so that no
+    mass across the cut is closer than ``spacing``: near-coincident masses joined by a link of much
+    longer rest length push violently and can make the Euler step unstable."""
+    if left.shape[0] == 0 or right.shape[0] == 0:
+        return 0.0
+    dx = right[None, :, 0] - left[:, None, 0]
+    dy = np.abs(right[None, :, 1] - left[:, None, 1])
+    needed = np.sqrt(np.maximum(spacing * spacing - dy * dy, 0.0)) - dx
+    return float(max(needed.max(), 0.0))
+
+
+def _crossing(creature: Creature, left: np.ndarray) -> int:
+    """Number of links of ``creature`` that the cut separating ``left`` from the rest goes through."""
+    return int(np.count_nonzero(left[creature.link_a] != left[creature.link_b]))
+
+
+def _join(left: Body, right: Body, count: int, rng: np.random.Generator, genome: GenomeSection) -> Body:
+    """One body of two parts, with ``count`` new links across: the nearest pairs first, at most
+    ``PER_MASS_ACROSS`` per mass. Repair adds any still needed and enforces the caps."""
+    offset = left.n_masses
+    body = Body(
+        np.vstack([left.positions, right.positions]),
+        left.a + [i + offset for i in right.a],
+        left.b + [i + offset for i in right.b],
+        left.rest + right.rest,
+        left.alpha + right.alpha,
+        left.phi + right.phi,
+    )
+    if left.n_masses and right.n_masses:
+        gaps = right.positions[None, :, :] - left.positions[:, None, :]
+        lengths = np.hypot(gaps[..., 0], gaps[..., 1])
+        used = np.zeros(body.n_masses, dtype=np.int64)
+        for flat in np.argsort(lengths, axis=None, kind="stable").tolist():
+            if count <= 0:
+                break
+            i, j = divmod(flat, right.n_masses)
+            if used[i] < PER_MASS_ACROSS and used[j + offset] < PER_MASS_ACROSS:
+                body.add_link(i, j + offset, new_link_genes(rng, genome, float(lengths[i, j])))
+                used[[i, j + offset]] += 1
+                count -= 1
+    return body
+
+
+def cut_crossover(
+    a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection
+) -> tuple[Creature, Creature]:
+    """Children (left of a + right of b, left of b + right of a) across a vertical cut.
+
+    The cut leaves the same random fraction (uniform in [0.25, 0.75]) of each parent's masses on its left;
+    the right part is shifted in x so that both parents' cut lines coincide, then further right if needed
+    to keep masses across the cut at least ``rest[0]`` apart. Each part keeps its links and
+    their genes; as many new unstressed links as the parents had across the cut (their mean, at least one)
+    join the nearest masses across it, then
+    :func:`~evo.ga.structure.repair` brings the child within the limits (mass count, degree and link caps,
+    connected). Each child keeps the wave of the parent that gave its left part.
+    """
+    fraction = rng.uniform(0.25, 0.75)
+    left_a, cut_a = _split(a, fraction)
+    left_b, cut_b = _split(b, fraction)
+    children = []
+    for (first, left_first, cut_first), (second, left_second, cut_second) in (
+        ((a, left_a, cut_a), (b, left_b, cut_b)),
+        ((b, left_b, cut_b), (a, left_a, cut_a)),
+    ):
+        left = _part(first, left_first, 0.0)
+        right = _part(second, ~left_second, cut_first - cut_second)
+        right.positions[:, 0] += _gap(left.positions, right.positions, genome.rest[0])
+        across = max(1, round(0.5 * (_crossing(first, left_first) + _crossing(second, left_second))))
+        body = _join(left, right, across, rng, genome)
+        repair(body, rng, genome)
+        children.append(finish(body, first, genome, world=a.world))
+    return children[0], children[1]
+
+
+def wave_crossover(
+    a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection
+) -> tuple[Creature, Creature]:
+    """Blend omega and beta: with u uniform in [0, 1] (one per parameter), child 1 gets
+    u * a + (1 - u) * b and child 2 (1 - u) * a + u * b; bodies and muscles are unchanged."""
+    u_omega, u_beta = rng.random(2)
+    children = []
+    for parent, u, v in ((a, u_omega, u_beta), (b, 1.0 - u_omega, 1.0 - u_beta)):
+        omega = u * a.omega + (1.0 - u) * b.omega
+        beta = v * a.beta + (1.0 - v) * b.beta
+        children.append(finish(Body.of(parent), parent, genome, omega=omega, beta=beta, keep_polys=True))
+    return children[0], children[1]
+
+
+def crossover(
+    a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection
+) -> tuple[Creature, Creature]:
+    """Mate two creatures: :func:`cut_crossover` with probability ``ga.rate_cut_crossover``, then
+    :func:`wave_crossover` with probability ``ga.rate_wave_crossover`` (the wave blend uses the parents'
+    omega and beta). Both children take parent a's world; their ``meta`` is empty."""
+    cut_draw, wave_draw = rng.random(2)
+    if cut_draw < ga.rate_cut_crossover:
+        first, second = cut_crossover(a, b, rng, genome)
+    else:
+        first, second = (finish(Body.of(p), p, genome, world=a.world, keep_polys=True) for p in (a, b))
+    if wave_draw < ga.rate_wave_crossover:
+        blended = wave_crossover(a, b, rng, genome)
+        first, second = (
+            child.replace(omega=mix.omega, beta=mix.beta)
+            for child, mix in zip((first, second), blended, strict=True)
+        )
+    return first, second
