@@ -16,11 +16,8 @@ import math
 import numba as nb
 import numpy as np
 
-EULER = 0
-RK4 = 1
-
 _JIT = dict(cache=True, error_model="numpy", nogil=True, boundscheck=False)
-HUGE = 1.0e300  # stands for "no wall"; comparisons stay finite
+HUGE = 1.0e300  # stands for "no wall" (and "no speed limit"); comparisons stay finite
 
 
 @nb.njit(inline="always", **_JIT)
@@ -62,14 +59,13 @@ def _accelerations(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, 
 
 
 @nb.njit(**_JIT)
-def _collide(i, pos, vel, old_x, old_y, x_min, x_max, y_max, segments, c_n, c_t):
-    """Put mass i back on any surface it crossed this step and reflect its velocity.
+def _walls(i, pos, vel, x_min, x_max, y_max, c_n, c_t):
+    """Put mass i back inside the box (floor y = 0, ceiling, side walls) and reflect its velocity.
 
-    The velocity is split relative to the surface: v_n -> -c_n v_n (only if it points into the
-    surface) and v_t -> c_t v_t. Returns True when a side wall was touched.
+    Split relative to the wall, v_n -> -c_n v_n (only if it points into the wall) and v_t -> c_t v_t.
+    Returns True when a side wall was touched.
     """
     side_wall = False
-    # floor y = 0
     if pos[i, 1] < 0.0:
         pos[i, 1] = 0.0
         if vel[i, 1] < 0.0:
@@ -92,6 +88,12 @@ def _collide(i, pos, vel, old_x, old_y, x_min, x_max, y_max, segments, c_n, c_t)
             vel[i, 0] = -c_n * vel[i, 0]
         vel[i, 1] *= c_t
         side_wall = True
+    return side_wall
+
+
+@nb.njit(**_JIT)
+def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t):
+    """If mass i crossed a terrain segment this step, put it back on it and reflect its velocity."""
     for s in range(segments.shape[0]):
         x1 = segments[s, 0]
         y1 = segments[s, 1]
@@ -129,7 +131,6 @@ def _collide(i, pos, vel, old_x, old_y, x_min, x_max, y_max, segments, c_n, c_t)
             vn = -c_n * vn
         vel[i, 0] = c_t * tx + vn * unx
         vel[i, 1] = c_t * ty + vn * uny
-    return side_wall
 
 
 @nb.njit(**_JIT)
@@ -177,77 +178,134 @@ def _rk4_step(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta
 
 
 @nb.njit(**_JIT)
-def run(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
-        omega, theta0, wave_sign, autoreverse,
-        gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride, integrator,
-        x_min, x_max, y_max, segments, max_speed2,
-        rec_pos, rec_vel):  # fmt: skip
-    """Integrate ``n_steps`` steps of ``dt`` frames; record every ``stride`` steps.
+def _too_fast(vel, free, max_speed2):
+    """True if any free mass moves faster than sqrt(max_speed2), or has a NaN/inf velocity."""
+    for i in range(vel.shape[0]):
+        if free[i] and not (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] <= max_speed2):
+            return True
+    return False
+
+
+@nb.njit(**_JIT)
+def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
+              omega, theta0, wave_sign, autoreverse,
+              gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
+              x_min, x_max, y_max, segments, max_speed2,
+              rec_pos, rec_vel):  # fmt: skip
+    """Semi-implicit Euler (v += a dt, then x += v dt, then collisions) for ``n_steps`` steps of ``dt``.
 
     ``pos`` and ``vel`` are updated in place. Records go into ``rec_pos`` / ``rec_vel``
-    (n_records, n_masses, 2), record 0 being the initial state.
-
+    (n_records, n_masses, 2) every ``stride`` steps, record 0 being the initial state.
     Returns (number of records written, step at which the run exploded or -1).
+
+    The link loop and the floor contact are written out here rather than called: a numba call
+    with array arguments inside the step costs more than the work it does.
     """
     n = pos.shape[0]
+    n_links = link_a.shape[0]
     theta = theta0
     sign = wave_sign
     rec_pos[0] = pos
     rec_vel[0] = vel
     n_rec = 1
     force = np.zeros((n, 2))
-    rk = 1 if integrator == RK4 else 0
-    p0 = np.empty((n * rk, 2))
-    v0 = np.empty((n * rk, 2))
-    k1 = np.empty((n * rk, 2))
-    k2 = np.empty((n * rk, 2))
-    k3 = np.empty((n * rk, 2))
-    k4 = np.empty((n * rk, 2))
-    pt = np.empty((n * rk, 2))
-    vt = np.empty((n * rk, 2))
-    v1 = np.empty((n * rk, 2))
-    v2 = np.empty((n * rk, 2))
-    v3 = np.empty((n * rk, 2))
-    old = np.empty((n * rk, 2))
+    has_segments = segments.shape[0] > 0
+    has_other_surfaces = has_segments or x_min > -HUGE or x_max < HUGE or y_max < HUGE
+    for step in range(1, n_steps + 1):
+        st = math.sin(theta)
+        ct = math.cos(theta)
+        for i in range(n):
+            force[i, 0] = gx
+            force[i, 1] = gy
+        for k in range(n_links):
+            a = link_a[k]
+            b = link_b[k]
+            dx = pos[b, 0] - pos[a, 0]
+            dy = pos[b, 1] - pos[a, 1]
+            length = math.sqrt(dx * dx + dy * dy)
+            rest_now = rest[k] + amp[k] * (st * cos_phi[k] + ct * sin_phi[k])
+            f = stiffness * (length - rest_now) / length if length > 0.0 else 0.0
+            fx = f * dx
+            fy = f * dy
+            force[a, 0] += fx
+            force[a, 1] += fy
+            force[b, 0] -= fx
+            force[b, 1] -= fy
+        touched_side = False
+        speed2_sum = 0.0
+        for i in range(n):
+            if free[i]:
+                old_x = pos[i, 0]
+                old_y = pos[i, 1]
+                vx = vel[i, 0] + (force[i, 0] - damping * vel[i, 0]) * dt
+                vy = vel[i, 1] + (force[i, 1] - damping * vel[i, 1]) * dt
+                x = old_x + vx * dt
+                y = old_y + vy * dt
+                if y < 0.0:  # the floor, by far the most common contact
+                    y = 0.0
+                    if vy < 0.0:
+                        vy = -c_n * vy
+                    vx = c_t * vx
+                pos[i, 0] = x
+                pos[i, 1] = y
+                vel[i, 0] = vx
+                vel[i, 1] = vy
+                if has_other_surfaces:
+                    if y > y_max or x < x_min or x > x_max:
+                        if _walls(i, pos, vel, x_min, x_max, y_max, c_n, c_t):
+                            touched_side = True
+                    if has_segments:
+                        _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t)
+                speed2_sum += vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1]
+        theta += sign * omega * dt
+        # NaN and inf propagate into the sum; only when it is large is each mass checked
+        if not (speed2_sum <= max_speed2) and _too_fast(vel, free, max_speed2):
+            return n_rec, step
+        if autoreverse and touched_side:
+            sign = -sign
+        if step % stride == 0:
+            for i in range(n):
+                rec_pos[n_rec, i, 0] = pos[i, 0]
+                rec_pos[n_rec, i, 1] = pos[i, 1]
+                rec_vel[n_rec, i, 0] = vel[i, 0]
+                rec_vel[n_rec, i, 1] = vel[i, 1]
+            n_rec += 1
+    return n_rec, -1
+
+
+@nb.njit(**_JIT)
+def run_rk4(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
+            omega, theta0, wave_sign, autoreverse,
+            gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
+            x_min, x_max, y_max, segments, max_speed2,
+            rec_pos, rec_vel):  # fmt: skip
+    """Classic 4th-order Runge-Kutta on (x, v), collisions after each step; same contract as run_euler."""
+    n = pos.shape[0]
+    theta = theta0
+    sign = wave_sign
+    rec_pos[0] = pos
+    rec_vel[0] = vel
+    n_rec = 1
+    buffers = np.empty((11, n, 2))
+    old = np.empty((n, 2))
     has_segments = segments.shape[0] > 0
     for step in range(1, n_steps + 1):
+        old[:, :] = pos
+        _rk4_step(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
+                  sign * omega * dt, stiffness, damping, gx, gy, dt,
+                  buffers[0], buffers[1], buffers[2], buffers[3], buffers[4], buffers[5],
+                  buffers[6], buffers[7], buffers[8], buffers[9], buffers[10])  # fmt: skip
+        theta += sign * omega * dt
         exploded = False
         touched_side = False
-        if integrator == EULER:
-            # semi-implicit Euler: v += a dt, then x += v dt, then collisions
-            st = math.sin(theta)
-            ct = math.cos(theta)
-            force[:, :] = 0.0
-            spring_forces(pos, link_a, link_b, rest, amp, cos_phi, sin_phi, st, ct, stiffness, force)
-            for i in range(n):
-                if free[i]:
-                    old_x = pos[i, 0]
-                    old_y = pos[i, 1]
-                    vx = vel[i, 0] + (force[i, 0] + gx - damping * vel[i, 0]) * dt
-                    vy = vel[i, 1] + (force[i, 1] + gy - damping * vel[i, 1]) * dt
-                    x = old_x + vx * dt
-                    y = old_y + vy * dt
-                    vel[i, 0] = vx
-                    vel[i, 1] = vy
-                    pos[i, 0] = x
-                    pos[i, 1] = y
-                    if has_segments or y < 0.0 or y > y_max or x < x_min or x > x_max:
-                        if _collide(i, pos, vel, old_x, old_y, x_min, x_max, y_max, segments, c_n, c_t):
-                            touched_side = True
-                    if not (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] <= max_speed2):
-                        exploded = True
-        else:
-            old[:, :] = pos
-            _rk4_step(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
-                      sign * omega * dt, stiffness, damping, gx, gy, dt,
-                      p0, v0, k1, k2, k3, k4, pt, vt, v1, v2, v3)  # fmt: skip
-            for i in range(n):
-                if free[i]:
-                    if _collide(i, pos, vel, old[i, 0], old[i, 1], x_min, x_max, y_max, segments, c_n, c_t):
-                        touched_side = True
-                    if not (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] <= max_speed2):
-                        exploded = True
-        theta += sign * omega * dt
+        for i in range(n):
+            if free[i]:
+                if _walls(i, pos, vel, x_min, x_max, y_max, c_n, c_t):
+                    touched_side = True
+                if has_segments:
+                    _segments(i, pos, vel, old[i, 0], old[i, 1], segments, c_n, c_t)
+                if not (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] <= max_speed2):
+                    exploded = True
         if exploded:
             return n_rec, step
         if autoreverse and touched_side:

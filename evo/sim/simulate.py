@@ -110,12 +110,13 @@ def simulate(creature: Creature, world: World, frames: int, record_every: float 
     segments = np.array(world.segments(), dtype=np.float64).reshape(-1, 4)
     huge = _kernel.HUGE
     max_speed2 = huge if world.max_speed is None else world.max_speed**2
-    n_rec, exploded_step = _kernel.run(
+    kernel = _kernel.run_rk4 if world.integrator == "rk4" else _kernel.run_euler
+    n_rec, exploded_step = kernel(
         p.positions, p.velocities, p.free, p.link_a, p.link_b, p.rest, p.amp, p.cos_phi, p.sin_phi,
         p.omega, p.theta0, p.wave_sign, p.autoreverse,
         gx, gy, float(world.damping), float(world.stiffness),
         float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
-        n_steps, stride, _kernel.RK4 if world.integrator == "rk4" else _kernel.EULER,
+        n_steps, stride,
         0.0 if world.width is not None else -huge,
         float(world.width) if world.width is not None else huge,
         float(world.height) if world.height is not None else huge,
