@@ -1,4 +1,4 @@
-"""``evo validate FILE``: check a model file (.json or .xml) without running it."""
+"""``evo validate FILE``: check a model file (.json or .xml) or a run config (.toml) without running it."""
 
 from __future__ import annotations
 
@@ -9,14 +9,26 @@ from evo.model import is_connected
 from evo.sim.world import World
 
 NAME = "validate"
-HELP = "check a model file (.json or Sodaconstructor .xml) and report what it holds"
+HELP = "check a model file (.json or Sodaconstructor .xml) or a run config (.toml) and report what it holds"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="model file to check")
+    parser.add_argument("file", metavar="FILE", help="model file or config .toml to check")
+
+
+def _validate_config(path: str) -> int:
+    from evo.config import load_config
+
+    config = load_config(path)
+    print(f"{path}: ok: a run config")
+    for line in config.describe():
+        print(f"  {line}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.file.lower().endswith(".toml"):
+        return _validate_config(args.file)
     creature = load_model(args.file)
     World().updated(creature.world, source=args.file)
     connected = "connected" if is_connected(creature) else "not connected"

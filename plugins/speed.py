@@ -1,0 +1,19 @@
+"""The ``speed`` fitness plugin: mean horizontal speed of the centroid once the creature has settled."""
+
+from evo.plugins import fitness_plugin
+
+
+@fitness_plugin("speed", weights=(1.0,), record_every=10)
+def speed(result, *, settle_frames: int = 200) -> float:
+    """Mean horizontal centroid speed (px/frame) after frame `settle_frames`.
+
+    The time average of the centroid's x velocity from the first record at or after `settle_frames` to
+    the end, i.e. its x displacement over that span divided by the span's length in frames. Positive to
+    the right; 0 if nothing is left of the run after settling.
+    """
+    start = result.index_at(settle_frames)
+    elapsed = result.frames[-1] - result.frames[start]
+    if elapsed <= 0:
+        return 0.0
+    x = result.centroids[:, 0]
+    return float((x[-1] - x[start]) / elapsed)
