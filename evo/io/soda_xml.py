@@ -1,0 +1,506 @@
+"""Sodaconstructor XML models: read them, write them, and read terrain (fixed bars) from them.
+
+The dialect (see docs/model-format.md for the full table)::
+
+    <model>
+      <name>...</name> <comment>...</comment>
+      <container width height/>  <environment gravity friction springyness/>
+      <collisions surface_friction surface_reflection/>  <wave amplitude phase speed/>
+      <settings gravitydirection wavedirection autoreverse/>
+      <nodes> <mass id x y vx vy/> (free)  <node id x y/> (fixed) </nodes>
+      <links> <spring a b restlength/>  <muscle a b restlength amplitude phase/>  <fixedbar a b/> </links>
+      <polys> <poly nodes="id id id"/> </polys>
+    </model>
+
+Coordinates are px, y up, floor y = 0 (no flip). Phases in the file are fractions of a cycle and the wave
+speed is in cycles/frame; the creature holds radians and rad/frame (phase p -> 2 pi p, omega = 2 pi speed).
+World settings go into ``Creature.world`` under World's field names. Fixed nodes that springs, muscles or
+polygons use become fixed masses; fixed nodes used only by fixed bars become terrain polylines.
+
+Parsing never resolves entities: a DOCTYPE is cut out before the parser sees the text, and one that
+declares entities is refused.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from evo.errors import EvoInputError, closest
+from evo.model import Creature
+from evo.sim.world import World
+
+__all__ = ["dumps_soda_xml", "read_soda_xml", "read_terrain"]
+
+Polyline = tuple[tuple[float, float], ...]
+
+# Allowed children of the container elements, and allowed attributes of every other element.
+_CHILDREN = {
+    "model": ("name", "comment", "container", "environment", "collisions", "wave", "settings", "nodes",
+              "links", "polys"),
+    "nodes": ("mass", "node"),
+    "links": ("spring", "muscle", "fixedbar"),
+    "polys": ("poly",),
+}  # fmt: skip
+_ATTRIBUTES = {
+    "nodes": (),
+    "links": (),
+    "polys": (),
+    "name": (),
+    "comment": (),
+    "container": ("width", "height"),
+    "environment": ("gravity", "friction", "springyness"),
+    "collisions": ("surface_friction", "surface_reflection"),
+    "wave": ("amplitude", "phase", "speed"),
+    "settings": ("gravitydirection", "wavedirection", "autoreverse"),
+    "mass": ("id", "x", "y", "vx", "vy"),
+    "node": ("id", "x", "y"),
+    "spring": ("a", "b", "restlength"),
+    "muscle": ("a", "b", "restlength", "amplitude", "phase"),
+    "fixedbar": ("a", "b"),
+    "poly": ("nodes",),
+}
+
+_INF = math.inf
+# (element, attribute) -> (World field, low, high, low bound open?, factor from file to world)
+_WORLD_NUMBERS = {
+    ("container", "width"): ("width", 0.0, _INF, True, 1.0),
+    ("container", "height"): ("height", 0.0, _INF, True, 1.0),
+    ("environment", "gravity"): ("gravity", 0.0, 4.0, False, 1.0),
+    ("environment", "friction"): ("damping", 0.0, 1.0, False, 1.0),
+    ("environment", "springyness"): ("stiffness", 0.0, 0.5, True, 1.0),
+    ("collisions", "surface_friction"): ("restitution_tangential", 0.0, 1.0, False, 1.0),
+    ("collisions", "surface_reflection"): ("restitution_normal", -1.0, 0.0, False, -1.0),
+}
+_CHOICES = {
+    "gravitydirection": ("down", "up", "off"),
+    "wavedirection": ("forward", "reverse"),
+    "autoreverse": ("on", "off"),
+}
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+# --------------------------------------------------------------------------------------------- reading
+class _Checker:
+    """Reads one element's attributes; errors name the file, ``path@attribute`` and what was expected."""
+
+    def __init__(self, element: ET.Element, path: str, source: str):
+        self.element, self.path, self.source = element, path, source
+        allowed = _ATTRIBUTES[element.tag]
+        for attr in element.attrib:
+            if attr not in allowed:
+                hint = closest(attr, allowed)
+                tip = f"; did you mean '{hint}'?" if hint else f"; valid: {', '.join(allowed) or 'none'}"
+                raise EvoInputError(f"unknown attribute '{attr}'{tip}", source=source, field=path)
+        if element.tag not in _CHILDREN and len(element):
+            unexpected = f"unexpected element <{element[0].tag}> inside <{element.tag}>"
+            raise EvoInputError(unexpected, source=source, field=path)
+
+    def fail(self, attr: str | None, expected: str) -> EvoInputError:
+        return EvoInputError(expected, source=self.source, field=f"{self.path}@{attr}" if attr else self.path)
+
+    def text(self, attr: str) -> str:
+        if attr not in self.element.attrib:
+            raise self.fail(attr, "missing attribute")
+        return self.element.attrib[attr]
+
+    def number(self, attr: str, low: float = -_INF, high: float = _INF, *, open_low: bool = False,
+               default: float | None = None) -> float:  # fmt: skip
+        if default is not None and attr not in self.element.attrib:
+            return default
+        raw = self.text(attr)
+        if not _NUMBER.fullmatch(raw.strip()):
+            raise self.fail(attr, f"expected a number, got {raw!r}")
+        value = float(raw)
+        if not math.isfinite(value):
+            raise self.fail(attr, f"expected a finite number, got {raw.strip()}")
+        if (value <= low if open_low else value < low) or value > high:
+            left = "(" if open_low else "["
+            expected = (
+                f"{'>' if open_low else '>='} {low:g}" if high == _INF else f"in {left}{low:g}, {high:g}]"
+            )
+            raise self.fail(attr, f"expected a number {expected}, got {raw.strip()}")
+        return value
+
+    def choice(self, attr: str, default: str) -> str:
+        value = self.element.attrib.get(attr, default)
+        if value not in _CHOICES[attr]:
+            raise self.fail(attr, f"expected one of {', '.join(_CHOICES[attr])}, got {value!r}")
+        return value
+
+
+class _Node(NamedTuple):
+    kind: str  # "mass" (free) or "node" (fixed)
+    x: float  # px
+    y: float  # px
+    vx: float  # px/frame
+    vy: float  # px/frame
+    where: str  # element path, for messages
+
+
+class _Link(NamedTuple):
+    kind: str  # "spring", "muscle" or "fixedbar"
+    a: str  # node ids
+    b: str
+    rest: float  # px
+    amplitude: float  # muscle amplitude alpha in [0, 1]
+    phase: float  # cycles in [0, 1]
+
+
+@dataclass
+class _Document:
+    """What a Soda XML file says, before it is split into a creature and terrain."""
+
+    name: str | None = None
+    comment: str | None = None
+    world: dict = field(default_factory=dict)
+    wave: dict = field(default_factory=dict)
+    nodes: dict[str, _Node] = field(default_factory=dict)  # by id, in document order
+    links: list[_Link] = field(default_factory=list)
+    polys: list = field(default_factory=list)  # lists of ids
+
+
+def _strip_doctype(data: bytes, source: str) -> bytes:
+    """Blank out every DOCTYPE (keeping line numbers); refuse any entity declaration."""
+    if b"<!ENTITY" in data:
+        raise EvoInputError("entity declarations are not allowed (the DOCTYPE is ignored)", source=source)
+    start = data.find(b"<!DOCTYPE")
+    while start >= 0:
+        depth, quote, end = 0, 0, -1
+        for k in range(start + 9, len(data)):
+            c = data[k]
+            if quote:
+                quote = 0 if c == quote else quote
+            elif c in b"\"'":
+                quote = c
+            elif c == ord("["):
+                depth += 1
+            elif c == ord("]"):
+                depth -= 1
+            elif c == ord(">") and depth == 0:
+                end = k + 1
+                break
+        if end < 0:
+            raise EvoInputError("not well-formed XML: unterminated DOCTYPE", source=source)
+        blank = bytes(b if b in b"\r\n" else 32 for b in data[start:end])
+        data = data[:start] + blank + data[end:]
+        start = data.find(b"<!DOCTYPE", end)
+    return data
+
+
+def _parse_xml(path: Path, source: str) -> ET.Element:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise EvoInputError("no such file", source=source) from None
+    except OSError as exc:
+        raise EvoInputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+    parser = ET.XMLParser()
+    try:
+        parser.feed(_strip_doctype(data, source))
+        return parser.close()
+    except ET.ParseError as exc:
+        raise EvoInputError(f"not well-formed XML: {exc}", source=source) from None
+
+
+def _children(parent: ET.Element, path: str, source: str):
+    """Yield (child, path of child) and check tags; elements of ``model`` may appear at most once."""
+    allowed = _CHILDREN[parent.tag]
+    counts: dict[str, int] = {}
+    for child in parent:
+        tag = child.tag
+        if tag not in allowed:
+            hint = closest(str(tag), allowed)
+            tip = f"; did you mean <{hint}>?" if hint else f"; valid: {', '.join(allowed)}"
+            raise EvoInputError(f"unknown element <{tag}>{tip}", source=source, field=path)
+        counts[tag] = counts.get(tag, 0) + 1
+        if parent.tag == "model":
+            if counts[tag] > 1:
+                raise EvoInputError(f"<{tag}> given more than once", source=source, field=path)
+            yield child, tag
+        else:
+            yield child, f"{path}/{tag}[{counts[tag]}]"
+
+
+def _read_document(path: Path, source: str) -> _Document:
+    root = _parse_xml(path, source)
+    if root.tag != "model":
+        raise EvoInputError(f"expected a <model> element, got <{root.tag}>", source=source, field="(root)")
+    if root.attrib:
+        raise EvoInputError(f"unexpected attribute '{next(iter(root.attrib))}'", source=source, field="model")
+    sections = {tag: _Checker(child, tag, source) for child, tag in _children(root, "model", source)}
+    doc = _Document()
+    _read_settings(sections, doc)
+    if "nodes" in sections:
+        _read_nodes(sections["nodes"].element, doc, source)
+    if "links" in sections:
+        _read_links(sections["links"].element, doc, source)
+    for element, where in (
+        _children(sections["polys"].element, "polys", source) if "polys" in sections else ()
+    ):
+        c = _Checker(element, where, source)
+        ids = c.text("nodes").split()
+        for node_id in ids:
+            if node_id not in doc.nodes:
+                raise c.fail("nodes", f"unknown node id {node_id!r}")
+        doc.polys.append(ids)
+    return doc
+
+
+def _read_settings(sections: dict[str, _Checker], doc: _Document) -> None:
+    """Name, comment, world values and the wave."""
+    for tag in ("name", "comment"):
+        if tag in sections:
+            setattr(doc, tag, sections[tag].element.text or "")
+    for (tag, attr), (key, low, high, open_low, factor) in _WORLD_NUMBERS.items():
+        if tag in sections and attr in sections[tag].element.attrib:
+            value = sections[tag].number(attr, low, high, open_low=open_low)
+            doc.world[key] = factor * value if factor != 1.0 else value
+    if "settings" in sections:
+        settings = sections["settings"]
+        if "gravitydirection" in settings.element.attrib:
+            doc.world["gravity_direction"] = settings.choice("gravitydirection", "down")
+        doc.wave["reverse"] = settings.choice("wavedirection", "forward") == "reverse"
+        doc.wave["autoreverse"] = settings.choice("autoreverse", "off") == "on"
+    if "wave" in sections:
+        wave = sections["wave"]
+        doc.wave["beta"] = wave.number("amplitude", 0.0, 1.0, default=0.0)
+        doc.wave["phase"] = wave.number("phase", 0.0, 1.0, default=0.0)
+        doc.wave["speed"] = wave.number("speed", 0.0, 1.0, default=0.0)
+
+
+def _read_nodes(parent: ET.Element, doc: _Document, source: str) -> None:
+    for element, where in _children(parent, "nodes", source):
+        c = _Checker(element, where, source)
+        node_id = c.text("id")
+        if node_id in doc.nodes:
+            raise c.fail("id", f"duplicate id {node_id!r} (first used by {doc.nodes[node_id].where})")
+        x, y = c.number("x"), c.number("y")
+        vx, vy = 0.0, 0.0
+        if element.tag == "mass":
+            vx, vy = c.number("vx", default=0.0), c.number("vy", default=0.0)
+        doc.nodes[node_id] = _Node(element.tag, x, y, vx, vy, where)
+
+
+def _read_links(parent: ET.Element, doc: _Document, source: str) -> None:
+    for element, where in _children(parent, "links", source):
+        c = _Checker(element, where, source)
+        a, b = _node_ref(c, doc, "a"), _node_ref(c, doc, "b")
+        if a == b:
+            raise c.fail(None, f"a and b are the same node {a!r}; self-links are not allowed")
+        if element.tag == "fixedbar":
+            for end, node_id in (("a", a), ("b", b)):
+                if doc.nodes[node_id].kind != "node":
+                    raise c.fail(end, f"{node_id!r} is a free <mass>; fixed bars join fixed <node>s")
+            doc.links.append(_Link("fixedbar", a, b, 0.0, 0.0, 0.0))
+            continue
+        rest = c.number("restlength", 0.0)
+        muscle = element.tag == "muscle"
+        amplitude = c.number("amplitude", 0.0, 1.0) if muscle else 0.0
+        phase = c.number("phase", 0.0, 1.0) if muscle else 0.0
+        doc.links.append(_Link(element.tag, a, b, rest, amplitude, phase))
+
+
+def _node_ref(c: _Checker, doc: _Document, end: str) -> str:
+    node_id = c.text(end)
+    if node_id not in doc.nodes:
+        raise c.fail(end, f"unknown node id {node_id!r}")
+    return node_id
+
+
+def _terrain_of(doc: _Document) -> tuple[Polyline, ...]:
+    """Chain the fixed bars, in file order, into polylines: a bar that continues from the previous
+    bar's last node extends that polyline, otherwise it starts a new one."""
+    lines: list[list[str]] = []
+    for bar in doc.links:
+        if bar.kind != "fixedbar":
+            continue
+        if lines and lines[-1][-1] == bar.a:
+            lines[-1].append(bar.b)
+        elif lines and lines[-1][-1] == bar.b:
+            lines[-1].append(bar.a)
+        else:
+            lines.append([bar.a, bar.b])
+    return tuple(tuple((doc.nodes[i].x, doc.nodes[i].y) for i in line) for line in lines)
+
+
+def read_soda_xml(path: str | Path) -> Creature:
+    """Read a Sodaconstructor XML model into a creature (world settings go into ``creature.world``)."""
+    path = Path(path)
+    source = str(path)
+    doc = _read_document(path, source)
+    links = [link for link in doc.links if link.kind != "fixedbar"]
+    used = {i for link in links for i in (link.a, link.b)}
+    used.update(i for poly in doc.polys for i in poly)
+    on_bars = {i for bar in doc.links if bar.kind == "fixedbar" for i in (bar.a, bar.b)}
+    ids = [i for i, node in doc.nodes.items() if node.kind == "mass" or i in used or i not in on_bars]
+    if not ids:
+        raise EvoInputError("the model has no masses (a file of fixed bars only is terrain)", source=source)
+    index = {node_id: k for k, node_id in enumerate(ids)}
+    nodes = [doc.nodes[i] for i in ids]
+    world = dict(doc.world)
+    terrain = _terrain_of(doc)
+    if terrain:
+        world["terrain"] = [[list(p) for p in line] for line in terrain]
+    World().updated(world, source=source, where="world")  # the ranges above make this a formality
+    comment = {} if doc.comment is None else {"comment": doc.comment}
+    return Creature(
+        positions=np.array([(n.x, n.y) for n in nodes], dtype=float),
+        velocities=np.array([(n.vx, n.vy) for n in nodes], dtype=float),
+        fixed=np.array([n.kind == "node" for n in nodes], dtype=bool),
+        link_a=np.array([index[link.a] for link in links], dtype=np.int64),
+        link_b=np.array([index[link.b] for link in links], dtype=np.int64),
+        rest=np.array([link.rest for link in links], dtype=float),
+        alpha=np.array([link.amplitude for link in links], dtype=float),
+        phi=np.array([math.tau * link.phase for link in links], dtype=float),
+        omega=math.tau * doc.wave.get("speed", 0.0),
+        beta=doc.wave.get("beta", 0.0),
+        wave_phase=math.tau * doc.wave.get("phase", 0.0),
+        wave_reverse=doc.wave.get("reverse", False),
+        autoreverse=doc.wave.get("autoreverse", False),
+        name=path.stem if doc.name is None else doc.name,
+        world=world,
+        meta=comment,
+        polys=tuple(tuple(index[i] for i in poly) for poly in doc.polys),
+    )
+
+
+def read_terrain(
+    path: str | Path, *, source: str | None = None, field: str | None = None
+) -> tuple[Polyline, ...]:
+    """Terrain polylines ((x, y) px pairs) from the fixed nodes and fixed bars of a Soda XML file.
+
+    A relative ``path`` is taken relative to the directory of ``source`` when that is a file, else to the
+    current directory. Errors name ``source`` and ``field`` first, then the terrain file and element.
+    """
+    target = Path(path).expanduser()
+    if not target.is_absolute() and source and Path(source).is_file():
+        target = Path(source).parent / target
+    try:
+        doc = _read_document(target, str(target))
+    except EvoInputError as exc:
+        raise EvoInputError(f"terrain file {exc}", source=source, field=field) from None
+    terrain = _terrain_of(doc)
+    if not terrain:
+        raise EvoInputError(f"terrain file {target} has no <fixedbar> links", source=source, field=field)
+    return terrain
+
+
+# --------------------------------------------------------------------------------------------- writing
+def _num(value: float) -> str:
+    """Shortest text that reads back as exactly the same float."""
+    return repr(float(value))
+
+
+def _cycles(radians: float) -> float:
+    """A phase in radians as a fraction of a cycle in [0, 1]; outside that it is wrapped (mod 1)."""
+    cycles = float(radians) / math.tau
+    return cycles if 0.0 <= cycles <= 1.0 else cycles % 1.0
+
+
+def _xml_text(value: str, field_name: str) -> str:
+    if _NOT_XML_CHAR.search(value):
+        raise EvoInputError("contains characters XML cannot hold", field=field_name)
+    return value
+
+
+def _world_attributes(world: World) -> dict[str, dict[str, str]]:
+    """World values by (element, attribute), checked against the ranges the XML dialect allows."""
+    out: dict[str, dict[str, str]] = {}
+    for (tag, attr), (key, low, high, open_low, factor) in _WORLD_NUMBERS.items():
+        value = getattr(world, key)
+        if value is None:
+            continue
+        in_file = factor * value if factor != 1.0 else value
+        if (in_file <= low if open_low else in_file < low) or in_file > high:
+            bounds = f"{'(' if open_low else '['}{low:g}, {high:g}]"
+            raise EvoInputError(
+                f"{value!r} cannot be written to Soda XML ({tag}@{attr} must lie in {bounds})",
+                field=f"world.{key}",
+            )
+        out.setdefault(tag, {})[attr] = _num(in_file)
+    return out
+
+
+def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
+    """The Sodaconstructor XML text of a creature (UTF-8, with an XML declaration).
+
+    World values the creature's ``world`` lacks are written at their World() defaults. What the dialect
+    cannot hold is dropped: ``meta`` (except a string ``meta["comment"]``), world ``dt``, ``integrator``
+    and ``max_speed``, and the velocities of fixed masses. ``source`` is the file the creature came from:
+    a relative terrain path in its world is resolved against that file's directory (else the cwd).
+    Values outside the dialect's ranges raise :class:`EvoInputError` naming the field.
+    """
+    for where, expected in creature.structural_errors()[:1]:
+        raise EvoInputError(f"expected {expected}", source=source, field=where)
+    world = World().updated(creature.world, source=source, where="world")
+    speed = creature.omega / math.tau
+    if speed > 1.0:
+        raise EvoInputError(
+            f"{creature.omega!r} rad/frame is above Soda XML's 1 cycle/frame", field="wave.omega"
+        )
+    root = ET.Element("model")
+    ET.SubElement(root, "name").text = _xml_text(creature.name, "name")
+    comment = creature.meta.get("comment")
+    if isinstance(comment, str):
+        ET.SubElement(root, "comment").text = _xml_text(comment, "meta.comment")
+    attributes = _world_attributes(world)
+    for tag in ("container", "environment", "collisions"):
+        if tag in attributes:
+            ET.SubElement(root, tag, attributes[tag])
+    wave = {
+        "amplitude": _num(creature.beta),
+        "phase": _num(_cycles(creature.wave_phase)),
+        "speed": _num(speed),
+    }
+    ET.SubElement(root, "wave", wave)
+    settings = {
+        "gravitydirection": world.gravity_direction,
+        "wavedirection": "reverse" if creature.wave_reverse else "forward",
+        "autoreverse": "on" if creature.autoreverse else "off",
+    }
+    ET.SubElement(root, "settings", settings)
+    _add_nodes_and_links(root, creature, world.terrain)
+    if creature.polys:
+        polys = ET.SubElement(root, "polys")
+        for poly in creature.polys:
+            ET.SubElement(polys, "poly", {"nodes": " ".join(f"m{i}" for i in poly)})
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _add_nodes_and_links(root: ET.Element, creature: Creature, terrain: tuple[Polyline, ...]) -> None:
+    """Masses as ``m<index>``, terrain points as ``t<polyline>.<point>``; links, then the fixed bars."""
+    nodes = ET.SubElement(root, "nodes")
+    for i in range(creature.n_masses):
+        (x, y), (vx, vy) = creature.positions[i], creature.velocities[i]
+        if creature.fixed[i]:
+            ET.SubElement(nodes, "node", {"id": f"m{i}", "x": _num(x), "y": _num(y)})
+        else:
+            mass = {"id": f"m{i}", "x": _num(x), "y": _num(y), "vx": _num(vx), "vy": _num(vy)}
+            ET.SubElement(nodes, "mass", mass)
+    for j, line in enumerate(terrain):
+        for k, (x, y) in enumerate(line):
+            ET.SubElement(nodes, "node", {"id": f"t{j}.{k}", "x": _num(x), "y": _num(y)})
+    links = ET.SubElement(root, "links")
+    for k in range(creature.n_links):
+        link = {
+            "a": f"m{creature.link_a[k]}",
+            "b": f"m{creature.link_b[k]}",
+            "restlength": _num(creature.rest[k]),
+        }
+        if creature.alpha[k] != 0.0 or creature.phi[k] != 0.0:
+            link.update(amplitude=_num(creature.alpha[k]), phase=_num(_cycles(creature.phi[k])))
+            ET.SubElement(links, "muscle", link)
+        else:
+            ET.SubElement(links, "spring", link)
+    for j, line in enumerate(terrain):
+        for k in range(len(line) - 1):
+            ET.SubElement(links, "fixedbar", {"a": f"t{j}.{k}", "b": f"t{j}.{k + 1}"})
