@@ -171,8 +171,14 @@ def problems(creature: Creature, genome: GenomeSection) -> list[str]:
     return out
 
 
-def _quantiles(values: np.ndarray, count: int = 9) -> np.ndarray:
-    return np.quantile(values, np.linspace(0.0, 1.0, count)) if values.size else np.zeros(count)
+_RANKS = np.linspace(0.0, 1.0, 9)  # the quantiles distance() compares
+
+
+def _quantiles(values: np.ndarray) -> np.ndarray:
+    """(9,) nearest-rank quantiles of ``values`` (zeros if empty); much cheaper than ``np.quantile``."""
+    if values.size == 0:
+        return np.zeros(_RANKS.size)
+    return np.sort(values)[np.rint(_RANKS * (values.size - 1)).astype(np.int64)]
 
 
 def _relative(x: float, y: float) -> float:
@@ -188,7 +194,7 @@ def distance(a: Creature, b: Creature) -> float:
     of omega; the difference of beta; the relative difference of the rest-length distributions (nine
     quantiles); and of the muscle genes -- per link (|Δalpha| and the circular |Δphi| / π of links that are
     muscles in both) when both have the same links between the same masses, else via alpha quantiles.
-    Positions are not compared: they only set where the creature starts.
+    Positions are not compared directly: they only set the starting pose (rest lengths carry the shape).
     """
     terms = [
         _relative(a.n_masses, b.n_masses),
@@ -205,9 +211,9 @@ def distance(a: Creature, b: Creature) -> float:
     )
     if same_links and a.n_links:
         both = a.is_muscle & b.is_muscle
-        turn = np.abs(a.phi - b.phi)  # both in [0, 2π)
+        turn = np.abs(a.phi - b.phi) % TWO_PI
         circular = np.minimum(turn, TWO_PI - turn) / np.pi
         terms.append(float(np.mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0))))
     else:
         terms.append(float(np.mean(np.abs(_quantiles(a.alpha) - _quantiles(b.alpha)))))
-    return float(np.mean(terms))
+    return float(sum(terms) / len(terms))

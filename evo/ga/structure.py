@@ -23,6 +23,7 @@ __all__ = [
     "wrap_phase",
     "new_link_genes",
     "cut_structure",
+    "connected",
     "repair",
     "place_on_floor",
     "finish",
@@ -90,9 +91,6 @@ class Body:
     def length(self, i: int, j: int) -> float:
         """Current distance between masses i and j (px)."""
         return float(np.hypot(*(self.positions[j] - self.positions[i])))
-
-    def linked(self, i: int, j: int) -> bool:
-        return any((p == i and q == j) or (p == j and q == i) for p, q in zip(self.a, self.b, strict=True))
 
     def add_link(self, i: int, j: int, genes: tuple[float, float, float]) -> None:
         self.a.append(int(i))
