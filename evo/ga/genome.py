@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from evo.analysis import lowest_natural_frequency
 from evo.ga.settings import GenomeSection
 from evo.ga.structure import TWO_PI, Body, connected, finish, repair
 from evo.model import Creature
+from evo.sim.world import World
 
 __all__ = ["random_creature", "seeded_creature", "problems", "distance"]
 
@@ -79,14 +81,18 @@ def _links(rng: np.random.Generator, positions: np.ndarray, genome: GenomeSectio
     return pairs
 
 
-def random_creature(rng: np.random.Generator, genome: GenomeSection, *, name: str = "creature") -> Creature:
+def random_creature(
+    rng: np.random.Generator, genome: GenomeSection, *, name: str = "creature", world: World | None = None
+) -> Creature:
     """A random creature within the ``genome`` limits.
 
     Masses are spread over the ``genome.box`` (px), linked by :func:`_links`; each link's rest length is
     its current length clipped to ``genome.rest`` (so it starts unstressed where the range allows), it is
     a muscle with probability ``muscle_fraction`` (alpha uniform in (0, 1]), phi is uniform in [0, 2π).
     omega and beta are uniform in their ranges. The creature rests on the floor with its leftmost mass at
-    x = 0.
+    x = 0. With ``genome.omega_init == "resonant"`` omega is then replaced by the creature's lowest non-zero
+    natural frequency in ``world`` (default: the default world), clipped into ``genome.omega``; the random
+    draws are the same either way.
     """
     n = int(rng.integers(genome.masses[0], genome.masses[1] + 1))
     positions = _scatter(rng, n, genome.box)
@@ -102,7 +108,12 @@ def random_creature(rng: np.random.Generator, genome: GenomeSection, *, name: st
     beta = rng.uniform(*genome.beta)
     body = Body(positions, a.tolist(), b.tolist(), lengths.tolist(), alpha.tolist(), phi.tolist())
     template = Creature(np.zeros((0, 2)), np.zeros((0, 2)), [], [], [], [], [], [], name=name)
-    return finish(body, template, genome, omega=omega, beta=beta)
+    creature = finish(body, template, genome, omega=omega, beta=beta)
+    if genome.omega_init == "resonant":
+        resonant = lowest_natural_frequency(creature, World() if world is None else world)
+        if resonant is not None:
+            creature = creature.replace(omega=float(np.clip(resonant, *genome.omega)))
+    return creature
 
 
 def seeded_creature(model: Creature, rng: np.random.Generator, genome: GenomeSection) -> Creature:

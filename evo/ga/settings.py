@@ -91,7 +91,10 @@ class GenomeSection:
         (), doc="model files (paths relative to the config) that seed the initial population"
     )
     omega_init: str = setting(
-        "random", choices=("random",), doc="how a random creature's omega is chosen: uniform in `omega`"
+        "random",
+        choices=("random", "resonant"),
+        doc="how a random creature's omega is chosen: `random`, uniform in `omega`; `resonant`, its lowest "
+        "non-zero natural frequency (docs/analysis.md) clipped into `omega` (uniform if it has none)",
     )
 
     def __post_init__(self) -> None:
