@@ -100,6 +100,13 @@ class StaticModel:
         return float(np.max(self.link_stiffness) / np.min(self.mass))
 
 
+def _per_item(given: np.ndarray | None, creature: Creature, attribute: str, size: int) -> np.ndarray:
+    """``given``, else the creature's own per-link / per-mass array when its model has one, else ones."""
+    if given is None:
+        given = getattr(creature, attribute, None)
+    return np.ones(size) if given is None else np.asarray(given, dtype=np.float64)
+
+
 def static_model(
     creature: Creature,
     world: World,
@@ -111,12 +118,13 @@ def static_model(
 ) -> StaticModel:
     """Build a :class:`StaticModel`.
 
-    ``link_stiffness`` (n_links,) multiplies the world's stiffness per link (default 1); ``mass``
-    (n_masses,) gives each mass (default 1). ``gravity`` says whether to apply the world's gravity.
+    ``link_stiffness`` (n_links,) multiplies the world's stiffness per link; ``mass`` (n_masses,) gives
+    each mass. Left out, they come from the creature's ``stiffness`` and ``mass`` arrays when its model
+    carries them, and are 1 otherwise. ``gravity`` says whether to apply the world's gravity.
     """
     n, m = creature.n_masses, creature.n_links
-    s = np.ones(m) if link_stiffness is None else np.asarray(link_stiffness, dtype=np.float64)
-    masses = np.ones(n) if mass is None else np.asarray(mass, dtype=np.float64)
+    s = _per_item(link_stiffness, creature, "stiffness", m)
+    masses = _per_item(mass, creature, "mass", n)
     if s.shape != (m,) or not np.all(np.isfinite(s)) or np.any(s < 0):
         raise ValueError(f"link_stiffness must be ({m},) finite numbers >= 0")
     if masses.shape != (n,) or not np.all(np.isfinite(masses)) or np.any(masses <= 0):

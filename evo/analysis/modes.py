@@ -8,7 +8,8 @@ Natural frequencies solve det(K - omega^2 M) = 0. With M = diag(m) this is the s
 of ``A = M^-1/2 K M^-1/2`` (``numpy.linalg.eigh``); a mode shape is ``M^-1/2`` times an eigenvector, so
 the shapes are mass-normalised (phi^T M phi = 1). Because C is proportional to M every mode keeps its
 shape under damping and rings at ``omega_d = sqrt(omega^2 - fbar^2 / 4)`` (none when fbar >= 2 omega:
-overdamped).
+overdamped). Link dashpots, which a model may carry, are not mass-proportional and are left out
+of the damped frequencies (statics and the undamped modes do not depend on them).
 
 Zero modes: a mode is counted as zero when ``|omega^2| <= zero_tolerance * kbar max(s) / min(m)`` (the
 default relative tolerance is 1e-8). They are split into rigid-body modes (the motions of the whole
@@ -44,7 +45,11 @@ _RIGID_OVERLAP = 0.999
 
 
 def mass_matrix(creature: Creature, mass: np.ndarray | None = None) -> np.ndarray:
-    """(2 n_free, 2 n_free) diagonal mass matrix of the free coordinates [x, y of each free mass]."""
+    """(2 n_free, 2 n_free) diagonal mass matrix of the free coordinates [x, y of each free mass].
+
+    ``mass`` (n_masses,) defaults to the creature's own ``mass`` array when its model has one, else 1."""
+    if mass is None:
+        mass = getattr(creature, "mass", None)
     masses = np.ones(creature.n_masses) if mass is None else np.asarray(mass, dtype=np.float64)
     free = ~np.asarray(creature.fixed, dtype=bool)
     return np.diag(np.repeat(masses[free], 2))

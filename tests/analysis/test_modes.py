@@ -3,6 +3,9 @@ forms (relative tolerance 1e-9 unless stated)."""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 from analysis_builders import hexagon, make_creature, pandoras_toybox, random_creature, tension_spring
@@ -19,6 +22,7 @@ from evo.analysis import (
     stiffness_matrix,
 )
 from evo.analysis.forces import forces
+from evo.model import Creature
 from evo.sim import World
 
 TIGHT = 1e-12
@@ -171,3 +175,20 @@ def test_lowest_natural_frequency_and_where_omega_sits():
     assert place["below"] == 1 and place["nearest_mode"] == 1
     assert place_frequency(0.15, np.array([0.05, 0.2]))["nearest_mode"] == 2
     assert place_frequency(0.1, np.array([]))["nearest_mode"] is None
+
+
+def test_per_link_stiffness_and_masses_are_taken_from_the_creature_when_its_model_has_them():
+    @dataclass(frozen=True, eq=False)
+    class WeightedCreature(Creature):
+        stiffness: np.ndarray | None = None
+        mass: np.ndarray | None = None
+
+    plain = _fixed_free_chain(vertical=True)
+    fields = {f.name: getattr(plain, f.name) for f in dataclasses.fields(Creature)}
+    fields = {k: v for k, v in fields.items() if k not in ("stiffness", "mass")}
+    weighted = WeightedCreature(**fields, stiffness=np.array([2.0, 0.5]), mass=np.array([1.0, 1.5, 0.7]))
+    world = World(stiffness=0.4, gravity=0.5)
+    from_model = natural_modes(weighted, world)
+    given = natural_modes(plain, world, link_stiffness=np.array([2.0, 0.5]), mass=np.array([1.0, 1.5, 0.7]))
+    np.testing.assert_allclose(from_model.frequencies, given.frequencies, rtol=1e-12)
+    np.testing.assert_array_equal(mass_matrix(weighted), np.diag([1.5, 1.5, 0.7, 0.7]))
