@@ -31,11 +31,19 @@ def _split(creature: Creature, fraction: float) -> tuple[np.ndarray, float]:
 
 
 def _part(creature: Creature, keep: np.ndarray, shift: float) -> Body:
-    """The masses in ``keep`` (shifted by ``shift`` px in x) and the links among them."""
-    body = Body.of(creature)
-    body.remove_masses([int(i) for i in np.flatnonzero(~keep)])
-    body.positions[:, 0] += shift
-    return body
+    """The masses in ``keep`` (shifted by ``shift`` px in x, in their order) and the links among them."""
+    new_index = np.cumsum(keep) - 1
+    links = np.flatnonzero(keep[creature.link_a] & keep[creature.link_b])
+    positions = creature.positions[keep] + np.array([shift, 0.0])
+    return Body(
+        positions,
+        new_index[creature.link_a[links]].tolist(),
+        new_index[creature.link_b[links]].tolist(),
+        creature.rest[links].tolist(),
+        creature.alpha[links].tolist(),
+        creature.phi[links].tolist(),
+        renumbered=True,
+    )
 
 
 def _gap(left: np.ndarray, right: np.ndarray, spacing: float) -> float:
@@ -66,39 +74,31 @@ def _join(left: Body, right: Body, count: int, rng: np.random.Generator, genome:
         left.rest + right.rest,
         left.alpha + right.alpha,
         left.phi + right.phi,
+        renumbered=True,
     )
     if left.n_masses and right.n_masses:
         gaps = right.positions[None, :, :] - left.positions[:, None, :]
         lengths = np.hypot(gaps[..., 0], gaps[..., 1])
-        used = np.zeros(body.n_masses, dtype=np.int64)
+        used = [0] * body.n_masses
+        flat_lengths = lengths.ravel().tolist()
         for flat in np.argsort(lengths, axis=None, kind="stable").tolist():
             if count <= 0:
                 break
             i, j = divmod(flat, right.n_masses)
             if used[i] < PER_MASS_ACROSS and used[j + offset] < PER_MASS_ACROSS:
-                body.add_link(i, j + offset, new_link_genes(rng, genome, float(lengths[i, j])))
-                used[[i, j + offset]] += 1
+                body.add_link(i, j + offset, new_link_genes(rng, genome, flat_lengths[flat]))
+                used[i] += 1
+                used[j + offset] += 1
                 count -= 1
     return body
 
 
-def cut_crossover(
-    a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection
-) -> tuple[Creature, Creature]:
-    """Children (left of a + right of b, left of b + right of a) across a vertical cut.
-
-    The cut leaves the same random fraction (uniform in [0.25, 0.75]) of each parent's masses on its left;
-    the right part is shifted in x so that both parents' cut lines coincide, then further right if needed
-    to keep masses across the cut at least ``rest[0]`` apart. Each part keeps its links and
-    their genes; as many new unstressed links as the parents had across the cut (their mean, at least one)
-    join the nearest masses across it, then
-    :func:`~evo.ga.structure.repair` brings the child within the limits (mass count, degree and link caps,
-    connected). Each child keeps the wave of the parent that gave its left part.
-    """
+def _cut_bodies(a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection) -> list[Body]:
+    """The two repaired child bodies of :func:`cut_crossover`, each with its left parent's wave."""
     fraction = rng.uniform(0.25, 0.75)
     left_a, cut_a = _split(a, fraction)
     left_b, cut_b = _split(b, fraction)
-    children = []
+    bodies = []
     for (first, left_first, cut_first), (second, left_second, cut_second) in (
         ((a, left_a, cut_a), (b, left_b, cut_b)),
         ((b, left_b, cut_b), (a, left_a, cut_a)),
@@ -108,9 +108,35 @@ def cut_crossover(
         right.positions[:, 0] += _gap(left.positions, right.positions, genome.rest[0])
         across = max(1, round(0.5 * (_crossing(first, left_first) + _crossing(second, left_second))))
         body = _join(left, right, across, rng, genome)
+        body.omega, body.beta = first.omega, first.beta
         repair(body, rng, genome)
-        children.append(finish(body, first, genome, world=a.world))
-    return children[0], children[1]
+        bodies.append(body)
+    return bodies
+
+
+def _blend_waves(bodies: list[Body], a: Creature, b: Creature, rng: np.random.Generator) -> None:
+    """Give the two bodies blends of the parents' omega and beta (see :func:`wave_crossover`)."""
+    u_omega, u_beta = rng.random(2).tolist()
+    for body, u, v in ((bodies[0], u_omega, u_beta), (bodies[1], 1.0 - u_omega, 1.0 - u_beta)):
+        body.omega = u * a.omega + (1.0 - u) * b.omega
+        body.beta = v * a.beta + (1.0 - v) * b.beta
+
+
+def cut_crossover(
+    a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection
+) -> tuple[Creature, Creature]:
+    """Children (left of a + right of b, left of b + right of a) across a vertical cut.
+
+    The cut leaves the same random fraction (uniform in [0.25, 0.75]) of each parent's masses on its left;
+    the right part is shifted in x so that both parents' cut lines coincide, then further right if needed
+    to keep masses across the cut at least ``rest[0]`` apart. Each part keeps its links and their genes;
+    as many new unstressed links as the parents had across the cut (their mean, at least one) join the
+    nearest masses across it, then :func:`~evo.ga.structure.repair` brings the child within the limits
+    (mass count, degree and link caps, connected). Each child keeps the wave and name of the
+    parent that gave its left part; both take parent a's world.
+    """
+    first, second = _cut_bodies(a, b, rng, genome)
+    return finish(first, a, genome, world=a.world), finish(second, b, genome, world=a.world)
 
 
 def wave_crossover(
@@ -118,13 +144,9 @@ def wave_crossover(
 ) -> tuple[Creature, Creature]:
     """Blend omega and beta: with u uniform in [0, 1] (one per parameter), child 1 gets
     u * a + (1 - u) * b and child 2 (1 - u) * a + u * b; bodies and muscles are unchanged."""
-    u_omega, u_beta = rng.random(2)
-    children = []
-    for parent, u, v in ((a, u_omega, u_beta), (b, 1.0 - u_omega, 1.0 - u_beta)):
-        omega = u * a.omega + (1.0 - u) * b.omega
-        beta = v * a.beta + (1.0 - v) * b.beta
-        children.append(finish(Body.of(parent), parent, genome, omega=omega, beta=beta, keep_polys=True))
-    return children[0], children[1]
+    bodies = [Body.of(a), Body.of(b)]
+    _blend_waves(bodies, a, b, rng)
+    return finish(bodies[0], a, genome), finish(bodies[1], b, genome)
 
 
 def crossover(
@@ -133,15 +155,11 @@ def crossover(
     """Mate two creatures: :func:`cut_crossover` with probability ``ga.rate_cut_crossover``, then
     :func:`wave_crossover` with probability ``ga.rate_wave_crossover`` (the wave blend uses the parents'
     omega and beta). Both children take parent a's world; their ``meta`` is empty."""
-    cut_draw, wave_draw = rng.random(2)
+    cut_draw, wave_draw = rng.random(2).tolist()
     if cut_draw < ga.rate_cut_crossover:
-        first, second = cut_crossover(a, b, rng, genome)
+        bodies = _cut_bodies(a, b, rng, genome)
     else:
-        first, second = (finish(Body.of(p), p, genome, world=a.world, keep_polys=True) for p in (a, b))
+        bodies = [Body.of(a), Body.of(b)]
     if wave_draw < ga.rate_wave_crossover:
-        blended = wave_crossover(a, b, rng, genome)
-        first, second = (
-            child.replace(omega=mix.omega, beta=mix.beta)
-            for child, mix in zip((first, second), blended, strict=True)
-        )
-    return first, second
+        _blend_waves(bodies, a, b, rng)
+    return finish(bodies[0], a, genome, world=a.world), finish(bodies[1], b, genome, world=a.world)

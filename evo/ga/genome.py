@@ -106,9 +106,11 @@ def random_creature(
     phi = rng.random(m) * TWO_PI
     omega = rng.uniform(*genome.omega)
     beta = rng.uniform(*genome.beta)
-    body = Body(positions, a.tolist(), b.tolist(), lengths.tolist(), alpha.tolist(), phi.tolist())
+    body = Body(
+        positions, a.tolist(), b.tolist(), lengths.tolist(), alpha.tolist(), phi.tolist(), omega, beta
+    )
     template = Creature(np.zeros((0, 2)), np.zeros((0, 2)), [], [], [], [], [], [], name=name)
-    creature = finish(body, template, genome, omega=omega, beta=beta)
+    creature = finish(body, template, genome)
     if genome.omega_init == "resonant":
         resonant = lowest_natural_frequency(creature, World() if world is None else world)
         if resonant is not None:
@@ -126,8 +128,7 @@ def seeded_creature(model: Creature, rng: np.random.Generator, genome: GenomeSec
     """
     body = Body.of(model)
     repair(body, rng, genome)
-    keep_polys = genome.masses[0] <= model.n_masses <= genome.masses[1]  # no mass removed or added
-    return finish(body, model, genome, keep_polys=keep_polys)
+    return finish(body, model, genome)
 
 
 def problems(creature: Creature, genome: GenomeSection) -> list[str]:

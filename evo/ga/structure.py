@@ -1,10 +1,10 @@
 """Graph work shared by the genome and the variation operators: an editable body, bridges and cut
 vertices, connecting components, and repairing a body to the ``[genome]`` limits.
 
-A :class:`Body` is a mutable working copy of a creature's structure (positions and link genes as Python
-lists); operators edit a body and turn it back into a frozen :class:`~evo.model.Creature` with
-:func:`finish`, which clips every gene into its range and places the creature on the floor: its lowest
-mass at y = 0 and its leftmost mass at x = 0 (px).
+A :class:`Body` is a mutable working copy of a creature's genes (positions, link genes as Python lists,
+the wave's omega and beta); operators edit a body and turn it back into a frozen
+:class:`~evo.model.Creature` once, with :func:`finish`, which clips every gene into its range and places
+the creature on the floor: its lowest mass at y = 0 and its leftmost mass at x = 0 (px).
 """
 
 from __future__ import annotations
@@ -56,7 +56,10 @@ def new_link_genes(
 
 @dataclass
 class Body:
-    """An editable creature structure: (n, 2) positions (px) and per-link genes as lists."""
+    """Editable genes: (n, 2) positions (px), per-link genes as lists, omega (rad/frame) and beta.
+
+    ``renumbered`` records that masses were removed or reordered (so drawing polygons no longer apply).
+    """
 
     positions: np.ndarray
     a: list[int]
@@ -64,6 +67,9 @@ class Body:
     rest: list[float]
     alpha: list[float]
     phi: list[float]
+    omega: float = 0.0
+    beta: float = 0.0
+    renumbered: bool = False
 
     @classmethod
     def of(cls, creature: Creature) -> Body:
@@ -74,6 +80,8 @@ class Body:
             rest=creature.rest.tolist(),
             alpha=creature.alpha.tolist(),
             phi=creature.phi.tolist(),
+            omega=creature.omega,
+            beta=creature.beta,
         )
 
     @property
@@ -109,11 +117,13 @@ class Body:
         alive = np.ones(self.n_masses, dtype=bool)
         alive[list(gone)] = False
         new_index = np.cumsum(alive) - 1
-        keep = [k for k in range(self.n_links) if alive[self.a[k]] and alive[self.b[k]]]
-        self.keep_links(keep)
-        self.a = [int(new_index[i]) for i in self.a]
-        self.b = [int(new_index[i]) for i in self.b]
+        a, b = np.array(self.a, dtype=np.int64), np.array(self.b, dtype=np.int64)
+        keep = np.flatnonzero(alive[a] & alive[b])
+        self.a, self.b = new_index[a[keep]].tolist(), new_index[b[keep]].tolist()
+        for name in ("rest", "alpha", "phi"):
+            setattr(self, name, np.array(getattr(self, name), dtype=np.float64)[keep].tolist())
         self.positions = self.positions[alive]
+        self.renumbered = True
 
 
 def cut_structure(n: int, a: list[int], b: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -235,7 +245,8 @@ def _grow(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     """Add one mass near a random mass with a spare degree, linked to it (used to reach masses[0])."""
     if body.n_links >= genome.max_links or not np.any(body.degree() < genome.max_degree):
         _free_one(body, np.ones(body.n_masses, dtype=bool))
-    anchor = int(rng.choice(np.flatnonzero(body.degree() < genome.max_degree)))
+    spare = np.flatnonzero(body.degree() < genome.max_degree)
+    anchor = int(spare[rng.integers(spare.size)])
     angle, fraction = rng.random(2)
     reach = genome.rest[0] + fraction * (0.5 * (genome.rest[0] + genome.rest[1]) - genome.rest[0])
     offset = reach * np.array([math.cos(angle * TWO_PI), math.sin(angle * TWO_PI)])
@@ -264,28 +275,32 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
         if i != j and pair not in seen:
             seen.add(pair)
             unique.append(k)
-    body.keep_links(unique)
+    if len(unique) < body.n_links:
+        body.keep_links(unique)
     cap, n, m = genome.max_degree, body.n_masses, body.n_links
+    a, b = body.a, body.b
     order = rng.permutation(m).tolist()
     forest = _Forest(n)
+    join = forest.join
     degree = [0] * n
     kept = [False] * m
     for k in order:
-        i, j = body.a[k], body.b[k]
-        if degree[i] < cap and degree[j] < cap and forest.join(i, j):
+        i, j = a[k], b[k]
+        if degree[i] < cap and degree[j] < cap and join(i, j):
             degree[i] += 1
             degree[j] += 1
             kept[k] = True
     joins = _connect(body.positions, forest, degree, rng, genome)
     budget = genome.max_links - sum(kept) - len(joins)
     for k in order:
-        i, j = body.a[k], body.b[k]
+        i, j = a[k], b[k]
         if budget > 0 and not kept[k] and degree[i] < cap and degree[j] < cap:
             degree[i] += 1
             degree[j] += 1
             kept[k] = True
             budget -= 1
-    body.keep_links([k for k in range(m) if kept[k]])
+    if not all(kept):
+        body.keep_links([k for k in range(m) if kept[k]])
     for i, j, genes in joins:
         body.add_link(i, j, genes)
     while body.n_masses < genome.masses[0]:
@@ -300,22 +315,13 @@ def place_on_floor(positions: np.ndarray) -> np.ndarray:
     return positions - positions.min(axis=0)
 
 
-def finish(
-    body: Body,
-    template: Creature,
-    genome: GenomeSection,
-    *,
-    omega: float | None = None,
-    beta: float | None = None,
-    world: dict | None = None,
-    keep_polys: bool = False,
-) -> Creature:
+def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict | None = None) -> Creature:
     """The creature of ``body``: genes clipped into the ``genome`` ranges (rest, alpha in [0, 1], phi
     wrapped into [0, 2π), omega, beta), at rest (zero velocities, no fixed masses), placed on the floor.
 
-    Wave settings not given are taken from ``template``; so are the name and the world (unless ``world``
-    is given). ``meta`` is empty (the generation loop records provenance); polygons, which only serve
-    drawing and index masses, are kept only with ``keep_polys``.
+    The name, the wave's phase and direction and the world (unless ``world`` is given) come from
+    ``template``. ``meta`` is empty (the generation loop records provenance); the polygons, which only
+    serve drawing and index masses, are kept unless the body was renumbered.
     """
     n = body.n_masses
     return Creature(
@@ -327,13 +333,13 @@ def finish(
         rest=np.minimum(np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]),
         alpha=np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0),
         phi=wrap_phase(body.phi),
-        omega=min(max(float(template.omega if omega is None else omega), genome.omega[0]), genome.omega[1]),
-        beta=min(max(float(template.beta if beta is None else beta), genome.beta[0]), genome.beta[1]),
+        omega=min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
+        beta=min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
         wave_phase=template.wave_phase,
         wave_reverse=template.wave_reverse,
         autoreverse=template.autoreverse,
         name=template.name,
         world=dict(template.world if world is None else world),
         meta={},
-        polys=template.polys if keep_polys else (),
+        polys=() if body.renumbered else template.polys,
     )
