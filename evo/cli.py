@@ -15,7 +15,7 @@ import traceback
 from evo.errors import EvoInputError
 
 # one entry per command module under evo/commands/
-COMMANDS = ("simulate", "validate", "convert", "bench", "plugins", "analyze")
+COMMANDS = ("simulate", "validate", "convert", "bench", "plugins", "run", "inspect", "analyze")
 
 
 class _Parser(argparse.ArgumentParser):

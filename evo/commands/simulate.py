@@ -9,6 +9,7 @@ import json
 import numpy as np
 
 from evo.commands._common import add_world_arguments, world_for
+from evo.commands._fitness import plugin_spec, score
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.models import load_model
@@ -30,6 +31,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--every", type=float, default=1, metavar="K", help="record every K frames (default 1)"
     )
     parser.add_argument("--json", action="store_true", help="print a JSON summary on the last line")
+    add_plugin_arguments(parser)
+
+
+def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "fitness",
+        "score the creature with a fitness plugin; for an elite of a run whose meta names the same plugin, "
+        "its meta's frames, params, seed and plugin_paths are the defaults, so the fitness in its meta is "
+        "reproduced exactly",
+    )
+    group.add_argument("--plugin", metavar="NAME", help="fitness plugin (python -m evo plugins lists them)")
+    group.add_argument(
+        "--params", metavar="JSON", help="plugin parameters as a JSON object, e.g. '{\"settle_frames\": 100}'"
+    )
+    group.add_argument(
+        "--seed", type=int, metavar="N", help="seed handed to the plugin (default: the meta's, else 0)"
+    )
+    group.add_argument(
+        "--plugin-path",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="extra folder or .py file to load plugins from (repeatable)",
+    )
 
 
 def summary(creature, trajectory) -> dict:
@@ -76,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         raise EvoInputError(f"--frames must be a positive number of frames, got {frames}")
     if args.every <= 0:
         raise EvoInputError(f"--every must be a positive number of frames, got {args.every}")
+    scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         atomic_write_text(args.trace, trace_csv(trajectory))
@@ -86,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"simulated {result['frames']:g} frames with {world.integrator} (dt = {world.dt:g})")
     print(f"centroid x: {result['start_centroid'][0]:.2f} -> {result['end_centroid'][0]:.2f} px")
     print(f"distance: {result['distance']:.2f} px" + ("  (EXPLODED)" if result["exploded"] else ""))
+    if scoring is not None:
+        fitness = score(creature, *scoring)
+        if fitness is None:
+            return 1
+        result["fitness"] = fitness
     if args.json:
         print(json.dumps(result))
     return 0

@@ -1,0 +1,120 @@
+import json
+import math
+
+import pytest
+
+from evo.errors import EvoInputError
+from evo.io.models import dumps_model
+from evo.io.runs import (
+    RunFolder,
+    decode_number,
+    decode_numbers,
+    elite_file_name,
+    encode_numbers,
+    history_csv,
+    model_digest,
+)
+from evo.model import Creature
+
+
+def _creature(rest: float = 10.0) -> Creature:
+    return Creature(
+        positions=[[0.0, 0.0], [10.0, 0.0]],
+        velocities=[[0.0, 0.0], [0.0, 0.0]],
+        fixed=[False, False],
+        link_a=[0],
+        link_b=[1],
+        rest=[rest],
+        alpha=[0.0],
+        phi=[0.0],
+    )
+
+
+def test_non_finite_numbers_are_written_as_strings_and_read_back_identically():
+    values = (1.5, -0.0, math.inf, -math.inf, math.nan, 1e-300)
+    text = json.dumps(encode_numbers(values), allow_nan=False)
+    assert text == '[1.5, -0.0, "inf", "-inf", "nan", 1e-300]'
+    back = decode_numbers(json.loads(text))
+    assert back[:4] == values[:4] and math.isnan(back[4]) and back[5] == 1e-300
+    assert math.copysign(1.0, back[1]) == -1.0
+    with pytest.raises(ValueError):
+        decode_number("infinity")
+
+
+def test_a_checkpoint_round_trips_and_other_documents_are_refused(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    folder.create("# config\n", force=False)
+    state = {"generation": 3, "rng": {"state": {"state": 2**120 + 7, "inc": 5}}, "fitness": ["-inf", 2.5]}
+    folder.write_checkpoint(state)
+    doc = folder.read_checkpoint()
+    assert doc["generation"] == 3 and doc["rng"]["state"]["state"] == 2**120 + 7
+    assert doc["fitness"] == ["-inf", 2.5]
+    folder.checkpoint.write_text('{"format": "something-else"}')
+    with pytest.raises(EvoInputError, match="evo-checkpoint"):
+        folder.read_checkpoint()
+    folder.checkpoint.write_text("{not json")
+    with pytest.raises(EvoInputError, match="cannot read the checkpoint"):
+        folder.read_checkpoint()
+
+
+def test_history_cells_keep_full_precision_and_write_non_finite_values_as_words():
+    text = history_csv(["generation", "best", "mean", "exploded"], [
+        {"generation": 0, "best": 0.1 + 0.2, "mean": math.nan, "exploded": 2},
+        {"generation": 1, "best": -math.inf, "mean": 1.0, "exploded": 0},
+    ])  # fmt: skip
+    assert text.splitlines() == [
+        "generation,best,mean,exploded",
+        "0,0.30000000000000004,nan,2",
+        "1,-inf,1.0,0",
+    ]
+
+
+def test_elite_names_sort_in_rank_order_and_name_the_generation_and_body():
+    names = [elite_file_name(rank, 12, 7, model_digest(_creature(rank))) for rank in range(1, 13)]
+    assert names == sorted(names)
+    assert names[0].startswith("01_gen0007_") and names[0].endswith(".json")
+    assert model_digest(_creature(5.0)) == model_digest(_creature(5.0).replace(name="other", meta={"x": 1}))
+    assert model_digest(_creature(5.0)) != model_digest(_creature(6.0))
+
+
+def test_elites_that_move_in_rank_are_renamed_and_the_rest_removed(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    folder.create("", force=False)
+    a, b, c = (dumps_model(_creature(r)) for r in (1.0, 2.0, 3.0))
+    folder.write_elites([("01_a.json", a), ("02_b.json", b)])
+    before = (folder.elites / "01_a.json").stat().st_ino
+    folder.write_elites([("01_b.json", b), ("02_a.json", a), ("03_c.json", c)])
+    assert [p.name for p in folder.elite_files()] == ["01_b.json", "02_a.json", "03_c.json"]
+    assert (folder.elites / "02_a.json").read_text() == a
+    assert (folder.elites / "02_a.json").stat().st_ino == before  # renamed, not rewritten
+    folder.write_elites([("01_c.json", c)])
+    assert [p.name for p in folder.elite_files()] == ["01_c.json"]
+    assert not list(folder.elites.glob(".*"))
+
+
+def test_an_existing_folder_is_refused_unless_forced_and_force_keeps_other_files(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    folder.check_new(force=False)  # nothing there yet
+    folder.create("first\n", force=False)
+    folder.write_checkpoint({"generation": 0})
+    (folder.path / "notes.txt").write_text("mine")
+    with pytest.raises(EvoInputError, match="--resume .* --force"):
+        folder.check_new(force=False)
+    folder.create("second\n", force=True)
+    assert folder.config.read_text() == "second\n"
+    assert not folder.checkpoint.exists()
+    assert (folder.path / "notes.txt").read_text() == "mine"
+
+
+def test_resuming_needs_a_checkpoint(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    with pytest.raises(EvoInputError, match="no checkpoint.json"):
+        folder.check_resumable()
+
+
+def test_a_failed_creature_is_saved_under_failed(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    folder.create("", force=False)
+    path = folder.save_failed(_creature().replace(meta={"error": "boom"}), 3, 17)
+    assert path == folder.failed / "gen0003_017.json"
+    assert json.loads(path.read_text())["meta"] == {"error": "boom"}

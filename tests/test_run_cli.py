@@ -1,0 +1,341 @@
+"""``evo run``, ``evo inspect`` and ``evo simulate --plugin`` end to end, on tiny runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evo.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PLUGINS = '''
+import time
+
+from evo.plugins import fitness_plugin
+
+_calls = 0
+
+
+@fitness_plugin("slow_distance", weights=(1.0,), record_every=10)
+def slow_distance(result, *, pause: float = 0.0) -> float:
+    """Centroid x displacement (px) over the whole run, after sleeping `pause` seconds."""
+    time.sleep(pause)
+    x = result.centroids[:, 0]
+    return float(x[-1] - x[0])
+
+
+@fitness_plugin("flaky", weights=(1.0,), record_every=10)
+def flaky(result, *, fail_at: int = 0) -> float:
+    """Final centroid x (px); raises ZeroDivisionError on call number `fail_at` of its process."""
+    global _calls
+    _calls += 1
+    if _calls == fail_at:
+        return 1 / 0
+    return float(result.centroids[-1, 0])
+'''
+
+
+def write_config(
+    path: Path,
+    *,
+    name: str = "tiny",
+    generations: int = 4,
+    population: int = 8,
+    frames: int = 300,
+    plugin: str = "distance",
+    params: dict | None = None,
+    world: dict | None = None,
+    workers: int = 1,
+    extra: str = "",
+) -> Path:
+    """A small config; user plugins (slow_distance, flaky) are in plugins.py beside it."""
+    (path.parent / "plugins.py").write_text(PLUGINS)
+    lines = [
+        "[run]", f'name = "{name}"', "seed = 3", f"generations = {generations}", f"population = {population}",
+        "[evaluation]", f"frames = {frames}", f'plugin = "{plugin}"', 'plugin_paths = ["plugins.py"]',
+        "[evaluation.params]", *(f"{k} = {json.dumps(v)}" for k, v in (params or {}).items()),
+        "[world]", *(f"{k} = {json.dumps(v)}" for k, v in (world or {}).items()),
+        "[pool]", f"workers = {workers}",
+        extra,
+    ]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """history.csv and every elite file, by name."""
+    files = {"history.csv": (folder / "history.csv").read_bytes()}
+    for path in sorted((folder / "elites").glob("*.json")):
+        files[f"elites/{path.name}"] = path.read_bytes()
+    return files
+
+
+def evo_run(*args: str) -> int:
+    return main(["run", *map(str, args)])
+
+
+def test_a_tiny_run_writes_its_whole_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    config = write_config(tmp_path / "tiny.toml", generations=3)
+    assert evo_run(config) == 0
+    folder = tmp_path / "runs" / "tiny"
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and out[0].startswith("runs/tiny: 3 generations; best distance")
+    rows = (folder / "history.csv").read_text().splitlines()
+    assert rows[0].split(",") == [
+        "generation", "evaluations", "distance_best", "distance_mean", "distance_std", "distance_min",
+        "masses_mean", "links_mean", "exploded",
+    ]  # fmt: skip
+    assert [r.split(",")[0] for r in rows[1:]] == ["0", "1", "2"]
+    checkpoint = json.loads((folder / "checkpoint.json").read_text())
+    assert checkpoint["generation"] == 2 and len(checkpoint["population"]) == 8
+    assert {"rng", "hall_of_fame", "logbook"} <= set(checkpoint)
+    assert "seed = 3" in (folder / "config.toml").read_text()
+    elites = sorted((folder / "elites").glob("*.json"))
+    assert elites and all(re.fullmatch(r"\d\d_gen\d{4}_[0-9a-f]{6}\.json", p.name) for p in elites)
+    metas = [json.loads(p.read_text())["meta"] for p in elites]
+    fitness = [m["fitness"][0] for m in metas]
+    assert fitness == sorted(fitness, reverse=True)
+    assert set(metas[0]) >= {
+        "fitness", "objectives", "generation", "plugin", "params", "frames", "seed", "parents", "run",
+    }  # fmt: skip
+    assert metas[0]["objectives"] == ["distance"] and metas[0]["frames"] == 300 and metas[0]["run"] == "tiny"
+    assert "generation 2:" in (folder / "run.log").read_text()
+
+
+def test_an_elites_fitness_is_reproduced_exactly_by_simulate_with_its_plugin(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", plugin="slow_distance", world={"gravity": 0.4}, generations=2)
+    assert evo_run(config, "--out", tmp_path / "run", "--quiet") == 0
+    elites = sorted((tmp_path / "run" / "elites").glob("*.json"))[:3]
+    for path in elites:
+        capsys.readouterr()
+        assert main(["simulate", str(path), "--plugin", "slow_distance", "--json"]) == 0
+        summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert summary["fitness"] == json.loads(path.read_text())["meta"]["fitness"]
+        assert summary["frames"] == 300
+
+
+def test_one_and_two_workers_write_identical_histories_and_elites(tmp_path):
+    config = write_config(tmp_path / "c.toml", generations=3, population=10)
+    assert evo_run(config, "--out", tmp_path / "one", "--workers", "1", "--quiet") == 0
+    assert evo_run(config, "--out", tmp_path / "two", "--workers", "2", "--quiet") == 0
+    assert snapshot(tmp_path / "one") == snapshot(tmp_path / "two")
+    log = (tmp_path / "two" / "run.log").read_text()
+    assert "evaluating with 2 worker(s)" in log and log.count("evo.pool: worker") == 2
+
+
+def _wait_for_checkpoint(folder: Path, generation: int, proc: subprocess.Popen, timeout: float = 60.0) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            done = json.loads((folder / "checkpoint.json").read_text())["generation"]
+        except (FileNotFoundError, json.JSONDecodeError):
+            done = -1
+        if done >= generation:
+            return done
+        time.sleep(0.01)
+    raise AssertionError("no checkpoint in time")
+
+
+def _alive(pid: str) -> bool:
+    """Whether a process runs (a zombie waiting to be reaped does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return not re.search(r"(?m)^State:\s+[ZX]", status)
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+def test_a_run_stopped_in_the_middle_resumes_to_the_same_files_as_an_uninterrupted_one(tmp_path, how):
+    config = write_config(
+        tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=7, workers=2
+    )
+    stopped = tmp_path / "stopped"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evo", "run", str(config), "--out", str(stopped)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        _wait_for_checkpoint(stopped, 2, proc)
+        proc.send_signal(how)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    checkpoint = json.loads((stopped / "checkpoint.json").read_text())
+    assert checkpoint["generation"] < 6, "the run ended before it could be stopped"
+    if how == signal.SIGINT:
+        assert proc.returncode == 130
+        assert "stopped after generation" in err and "Traceback" not in err
+    else:
+        assert proc.returncode == -signal.SIGKILL
+        workers = re.findall(r"worker (\d+) started", (stopped / "run.log").read_text())
+        time.sleep(0.5)
+        assert workers and not [pid for pid in workers if _alive(pid)], "orphaned workers"
+    assert evo_run(config, "--out", stopped, "--resume", "--quiet") == 0
+    assert evo_run(config, "--out", tmp_path / "straight", "--quiet") == 0
+    assert snapshot(stopped) == snapshot(tmp_path / "straight")
+
+
+def test_resuming_with_more_generations_continues_as_if_it_had_been_asked_for_from_the_start(tmp_path):
+    short = write_config(tmp_path / "short.toml", generations=2)
+    long = write_config(tmp_path / "long.toml", generations=4)
+    assert evo_run(short, "--out", tmp_path / "a", "--quiet") == 0
+    assert evo_run(long, "--out", tmp_path / "a", "--resume", "--quiet") == 0
+    assert evo_run(long, "--out", tmp_path / "b", "--quiet") == 0
+    assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
+    assert evo_run(long, "--out", tmp_path / "a", "--resume", "--quiet") == 0  # nothing left to do
+
+
+def test_a_plugin_that_raises_stops_the_run_cleanly_and_keeps_the_last_checkpoint(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", plugin="flaky", params={"fail_at": 12})
+    folder = tmp_path / "run"
+    assert evo_run(config, "--out", folder) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "plugin 'flaky' raised ZeroDivisionError: division by zero" in err
+    assert "the last checkpoint (generation 0) is intact" in err
+    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 0
+    (failed,) = (folder / "failed").glob("*.json")
+    assert failed.name.startswith("gen0001_") and str(failed) in err
+    meta = json.loads(failed.read_text())["meta"]
+    assert (
+        meta["plugin"] == "flaky"
+        and "ZeroDivisionError" in meta["error"]
+        and meta["params"] == {"fail_at": 12}
+    )
+    assert "ZeroDivisionError" in (folder / "run.log").read_text()
+
+
+def test_a_plugin_that_raises_in_a_worker_stops_the_run_without_hanging(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", plugin="flaky", params={"fail_at": 2}, workers=2)
+    assert evo_run(config, "--out", tmp_path / "run", "--quiet") == 1
+    assert "plugin 'flaky' raised ZeroDivisionError" in capsys.readouterr().err
+    assert len(list((tmp_path / "run" / "failed").glob("gen0000_*.json"))) == 1
+    assert not (tmp_path / "run" / "checkpoint.json").exists()
+
+
+def test_exploding_creatures_get_the_worst_fitness_and_are_counted(tmp_path):
+    config = write_config(
+        tmp_path / "c.toml", world={"stiffness": 0.7, "max_speed": 50.0}, population=12, generations=2
+    )
+    assert evo_run(config, "--out", tmp_path / "run", "--quiet") == 0
+    rows = [line.split(",") for line in (tmp_path / "run" / "history.csv").read_text().splitlines()]
+    exploded = [int(row[-1]) for row in rows[1:]]
+    assert sum(exploded) > 0 and exploded[0] < 12
+    population = json.loads((tmp_path / "run" / "checkpoint.json").read_text())["population"]
+    assert any(ind["exploded"] and ind["fitness"] == ["-inf"] for ind in population)
+    assert all(float(row[2]) > float("-inf") for row in rows[1:])  # statistics over finite values only
+
+
+@pytest.mark.parametrize(
+    "setup, args, message",
+    [
+        ("typo", [], "unknown key 'populaton' in [run]; did you mean 'population'?"),
+        ("plugin", [], "unknown plugin 'distanse'; did you mean 'distance'?"),
+        ("seed_model", [], "no such file"),
+        ("none", ["--resume"], "no checkpoint.json to resume from"),
+        ("none", ["--workers", "0"], "--workers must be at least 1"),
+    ],
+)
+def test_bad_input_is_one_line_with_status_2_and_creates_nothing(
+    tmp_path, monkeypatch, capsys, setup, args, message
+):
+    monkeypatch.chdir(tmp_path)
+    config = write_config(tmp_path / "c.toml")
+    text = config.read_text()
+    if setup == "typo":
+        text = text.replace("population =", "populaton =")
+    elif setup == "plugin":
+        text = text.replace('plugin = "distance"', 'plugin = "distanse"')
+    elif setup == "seed_model":
+        text += '[genome]\nseed_models = ["missing.json"]\n'
+    config.write_text(text)
+    assert evo_run(config, *args) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_existing_run_is_never_overwritten_without_force_and_resume_checks_the_config(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", generations=2)
+    folder = tmp_path / "run"
+    assert evo_run(config, "--out", folder, "--quiet") == 0
+    before = snapshot(folder)
+    checkpoint = (folder / "checkpoint.json").read_bytes()
+    capsys.readouterr()
+    assert evo_run(config, "--out", folder) == 2
+    assert (
+        "already holds a run; use --resume to continue it or --force to start over" in capsys.readouterr().err
+    )
+    changed = write_config(tmp_path / "c2.toml", generations=3, population=9)
+    assert evo_run(changed, "--out", folder, "--resume") == 2
+    assert "[run] population differ(s) from the run's config.toml" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        evo_run(config, "--out", folder, "--resume", "--force")
+    assert exit_.value.code == 2
+    assert snapshot(folder) == before and (folder / "checkpoint.json").read_bytes() == checkpoint
+    assert evo_run(changed, "--out", folder, "--force", "--quiet") == 0
+    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 2
+
+
+def test_inspect_prints_the_leaderboard_best_first(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", generations=2)
+    assert evo_run(config, "--out", tmp_path / "run", "--quiet") == 0
+    capsys.readouterr()
+    assert main(["inspect", str(tmp_path / "run")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:8] == [
+        "rank",
+        "distance",
+        "gen",
+        "masses",
+        "links",
+        "muscles",
+        "ω",
+        "(rad/frame)",
+    ]
+    files = sorted(p.name for p in (tmp_path / "run" / "elites").glob("*.json"))
+    assert [line.split()[-1] for line in lines[2:]] == files
+    assert main(["inspect", str(tmp_path / "run"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["rank"] for r in rows] == list(range(1, len(files) + 1))
+    assert main(["inspect", str(tmp_path / "nowhere")]) == 2
+
+
+def test_the_shipped_example_evolves_better_walkers(tmp_path):
+    text = (ROOT / "examples" / "walkers.toml").read_text()
+    text = re.sub(r"(?m)^generations = \d+", "generations = 6", text)
+    text = re.sub(r"(?m)^population = \d+", "population = 30", text)
+    config = tmp_path / "walkers.toml"
+    config.write_text(text)
+    assert evo_run(config, "--out", tmp_path / "run", "--workers", "2", "--quiet") == 0
+    rows = (tmp_path / "run" / "history.csv").read_text().splitlines()
+    best = [float(row.split(",")[2]) for row in rows[1:]]
+    assert len(best) == 6 and best == sorted(best) and best[-1] > best[0]
+
+
+def test_no_progress_bar_is_drawn_when_stdout_is_not_a_terminal(tmp_path):
+    config = write_config(tmp_path / "c.toml", generations=2)
+    done = subprocess.run(
+        [sys.executable, "-m", "evo", "run", str(config), "--out", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and done.stdout.count("\n") == 1
