@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from evo.ga.settings import GASection, GenomeSection
-from evo.ga.structure import Body, finish, new_link_genes, repair
+from evo.ga.structure import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_link_genes, repair
 from evo.model import Creature
 
 __all__ = ["crossover", "cut_crossover", "wave_crossover"]
@@ -43,7 +43,22 @@ def _part(creature: Creature, keep: np.ndarray, shift: float) -> Body:
         creature.alpha[links].tolist(),
         creature.phi[links].tolist(),
         renumbered=True,
+        link_extra={k: v[links].tolist() for k, v in extras_of(creature, LINK_EXTRAS).items()},
+        mass_extra={k: v[keep].tolist() for k, v in extras_of(creature, MASS_EXTRAS).items()},
     )
+
+
+def _merged(
+    left: dict[str, list[float]],
+    right: dict[str, list[float]],
+    sizes: tuple[int, int],
+    defaults: dict[str, float],
+) -> dict[str, list[float]]:
+    """Concatenated optional columns of two parts; a column one part lacks is filled with the default."""
+    return {
+        name: left.get(name, [defaults[name]] * sizes[0]) + right.get(name, [defaults[name]] * sizes[1])
+        for name in sorted(left.keys() | right.keys())
+    }
 
 
 def _gap(left: np.ndarray, right: np.ndarray, spacing: float) -> float:
@@ -75,6 +90,8 @@ def _join(left: Body, right: Body, count: int, rng: np.random.Generator, genome:
         left.alpha + right.alpha,
         left.phi + right.phi,
         renumbered=True,
+        link_extra=_merged(left.link_extra, right.link_extra, (left.n_links, right.n_links), LINK_EXTRAS),
+        mass_extra=_merged(left.mass_extra, right.mass_extra, (left.n_masses, right.n_masses), MASS_EXTRAS),
     )
     if left.n_masses and right.n_masses:
         gaps = right.positions[None, :, :] - left.positions[:, None, :]

@@ -124,8 +124,7 @@ def _add_mass(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: G
     reach = low + fraction * 0.5 * (high - low)
     offset = reach * np.array([math.cos(angle * TWO_PI), math.sin(angle * TWO_PI)])
     new_position = body.positions[anchor] + offset
-    body.positions = np.vstack([body.positions, new_position])
-    new = body.n_masses - 1
+    new = body.add_mass(new_position)
     others = spare[spare != anchor]
     nearest = others[np.argsort(np.hypot(*(body.positions[others] - new_position).T), kind="stable")]
     count = int(rng.integers(2, room + 1))

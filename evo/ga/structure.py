@@ -10,7 +10,7 @@ the creature on the floor: its lowest mass at y = 0 and its leftmost mass at x =
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from evo.model import Creature
 
 __all__ = [
     "Body",
+    "LINK_EXTRAS",
+    "MASS_EXTRAS",
+    "extras_of",
     "TWO_PI",
     "wrap_phase",
     "new_link_genes",
@@ -30,6 +33,22 @@ __all__ = [
 ]
 
 TWO_PI = 2.0 * math.pi
+
+# Optional per-link and per-mass physics a Creature may carry (seed 002: stiffness multiplier, dashpot,
+# mass), with the value a new link or mass gets. The GA does not vary them; a body carries them along
+# with their links and masses so that seeded models keep them.
+LINK_EXTRAS = {"stiffness": 1.0, "dashpot": 0.0}
+MASS_EXTRAS = {"mass": 1.0}
+
+
+def extras_of(creature: Creature, defaults: dict[str, float]) -> dict[str, np.ndarray]:
+    """The optional arrays of ``creature`` named in ``defaults`` that differ from their default."""
+    out = {}
+    for name, default in defaults.items():
+        values = getattr(creature, name, None)
+        if values is not None and np.any(np.asarray(values) != default):
+            out[name] = np.asarray(values, dtype=np.float64)
+    return out
 
 
 def wrap_phase(phi: np.ndarray) -> np.ndarray:
@@ -59,6 +78,8 @@ class Body:
     """Editable genes: (n, 2) positions (px), per-link genes as lists, omega (rad/frame) and beta.
 
     ``renumbered`` records that masses were removed or reordered (so drawing polygons no longer apply).
+    ``link_extra`` and ``mass_extra`` hold optional per-link and per-mass values (:data:`LINK_EXTRAS`,
+    :data:`MASS_EXTRAS`) that follow their links and masses; absent means all at the default.
     """
 
     positions: np.ndarray
@@ -70,6 +91,8 @@ class Body:
     omega: float = 0.0
     beta: float = 0.0
     renumbered: bool = False
+    link_extra: dict[str, list[float]] = field(default_factory=dict)
+    mass_extra: dict[str, list[float]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, creature: Creature) -> Body:
@@ -82,6 +105,8 @@ class Body:
             phi=creature.phi.tolist(),
             omega=creature.omega,
             beta=creature.beta,
+            link_extra={k: v.tolist() for k, v in extras_of(creature, LINK_EXTRAS).items()},
+            mass_extra={k: v.tolist() for k, v in extras_of(creature, MASS_EXTRAS).items()},
         )
 
     @property
@@ -105,12 +130,23 @@ class Body:
         self.b.append(int(j))
         for column, value in zip((self.rest, self.alpha, self.phi), genes, strict=True):
             column.append(float(value))
+        for name, column in self.link_extra.items():
+            column.append(LINK_EXTRAS[name])
+
+    def add_mass(self, position: np.ndarray) -> int:
+        """Append a mass at ``position`` (px); returns its index."""
+        self.positions = np.vstack([self.positions, np.reshape(position, (1, 2))])
+        for name, column in self.mass_extra.items():
+            column.append(MASS_EXTRAS[name])
+        return self.n_masses - 1
 
     def keep_links(self, keep: list[int]) -> None:
         """Keep only the links with these indices, in this order."""
         for name in ("a", "b", "rest", "alpha", "phi"):
             column = getattr(self, name)
             setattr(self, name, [column[k] for k in keep])
+        for name, column in self.link_extra.items():
+            self.link_extra[name] = [column[k] for k in keep]
 
     def remove_masses(self, gone: list[int]) -> None:
         """Delete masses and every link touching them; the remaining masses keep their order."""
@@ -122,6 +158,9 @@ class Body:
         self.a, self.b = new_index[a[keep]].tolist(), new_index[b[keep]].tolist()
         for name in ("rest", "alpha", "phi"):
             setattr(self, name, np.array(getattr(self, name), dtype=np.float64)[keep].tolist())
+        for extra, rows in ((self.link_extra, keep), (self.mass_extra, alive)):
+            for name, column in extra.items():
+                extra[name] = np.array(column, dtype=np.float64)[rows].tolist()
         self.positions = self.positions[alive]
         self.renumbered = True
 
@@ -250,8 +289,7 @@ def _grow(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     angle, fraction = rng.random(2)
     reach = genome.rest[0] + fraction * (0.5 * (genome.rest[0] + genome.rest[1]) - genome.rest[0])
     offset = reach * np.array([math.cos(angle * TWO_PI), math.sin(angle * TWO_PI)])
-    body.positions = np.vstack([body.positions, body.positions[anchor] + offset])
-    new = body.n_masses - 1
+    new = body.add_mass(body.positions[anchor] + offset)
     body.add_link(anchor, new, new_link_genes(rng, genome, body.length(anchor, new)))
 
 
@@ -342,4 +380,6 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
         world=dict(template.world if world is None else world),
         meta={},
         polys=() if body.renumbered else template.polys,
+        **{name: np.array(column, dtype=np.float64) for name, column in body.link_extra.items()},
+        **{name: np.array(column, dtype=np.float64) for name, column in body.mass_extra.items()},
     )

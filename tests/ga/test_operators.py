@@ -319,3 +319,48 @@ def test_crossover_without_cut_or_wave_returns_copies():
     first, second = crossover(a, b, np.random.default_rng(0), GenomeSection(), ga)
     assert_same(first, a)
     assert_same(second, b)
+
+
+@pytest.mark.skipif(
+    "stiffness" not in {f.name for f in dataclasses.fields(Creature)},
+    reason="this Creature has no per-link stiffness, dashpot or mass",
+)
+@pytest.mark.parametrize("seed", range(5))
+def test_optional_link_and_mass_values_follow_their_links_and_masses(seed):
+    creature = TRIANGLE_WITH_TAIL.replace(
+        stiffness=[0.5, 0.6, 0.7, 0.8, 0.9], dashpot=[0.1, 0.2, 0.3, 0.4, 0.5], mass=[2.0, 3.0, 4.0, 5.0, 6.0]
+    )
+    by_pair = {
+        (min(a, b), max(a, b)): (s, d)
+        for a, b, s, d in zip(
+            creature.link_a.tolist(),
+            creature.link_b.tolist(),
+            creature.stiffness.tolist(),
+            creature.dashpot.tolist(),
+            strict=True,
+        )
+    }
+    ga = dataclasses.replace(GA, rate_cut_crossover=1.0)
+    rng = np.random.default_rng(seed)
+    same_numbering = [
+        op(creature, rng, GENOME, ga) for name, op in MUTATIONS.items() if name != "remove_mass"
+    ]
+    renumbered = [
+        MUTATIONS["remove_mass"](creature, rng, GENOME, ga),
+        *crossover(creature, creature, rng, GENOME, ga),
+    ]
+    for child in same_numbering + renumbered:
+        assert problems(child, GENOME) == []
+        for a, b, s, d in zip(child.link_a, child.link_b, child.stiffness, child.dashpot, strict=True):
+            if (
+                child in same_numbering
+            ):  # a link between the same masses keeps its values; new ones the defaults
+                assert (s, d) == by_pair.get((min(a, b), max(a, b)), (1.0, 0.0))
+            else:
+                assert (s, d) in {*by_pair.values(), (1.0, 0.0)}
+        assert set(child.mass.tolist()) <= {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}
+    for name in ("rest", "alpha", "phi", "omega", "beta", "toggle_muscle", "add_link", "remove_link"):
+        child = MUTATIONS[name](creature, np.random.default_rng(seed), GENOME, GA)
+        np.testing.assert_array_equal(child.mass, creature.mass)
+    grown = MUTATIONS["add_mass"](creature, np.random.default_rng(seed), GENOME, GA)
+    np.testing.assert_array_equal(grown.mass, [2.0, 3.0, 4.0, 5.0, 6.0, 1.0])
