@@ -5,6 +5,11 @@ A link whose ``alpha`` is 0 is a spring; otherwise it is a muscle whose rest len
 
     l_r(t) = rest * (1 + alpha * beta * sin(theta(t) + phi)),   theta(t) = wave_phase ± omega * t
 
+Links may also carry a stiffness multiplier S (of the world's k̄, default 1) and a dashpot constant D
+(default 0), and masses a mass M (default 1), after seed 002 §1.1: the tension of a link is
+T = S·k̄·(L − l_r) + D·(r̂ · (v_b − v_a)) and a mass accelerates by (sum of link and ground forces) / M.
+With every value at its default the creature is exactly a Sodaconstructor one.
+
 This module holds the data and its structural checks only; reading and writing files lives in
 :mod:`evo.io`.
 """
@@ -49,6 +54,13 @@ class Creature:
         world: world-parameter overrides this creature was made or scored in (a plain mapping).
         meta: free-form provenance, kept unchanged through load and save.
         polys: polygons (tuples of mass indices) kept for drawing only.
+        stiffness: (n_links,) array, multiplier S of the world's stiffness k̄ per link (> 0; default 1).
+        dashpot: (n_links,) array, dashpot constant D per link (>= 0, force per px/frame; default 0).
+        mass: (n_masses,) array, mass M of each mass (> 0; default 1). Gravity and the world's damping
+            are accelerations and do not depend on it; link and ground forces are divided by it.
+
+    Leaving ``stiffness``, ``dashpot`` or ``mass`` out (None) gives the defaults. :meth:`replace` keeps
+    them attached to their links and masses when links or masses are added or removed (see there).
     """
 
     positions: np.ndarray
@@ -68,6 +80,9 @@ class Creature:
     world: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
     polys: tuple = ()
+    stiffness: np.ndarray | None = None
+    dashpot: np.ndarray | None = None
+    mass: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -83,14 +98,19 @@ class Creature:
         set_(self, "wave_phase", float(self.wave_phase))
         set_(self, "polys", tuple(tuple(int(i) for i in p) for p in self.polys))
         n = self.positions.shape[0]
+        m = self.link_a.shape[0]
+        for name, size, default in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
+            value = getattr(self, name)
+            set_(self, name, _frozen(np.full(size, default) if value is None else value, np.float64))
         if self.positions.shape != (n, 2) or self.velocities.shape != (n, 2):
             raise ValueError("positions and velocities must both have shape (n_masses, 2)")
         if self.fixed.shape != (n,):
             raise ValueError("fixed must have shape (n_masses,)")
-        m = self.link_a.shape[0]
-        for name in ("link_b", "rest", "alpha", "phi"):
+        for name in ("link_b", "rest", "alpha", "phi", "stiffness", "dashpot"):
             if getattr(self, name).shape != (m,):
                 raise ValueError(f"{name} must have shape (n_links,)")
+        if self.mass.shape != (n,):
+            raise ValueError("mass must have shape (n_masses,)")
 
     # -- sizes -------------------------------------------------------------------------------
     @property
@@ -110,9 +130,67 @@ class Creature:
     def n_muscles(self) -> int:
         return int(np.count_nonzero(self.is_muscle))
 
+    @property
+    def has_default_physics(self) -> bool:
+        """True when all links have stiffness 1 and no dashpot and all masses weigh 1 (the applet's model)."""
+        return bool(
+            np.all(self.stiffness == 1.0) and np.all(self.dashpot == 0.0) and np.all(self.mass == 1.0)
+        )
+
     def replace(self, **changes: Any) -> Creature:
-        """A copy with some fields changed (arrays are copied and frozen again)."""
+        """A copy with some fields changed (arrays are copied and frozen again).
+
+        Per-link and per-mass values that are not given follow their links and masses. When the number of
+        links changes (``link_a``/``link_b`` given, ``stiffness``/``dashpot`` not), each new link takes
+        the values of an old link joining the same two masses (the first not yet taken), and the defaults
+        if there is none; with the same number of links they stay by index. When the number of masses
+        changes (``positions`` given, ``mass`` not), a new mass takes the mass of the old one at the same
+        index if the old masses are a prefix of the new ones, of the old mass at the very same position
+        otherwise, and 1 if there is none.
+        """
+        if ("link_a" in changes or "link_b" in changes) and not {"stiffness", "dashpot"} & changes.keys():
+            new_a = np.asarray(changes.get("link_a", self.link_a), dtype=np.int64).reshape(-1)
+            new_b = np.asarray(changes.get("link_b", self.link_b), dtype=np.int64).reshape(-1)
+            changes["stiffness"], changes["dashpot"] = self._carry_link_values(new_a, new_b)
+        if "positions" in changes and "mass" not in changes:
+            changes["mass"] = self._carry_masses(np.asarray(changes["positions"], dtype=np.float64))
         return dataclasses.replace(self, **changes)
+
+    def _carry_link_values(self, new_a: np.ndarray, new_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if new_a.shape[0] == self.n_links:
+            return self.stiffness, self.dashpot
+        stiffness = np.ones(new_a.shape[0])
+        dashpot = np.zeros(new_a.shape[0])
+        if self.n_links == 0 or (np.all(self.stiffness == 1.0) and np.all(self.dashpot == 0.0)):
+            return stiffness, dashpot
+        unused: dict[tuple[int, int], list[int]] = {}
+        for k in range(self.n_links):
+            pair = (int(min(self.link_a[k], self.link_b[k])), int(max(self.link_a[k], self.link_b[k])))
+            unused.setdefault(pair, []).append(k)
+        for k in range(new_a.shape[0]):
+            olds = unused.get((int(min(new_a[k], new_b[k])), int(max(new_a[k], new_b[k]))))
+            if olds:
+                old = olds.pop(0)
+                stiffness[k], dashpot[k] = self.stiffness[old], self.dashpot[old]
+        return stiffness, dashpot
+
+    def _carry_masses(self, positions: np.ndarray) -> np.ndarray:
+        positions = positions.reshape(-1, 2)
+        n_new, n_old = positions.shape[0], self.n_masses
+        if n_new == n_old:
+            return self.mass
+        mass = np.ones(n_new)
+        if np.all(self.mass == 1.0):
+            return mass
+        if n_new >= n_old and np.array_equal(positions[:n_old], self.positions):
+            mass[:n_old] = self.mass
+            return mass
+        where = {(float(x), float(y)): i for i, (x, y) in enumerate(self.positions)}
+        for i, (x, y) in enumerate(positions):
+            old = where.get((float(x), float(y)))
+            if old is not None:
+                mass[i] = self.mass[old]
+        return mass
 
     def structural_errors(self) -> list[tuple[str, str]]:
         """Problems with the creature as (field path, what was expected) pairs; empty if valid."""
@@ -135,6 +213,13 @@ class Creature:
                 errors.append((f"links[{k}].alpha", f"a number in [0, 1], got {self.alpha[k]}"))
             if not np.isfinite(self.phi[k]):
                 errors.append((f"links[{k}].phi", "a finite phase in radians"))
+            if not (self.stiffness[k] > 0.0 and np.isfinite(self.stiffness[k])):
+                errors.append((f"links[{k}].stiffness", f"a multiplier > 0, got {self.stiffness[k]}"))
+            if not (self.dashpot[k] >= 0.0 and np.isfinite(self.dashpot[k])):
+                errors.append((f"links[{k}].dashpot", f"a dashpot constant >= 0, got {self.dashpot[k]}"))
+        for i in range(n):
+            if not (self.mass[i] > 0.0 and np.isfinite(self.mass[i])):
+                errors.append((f"masses[{i}].mass", f"a mass > 0, got {self.mass[i]}"))
         if not 0.0 <= self.beta <= 1.0:
             errors.append(("wave.beta", f"a number in [0, 1], got {self.beta}"))
         if not (np.isfinite(self.omega) and self.omega >= 0.0):

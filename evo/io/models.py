@@ -26,8 +26,8 @@ FORMAT = "evo-model"
 VERSION = 1
 
 _TOP_KEYS = ("format", "version", "name", "masses", "links", "wave", "world", "meta", "polys")
-_MASS_KEYS = ("x", "y", "vx", "vy", "fixed")
-_LINK_KEYS = ("a", "b", "rest", "alpha", "phi")
+_MASS_KEYS = ("x", "y", "vx", "vy", "fixed", "mass")
+_LINK_KEYS = ("a", "b", "rest", "alpha", "phi", "stiffness", "dashpot")
 _WAVE_KEYS = ("omega", "beta", "phase", "direction", "autoreverse")
 
 
@@ -71,6 +71,13 @@ class _Reader:
             raise self.fail(field, f"expected a number {rng}, got {value!r}")
         return float(value)
 
+    def positive(self, obj: Mapping, key: str, where: str, default: float) -> float:
+        """A number > 0 (``default`` when absent)."""
+        value = self.number(obj, key, where, default)
+        if not value > 0.0:
+            raise self.fail(f"{where}.{key}", f"expected a number > 0, got {obj[key]!r}")
+        return value
+
     def index(self, obj: Mapping, key: str, where: str, n: int) -> int:
         field = f"{where}.{key}"
         if key not in obj:
@@ -102,19 +109,20 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     masses = doc.get("masses")
     if not isinstance(masses, list) or not masses:
         raise r.fail("masses", "expected a non-empty list of masses")
-    pos, vel, fixed = [], [], []
+    pos, vel, fixed, mass = [], [], [], []
     for i, m in enumerate(masses):
         where = f"masses[{i}]"
         r.keys(m, _MASS_KEYS, where)
         pos.append((r.number(m, "x", where), r.number(m, "y", where)))
         vel.append((r.number(m, "vx", where, 0.0), r.number(m, "vy", where, 0.0)))
         fixed.append(r.boolean(m, "fixed", where))
+        mass.append(r.positive(m, "mass", where, 1.0))
     n = len(masses)
 
     links = doc.get("links", [])
     if not isinstance(links, list):
         raise r.fail("links", "expected a list of links")
-    la, lb, rest, alpha, phi = [], [], [], [], []
+    la, lb, rest, alpha, phi, stiffness, dashpot = [], [], [], [], [], [], []
     for k, link in enumerate(links):
         where = f"links[{k}]"
         r.keys(link, _LINK_KEYS, where)
@@ -126,6 +134,8 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
         rest.append(r.number(link, "rest", where, low=0.0))
         alpha.append(r.number(link, "alpha", where, 0.0, low=0.0, high=1.0))
         phi.append(r.number(link, "phi", where, 0.0))
+        stiffness.append(r.positive(link, "stiffness", where, 1.0))
+        dashpot.append(r.number(link, "dashpot", where, 0.0, low=0.0))
 
     wave = doc.get("wave", {})
     r.keys(wave, _WAVE_KEYS, "wave")
@@ -166,6 +176,9 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
         world=dict(world),
         meta=dict(meta),
         polys=tuple(tuple(p) for p in polys),
+        stiffness=np.array(stiffness, dtype=float),
+        dashpot=np.array(dashpot, dtype=float),
+        mass=np.array(mass, dtype=float),
     )
 
 
@@ -184,6 +197,8 @@ def creature_to_dict(creature: Creature) -> dict[str, Any]:
             m["vy"] = _num(creature.velocities[i, 1])
         if creature.fixed[i]:
             m["fixed"] = True
+        if creature.mass[i] != 1.0:
+            m["mass"] = _num(creature.mass[i])
         masses.append(m)
     links = []
     for k in range(creature.n_links):
@@ -196,6 +211,10 @@ def creature_to_dict(creature: Creature) -> dict[str, Any]:
             link["alpha"] = _num(creature.alpha[k])
         if creature.phi[k] != 0.0:
             link["phi"] = _num(creature.phi[k])
+        if creature.stiffness[k] != 1.0:
+            link["stiffness"] = _num(creature.stiffness[k])
+        if creature.dashpot[k] != 0.0:
+            link["dashpot"] = _num(creature.dashpot[k])
         links.append(link)
     wave: dict[str, Any] = {"omega": _num(creature.omega), "beta": _num(creature.beta)}
     if creature.wave_phase != 0.0:

@@ -1,6 +1,7 @@
 """The simulator: world parameters and a numba kernel, as pure functions of arrays."""
 
+from evo.sim.ground import Ground
 from evo.sim.simulate import PackedCreature, Trajectory, pack, simulate
 from evo.sim.world import World, resolve_world
 
-__all__ = ["PackedCreature", "Trajectory", "World", "pack", "resolve_world", "simulate"]
+__all__ = ["Ground", "PackedCreature", "Trajectory", "World", "pack", "resolve_world", "simulate"]

@@ -1,4 +1,9 @@
-"""numba kernels: the whole time loop of one simulation in one jitted call.
+"""The semi-implicit Euler fast path for the applet's model, and the soda collisions every kernel shares.
+
+:func:`run_euler` runs the whole time loop of one simulation in one jitted call for creatures whose
+links all have stiffness 1 and no dashpot and whose masses all weigh 1, with soda contact; everything
+else (other integrators, dashpots, masses, the penalty ground) goes through :mod:`evo.sim._explicit`,
+:mod:`evo.sim._implicit` or :mod:`evo.sim._psm`.
 
 Pure functions of arrays: no I/O, no logging, no randomness. Arrays are float64 except the link end
 indices (uint32) and the free-mass flags (uint8). Positions and velocities are (n_masses, 2).
@@ -20,54 +25,16 @@ _JIT = dict(cache=True, error_model="numpy", nogil=True, boundscheck=False)
 HUGE = 1.0e300  # stands for "no wall" (and "no speed limit"); comparisons stay finite
 
 
-@nb.njit(inline="always", **_JIT)
-def spring_forces(pos, link_a, link_b, rest, amp, cos_phi, sin_phi, st, ct, stiffness, force):
-    """Add the elastic force of every link to ``force`` (n_masses, 2), per unit mass.
-
-    A link of zero current length exerts no force (seed 000 §7.3: overlapping masses).
-    """
-    for k in range(link_a.shape[0]):
-        a = link_a[k]
-        b = link_b[k]
-        dx = pos[b, 0] - pos[a, 0]
-        dy = pos[b, 1] - pos[a, 1]
-        length = math.sqrt(dx * dx + dy * dy)
-        rest_now = rest[k] + amp[k] * (st * cos_phi[k] + ct * sin_phi[k])
-        f = stiffness * (length - rest_now) / length if length > 0.0 else 0.0
-        fx = f * dx
-        fy = f * dy
-        force[a, 0] += fx
-        force[a, 1] += fy
-        force[b, 0] -= fx
-        force[b, 1] -= fy
-
-
 @nb.njit(**_JIT)
-def _accelerations(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
-                   stiffness, damping, gx, gy, acc):  # fmt: skip
-    """acc = spring forces + gravity - damping * v on free masses, 0 on fixed ones."""
-    acc[:, :] = 0.0
-    spring_forces(pos, link_a, link_b, rest, amp, cos_phi, sin_phi,
-                  math.sin(theta), math.cos(theta), stiffness, acc)  # fmt: skip
-    for i in range(pos.shape[0]):
-        if free[i]:
-            acc[i, 0] += gx - damping * vel[i, 0]
-            acc[i, 1] += gy - damping * vel[i, 1]
-        else:
-            acc[i, 0] = 0.0
-            acc[i, 1] = 0.0
-
-
-@nb.njit(**_JIT)
-def _walls(i, pos, vel, x_min, x_max, y_max, c_n, c_t):
-    """Put mass i back inside the box (floor y = 0, ceiling, side walls) and reflect its velocity.
+def _walls(i, pos, vel, y_min, x_min, x_max, y_max, c_n, c_t):
+    """Put mass i back inside the box (floor y = y_min, ceiling, side walls) and reflect its velocity.
 
     Split relative to the wall, v_n -> -c_n v_n (only if it points into the wall) and v_t -> c_t v_t.
     Returns True when a side wall was touched.
     """
     side_wall = False
-    if pos[i, 1] < 0.0:
-        pos[i, 1] = 0.0
+    if pos[i, 1] < y_min:
+        pos[i, 1] = y_min
         if vel[i, 1] < 0.0:
             vel[i, 1] = -c_n * vel[i, 1]
         vel[i, 0] *= c_t
@@ -252,7 +219,7 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
                 vel[i, 1] = vy
                 if has_other_surfaces:
                     if y > y_max or x < x_min or x > x_max:
-                        if _walls(i, pos, vel, x_min, x_max, y_max, c_n, c_t):
+                        if _walls(i, pos, vel, 0.0, x_min, x_max, y_max, c_n, c_t):
                             touched_side = True
                     if has_segments:
                         _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t)
@@ -269,49 +236,5 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
                 rec_pos[n_rec, i, 1] = pos[i, 1]
                 rec_vel[n_rec, i, 0] = vel[i, 0]
                 rec_vel[n_rec, i, 1] = vel[i, 1]
-            n_rec += 1
-    return n_rec, -1
-
-
-@nb.njit(**_JIT)
-def run_rk4(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
-            omega, theta0, wave_sign, autoreverse,
-            gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
-            x_min, x_max, y_max, segments, max_speed2,
-            rec_pos, rec_vel):  # fmt: skip
-    """Classic 4th-order Runge-Kutta on (x, v), collisions after each step; same contract as run_euler."""
-    n = pos.shape[0]
-    theta = theta0
-    sign = wave_sign
-    rec_pos[0] = pos
-    rec_vel[0] = vel
-    n_rec = 1
-    buffers = np.empty((11, n, 2))
-    old = np.empty((n, 2))
-    has_segments = segments.shape[0] > 0
-    for step in range(1, n_steps + 1):
-        old[:, :] = pos
-        _rk4_step(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
-                  sign * omega * dt, stiffness, damping, gx, gy, dt,
-                  buffers[0], buffers[1], buffers[2], buffers[3], buffers[4], buffers[5],
-                  buffers[6], buffers[7], buffers[8], buffers[9], buffers[10])  # fmt: skip
-        theta += sign * omega * dt
-        exploded = False
-        touched_side = False
-        for i in range(n):
-            if free[i]:
-                if _walls(i, pos, vel, x_min, x_max, y_max, c_n, c_t):
-                    touched_side = True
-                if has_segments:
-                    _segments(i, pos, vel, old[i, 0], old[i, 1], segments, c_n, c_t)
-                if not (vel[i, 0] * vel[i, 0] + vel[i, 1] * vel[i, 1] <= max_speed2):
-                    exploded = True
-        if exploded:
-            return n_rec, step
-        if autoreverse and touched_side:
-            sign = -sign
-        if step % stride == 0:
-            rec_pos[n_rec] = pos
-            rec_vel[n_rec] = vel
             n_rec += 1
     return n_rec, -1

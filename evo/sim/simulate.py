@@ -1,7 +1,11 @@
 """``simulate``: run a creature in a world and get its recorded trajectory back.
 
-This is the Python face of the numba kernel: it checks and packs arrays, allocates the record buffers
-and calls :func:`evo.sim._kernel.run` once.
+This is the Python face of the numba kernels: it checks and packs arrays, allocates the record buffers
+and calls one kernel once. The applet's model (every link of stiffness 1 without a dashpot, every mass
+of weight 1, soda contact) with ``integrator = "euler"`` runs on the hand-optimised
+:func:`evo.sim._kernel.run_euler`; everything else runs on the general kernels, one per family:
+:func:`evo.sim._explicit.run_explicit` (euler, explicit-euler, finite-difference, midpoint, rk4),
+:func:`evo.sim._implicit.run_backward_euler` and :func:`evo.sim._psm.run_psm`.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.model import Creature
-from evo.sim import _kernel
+from evo.sim import _explicit, _forces, _implicit, _kernel, _psm
 from evo.sim.world import World
 
 __all__ = ["Trajectory", "PackedCreature", "pack", "simulate", "steps_for"]
@@ -29,7 +33,6 @@ class Trajectory:
         velocities: (n_records, n_masses, 2) px/frame.
         exploded: True if the run stopped early (speed above ``max_speed``, or NaN/inf).
         exploded_frame: the frame at which it stopped, or None.
-        wave_sign: +1 or -1, the direction the wave was running at the end.
     """
 
     frames: np.ndarray
@@ -61,11 +64,16 @@ class PackedCreature:
     theta0: float
     wave_sign: float
     autoreverse: bool
+    inv_mass: np.ndarray  # (n_masses,) 1/M
+    link_data: np.ndarray  # (n_links, 6): rest, amp, cos_phi, sin_phi, stiffness multiplier, dashpot
 
 
 def pack(creature: Creature) -> PackedCreature:
     """Convert a creature to the contiguous typed arrays the kernel takes."""
     rest = np.ascontiguousarray(creature.rest, dtype=np.float64)
+    amp = rest * creature.alpha * creature.beta
+    cos_phi, sin_phi = np.cos(creature.phi), np.sin(creature.phi)
+    link_data = np.stack([rest, amp, cos_phi, sin_phi, creature.stiffness, creature.dashpot], axis=1)
     return PackedCreature(
         positions=np.array(creature.positions, dtype=np.float64, order="C"),
         velocities=np.array(creature.velocities, dtype=np.float64, order="C"),
@@ -73,14 +81,27 @@ def pack(creature: Creature) -> PackedCreature:
         link_a=np.ascontiguousarray(creature.link_a, dtype=np.uint32),
         link_b=np.ascontiguousarray(creature.link_b, dtype=np.uint32),
         rest=rest,
-        amp=rest * creature.alpha * creature.beta,
-        cos_phi=np.cos(creature.phi),
-        sin_phi=np.sin(creature.phi),
+        amp=amp,
+        cos_phi=cos_phi,
+        sin_phi=sin_phi,
         omega=float(creature.omega),
         theta0=float(creature.wave_phase),
         wave_sign=-1.0 if creature.wave_reverse else 1.0,
         autoreverse=bool(creature.autoreverse),
+        inv_mass=np.ascontiguousarray(1.0 / creature.mass, dtype=np.float64),
+        link_data=np.ascontiguousarray(link_data.reshape(-1, _forces.N_LINK_COLUMNS), dtype=np.float64),
     )
+
+
+def _general_kernel(integrator: str):
+    """(kernel, method code) of the general kernel for an integrator of :data:`evo.sim.world.INTEGRATORS`."""
+    if integrator in _explicit.METHODS:
+        return _explicit.run_explicit, _explicit.METHODS[integrator]
+    if integrator == "backward-euler":
+        return _implicit.run_backward_euler, 0
+    if integrator == "psm":
+        return _psm.run_psm, 0
+    raise EvoInputError(f"no kernel for integrator {integrator!r}")
 
 
 def steps_for(frames: float, dt: float, what: str = "frames") -> int:
@@ -107,21 +128,46 @@ def simulate(creature: Creature, world: World, frames: int, record_every: float 
     rec_pos = np.empty((n_records, n, 2))
     rec_vel = np.empty((n_records, n, 2))
     gx, gy = world.gravity_vector
-    segments = np.array(world.segments(), dtype=np.float64).reshape(-1, 4)
+    segment_list = world.segments()
+    if world.contact == "soda":
+        line = world.ground.soda_polyline()
+        segment_list += [(*a, *b) for a, b in zip(line[:-1], line[1:], strict=False)]
+    segments = np.array(segment_list, dtype=np.float64).reshape(-1, 4)
     huge = _kernel.HUGE
     max_speed2 = huge if world.max_speed is None else world.max_speed**2
-    kernel = _kernel.run_rk4 if world.integrator == "rk4" else _kernel.run_euler
-    n_rec, exploded_step = kernel(
-        p.positions, p.velocities, p.free, p.link_a, p.link_b, p.rest, p.amp, p.cos_phi, p.sin_phi,
-        p.omega, p.theta0, p.wave_sign, p.autoreverse,
-        gx, gy, float(world.damping), float(world.stiffness),
-        float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
-        n_steps, stride,
-        0.0 if world.width is not None else -huge,
-        float(world.width) if world.width is not None else huge,
-        float(world.height) if world.height is not None else huge,
-        segments, max_speed2, rec_pos, rec_vel,
-    )  # fmt: skip
+    x_min = 0.0 if world.width is not None else -huge
+    x_max = float(world.width) if world.width is not None else huge
+    y_max = float(world.height) if world.height is not None else huge
+    if world.integrator == "euler" and world.contact == "soda" and creature.has_default_physics:
+        n_rec, exploded_step = _kernel.run_euler(
+            p.positions, p.velocities, p.free, p.link_a, p.link_b, p.rest, p.amp, p.cos_phi, p.sin_phi,
+            p.omega, p.theta0, p.wave_sign, p.autoreverse,
+            gx, gy, float(world.damping), float(world.stiffness),
+            float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
+            n_steps, stride, x_min, x_max, y_max, segments, max_speed2, rec_pos, rec_vel,
+        )  # fmt: skip
+    else:
+        kernel, method = _general_kernel(world.integrator)
+        link_data = p.link_data.copy()
+        link_data[:, _forces.L_K] *= float(world.stiffness)
+        kind, ground_params, ground_points = world.ground.kernel_arrays()
+        fp = np.zeros(_forces.N_FLOAT_PARAMS)
+        fp[_forces.F_GX], fp[_forces.F_GY], fp[_forces.F_DAMPING] = gx, gy, world.damping
+        fp[_forces.F_CN], fp[_forces.F_CT] = world.restitution_normal, world.restitution_tangential
+        fp[_forces.F_DT], fp[_forces.F_MAX_SPEED2] = world.dt, max_speed2
+        fp[_forces.F_XMIN], fp[_forces.F_XMAX], fp[_forces.F_YMAX] = x_min, x_max, y_max
+        fp[_forces.F_OMEGA], fp[_forces.F_THETA0], fp[_forces.F_SIGN] = p.omega, p.theta0, p.wave_sign
+        fp[_forces.F_GROUND_K], fp[_forces.F_MU] = world.ground_stiffness, world.ground_friction
+        fp[_forces.F_SLIP], fp[_forces.F_NEWTON_TOL] = world.ground_slip_speed, world.newton_tolerance
+        ip = np.zeros(_forces.N_INT_PARAMS, dtype=np.int64)
+        ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
+        ip[_forces.I_AUTOREVERSE], ip[_forces.I_METHOD] = p.autoreverse, method
+        ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
+        ip[_forces.I_PSM_ORDER], ip[_forces.I_NEWTON_ITERATIONS] = world.psm_order, world.newton_iterations
+        n_rec, exploded_step = kernel(
+            p.positions, p.velocities, p.free, p.inv_mass, p.link_a, p.link_b, link_data, segments,
+            ground_params, ground_points, fp, ip, rec_pos, rec_vel,
+        )  # fmt: skip
     exploded = exploded_step >= 0
     return Trajectory(
         frames=np.arange(n_rec, dtype=np.float64) * stride * world.dt,

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from evo.errors import EvoInputError, unknown_key_message
+from evo.sim.ground import Ground, parse_ground
 
 __all__ = [
     "GRAVITY_PER_CURSOR2",
     "DAMPING_PER_CURSOR2",
     "STIFFNESS_PER_CURSOR2",
+    "CONTACTS",
     "INTEGRATORS",
     "World",
     "resolve_world",
@@ -30,7 +32,11 @@ DAMPING_PER_CURSOR2 = 8.7698e-5  # 1/frame
 STIFFNESS_PER_CURSOR2 = 4.4209e-5  # 1/frame^2
 CURSOR_MAX = 107
 
-INTEGRATORS = ("euler", "rk4")
+# see docs/integrators.md for what each one is and when to use it
+INTEGRATORS = ("euler", "explicit-euler", "finite-difference", "midpoint", "rk4", "backward-euler", "psm")
+CONTACTS = ("soda", "penalty")
+PSM_ORDERS = (2, 20)
+NEWTON_ITERATIONS = (1, 100)
 GRAVITY_DIRECTIONS = ("down", "up", "off")
 _CURSORS = {
     "gravity_cursor": ("gravity", GRAVITY_PER_CURSOR2),
@@ -53,11 +59,25 @@ class World:
         restitution_normal: c_o, the fraction of normal velocity kept (and reversed) at a wall.
         restitution_tangential: c_t, the fraction of tangential velocity kept at a wall.
         dt: frames per integration step.
-        integrator: ``euler`` (semi-implicit Euler, 1st order) or ``rk4`` (classic Runge-Kutta, 4th).
+        integrator: one of :data:`INTEGRATORS`: ``euler`` (semi-implicit Euler, the default),
+            ``explicit-euler``, ``finite-difference`` (seed 000's scheme 9.13), ``midpoint`` (appendix C),
+            ``rk4``, ``backward-euler`` (implicit, Newton) or ``psm`` (Parker–Sochacki power series).
         width: side walls at x = 0 and x = width (None: no side walls).
         height: ceiling at y = height (None: no ceiling).
         terrain: fixed segments masses collide with, as polylines of (x, y) points.
         max_speed: px/frame; a faster mass (or any NaN/inf) stops the run, flagged exploded.
+        contact: ``soda`` (walls and ground reflect with the restitutions after each step) or ``penalty``
+            (the ground pushes with a spring force and rubs with friction; walls, ceiling and terrain
+            still reflect).
+        ground: the ground shape (:class:`evo.sim.ground.Ground`; a table or polyline in files).
+        ground_stiffness: S_ground, force per px of depth under the ground (penalty contact), i.e.
+            1/frame² for a unit mass: a resting mass M sinks M·g/S_ground px.
+        ground_friction: μ, friction force / normal force (penalty contact).
+        ground_slip_speed: ε, px/frame: friction is μ·|F_n|·tanh(v_t/ε), viscous below ε.
+        psm_order: order n of the Parker–Sochacki series (``psm``), 2..20.
+        newton_iterations: most Newton iterations per step (``backward-euler``).
+        newton_tolerance: Newton stops when no velocity changes by more than this times (1 + the largest
+            speed), px/frame.
     """
 
     gravity: float = 0.5
@@ -72,8 +92,18 @@ class World:
     height: float | None = None
     terrain: tuple[Polyline, ...] = ()
     max_speed: float | None = None
+    contact: str = "soda"
+    ground: Ground = Ground()
+    ground_stiffness: float = 1.0
+    ground_friction: float = 1.0
+    ground_slip_speed: float = 0.1
+    psm_order: int = 9
+    newton_iterations: int = 10
+    newton_tolerance: float = 1e-10
 
     def __post_init__(self) -> None:
+        if not isinstance(self.ground, Ground):
+            object.__setattr__(self, "ground", parse_ground(self.ground, field="ground"))
         errors = _check(self)
         if errors:
             key, expected = errors[0]
@@ -109,6 +139,8 @@ class World:
                 if not value:
                     continue
                 value = [[list(p) for p in line] for line in value]
+            elif name == "ground":
+                value = value.to_value()
             out[name] = value
         return out
 
@@ -157,6 +189,8 @@ def normalise(
             out[target] = per * float(value) ** 2
         elif key == "terrain":
             out[key] = _terrain(value, source=source, field=f"{where}.terrain")
+        elif key == "ground":
+            out[key] = parse_ground(value, source=source, field=f"{where}.ground")
         else:
             out[key] = value
     return out
@@ -227,6 +261,18 @@ def _check_values(v: Mapping[str, Any]) -> list[tuple[str, str]]:
     for key in ("width", "height", "max_speed"):
         if v[key] is not None:
             number(key, 0.0, open_low=True)
+    if v["contact"] not in CONTACTS:
+        errors.append(("contact", f"expected one of {', '.join(CONTACTS)}, got {v['contact']!r}"))
+    if not isinstance(v["ground"], Ground):
+        errors.append(("ground", f"expected a ground table or polyline, got {v['ground']!r}"))
+    number("ground_stiffness", 0.0, open_low=True)
+    number("ground_friction", 0.0)
+    number("ground_slip_speed", 0.0, open_low=True)
+    number("newton_tolerance", 0.0, open_low=True)
+    for key, (low, high) in (("psm_order", PSM_ORDERS), ("newton_iterations", NEWTON_ITERATIONS)):
+        x = v[key]
+        if isinstance(x, bool) or not isinstance(x, int) or not low <= x <= high:
+            errors.append((key, f"expected a whole number in {low}..{high}, got {x!r}"))
     return errors
 
 

@@ -1,0 +1,282 @@
+"""The integrators (issue 5 §3–4): convergence orders, seed 003's double spring, a stiff creature, the
+analytic Jacobian of backward Euler, and the applet's model left bit-for-bit as it was.
+
+Run with ``pytest -s`` to see the measured slopes, energy drifts and times per step.
+"""
+
+import hashlib
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evo.io.models import load_model
+from evo.model import Creature
+from evo.sim import World, simulate
+from evo.sim._forces import F_GROUND_K, F_MU, F_SLIP, I_GROUND, I_PENALTY, N_FLOAT_PARAMS, N_INT_PARAMS
+from evo.sim._implicit import residual_jacobian
+from evo.sim.simulate import pack
+
+GENOMES = Path(__file__).resolve().parents[2] / "genomes"
+
+
+def fit_slope(x, y) -> float:
+    """Least-squares slope of log(y) against log(x)."""
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+# -- a smooth problem: every force the integrators know, far above the floor ----------------------------
+
+HIGH = 1000.0  # px: no mass comes near the floor in the time simulated
+
+
+def smooth_creature() -> Creature:
+    """A fixed anchor and three unequal masses: springs of different stiffness, two dashpots, one muscle."""
+    return Creature(
+        positions=[[0, HIGH], [30, HIGH - 20], [-10, HIGH - 45], [25, HIGH - 60]],
+        velocities=[[0, 0], [0.3, 0], [0, -0.2], [0.1, 0.1]],
+        fixed=[True, False, False, False],
+        link_a=[0, 0, 1, 2, 1], link_b=[1, 2, 2, 3, 3], rest=[40, 40, 35, 40, 45],
+        alpha=[0, 0, 0.3, 0, 0], phi=[0, 0, 1.0, 0, 0], omega=0.2, beta=0.5,
+        stiffness=[1, 0.5, 2, 1, 1], dashpot=[0, 0.3, 0, 0.1, 0], mass=[1, 1, 2, 1.5],
+    )  # fmt: skip
+
+
+SMOOTH_WORLD = World(gravity=0.5, damping=0.02, stiffness=0.1, max_speed=1e6)
+HORIZON = 20  # frames: the error is measured at this time
+
+# integrator (and psm order) -> expected order, steps (frames) in the asymptotic range, slope tolerance
+ORDERS = {
+    "euler": (1, [1 / 8, 1 / 16, 1 / 32, 1 / 64], 0.15),
+    "explicit-euler": (1, [1 / 8, 1 / 16, 1 / 32, 1 / 64], 0.15),
+    "backward-euler": (1, [1 / 8, 1 / 16, 1 / 32, 1 / 64], 0.15),
+    "finite-difference": (2, [1 / 4, 1 / 8, 1 / 16, 1 / 32], 0.15),
+    "midpoint": (2, [1 / 4, 1 / 8, 1 / 16, 1 / 32], 0.15),
+    "rk4": (4, [1 / 2, 1 / 4, 1 / 8, 1 / 16], 0.3),
+    "psm 2": (2, [1, 1 / 2, 1 / 4, 1 / 8], 0.3),
+    "psm 4": (4, [1, 1 / 2, 1 / 4, 1 / 8], 0.3),
+    "psm 6": (6, [1, 1 / 2, 1 / 4], 0.5),
+    "psm 8": (8, [1, 1 / 2, 1 / 4], 0.5),
+}
+
+
+def _world(name: str, **changes) -> World:
+    integrator, _, order = name.partition(" ")
+    if order:
+        changes["psm_order"] = int(order)
+    return SMOOTH_WORLD.updated({"integrator": integrator, **changes})
+
+
+@pytest.fixture(scope="module")
+def reference_positions():
+    """The positions at HORIZON by psm order 12 with dt = 1/64, checked against rk4 with dt = 1/512."""
+    body = smooth_creature()
+    psm = simulate(body, _world("psm 12", dt=1 / 64), HORIZON, record_every=HORIZON).positions[-1]
+    rk4 = simulate(body, _world("rk4", dt=1 / 512), HORIZON, record_every=HORIZON).positions[-1]
+    assert np.abs(psm - rk4).max() < 1e-10  # two independent kernels agree
+    return psm
+
+
+@pytest.mark.parametrize("name", list(ORDERS))
+def test_the_error_at_a_fixed_time_falls_with_the_step_at_the_integrators_order(name, reference_positions):
+    order, steps, tolerance = ORDERS[name]
+    errors = []
+    for dt in steps:
+        trajectory = simulate(smooth_creature(), _world(name, dt=dt), HORIZON, record_every=HORIZON)
+        errors.append(np.abs(trajectory.positions[-1] - reference_positions).max())
+    slope = fit_slope(steps, errors)
+    print(f"\n{name}: log-log slope {slope:.3f} (expected {order} ± {tolerance}), errors {errors}")
+    assert abs(slope - order) <= tolerance
+
+
+# -- seed 003: the double spring ----------------------------------------------------------------------------
+
+LIFT = 10.0  # the seed's system moved up, clear of our floor y = 0
+SEED_STEP = 1 / 24
+SEED_FRAMES = 5000
+
+
+def double_spring() -> Creature:
+    """r = 1, k = 6, m = 0.5, anchor (0, 2), bobs at (0.5, −1.13333) and (0, −2.45) at rest (seed 003)."""
+    return Creature(
+        positions=[[0, 2 + LIFT], [0.5, -1.13333 + LIFT], [0, -2.45 + LIFT]], velocities=np.zeros((3, 2)),
+        fixed=[True, False, False], link_a=[0, 1], link_b=[1, 2], rest=[1.0, 1.0], alpha=[0, 0], phi=[0, 0],
+        mass=[1.0, 0.5, 0.5],
+    )  # fmt: skip
+
+
+def double_spring_world(integrator: str, **changes) -> World:
+    return World(**{"gravity": 9.81, "damping": 0.0, "stiffness": 6.0, "dt": SEED_STEP, **changes},
+                 integrator=integrator)  # fmt: skip
+
+
+def energy(body: Creature, world: World, positions: np.ndarray, velocities: np.ndarray) -> np.ndarray:
+    """(n_records,) kinetic + gravitational + elastic energy of the free masses (for an undamped world)."""
+    mass = np.where(body.fixed, 0.0, body.mass)
+    kinetic = 0.5 * (mass * (velocities**2).sum(-1)).sum(-1)
+    height = (mass * world.gravity * positions[..., 1]).sum(-1)
+    d = positions[:, body.link_b] - positions[:, body.link_a]
+    stretch = np.hypot(d[..., 0], d[..., 1]) - body.rest
+    elastic = 0.5 * (world.stiffness * body.stiffness * stretch**2).sum(-1)
+    return kinetic + height + elastic
+
+
+def test_on_seed_003s_double_spring_psm_order_9_drifts_far_less_energy_than_rk4_and_euler():
+    body = double_spring()
+    frames = SEED_FRAMES * SEED_STEP
+    drift, per_step = {}, {}
+    for name, world in (
+        ("psm 9", double_spring_world("psm", psm_order=9)),
+        ("rk4", double_spring_world("rk4")),
+        ("euler", double_spring_world("euler")),
+    ):
+        trajectory = simulate(body, world, frames, record_every=SEED_STEP)
+        assert not trajectory.exploded and trajectory.positions.shape[0] == SEED_FRAMES + 1
+        e = energy(body, world, trajectory.positions, trajectory.velocities)
+        drift[name] = float(np.abs(e - e[0]).max())
+        start = time.perf_counter()
+        simulate(body, world, frames, record_every=frames)
+        per_step[name] = (time.perf_counter() - start) / SEED_FRAMES
+    print("\ndouble spring, h = 1/24, 5000 steps: max |E − E0| and time per step")
+    for name in drift:
+        print(f"  {name:6s} {drift[name]:.3e}   {per_step[name] * 1e6:.2f} µs/step")
+    # measured 3.0e-9, 1.1e-2 and 2.6e-1; the bounds leave an order of magnitude
+    assert drift["psm 9"] < 3e-8
+    assert drift["rk4"] < 0.1
+    assert drift["euler"] < 1.0
+    assert drift["psm 9"] < 1e-4 * drift["rk4"] < drift["euler"]
+
+
+def test_psm_follows_the_double_springs_trajectory_that_rk4_gives_with_a_hundred_times_smaller_steps():
+    body = double_spring()
+    frames = 240 * SEED_STEP  # 10 time units
+    psm = simulate(body, double_spring_world("psm", psm_order=9), frames, record_every=frames)
+    fine = simulate(body, double_spring_world("rk4", dt=SEED_STEP / 100), frames, record_every=frames)
+    assert np.abs(psm.positions[-1] - fine.positions[-1]).max() < 1e-8
+
+
+# -- a stiff creature -------------------------------------------------------------------------------------
+
+
+def stiff_chain() -> Creature:
+    """An anchor, a soft link and a link 1000 times stiffer, stretched: ω ≈ 28 rad/frame in the stiff link."""
+    return Creature(
+        positions=[[0, 500], [0, 460], [0, 445]], velocities=np.zeros((3, 2)), fixed=[True, False, False],
+        link_a=[0, 1], link_b=[1, 2], rest=[40, 10], alpha=[0, 0], phi=[0, 0], stiffness=[1, 1000],
+    )  # fmt: skip
+
+
+STIFF_WORLD = World(gravity=0.5, damping=0.02, stiffness=0.4, dt=0.5, max_speed=1000.0)
+
+
+@pytest.mark.parametrize(
+    "integrator", ["euler", "explicit-euler", "finite-difference", "midpoint", "rk4", "psm"]
+)
+def test_explicit_methods_explode_on_a_stiff_link_at_half_a_frame(integrator):
+    trajectory = simulate(stiff_chain(), STIFF_WORLD.updated({"integrator": integrator}), 200)
+    assert trajectory.exploded
+
+
+def test_backward_euler_stays_stable_on_the_stiff_link_at_the_same_step_and_settles():
+    body = stiff_chain()
+    world = STIFF_WORLD.updated({"integrator": "backward-euler"})
+    trajectory = simulate(body, world, 2000, record_every=10)
+    assert not trajectory.exploded
+    speeds = np.hypot(*trajectory.velocities.transpose(2, 0, 1))
+    assert speeds.max() < 5.0  # px/frame: nothing like an explosion
+    assert speeds[-1].max() < 1e-6  # at rest after 2000 frames
+    # at rest the stiff link carries the lower mass's weight: k·S·(L − R) = m·g
+    stiff_length = np.hypot(*(trajectory.positions[-1, 2] - trajectory.positions[-1, 1]))
+    assert stiff_length - 10.0 == pytest.approx(0.5 / (0.4 * 1000), rel=1e-6)
+
+
+# -- backward Euler's Jacobian ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ground",
+    [{"type": "flat"}, {"type": "hills", "amplitude": 4.0, "wavelength": 60.0},
+     [[-50.0, 3.0], [20.0, -2.0], [25.0, 8.0], [200.0, 8.0]]],
+)  # fmt: skip
+def test_backward_eulers_analytic_jacobian_matches_finite_differences(ground):
+    rng = np.random.default_rng(5)
+    body = smooth_creature()
+    positions = body.positions + [0.0, -HIGH] + rng.normal(0.0, 2.0, (4, 2))  # some masses under the ground
+    velocities = rng.normal(0.0, 0.3, (4, 2))
+    world = SMOOTH_WORLD.updated({"contact": "penalty", "ground": ground, "ground_stiffness": 2.0,
+                                  "ground_friction": 0.7, "ground_slip_speed": 0.2})  # fmt: skip
+    p = pack(body)
+    link_data = p.link_data.copy()
+    link_data[:, 4] *= world.stiffness
+    kind, params, points = world.ground.kernel_arrays()
+    fp = np.zeros(N_FLOAT_PARAMS)
+    fp[0], fp[1], fp[2] = 0.0, -world.gravity, world.damping
+    fp[F_GROUND_K], fp[F_MU], fp[F_SLIP] = (
+        world.ground_stiffness,
+        world.ground_friction,
+        world.ground_slip_speed,
+    )
+    ip = np.zeros(N_INT_PARAMS, dtype=np.int64)
+    ip[I_PENALTY], ip[I_GROUND] = 1, kind
+    h, theta, n = 0.7, 0.4, body.n_masses
+
+    def residual(v):
+        x = np.where(p.free[:, None] == 1, positions + h * v, positions)
+        acc, jac = np.empty((n, 2)), np.empty((2 * n, 2 * n))
+        residual_jacobian(x, v, theta, p.free, p.inv_mass, p.link_a, p.link_b, link_data, params, points,
+                          fp, ip, h, acc, jac)  # fmt: skip
+        r = np.where(p.free[:, None] == 1, v - velocities - h * acc, 0.0)
+        return r.reshape(-1), jac
+
+    _, analytic = residual(velocities)
+    numeric = np.eye(2 * n)
+    eps = 1e-6
+    for col in range(2, 2 * n):  # mass 0 is fixed
+        dv = np.zeros(2 * n)
+        dv[col] = eps
+        plus, _ = residual(velocities + dv.reshape(n, 2))
+        minus, _ = residual(velocities - dv.reshape(n, 2))
+        numeric[2:, col] = (plus - minus)[2:] / (2 * eps)
+    # central differences with eps = 1e-6 on entries of order 1..200: agreement to 1e-6
+    np.testing.assert_allclose(analytic, numeric, rtol=0, atol=1e-6)
+
+
+# -- the applet's model is untouched ------------------------------------------------------------------------
+
+# sha256 of the walker's 3001 recorded positions then velocities (float64, C order), taken before issue 5
+WALKER_SHA256 = "b445ab3b82071b974b4ca2a9227c0fefdbb3b2a3a5ab8de9994bf75eb81b37a1"
+WALKER_DISTANCE = 3933.843013284562  # px, ``python -m evo simulate genomes/walker.json --json``
+
+
+def test_the_walker_file_without_the_new_fields_gives_the_same_trajectory_bit_for_bit():
+    body = load_model(GENOMES / "walker.json")
+    assert body.has_default_physics
+    trajectory = simulate(body, World().updated(body.world), 3000, record_every=1)
+    data = (
+        np.ascontiguousarray(trajectory.positions).tobytes()
+        + np.ascontiguousarray(trajectory.velocities).tobytes()
+    )
+    assert hashlib.sha256(data).hexdigest() == WALKER_SHA256
+    assert trajectory.centroids[-1, 0] - trajectory.centroids[0, 0] == WALKER_DISTANCE
+
+
+def test_the_general_euler_kernel_agrees_with_the_fast_path_when_masses_and_stiffnesses_scale_together():
+    body = load_model(GENOMES / "walker.json")
+    world = World().updated(body.world)
+    fast = simulate(body, world, 3000, record_every=1)
+    # doubling every mass and every link's stiffness leaves the accelerations as they were, exactly
+    general = simulate(body.replace(mass=np.full(body.n_masses, 2.0), stiffness=np.full(body.n_links, 2.0)),
+                       world, 3000, record_every=1)  # fmt: skip
+    np.testing.assert_allclose(general.positions, fast.positions, rtol=0, atol=1e-7)  # measured 2.5e-9 px
+
+
+def test_every_integrator_runs_the_walker_from_its_file_at_a_small_step():
+    body = load_model(GENOMES / "walker.json")
+    for integrator in ("explicit-euler", "finite-difference", "midpoint", "rk4", "backward-euler", "psm"):
+        world = World().updated({**body.world, "integrator": integrator, "dt": 0.25})
+        trajectory = simulate(body, world, 200, record_every=1)
+        assert not trajectory.exploded, integrator
+        assert np.all(trajectory.positions[..., 1] >= 0.0)
+        assert math.isfinite(trajectory.centroids[-1, 0])
