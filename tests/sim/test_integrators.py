@@ -87,7 +87,10 @@ def test_the_error_at_a_fixed_time_falls_with_the_step_at_the_integrators_order(
         trajectory = simulate(smooth_creature(), _world(name, dt=dt), HORIZON, record_every=HORIZON)
         errors.append(np.abs(trajectory.positions[-1] - reference_positions).max())
     slope = fit_slope(steps, errors)
-    print(f"\n{name}: log-log slope {slope:.3f} (expected {order} ± {tolerance}), errors {errors}")
+    print(
+        f"\n{name}: log-log slope {slope:.3f} (expected {order} ± {tolerance}), errors",
+        [f"{e:.2e}" for e in errors],
+    )
     assert abs(slope - order) <= tolerance
 
 
