@@ -9,11 +9,12 @@ reference itself.
 * :class:`InProcess` (``workers = 1``) calls the evaluation function directly.
 * :class:`ForkPool` (``workers >= 2``) uses ``concurrent.futures.ProcessPoolExecutor`` with the ``fork``
   start method. The numba kernel is compiled and run once in the parent before the workers are forked,
-  so they start warm. Tasks go out in chunks (one evaluation takes only milliseconds). Workers ignore
-  SIGINT (the parent decides what Ctrl-C means) and send errors back as data; a worker that dies raises
-  :class:`EvaluationFailed` instead of hanging. Log records written in a worker reach the parent's
-  handlers (``run.log``) when the parent has wrapped them with ``multiprocessing_logging`` before the
-  pool starts (see :func:`evo.runner.run_logging`).
+  so they start warm. Tasks go out in chunks (one evaluation takes only milliseconds), and from an
+  iterator they go out as soon as a chunk is full, so that making a generation overlaps with evaluating
+  it. Workers ignore SIGINT (the parent decides what Ctrl-C means), are killed if the parent dies (Linux)
+  and send errors back as data; a worker that dies raises :class:`EvaluationFailed` instead of hanging.
+  Log records written in a worker reach the parent's handlers (``run.log``) when the parent has wrapped
+  them with ``multiprocessing_logging`` before the pool starts (see :func:`evo.runner.run_logging`).
 
 The evaluation function has the signature of :func:`evo.evaluation.evaluate`:
 ``evaluate(creature, spec, seed) -> result`` with ``result.fitness`` (tuple of floats) and
@@ -184,7 +185,7 @@ def _worker_chunk(chunk: Sequence[tuple[int, Creature, int]]) -> tuple[list, tup
 
 
 class ForkPool:
-    """Evaluate in ``workers`` forked processes, ``chunksize`` tasks at a time (0: about four chunks per
+    """Evaluate in ``workers`` forked processes, ``chunksize`` tasks at a time (0: about eight chunks per
     worker per batch)."""
 
     def __init__(self, spec: Any, evaluate: EvaluateFn, workers: int, chunksize: int = 0):
@@ -203,7 +204,7 @@ class ForkPool:
         )
 
     def _chunk_size(self, expected: int) -> int:
-        return self.chunksize or max(1, math.ceil(expected / (4 * self.workers)))
+        return self.chunksize or max(1, math.ceil(expected / (8 * self.workers)))
 
     def evaluate(
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,30 +214,28 @@ class _Writer:
     evaluated (the kernel releases the GIL); at most one write is in flight, in generation order."""
 
     def __init__(self) -> None:
-        self._thread: threading.Thread | None = None
-        self._error: BaseException | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evo-run-writer")
+        self._future: Future | None = None
 
     def submit(self, work: Callable[[], None]) -> None:
         self.join()
-
-        def target() -> None:
-            try:
-                work()
-            except BaseException as exc:  # re-raised in the run's thread by join()
-                self._error = exc
-
-        self._thread = threading.Thread(target=target, name="evo-run-writer")
-        self._thread.start()
+        self._future = self._executor.submit(work)
 
     def join(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._error is not None:
-            error, self._error = self._error, None
-            if isinstance(error, OSError):
-                raise RunFailed(f"cannot write the run folder: {error}") from None
-            raise error
+        """Wait for the write in flight; its error, if any, is raised here."""
+        future, self._future = self._future, None
+        if future is None:
+            return
+        try:
+            future.result()
+        except OSError as exc:
+            raise RunFailed(f"cannot write the run folder: {exc}") from None
+
+    def close(self) -> None:
+        try:
+            self.join()
+        finally:
+            self._executor.shutdown(wait=True)
 
 
 def _snapshot_writer(prepared: Prepared, elites: EliteFiles) -> Callable[[], None]:
@@ -317,7 +315,7 @@ def execute(
                         log.info("stopped on request after generation %d", evolution.generation)
                         return RunResult(folder, evolution.generation, True, evolution.best)
         finally:
-            writer.join()  # the last checkpoint is always finished, whatever happened
+            writer.close()  # the last checkpoint is always finished, whatever happened
         log.info("finished: %d generations", evolution.generation + 1)
     return RunResult(folder, evolution.generation, False, evolution.best)
 

@@ -179,10 +179,13 @@ class Evolution:
         key = (a.id, b.id) if a.id < b.id else (b.id, a.id)
         d = self._distances.get(key)
         if d is None:
-            if len(self._distances) > 100_000:
-                self._distances.clear()
             d = self._distances[key] = distance(a.creature, b.creature)
         return d < self.settings.ga.similarity
+
+    def _forget_distances(self) -> None:
+        """Keep the memo to pairs that may be asked again: members and the current population."""
+        alive = {ind.id for ind in self.population} | {ind.id for ind in self.hall_of_fame}
+        self._distances = {k: d for k, d in self._distances.items() if k[0] in alive and k[1] in alive}
 
     def _new(self, creature: Creature, generation: int, parents: tuple[str, ...]) -> Individual:
         return Individual(creature, self.settings.weights, parents=parents, born=generation)
@@ -297,6 +300,7 @@ class Evolution:
             population = survivors + children
         self.hall_of_fame.update(population if not s.multi_objective else population + children)
         self.population = list(population)
+        self._forget_distances()
         self.generation = g
         self._pending = None
         record = self._record(g, todo)
