@@ -15,7 +15,18 @@ import traceback
 from evo.errors import EvoInputError
 
 # one entry per command module under evo/commands/
-COMMANDS = ("simulate", "validate", "convert", "bench", "plugins", "run", "inspect", "analyze")
+COMMANDS = (
+    "simulate",
+    "validate",
+    "convert",
+    "bench",
+    "plugins",
+    "run",
+    "inspect",
+    "analyze",
+    "gallery",
+    "replay",
+)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,43 @@
+"""``evo gallery RUN_DIR``: write the run's elite gallery, one self-contained HTML page (docs/gallery.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import webbrowser
+
+from evo.errors import EvoInputError
+
+NAME = "gallery"
+HELP = "write RUN_DIR/gallery/index.html: replays of the elites, fitness charts, race (one offline file)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by evo run")
+    parser.add_argument("--top", type=int, metavar="N", help="show only the N best elites (default: all)")
+    parser.add_argument("--open", action="store_true", help="open the page in the default web browser")
+    parser.add_argument(
+        "--screenshot",
+        metavar="OUT.png",
+        help="also save a screenshot of the page, taken with headless Chromium (docs/gallery.md)",
+    )
+    parser.add_argument(
+        "--browser", metavar="PATH", help="Chromium or Chrome for --screenshot (default: found on PATH)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from evo.gallery import write_gallery
+
+    if args.top is not None and args.top < 1:
+        raise EvoInputError(f"--top must be at least 1, got {args.top}")
+    path = write_gallery(args.run_dir, top=args.top)
+    print(path)
+    if args.screenshot:
+        from evo.gallery.screenshot import take_screenshot
+
+        take_screenshot(path, args.screenshot, browser=args.browser)
+        print(args.screenshot)
+    if args.open and not webbrowser.open(path.resolve().as_uri()):
+        print(f"evo gallery: could not open a browser; open {path} yourself", file=sys.stderr)
+    return 0

@@ -1,0 +1,224 @@
+"""``evo gallery``: a run folder -> ``gallery/index.html``, one self-contained page.
+
+Each creature shown (the elites, and the best of every generation) is simulated here with
+:func:`evo.sim.simulate`, in the world stored in its model file, for the frames its evaluation used
+(``meta.frames``), and its trajectory is decimated and quantised by :mod:`evo.gallery.data`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from evo.errors import EvoInputError
+from evo.gallery.chart import fitness_chart_svg
+from evo.gallery.contents import Entry, RunContents, generation_bests, read_run
+from evo.gallery.data import DEFAULT_MAX_RECORDS, creature_payload, record_trajectory
+from evo.gallery.page import header_html, render_page
+from evo.io.atomic import atomic_write_text
+from evo.sim.world import World, resolve_world
+
+__all__ = ["DEFAULT_FRAMES", "build_gallery", "gallery_path", "write_gallery"]
+
+DEFAULT_FRAMES = 3000
+GALLERY = Path("gallery") / "index.html"
+GROUND_MARGIN = 600.0  # px beyond the creatures' reach that the drawn ground outline covers
+
+
+def gallery_path(run_dir: str | os.PathLike) -> Path:
+    return Path(run_dir) / GALLERY
+
+
+def _finite(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and math.isfinite(x) else None
+
+
+def _world(entry: Entry, run: RunContents) -> World:
+    layers = [(run.section("world"), str(run.path / "config.toml"), "world")]
+    layers.append((entry.creature.world, entry.file_name, "world"))
+    return resolve_world(layers)
+
+
+def _frames(entry: Entry, run: RunContents) -> float:
+    for value in (entry.creature.meta.get("frames"), run.section("evaluation").get("frames")):
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return float(value)
+    return float(DEFAULT_FRAMES)
+
+
+def _natural_frequency(entry: Entry, world: World) -> float | None:
+    """The lowest natural frequency (rad/frame) beside omega; None whenever the analysis cannot say."""
+    try:
+        from evo.analysis import lowest_natural_frequency
+
+        return _finite(lowest_natural_frequency(entry.creature, world))
+    except Exception:  # the gallery never fails because of an optional figure
+        return None
+
+
+def _creature(entry: Entry, run: RunContents, max_records: int) -> tuple[dict[str, Any], World]:
+    world = _world(entry, run)
+    frames = _frames(entry, run)
+    trajectory = record_trajectory(entry.creature, world, frames, max_records)
+    meta = entry.creature.meta
+    doc = creature_payload(entry.creature, world, frames, trajectory)
+    doc.update(
+        name=entry.creature.name,
+        file=entry.file_name,
+        model=entry.text,
+        objectives=list(meta.get("objectives") or run.objectives),
+        fitness=list(entry.fitness),
+        generation=entry.generation,
+        id=meta.get("id"),
+        parents=[str(p) for p in meta.get("parents") or []],
+        natural=_natural_frequency(entry, world),
+    )
+    return doc, world
+
+
+def _track(world: World, creatures: list[dict[str, Any]], plugin: str | None, params: dict) -> dict[str, Any]:
+    """Walls, ceiling, terrain, the ground outline (when not flat) over the stretch the creatures use,
+    and the race plugin's finish line (px to the right of each start)."""
+    low = min(c["start_x"] - c["span"][0] for c in creatures) - GROUND_MARGIN
+    high = max(c["start_x"] + max(c["distance"], 0.0) + c["span"][0] for c in creatures) + GROUND_MARGIN
+    if world.width is not None:
+        low, high = min(low, -GROUND_MARGIN), max(high, world.width + GROUND_MARGIN)
+    ground = None
+    if not world.ground.is_flat:
+        outline = world.ground.outline()
+        inside = [p for p in outline if low <= p[0] <= high]
+        before = [p for p in outline if p[0] < low][-1:]
+        after = [p for p in outline if p[0] > high][:1]
+        ground = [[round(x, 2), round(y, 2)] for x, y in before + inside + after]
+    finish = None
+    if plugin == "race":
+        finish = _finite(params.get("finish_x", 400.0))
+    return {
+        "floor": world.contact == "soda",
+        "ground": ground,
+        "width": world.width,
+        "height": world.height,
+        "terrain": [[list(p) for p in line] for line in world.terrain],
+        "finish": finish,
+    }
+
+
+def _run_facts(run: RunContents, top_count: int, world: World) -> dict[str, Any]:
+    config, evaluation = run.section("run"), run.section("evaluation")
+    checkpoint = run.checkpoint or {}
+    history = run.history
+    done = int(checkpoint["generation"]) + 1 if "generation" in checkpoint else (len(history) or None)
+    default = World().to_dict()
+    resolved = world.to_dict()
+    return {
+        "name": str(config.get("name") or run.path.name),
+        "plugin": evaluation.get("plugin") or run.elites[0].creature.meta.get("plugin"),
+        "params": dict(evaluation.get("params") or run.elites[0].creature.meta.get("params") or {}),
+        "objectives": list(run.objectives),
+        "weights": list(run.weights),
+        "population": config.get("population"),
+        "generations_done": done,
+        "generations_planned": config.get("generations"),
+        "seed": config.get("seed", checkpoint.get("seed")),
+        "date": run.started,
+        "evaluations": int(
+            sum(r.get("evaluations", 0) for r in history if math.isfinite(r.get("evaluations", 0)))
+        )
+        if history
+        else None,
+        "exploded": int(sum(r.get("exploded", 0) for r in history if math.isfinite(r.get("exploded", 0))))
+        if history
+        else None,
+        "frames": evaluation.get("frames"),
+        "elites_shown": f"{top_count} of {len(run.elites)}",
+        "folder": str(run.path),
+        "world_changed": {k: v for k, v in resolved.items() if default.get(k) != v},
+        "world_default": {k: v for k, v in resolved.items() if default.get(k) == v},
+    }
+
+
+def build_gallery(
+    run_dir: str | os.PathLike, *, top: int | None = None, max_records: int = DEFAULT_MAX_RECORDS
+) -> str:
+    """The gallery page of a run folder, as text (see the module docstring)."""
+    if top is not None and top < 1:
+        raise EvoInputError(f"--top must be at least 1, got {top}")
+    run = read_run(run_dir)
+    elites = run.elites[:top] if top else run.elites
+    creatures: dict[str, dict[str, Any]] = {}
+    keys_by_digest: dict[str, str] = {}
+    worlds = []
+
+    def add(entry: Entry, key: str) -> str:
+        if entry.digest in keys_by_digest:
+            return keys_by_digest[entry.digest]
+        doc, world = _creature(entry, run, max_records)
+        creatures[key] = doc
+        keys_by_digest[entry.digest] = key
+        worlds.append(world)
+        return key
+
+    elite_keys = [add(entry, f"e{rank}") for rank, entry in enumerate(elites, start=1)]
+    first = run.objectives[0] if run.objectives else None
+    generations = []
+    for best in generation_bests(run):
+        row = next((r for r in run.history if r.get("generation") == best.generation), {})
+        generations.append(
+            {
+                "generation": best.generation,
+                "best": _finite(row.get(f"{first}_best")),
+                "mean": _finite(row.get(f"{first}_mean")),
+                "min": _finite(row.get(f"{first}_min")),
+                "key": add(best.entry, f"g{best.generation}") if best.entry else None,
+                "exact": best.exact,
+            }
+        )
+    facts = _run_facts(run, len(elites), worlds[0])
+    track = _track(worlds[0], list(creatures.values()), facts["plugin"], facts["params"])
+    payload = {
+        "run": facts,
+        "track": track,
+        "creatures": creatures,
+        "elites": elite_keys,
+        "generations": generations,
+    }
+    charts = "\n".join(
+        fitness_chart_svg(run.history, name, minimise=k < len(run.weights) and run.weights[k] < 0)
+        for k, name in enumerate(run.objectives)
+    )
+    if not run.history:
+        charts = '<p class="note">This run folder has no history.csv.</p>'
+    approximate = [g for g in generations if g["key"] and not g["exact"]]
+    note = ""
+    if approximate:
+        note = (
+            f'<p class="note">* For {len(approximate)} of {len(generations)} generations the run folder '
+            "no longer holds that generation's own best creature (only the hall of fame and the last "
+            "population are kept); the best kept creature born by then is shown instead.</p>"
+        )
+    finish = (
+        f"; the finish line is {escape(str(track['finish']))} px from the start" if track["finish"] else ""
+    )
+    return render_page(
+        title=f"{facts['name']} · evo gallery",
+        header=header_html(facts),
+        charts=charts,
+        payload=payload,
+        notes={"GENERATIONS_NOTE": note, "FINISH_NOTE": finish},
+    )
+
+
+def write_gallery(
+    run_dir: str | os.PathLike, *, top: int | None = None, max_records: int = DEFAULT_MAX_RECORDS
+) -> Path:
+    """Write ``RUN_DIR/gallery/index.html`` atomically; returns its path."""
+    text = build_gallery(run_dir, top=top, max_records=max_records)
+    path = gallery_path(run_dir)
+    atomic_write_text(path, text)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)  # a page to share: readable like any new file, not only by its owner
+    return path

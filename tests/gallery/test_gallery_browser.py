@@ -1,0 +1,152 @@
+"""The gallery in headless Chromium (Debian's ``chromium``, driven by Playwright; never a downloaded
+browser): no console errors, no network, the cards animate, the detail, race and evolution views work."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from evo.gallery import write_gallery
+
+CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL = ("file:", "data:", "blob:", "about:")
+
+# dark pixels drawn by a creature (masses #212529, springs #3d434a), and a digest of the whole canvas
+CANVAS_STATE = """(canvas) => {
+  const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+  let dark = 0, painted = 0, digest = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (data[i + 3] > 0) painted++;
+    if (data[i + 3] === 255 && data[i] + data[i + 1] + data[i + 2] < 260) dark++;
+    digest = (digest * 31 + data[i] + 7 * data[i + 1] + 13 * data[i + 2]) % 1000000007;
+  }
+  return { dark: dark, painted: painted, total: data.length / 4, digest: digest };
+}"""
+
+
+def _browser():
+    """Playwright's sync API, or a skip (a failure under CI, where .ci/run installs both)."""
+    missing = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "the playwright package is not installed (pip install -e '.[test]')"
+    if missing is None and not shutil.which(CHROMIUM):
+        missing = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(missing)
+        pytest.skip(missing)
+    return sync_playwright
+
+
+def _counts(message) -> bool:
+    """Console errors and warnings count, except Chromium's hint about this test's own pixel reads."""
+    return message.type in ("error", "warning") and "willReadFrequently" not in message.text
+
+
+def _state(page, selector: str) -> dict:
+    return page.eval_on_selector(selector, CANVAS_STATE)
+
+
+def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
+    sync_playwright = _browser()
+    index = write_gallery(run_dir)
+    problems: list[str] = []
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="evo-profile-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        try:
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.on(
+                "console", lambda m: problems.append(f"console {m.type}: {m.text}") if _counts(m) else None
+            )
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on(
+                "request", lambda r: None if r.url.startswith(LOCAL) else problems.append(f"request {r.url}")
+            )
+            page.goto(index.resolve().as_uri())
+            page.wait_for_selector("body[data-ready='1']")
+
+            card = "article.card canvas"
+            assert page.locator(card).count() == len(list((run_dir / "elites").glob("*.json")))
+            page.wait_for_timeout(600)
+            first = _state(page, card)
+            assert first["painted"] == first["total"], "the card canvas is drawn all over"
+            assert first["dark"] > 20, "the creature is drawn on the card"
+            page.wait_for_timeout(600)
+            assert _state(page, card)["digest"] != first["digest"], "the card animates"
+            assert page.locator("svg.chart polyline").count() >= 3
+
+            page.locator(card).first.click()
+            page.wait_for_selector("#detail:not([hidden])")
+            page.wait_for_timeout(400)
+            assert _state(page, "#detail-canvas")["dark"] > 20
+            assert int(page.get_attribute("#detail-scrub", "max")) == 1200
+            assert page.text_content("#detail-title") == page.text_content("article.card .name")
+            page.click("#detail-play")
+            assert "play" in page.text_content("#detail-play")
+            page.fill("#detail-scrub", "600")
+            page.dispatch_event("#detail-scrub", "input")
+            page.wait_for_timeout(200)
+            assert page.text_content("#detail-frame").startswith("frame 600 ")
+            page.uncheck("#detail-follow")
+            page.select_option("#detail-speed", "4")
+            page.screenshot(path=str(tmp_path / "detail.png"))
+            page.click("#detail-close")
+            assert page.is_hidden("#detail")
+
+            page.click("#race-selected")
+            page.wait_for_selector("#race:not([hidden])")
+            page.wait_for_timeout(800)
+            picked = page.locator("input.race-pick:checked").count()
+            assert picked >= 2 and page.locator("#race-board li").count() == picked
+            assert _state(page, "#race-canvas")["painted"] > 0
+            assert "px" in page.text_content("#race-board li")
+            page.screenshot(path=str(tmp_path / "race.png"))
+            page.click("#race-close")
+
+            page.locator("#evolution").scroll_into_view_if_needed()
+            assert page.locator("#evolution-table tbody tr").count() == 6
+            page.click("#evolution-auto")
+            page.wait_for_timeout(400)
+            assert _state(page, "#evolution-canvas")["dark"] > 20
+            page.screenshot(path=str(tmp_path / "gallery.png"), full_page=True)
+        finally:
+            context.close()
+    assert problems == []
+    assert (tmp_path / "gallery.png").stat().st_size > 10_000
+
+
+def test_evo_gallery_screenshot_saves_a_picture_of_the_page(run_dir: Path, tmp_path: Path, capsys):
+    from PIL import Image
+
+    from evo.cli import main
+
+    if not shutil.which(CHROMIUM):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"no Chromium at {CHROMIUM}")
+    out = tmp_path / "gallery.png"
+    assert main(["gallery", str(run_dir), "--top", "3", "--screenshot", str(out), "--browser", CHROMIUM]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == str(out)
+    with Image.open(out) as picture:
+        assert picture.size == (1280, 1400)
+        colours = picture.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 200, "more than a blank page"

@@ -1,0 +1,101 @@
+"""``evo replay``: an animated GIF with one picture per record, and an SVG poster that parses."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, ImageChops
+
+from evo.cli import main
+from evo.gallery.replay import phase_colour
+
+ROOT = Path(__file__).resolve().parents[2]
+WALKER = ROOT / "genomes" / "walker.json"
+
+
+def test_the_gif_has_one_picture_per_record_and_consecutive_pictures_differ(tmp_path: Path, capsys):
+    out = tmp_path / "walker.gif"
+    assert (
+        main(
+            [
+                "replay",
+                str(WALKER),
+                "--frames",
+                "300",
+                "--every",
+                "10",
+                "--gif",
+                str(out),
+                "--size",
+                "240x135",
+            ]
+        )
+        == 0
+    )
+    assert "31 pictures" in capsys.readouterr().out
+    with Image.open(out) as gif:
+        assert gif.n_frames == 31 and gif.size == (240, 135)
+        pictures = []
+        for k in range(gif.n_frames):
+            gif.seek(k)
+            pictures.append(gif.convert("RGB"))
+    for before, after in zip(pictures, pictures[1:], strict=False):
+        assert ImageChops.difference(before, after).getbbox() is not None
+    assert np.asarray(pictures[0]).std() > 10, "the picture is not a flat colour"
+
+
+def test_the_default_gif_of_a_soda_xml_model_has_about_150_pictures(tmp_path: Path):
+    out = tmp_path / "strider.gif"
+    assert (
+        main(
+            [
+                "replay",
+                str(ROOT / "genomes" / "classic" / "strider.xml"),
+                "--frames",
+                "600",
+                "--gif",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    with Image.open(out) as gif:
+        assert gif.n_frames == 151  # every 4 frames: 600 / 150
+
+
+def test_the_svg_poster_parses_and_shows_the_creature(tmp_path: Path):
+    out = tmp_path / "walker.svg"
+    assert main(["replay", str(WALKER), "--frames", "600", "--svg", str(out), "--set", "width=2000"]) == 0
+    root = ET.parse(out).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    circles = root.findall(".//{http://www.w3.org/2000/svg}circle")
+    assert len(circles) >= 6 * 4  # the creature's masses at several moments
+    texts = "".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    assert "frame 600" in texts and "px" in texts
+
+
+def test_muscle_colours_go_from_blue_when_shortening_to_orange_when_lengthening():
+    assert phase_colour(-1.0) == (28, 126, 214) and phase_colour(1.0) == (232, 89, 12)
+    assert phase_colour(0.0) == (130, 108, 113)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([str(WALKER)], "nothing to do"),
+        (["missing.json", "--svg", "x.svg"], "missing.json: no such file"),
+        ([str(WALKER), "--gif", "x.gif", "--size", "big"], "--size expects WxH"),
+        ([str(WALKER), "--gif", "x.gif", "--every", "0.3"], "not a whole number of steps"),
+        ([str(WALKER), "--svg", "x.svg", "--frames", "0"], "--frames must be at least 1"),
+        ([str(WALKER), "--svg", "x.svg", "--set", "gravity=-1"], "gravity"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_status_2(args, message, capsys, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    assert not list(tmp_path.iterdir())
