@@ -160,6 +160,19 @@ def test_psm_follows_the_double_springs_trajectory_that_rk4_gives_with_a_hundred
     assert np.abs(psm.positions[-1] - fine.positions[-1]).max() < 1e-8
 
 
+def test_psm_splits_its_step_where_a_link_nearly_collapses_instead_of_diverging():
+    # two masses fly past each other 0.3 px apart: 1/L has a complex pole close to the real time axis there
+    body = Creature(
+        positions=[[0.0, 500.3], [20.0, 500.0]], velocities=[[5.0, 0.0], [-5.0, 0.0]], fixed=[False, False],
+        link_a=[0], link_b=[1], rest=[10.0], alpha=[0.0], phi=[0.0],
+    )  # fmt: skip
+    world = World(gravity=0.0, damping=0.0, stiffness=0.01)
+    fine = simulate(body, world.updated({"integrator": "rk4", "dt": 1 / 1000}), 6, record_every=1)
+    psm = simulate(body, world.updated({"integrator": "psm", "dt": 1.0}), 6, record_every=1)
+    assert np.hypot(*(fine.positions[2, 1] - fine.positions[2, 0])) < 0.5
+    assert np.abs(psm.positions - fine.positions).max() < 1e-4  # measured 1e-5 px
+
+
 # -- a stiff creature -------------------------------------------------------------------------------------
 
 
