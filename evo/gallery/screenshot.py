@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from evo.errors import EvoInputError
+from evo.io.atomic import atomic_write_bytes
 
 __all__ = ["BROWSER_FLAGS", "find_browser", "take_screenshot"]
 
@@ -77,7 +78,8 @@ def take_screenshot(
         if done.returncode != 0 or not partial.is_file():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
             raise EvoInputError(f"no screenshot (exit status {done.returncode}): {last}", source=executable)
-        os.replace(partial, out) if partial.stat().st_dev == out.parent.stat().st_dev else shutil.move(
-            partial, out
-        )
+        atomic_write_bytes(out, partial.read_bytes())
+    umask = os.umask(0o022)
+    os.umask(umask)
+    out.chmod(0o666 & ~umask)  # a picture to share: the permissions of any new file
     return out

@@ -17,7 +17,8 @@ function showGeneration(index) {
   const row = rows[evolution.index];
   document.getElementById("evolution-slider").value = String(evolution.index);
   document.getElementById("evolution-label").textContent = generationText(row);
-  if (row.key && (!evolution.player.rec || evolution.player.rec.key !== row.key)) evolution.player.setCreature(row.key);
+  const shown = evolution.player.rec ? evolution.player.rec.key : null;
+  if (row.key !== shown) evolution.player.setCreature(row.key);
   for (const tr of document.querySelectorAll("#evolution-table tbody tr")) {
     tr.classList.toggle("current", Number(tr.dataset.index) === evolution.index);
   }
@@ -44,7 +45,7 @@ function buildEvolution() {
   auto.addEventListener("click", () => {
     evolution.auto = !evolution.auto;
     auto.textContent = evolution.auto ? "❚❚ stop" : "▶ watch evolution";
-    if (evolution.auto) { showGeneration(0); player.t = 0; }
+    if (evolution.auto) { showGeneration(Math.max(0, rows.findIndex((r) => r.key))); player.t = 0; }
   });
   const advance = player.advance.bind(player);
   player.options.loop = true;

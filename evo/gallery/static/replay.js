@@ -265,7 +265,13 @@ class Player {
     return { x: x, y: cameraY(low, centre.top, h, scale), s: scale, w: w, h: h };
   }
   draw() {
-    if (!this.rec) return;
+    if (!this.rec) {
+      const blank = fitCanvas(this.canvas);
+      blank.ctx.fillStyle = PALETTE.sky; blank.ctx.fillRect(0, 0, blank.w, blank.h);
+      blank.ctx.fillStyle = PALETTE.label; blank.ctx.font = "14px system-ui, sans-serif"; blank.ctx.textAlign = "center";
+      blank.ctx.fillText("no creature of this generation was kept", blank.w / 2, blank.h / 2);
+      return;
+    }
     const view = fitCanvas(this.canvas), p = this.rec.at(this.t);
     const cam = this.camera(view.w, view.h, p);
     drawWorld(view.ctx, cam, EVO.track, this.rec.c.start_x, EVO.track.finish != null ? this.rec.c.start_x + EVO.track.finish : null);
