@@ -22,6 +22,7 @@ import numba as nb
 import numpy as np
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True, boundscheck=False)
+_MAX_PASSES = 4  # terrain crossings resolved per mass and step
 HUGE = 1.0e300  # stands for "no wall" (and "no speed limit"); comparisons stay finite
 
 
@@ -60,37 +61,56 @@ def _walls(i, pos, vel, y_min, x_min, x_max, y_max, c_n, c_t):
 
 @nb.njit(**_JIT)
 def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t):
-    """If mass i crossed a terrain segment this step, put it back on it and reflect its velocity."""
-    for s in range(segments.shape[0]):
-        x1 = segments[s, 0]
-        y1 = segments[s, 1]
-        ex = segments[s, 2] - x1
-        ey = segments[s, 3] - y1
-        seg_len2 = ex * ex + ey * ey
-        if seg_len2 == 0.0:
-            continue
-        d_old = ex * (old_y - y1) - ey * (old_x - x1)
+    """If mass i crossed terrain segments this step, put it back on them and reflect its velocity.
+
+    The earliest crossing along the path old -> new is resolved first: the mass goes back onto that
+    segment's line (a hair on the side it came from) and its velocity is split relative to the segment.
+    The corrected position may cross another segment (in a V-shaped valley it does), so the search is
+    repeated; after ``_MAX_PASSES`` passes the mass is put back where it started the step, which was
+    on the right side of every segment.
+    """
+    for _ in range(_MAX_PASSES):
         nx = pos[i, 0]
         ny = pos[i, 1]
+        first = -1
+        first_t = 2.0
+        for s in range(segments.shape[0]):
+            x1 = segments[s, 0]
+            y1 = segments[s, 1]
+            ex = segments[s, 2] - x1
+            ey = segments[s, 3] - y1
+            seg_len2 = ex * ex + ey * ey
+            if seg_len2 == 0.0:
+                continue
+            d_old = ex * (old_y - y1) - ey * (old_x - x1)
+            d_new = ex * (ny - y1) - ey * (nx - x1)
+            if d_old == 0.0 or d_old * d_new > 0.0:
+                continue
+            # where the path old -> new meets the segment's line, and whether that is on the segment
+            t = d_old / (d_old - d_new)
+            qx = old_x + t * (nx - old_x)
+            qy = old_y + t * (ny - old_y)
+            u = ((qx - x1) * ex + (qy - y1) * ey) / seg_len2
+            if 0.0 <= u <= 1.0 and t < first_t:
+                first = s
+                first_t = t
+        if first < 0:
+            return
+        x1 = segments[first, 0]
+        y1 = segments[first, 1]
+        ex = segments[first, 2] - x1
+        ey = segments[first, 3] - y1
+        seg_len = math.sqrt(ex * ex + ey * ey)
+        d_old = ex * (old_y - y1) - ey * (old_x - x1)
         d_new = ex * (ny - y1) - ey * (nx - x1)
-        if d_old == 0.0 or d_old * d_new > 0.0:
-            continue
-        # where the path old -> new meets the segment's line, and whether that is on the segment
-        t = d_old / (d_old - d_new)
-        qx = old_x + t * (nx - old_x)
-        qy = old_y + t * (ny - old_y)
-        u = ((qx - x1) * ex + (qy - y1) * ey) / seg_len2
-        if u < 0.0 or u > 1.0:
-            continue
-        seg_len = math.sqrt(seg_len2)
         side = 1.0 if d_old > 0.0 else -1.0
         # unit normal pointing to the side the mass came from
         unx = -ey / seg_len * side
         uny = ex / seg_len * side
         # back on the surface: project the new position on the line, a hair on the old side
-        back = (d_new / seg_len) * side  # signed distance of new pos (negative: crossed)
-        pos[i, 0] = nx + unx * (1e-9 - back)
-        pos[i, 1] = ny + uny * (1e-9 - back)
+        depth = (d_new / seg_len) * side  # signed distance of the new position (negative: crossed)
+        pos[i, 0] = nx + unx * (1e-9 - depth)
+        pos[i, 1] = ny + uny * (1e-9 - depth)
         vn = vel[i, 0] * unx + vel[i, 1] * uny
         tx = vel[i, 0] - vn * unx
         ty = vel[i, 1] - vn * uny
@@ -98,50 +118,8 @@ def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t):
             vn = -c_n * vn
         vel[i, 0] = c_t * tx + vn * unx
         vel[i, 1] = c_t * ty + vn * uny
-
-
-@nb.njit(**_JIT)
-def _rk4_stage(p0, v0, free, base_v, base_a, h, pt, vt):
-    """pt = p0 + h * base_v, vt = v0 + h * base_a on free masses; fixed masses stay put at rest."""
-    for i in range(p0.shape[0]):
-        if free[i]:
-            for d in range(2):
-                pt[i, d] = p0[i, d] + h * base_v[i, d]
-                vt[i, d] = v0[i, d] + h * base_a[i, d]
-        else:
-            pt[i, 0] = p0[i, 0]
-            pt[i, 1] = p0[i, 1]
-            vt[i, 0] = 0.0
-            vt[i, 1] = 0.0
-
-
-@nb.njit(**_JIT)
-def _rk4_step(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta, dtheta,
-              stiffness, damping, gx, gy, dt, p0, v0, k1, k2, k3, k4, pt, vt, v1, v2, v3):  # fmt: skip
-    """One classic Runge-Kutta step of dt on (x, v); the muscles follow theta inside the step."""
-    half = 0.5 * dt
-    p0[:, :] = pos
-    v0[:, :] = vel
-    _accelerations(p0, v0, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta,
-                   stiffness, damping, gx, gy, k1)  # fmt: skip
-    _rk4_stage(p0, v0, free, v0, k1, half, pt, vt)
-    v1[:, :] = vt
-    _accelerations(pt, vt, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta + 0.5 * dtheta,
-                   stiffness, damping, gx, gy, k2)  # fmt: skip
-    _rk4_stage(p0, v0, free, v1, k2, half, pt, vt)
-    v2[:, :] = vt
-    _accelerations(pt, vt, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta + 0.5 * dtheta,
-                   stiffness, damping, gx, gy, k3)  # fmt: skip
-    _rk4_stage(p0, v0, free, v2, k3, dt, pt, vt)
-    v3[:, :] = vt
-    _accelerations(pt, vt, free, link_a, link_b, rest, amp, cos_phi, sin_phi, theta + dtheta,
-                   stiffness, damping, gx, gy, k4)  # fmt: skip
-    w = dt / 6.0
-    for i in range(pos.shape[0]):
-        if free[i]:
-            for d in range(2):
-                pos[i, d] = p0[i, d] + w * (v0[i, d] + 2.0 * v1[i, d] + 2.0 * v2[i, d] + v3[i, d])
-                vel[i, d] = v0[i, d] + w * (k1[i, d] + 2.0 * k2[i, d] + 2.0 * k3[i, d] + k4[i, d])
+    pos[i, 0] = old_x
+    pos[i, 1] = old_y
 
 
 @nb.njit(**_JIT)
@@ -177,6 +155,7 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
     n_rec = 1
     force = np.zeros((n, 2))
     has_segments = segments.shape[0] > 0
+    touching_before = False
     has_other_surfaces = has_segments or x_min > -HUGE or x_max < HUGE or y_max < HUGE
     for step in range(1, n_steps + 1):
         st = math.sin(theta)
@@ -228,8 +207,9 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
         # NaN and inf propagate into the sum; only when it is large is each mass checked
         if not (speed2_sum <= max_speed2) and _too_fast(vel, free, max_speed2):
             return n_rec, step
-        if autoreverse and touched_side:
-            sign = -sign
+        if autoreverse and touched_side and not touching_before:
+            sign = -sign  # once per contact, when it starts
+        touching_before = touched_side
         if step % stride == 0:
             for i in range(n):
                 rec_pos[n_rec, i, 0] = pos[i, 0]

@@ -6,13 +6,17 @@ velocity after the step can be compared with v_n -> -c_o v_n, v_t -> c_t v_t to 
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from evo.io.models import load_model
 from evo.model import Creature
 from evo.sim.simulate import simulate
 from evo.sim.world import World
+
+GENOMES = Path(__file__).resolve().parents[2] / "genomes"
 
 C_O, C_T = 0.6, 0.3  # restitutions chosen away from the defaults, so the test sees which is which
 
@@ -67,12 +71,6 @@ def test_a_mass_dropped_on_a_horizontal_bar_comes_to_rest_on_top_of_it():
     assert trajectory.positions[-1, 0, 0] == pytest.approx(150.0, abs=10.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kernel bug (evo/sim/_kernel.py, segment collisions): at a concave vertex the mass is projected "
-    "onto each crossed segment's infinite line in turn; the second projection can push it past the vertex "
-    "to the far side of the first segment, which is not checked again, and it falls through the terrain",
-)
 def test_a_mass_dropped_into_a_v_shaped_valley_settles_in_its_bottom():
     valley = [[0.0, 150.0], [100.0, 50.0], [200.0, 150.0]]
     w = world(gravity=0.5, damping=0.02, terrain=valley)
@@ -187,3 +185,17 @@ def test_autoreverse_changes_nothing_without_side_walls():
     plain = simulate(drifting_pair(False), w, frames=60)
     flipping = simulate(drifting_pair(True), w, frames=60)
     np.testing.assert_array_equal(plain.positions, flipping.positions)
+
+
+def test_autoreverse_flips_once_per_contact_so_a_walker_paces_between_the_walls():
+    # pacer.xml walks right in a 600 px box with autoreverse on. Flipping the wave on every step of a
+    # contact (instead of once when it starts) left it pressed against the right wall for good; flipping
+    # once per contact sends it back to touch the left wall.
+    pacer = load_model(GENOMES / "classic" / "pacer.xml")
+    world = World().updated(pacer.world)
+    trajectory = simulate(pacer, world, 6000, record_every=10)
+    right_x = trajectory.positions[:, :, 0].max(axis=1)
+    left_x = trajectory.positions[:, :, 0].min(axis=1)
+    first_right = int(np.argmax(right_x >= world.width - 2.0))
+    assert right_x[first_right] >= world.width - 2.0
+    assert left_x[first_right:].min() <= 2.0
