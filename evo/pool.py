@@ -1,25 +1,25 @@
-"""Evaluation backends: the same batch of creatures scored in-process or by forked worker processes.
+"""Backends that carry out a batch of tasks in-process or in forked worker processes, in task order.
 
-A backend takes :class:`Task` s (an index, a creature, the seed for its plugin) and returns one
-:class:`Outcome` per task, in task order, so the results are bit-identical whatever the number of workers
-or the chunking. The backends see plain data only: the evaluation spec (world, frames, a plugin
-*reference*, params) is handed to each worker once, and every worker resolves the plugin from that
-reference itself.
+A backend runs a *job* -- ``job(payload, context) -> result``, a module-level function -- on each
+:class:`Task` and returns the results in task order, so they are bit-identical whatever the number of
+workers or the chunking. For ``evo run`` a payload is a :class:`~evo.ga.brood.Brood` and the job breeds
+its children and evaluates them (:func:`evo.runner.breed_and_evaluate`); the context (evaluation spec,
+genome and GA settings) is handed to each worker once, and every worker resolves the fitness plugin from
+its *reference* itself. Payloads, contexts and results are plain data: no function is pickled.
 
-* :class:`InProcess` (``workers = 1``) calls the evaluation function directly.
+* :class:`InProcess` (``workers = 1``) calls the job directly.
 * :class:`ForkPool` (``workers >= 2``) uses ``concurrent.futures.ProcessPoolExecutor`` with the ``fork``
-  start method. The numba kernel is compiled and run once in the parent before the workers are forked,
-  so they start warm. Tasks go out in chunks (one evaluation takes only milliseconds), and from an
-  iterator they go out as soon as a chunk is full, so that making a generation overlaps with evaluating
-  it. Workers ignore SIGINT (the parent decides what Ctrl-C means), are killed if the parent dies (Linux)
-  and send errors back as data; a worker that dies raises :class:`EvaluationFailed` instead of hanging.
-  Log records written in a worker reach the parent's handlers (``run.log``) when the parent has wrapped
-  them with ``multiprocessing_logging`` before the pool starts (see :func:`evo.runner.run_logging`).
+  start method. ``before_fork`` (for ``evo run``: compile and run the numba kernel once) runs in the
+  parent before the workers are forked, so they start warm. Tasks go out in chunks (one evaluation takes
+  only milliseconds), and from an iterator as soon as a chunk is full. Workers ignore SIGINT (the parent
+  decides what Ctrl-C means), are killed if the parent dies (Linux), and send errors back as data; a
+  worker that dies raises :class:`EvaluationFailed` instead of hanging. Log records written in a worker
+  reach the parent's handlers (``run.log``) when the parent has wrapped them with
+  ``multiprocessing_logging`` before the pool starts (see :func:`evo.runner.run_logging`).
 
-The evaluation function has the signature of :func:`evo.evaluation.evaluate`:
-``evaluate(creature, spec, seed) -> result`` with ``result.fitness`` (tuple of floats) and
-``result.exploded`` (bool). An exception carrying ``.plugin`` and ``.message`` attributes (like
-:class:`evo.evaluation.PluginFailed`) is reported with those.
+A job that raises stops the batch: the exception's ``plugin`` and ``message`` attributes (like those of
+:class:`evo.evaluation.PluginFailed`), or its type and text, and its ``detail`` attribute (plain data,
+e.g. the creature that failed) come back in :class:`EvaluationFailed`.
 """
 
 from __future__ import annotations
@@ -38,63 +38,57 @@ from typing import Any
 
 from evo.model import Creature
 
-__all__ = ["EvaluationFailed", "ForkPool", "InProcess", "Outcome", "Task", "make_backend", "warm_up"]
+__all__ = ["EvaluationFailed", "ForkPool", "InProcess", "Task", "make_backend", "warm_up"]
 
 log = logging.getLogger(__name__)
 
-EvaluateFn = Callable[[Creature, Any, int], Any]
+Job = Callable[[Any, Any], Any]
 Progress = Callable[[int], None]
+_Error = tuple[int, "str | None", str, Any]
 
 
 @dataclass(frozen=True)
 class Task:
-    """One evaluation: ``index`` in the batch, the creature, and the seed its plugin is called with."""
+    """``payload`` for the job, ``index`` its place in the batch, ``weight`` the units of progress it
+    stands for (for ``evo run``: the evaluations it makes)."""
 
     index: int
-    creature: Creature
-    seed: int
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one evaluation gave: the raw objective values and whether the simulation exploded."""
-
-    fitness: tuple[float, ...]
-    exploded: bool
+    payload: Any
+    weight: int = 1
 
 
 class EvaluationFailed(Exception):
-    """An evaluation raised (or its worker died). ``index`` is the task's index, ``plugin`` may be None."""
+    """A task raised (or its worker died: ``index`` -1). ``plugin`` may be None; ``detail`` is whatever
+    plain data the job's exception carried in its ``detail`` attribute."""
 
-    def __init__(self, index: int, plugin: str | None, message: str):
+    def __init__(self, index: int, plugin: str | None, message: str, detail: Any = None):
         self.index = index
         self.plugin = plugin
         self.message = message
-        where = f"plugin '{plugin}'" if plugin else "evaluation"
-        super().__init__(f"{where} failed on creature {index}: {message}")
+        self.detail = detail
+        where = f"plugin '{plugin}'" if plugin else "task"
+        super().__init__(f"{where} failed on task {index}: {message}")
 
 
-def _error_data(exc: BaseException) -> tuple[str | None, str]:
+def _error_data(index: int, exc: BaseException) -> _Error:
     plugin = getattr(exc, "plugin", None)
     message = getattr(exc, "message", None)
     if message is None:
         message = f"{type(exc).__name__}: {exc}"
     name = getattr(plugin, "name", plugin)
-    return (str(name) if name is not None else None), str(message)
+    return index, (str(name) if name is not None else None), str(message), getattr(exc, "detail", None)
 
 
 def _run_chunk(
-    evaluate: EvaluateFn, spec: Any, chunk: Sequence[tuple[int, Creature, int]]
-) -> tuple[list[tuple[int, tuple[float, ...], bool]], tuple[int, str | None, str] | None]:
-    """Evaluate a chunk; stop at the first error and return it as data with what was done so far."""
+    job: Job, context: Any, chunk: Sequence[tuple[int, Any]]
+) -> tuple[list[tuple[int, Any]], _Error | None]:
+    """Run a chunk; stop at the first error and return it as data with what was done so far."""
     done = []
-    for index, creature, seed in chunk:
+    for index, payload in chunk:
         try:
-            result = evaluate(creature, spec, seed)
-            done.append((index, tuple(float(v) for v in result.fitness), bool(result.exploded)))
+            done.append((index, job(payload, context)))
         except Exception as exc:  # errors travel back as data, never as a traceback wall
-            plugin, message = _error_data(exc)
-            return done, (index, plugin, message)
+            return done, _error_data(index, exc)
     return done, None
 
 
@@ -118,26 +112,26 @@ def warm_up(world: Any) -> None:
 
 
 class InProcess:
-    """Evaluate in the calling process (``workers = 1``)."""
+    """Run the job in the calling process (``workers = 1``)."""
 
     workers = 1
 
-    def __init__(self, spec: Any, evaluate: EvaluateFn):
-        self.spec = spec
-        self._evaluate = evaluate
+    def __init__(self, job: Job, context: Any):
+        self.job = job
+        self.context = context
 
-    def evaluate(
+    def run(
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
-    ) -> list[Outcome]:
-        """Evaluate ``tasks`` one after the other; outcomes in task order."""
-        out: list[Outcome] = []
+    ) -> list[Any]:
+        """The job's results for ``tasks``, one after the other, in order (``expected`` is not needed)."""
+        out = []
         for task in tasks:
-            done, error = _run_chunk(self._evaluate, self.spec, [(task.index, task.creature, task.seed)])
+            done, error = _run_chunk(self.job, self.context, [(task.index, task.payload)])
             if error is not None:
                 raise EvaluationFailed(*error)
-            out.append(Outcome(done[0][1], done[0][2]))
+            out.append(done[0][1])
             if progress is not None:
-                progress(1)
+                progress(task.weight)
         return out
 
     def close(self) -> None:
@@ -151,8 +145,8 @@ class InProcess:
 
 
 # -- worker side ----------------------------------------------------------------------------------
-_worker_evaluate: EvaluateFn | None = None
-_worker_spec: Any = None
+_worker_job: Job | None = None
+_worker_context: Any = None
 
 
 def _die_with_parent(parent: int) -> None:
@@ -168,55 +162,63 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _init_worker(evaluate: EvaluateFn, spec: Any, parent: int) -> None:
-    global _worker_evaluate, _worker_spec
+def _init_worker(job: Job, context: Any, parent: int) -> None:
+    global _worker_job, _worker_context
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
-    _worker_evaluate, _worker_spec = evaluate, spec
+    _worker_job, _worker_context = job, context
     log.info("worker %d started", os.getpid())
 
 
-def _worker_chunk(chunk: Sequence[tuple[int, Creature, int]]) -> tuple[list, tuple | None, float]:
+def _worker_chunk(chunk: Sequence[tuple[int, Any]]) -> tuple[list, _Error | None, float]:
     start = time.perf_counter()
-    done, error = _run_chunk(_worker_evaluate, _worker_spec, chunk)
+    done, error = _run_chunk(_worker_job, _worker_context, chunk)
     if error is not None:
-        log.error("worker %d: creature %d: %s", os.getpid(), error[0], error[2])
+        log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
     return done, error, time.perf_counter() - start
 
 
 class ForkPool:
-    """Evaluate in ``workers`` forked processes, ``chunksize`` tasks at a time (0: about eight chunks per
-    worker per batch)."""
+    """Run the job in ``workers`` forked processes, ``chunksize`` tasks at a time (0: about eight chunks
+    per worker per batch)."""
 
-    def __init__(self, spec: Any, evaluate: EvaluateFn, workers: int, chunksize: int = 0):
+    def __init__(
+        self,
+        job: Job,
+        context: Any,
+        workers: int,
+        chunksize: int = 0,
+        before_fork: Callable[[], None] | None = None,
+    ):
         if workers < 2:
             raise ValueError("ForkPool needs at least 2 workers; use InProcess for 1")
-        self.spec = spec
         self.workers = workers
         self.chunksize = chunksize
-        warm_up(spec.world)
-        context = multiprocessing.get_context("fork")
+        if before_fork is not None:
+            before_fork()
+        context_ = multiprocessing.get_context("fork")
         self._executor = ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=context,
+            mp_context=context_,
             initializer=_init_worker,
-            initargs=(evaluate, spec, os.getpid()),
+            initargs=(job, context, os.getpid()),
         )
 
     def _chunk_size(self, expected: int) -> int:
         return self.chunksize or max(1, math.ceil(expected / (8 * self.workers)))
 
-    def evaluate(
+    def run(
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
-    ) -> list[Outcome]:
-        """Evaluate ``tasks`` (a list, or an iterator whose tasks are sent off in chunks as they come,
-        so that making the later ones overlaps with evaluating the first); outcomes in task order."""
+    ) -> list[Any]:
+        """The job's results for ``tasks`` in order. ``tasks`` may be an iterator (then give ``expected``,
+        the number of tasks, for the chunk size): its tasks are sent off as soon as a chunk is full."""
         if expected is None:
             tasks = list(tasks)
             expected = len(tasks)
         size = self._chunk_size(expected)
         order: list[int] = []
-        results: dict[int, Outcome] = {}
+        weight: dict[int, int] = {}
+        results: dict[int, Any] = {}
         pending: set = set()
         busy = 0.0
 
@@ -229,18 +231,18 @@ class ForkPool:
                 except BrokenProcessPool:
                     raise EvaluationFailed(-1, None, "a worker process died") from None
                 busy += seconds
-                for index, fitness, exploded in done:
-                    results[index] = Outcome(fitness, exploded)
+                results.update(done)
                 if error is not None:
                     raise EvaluationFailed(*error)
                 if progress is not None:
-                    progress(len(done))
+                    progress(sum(weight[index] for index, _ in done))
 
         try:
-            chunk: list[tuple[int, Creature, int]] = []
+            chunk: list[tuple[int, Any]] = []
             for task in tasks:
                 order.append(task.index)
-                chunk.append((task.index, task.creature, task.seed))
+                weight[task.index] = task.weight
+                chunk.append((task.index, task.payload))
                 if len(chunk) >= size:
                     pending.add(self._executor.submit(_worker_chunk, chunk))
                     chunk = []
@@ -252,7 +254,7 @@ class ForkPool:
         finally:
             for future in pending:
                 future.cancel()
-        log.debug("%d evaluations, %.3f s of worker time", len(order), busy)
+        log.debug("%d tasks, %.3f s of worker time", len(order), busy)
         return [results[index] for index in order]
 
     def close(self) -> None:
@@ -265,14 +267,13 @@ class ForkPool:
         self.close()
 
 
-def make_backend(spec: Any, workers: int, chunksize: int = 0, evaluate: EvaluateFn | None = None):
-    """:class:`InProcess` for one worker, else :class:`ForkPool`; ``evaluate`` defaults to
-    :func:`evo.evaluation.evaluate`."""
-    if evaluate is None:
-        from evo.evaluation import evaluate
+def make_backend(
+    job: Job, context: Any, workers: int, chunksize: int = 0, before_fork: Callable[[], None] | None = None
+) -> InProcess | ForkPool:
+    """:class:`InProcess` for one worker, else :class:`ForkPool`."""
     if workers <= 1:
-        return InProcess(spec, evaluate)
-    return ForkPool(spec, evaluate, workers, chunksize)
+        return InProcess(job, context)
+    return ForkPool(job, context, workers, chunksize, before_fork)
 
 
 def default_workers() -> int:

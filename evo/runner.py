@@ -23,8 +23,10 @@ from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
+from evo.breeding import BreedContext, breed_and_evaluate
 from evo.config import Config
 from evo.errors import EvoInputError
+from evo.ga.brood import Brood
 from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, LoopSettings, history_columns
 from evo.io.models import dumps_model, load_model
@@ -32,7 +34,7 @@ from evo.io.runs import RunFolder, elite_file_name, encode_numbers, model_digest
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.plugins import Plugin, load_ref
-from evo.pool import EvaluationFailed, Task, make_backend
+from evo.pool import EvaluationFailed, Task, make_backend, warm_up
 
 __all__ = ["Prepared", "Progress", "RunFailed", "RunResult", "execute", "prepare", "run_logging"]
 
@@ -252,8 +254,8 @@ def _snapshot_writer(prepared: Prepared, elites: EliteFiles) -> Callable[[], Non
 
     def work() -> None:
         started = time.perf_counter()
-        state = snapshot()
-        folder.write_checkpoint(state)
+        state, individuals = snapshot()
+        folder.write_checkpoint(state, individuals)
         folder.write_history(columns, state["logbook"])
         folder.write_elites(elites.texts(elites.names(members)))
         log.debug("generation %d written in %.3f s", state["generation"], time.perf_counter() - started)
@@ -261,16 +263,33 @@ def _snapshot_writer(prepared: Prepared, elites: EliteFiles) -> Callable[[], Non
     return work
 
 
-def _save_failed(
-    prepared: Prepared, elites: EliteFiles, todo: list[Individual], exc: EvaluationFailed
-) -> str:
-    if not 0 <= exc.index < len(todo):
-        return ""
-    ind = todo[exc.index]
-    creature = elites.creature(ind)
-    meta = {**_provenance(prepared.config, ind), "error": exc.message}
-    creature = creature.replace(name=f"{creature.name}-failed", meta=meta)
-    return str(prepared.folder.save_failed(creature, prepared.evolution.generation + 1, exc.index))
+def _save_failed(prepared: Prepared, broods: list[Brood], exc: EvaluationFailed) -> tuple[str, str]:
+    """Save the creature whose evaluation failed under failed/; (its id, the file) or ("", "")."""
+    if not (0 <= exc.index < len(broods) and isinstance(exc.detail, tuple)):
+        return "", ""
+    child, creature, seed = exc.detail
+    brood = broods[exc.index]
+    index = sum(b.evaluations for b in broods[: exc.index]) + sum(
+        s is not None for s in brood.plugin_seeds[:child]
+    )
+    g = prepared.evolution.generation + 1
+    config = prepared.config
+    name = f"g{g}-{index}"
+    meta = {
+        "run": config.run.name,
+        "id": name,
+        "generation": g,
+        "plugin": config.evaluation.plugin,
+        "plugin_paths": list(config.evaluation.plugin_paths),
+        "params": dict(config.evaluation.params),
+        "frames": config.evaluation.frames,
+        "seed": seed,
+        "error": exc.message,
+    }
+    failed = creature.replace(
+        name=f"{config.run.name}-{name}-failed", world=config.world.to_dict(), meta=meta
+    )
+    return name, str(prepared.folder.save_failed(failed, g, index))
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -304,11 +323,16 @@ def execute(
         else:
             log.info("starting %s: %s", folder.path, "; ".join(config.describe()))
         spec = config.evaluation_spec()
+        # with worker processes, they also write each new child's JSON (the parent only splices it)
+        context = BreedContext(spec, config.genome, config.ga, evaluate=evaluate, model_text=workers > 1)
+        chunksize = config.pool.chunksize or 0
         try:
-            with make_backend(spec, workers, config.pool.chunksize or 0, evaluate) as backend:
-                log.info("evaluating with %d worker(s)", backend.workers)
+            with make_backend(
+                breed_and_evaluate, context, workers, chunksize, before_fork=lambda: warm_up(spec.world)
+            ) as backend:
+                log.info("breeding and evaluating with %d worker(s)", backend.workers)
                 while evolution.generation + 1 < generations:
-                    _one_generation(prepared, backend, progress, elites)
+                    _one_generation(prepared, backend, progress)
                     writer.submit(_snapshot_writer(prepared, elites))
                     if stop_requested() and evolution.generation + 1 < generations:
                         writer.join()
@@ -320,40 +344,37 @@ def execute(
     return RunResult(folder, evolution.generation, False, evolution.best)
 
 
-def _one_generation(prepared: Prepared, backend: Any, progress: Progress, elites: EliteFiles) -> None:
+def _one_generation(prepared: Prepared, backend: Any, progress: Progress) -> None:
     evolution = prepared.evolution
     g = evolution.generation + 1
-    todo: list[Individual] = []
-
-    def tasks() -> Iterator[Task]:
-        for index, ind in enumerate(evolution.ask_stream()):
-            todo.append(ind)
-            yield Task(index, ind.creature, ind.seed)
-
     start = time.perf_counter()
-    expected = prepared.config.run.population
-    progress.generation_started(g, expected)
+    broods = evolution.ask()
+    asked = time.perf_counter()
+    tasks = [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
+    evaluations = sum(task.weight for task in tasks)
+    progress.generation_started(g, evaluations)
     try:
-        outcomes = backend.evaluate(tasks(), progress.evaluated, expected=expected)
+        results = backend.run(tasks, progress.evaluated)
     except EvaluationFailed as exc:
-        saved = _save_failed(prepared, elites, todo, exc)
-        who = f"creature {todo[exc.index].id}" if 0 <= exc.index < len(todo) else "a creature"
-        message = f"generation {g}, {who}: {exc.message}"
+        name, saved = _save_failed(prepared, broods, exc)
+        message = (
+            f"generation {g}, creature {name}: {exc.message}" if name else f"generation {g}: {exc.message}"
+        )
         if exc.plugin and f"'{exc.plugin}'" not in exc.message:
-            message = f"generation {g}, {who}: plugin '{exc.plugin}' failed: {exc.message}"
+            message = f"{message} (plugin '{exc.plugin}')"
         if saved:
             message += f"; the creature is saved as {saved}"
         message += f"; the last checkpoint (generation {evolution.generation}) is intact"
         log.error("%s", message)
         raise RunFailed(message) from None
     evaluated = time.perf_counter()
-    record = evolution.tell(outcomes)
+    record = evolution.tell(results)
     told = time.perf_counter()
     first = prepared.plugin.objectives[0]
     log.info(
-        "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; variation and evaluation "
-        "%.3f s (%.1f evaluations/s), selection and statistics %.3f s",
-        g, len(todo), record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"],
-        evaluated - start, len(todo) / max(evaluated - start, 1e-9), told - evaluated,
+        "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selection %.3f s, "
+        "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
+        g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"],
+        asked - start, evaluated - asked, evaluations / max(evaluated - asked, 1e-9), told - evaluated,
     )  # fmt: skip
     progress.generation_finished(record)

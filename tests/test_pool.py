@@ -1,4 +1,4 @@
-"""Evaluation backends: in-process and forked workers give the same outcomes, errors come back as data."""
+"""Backends: in-process and forked workers give the same results, errors come back as data."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from evo.breeding import BreedContext, breed_and_evaluate
 from evo.evaluation import EvaluationSpec, PluginFailed, evaluate
 from evo.ga.genome import random_creature
+from evo.ga.loop import Evolution, LoopSettings
 from evo.ga.settings import GenomeSection
 from evo.plugins import find_plugin
-from evo.pool import EvaluationFailed, ForkPool, InProcess, Task, make_backend
+from evo.pool import EvaluationFailed, ForkPool, InProcess, Task, make_backend, warm_up
 from evo.runner import run_logging
 from evo.sim import World
 
@@ -28,81 +30,108 @@ def spec() -> EvaluationSpec:
 def tasks() -> list[Task]:
     rng = np.random.default_rng(4)
     genome = GenomeSection()
-    return [Task(i, random_creature(rng, genome), 1000 + i) for i in range(13)]
+    return [Task(i, (random_creature(rng, genome), 1000 + i)) for i in range(13)]
 
 
-def test_one_and_two_workers_give_bit_identical_outcomes_in_task_order(spec, tasks):
-    with InProcess(spec, evaluate) as local:
-        expected = local.evaluate(tasks)
+def _evaluate(payload, spec):
+    creature, seed = payload
+    return evaluate(creature, spec, seed)
+
+
+def test_one_and_two_workers_give_bit_identical_results_in_task_order(spec, tasks):
+    with InProcess(_evaluate, spec) as local:
+        expected = local.run(tasks)
+    assert expected == [evaluate(t.payload[0], spec, t.payload[1]) for t in tasks]
     for chunksize in (0, 1, 5):
-        with ForkPool(spec, evaluate, workers=2, chunksize=chunksize) as pool:
-            assert pool.evaluate(tasks) == expected
-            assert pool.evaluate(list(reversed(tasks))) == expected[::-1]
-    assert [o.fitness for o in expected] == [evaluate(t.creature, spec, t.seed).fitness for t in tasks]
+        with ForkPool(_evaluate, spec, workers=2, chunksize=chunksize) as pool:
+            assert pool.run(tasks) == expected
+            assert pool.run(list(reversed(tasks))) == expected[::-1]
 
 
-def test_tasks_can_arrive_from_a_generator_while_earlier_ones_are_evaluated(spec, tasks):
+def test_tasks_can_arrive_from_a_generator_while_earlier_ones_are_run(spec, tasks):
     seen = []
-    with make_backend(spec, workers=2, chunksize=2) as pool:
-        outcomes = pool.evaluate((t for t in tasks), seen.append, expected=len(tasks))
-    with make_backend(spec, workers=1) as local:
-        assert outcomes == local.evaluate(iter(tasks), expected=len(tasks))
-    assert sum(seen) == len(tasks)
+    weighted = [Task(t.index, t.payload, weight=2) for t in tasks]
+    with make_backend(_evaluate, spec, workers=2, chunksize=2) as pool:
+        results = pool.run((t for t in weighted), seen.append, expected=len(tasks))
+    with make_backend(_evaluate, spec, workers=1) as local:
+        assert results == local.run(iter(tasks))
+    assert sum(seen) == 2 * len(tasks)
 
 
-def _fails_on_the_fifth(creature, spec, seed):
-    if seed == 1004:
-        raise PluginFailed("distance", "plugin 'distance' raised ZeroDivisionError: division by zero")
-    return evaluate(creature, spec, seed)
+def _fails_on_the_fifth(payload, spec):
+    if payload[1] == 1004:
+        error = PluginFailed("distance", "plugin 'distance' raised ZeroDivisionError: division by zero")
+        error.detail = ("the creature", 1004)
+        raise error
+    return _evaluate(payload, spec)
 
 
-def _plain_error_on_the_fifth(creature, spec, seed):
-    if seed == 1004:
+def _plain_error_on_the_fifth(payload, spec):
+    if payload[1] == 1004:
         raise KeyError("x")
-    return evaluate(creature, spec, seed)
+    return _evaluate(payload, spec)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_a_failing_evaluation_comes_back_as_data_naming_the_plugin_and_the_creature(spec, tasks, workers):
+def test_a_failing_task_comes_back_as_data_naming_the_plugin_and_what_failed(spec, tasks, workers):
     with (
-        make_backend(spec, workers, evaluate=_fails_on_the_fifth) as backend,
+        make_backend(_fails_on_the_fifth, spec, workers) as backend,
         pytest.raises(EvaluationFailed) as caught,
     ):
-        backend.evaluate(tasks)
+        backend.run(tasks)
     assert caught.value.index == 4
     assert caught.value.plugin == "distance"
     assert "ZeroDivisionError: division by zero" in caught.value.message
+    assert caught.value.detail == ("the creature", 1004)
     with (
-        make_backend(spec, workers, evaluate=_plain_error_on_the_fifth) as backend,
+        make_backend(_plain_error_on_the_fifth, spec, workers) as backend,
         pytest.raises(EvaluationFailed, match="KeyError: 'x'") as caught,
     ):
-        backend.evaluate(tasks)
-    assert caught.value.index == 4 and caught.value.plugin is None
+        backend.run(tasks)
+    assert caught.value.index == 4 and caught.value.plugin is None and caught.value.detail is None
 
 
-def _dies(creature, spec, seed):
+def _dies(payload, spec):
     os._exit(3)
 
 
 def test_a_worker_that_dies_raises_instead_of_hanging(spec, tasks):
     with (
-        ForkPool(spec, _dies, workers=2) as pool,
+        ForkPool(_dies, spec, workers=2) as pool,
         pytest.raises(EvaluationFailed, match="worker process died"),
     ):
-        pool.evaluate(tasks)
+        pool.run(tasks)
 
 
-def _logs(creature, spec, seed):
-    logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", seed, os.getpid())
-    return evaluate(creature, spec, seed)
+def _logs(payload, spec):
+    logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
+    return _evaluate(payload, spec)
 
 
 def test_log_records_of_workers_reach_the_run_log(spec, tasks, tmp_path: Path):
     path = tmp_path / "run.log"
-    with run_logging(path), ForkPool(spec, _logs, workers=2, chunksize=1) as pool:
-        pool.evaluate(tasks)
+    with run_logging(path), ForkPool(_logs, spec, workers=2, chunksize=1) as pool:
+        pool.run(tasks)
     text = path.read_text()
     assert text.count("evaluated seed") == len(tasks)
     pids = {line.split()[2] for line in text.splitlines() if "evaluated seed" in line}
     assert str(os.getpid()) not in pids and len(pids) >= 1
     assert "worker" in text and "started" in text
+
+
+def test_broods_bred_and_evaluated_by_workers_match_the_parents_own(spec):
+    settings = LoopSettings(population=12, seed=2, objectives=("distance",), weights=(1.0,))
+    evolution = Evolution(settings)
+    context = BreedContext(spec, settings.genome, settings.ga)
+    for _ in range(2):
+        tasks = [Task(i, brood, brood.evaluations) for i, brood in enumerate(evolution.ask())]
+        with InProcess(breed_and_evaluate, context) as local:
+            expected = local.run(tasks)
+        with ForkPool(
+            breed_and_evaluate, context, workers=2, before_fork=lambda: warm_up(spec.world)
+        ) as pool:
+            results = pool.run(tasks)
+        assert [[(None if c is None else c.positions.tolist(), e) for c, e in kids] for kids in results] == [
+            [(None if c is None else c.positions.tolist(), e) for c, e in kids] for kids in expected
+        ]
+        evolution.tell(results)

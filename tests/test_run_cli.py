@@ -72,8 +72,8 @@ def write_config(
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    """history.csv and every elite file, by name."""
-    files = {"history.csv": (folder / "history.csv").read_bytes()}
+    """checkpoint.json, history.csv and every elite file, by name."""
+    files = {name: (folder / name).read_bytes() for name in ("checkpoint.json", "history.csv")}
     for path in sorted((folder / "elites").glob("*.json")):
         files[f"elites/{path.name}"] = path.read_bytes()
     return files

@@ -14,6 +14,7 @@ Neither class is pickled: worker processes receive creatures and seeds, and chec
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections.abc import Sequence
 from functools import cache
@@ -25,7 +26,12 @@ from evo.io.models import creature_from_dict, creature_to_dict
 from evo.io.runs import decode_numbers, encode_numbers
 from evo.model import Creature
 
-__all__ = ["Individual", "fitness_class", "worst_values"]
+__all__ = ["Individual", "fitness_class", "model_json", "worst_values"]
+
+
+def model_json(creature: Creature) -> str:
+    """The creature's model document as compact JSON text (what checkpoints hold)."""
+    return json.dumps(creature_to_dict(creature), separators=(",", ":"), allow_nan=False)
 
 
 @cache
@@ -59,7 +65,18 @@ class Individual:
         exploded: whether its simulation exploded.
     """
 
-    __slots__ = ("creature", "fitness", "values", "id", "parents", "born", "seed", "exploded", "_model")
+    __slots__ = (
+        "creature",
+        "fitness",
+        "values",
+        "id",
+        "parents",
+        "born",
+        "seed",
+        "exploded",
+        "_model",
+        "_text",
+    )
 
     def __init__(
         self,
@@ -79,6 +96,7 @@ class Individual:
         self.seed: int | None = None
         self.exploded = False
         self._model: dict[str, Any] | None = None  # creature_to_dict(creature), made once
+        self._text: str | None = None  # model_json(creature), made once (perhaps by a worker process)
 
     @property
     def weights(self) -> tuple[float, ...]:
@@ -99,10 +117,6 @@ class Individual:
         self.exploded = bool(exploded)
         self.seed = seed
 
-    def offspring(self, creature: Creature, *, parents: tuple[str, ...]) -> Individual:
-        """A new, unevaluated individual with the same weights."""
-        return Individual(creature, self.weights, parents=parents)
-
     def __deepcopy__(self, memo: dict) -> Individual:
         twin = Individual.__new__(Individual)
         for name in self.__slots__:
@@ -114,8 +128,7 @@ class Individual:
         return f"Individual({self.id or '?'}, values={self.values}, masses={self.creature.n_masses})"
 
     # -- checkpoints -----------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict (non-finite fitness values as strings, see :mod:`evo.io.runs`)."""
+    def _head(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "parents": list(self.parents),
@@ -123,14 +136,35 @@ class Individual:
             "seed": self.seed,
             "exploded": self.exploded,
             "fitness": None if self.values is None else encode_numbers(self.values),
-            "model": self.model_dict(),
         }
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict (non-finite fitness values as strings, see :mod:`evo.io.runs`)."""
+        return {**self._head(), "model": self.model_dict()}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as compact JSON text, reusing the model's text once it has been made."""
+        head = json.dumps(self._head(), separators=(",", ":"), allow_nan=False)
+        return f'{head[:-1]},"model":{self.model_text()}}}'
 
     def model_dict(self) -> dict[str, Any]:
         """The creature as a model document (computed once and shared by copies: do not modify it)."""
         if self._model is None:
-            self._model = creature_to_dict(self.creature)
+            self._model = (
+                json.loads(self._text) if self._text is not None else creature_to_dict(self.creature)
+            )
         return self._model
+
+    def model_text(self) -> str:
+        """:func:`model_json` of the creature, computed once (or given by :meth:`set_model_text`)."""
+        if self._text is None:
+            self._text = json.dumps(self.model_dict(), separators=(",", ":"), allow_nan=False)
+        return self._text
+
+    def set_model_text(self, text: str | None) -> None:
+        """Adopt ``model_json(self.creature)`` made elsewhere (a worker process), if given."""
+        if text is not None:
+            self._text = text
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any], weights: tuple[float, ...]) -> Individual:

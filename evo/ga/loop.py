@@ -1,12 +1,14 @@
-"""The generation loop as an explicit state machine: ``ask`` -> evaluate elsewhere -> ``tell``.
+"""The generation loop as an explicit state machine: ``ask`` -> breed and evaluate elsewhere -> ``tell``.
 
-:class:`Evolution` never simulates anything. ``ask()`` makes the next generation's creatures (random or
-seeded ones for generation 0, then selection and variation) and returns the individuals that need an
-evaluation, each with the seed its plugin must be called with; ``tell(outcomes)`` takes their fitness,
-forms the new population, updates the hall of fame and appends one record to the logbook. Between a
-``tell`` and the next ``ask`` the whole state is :meth:`Evolution.to_dict` (JSON-able), and
-:meth:`Evolution.from_dict` restores it exactly, so a resumed run makes the same draws as one that was
-never stopped.
+:class:`Evolution` never simulates anything, and does not even run the variation operators itself.
+``ask()`` selects the parents of the next generation and returns :class:`~evo.ga.brood.Brood` s: plain
+data saying how to make each child (random or seeded creatures for generation 0, then which parents,
+whether they mate, which children are mutated, the operators' seed and each new child's plugin seed).
+Whoever carries them out -- :func:`~evo.ga.brood.breed`, then an evaluation, in the parent or in worker
+processes -- gives ``tell(results)`` each child with its fitness; ``tell`` forms the new population,
+updates the hall of fame and appends one record to the logbook. Between a ``tell`` and the next ``ask``
+the whole state is :meth:`Evolution.to_dict` (JSON-able), and :meth:`Evolution.from_dict` restores it
+exactly, so a resumed run makes the same draws as one that was never stopped.
 
 Randomness: one ``numpy.random.Generator`` (PCG64) seeded from ``SeedSequence(seed)``; DEAP's
 ``selTournament`` draws from Python's ``random``, which is seeded from that generator before each call
@@ -20,7 +22,9 @@ Selection:
 
 Variation: consecutive parents are mated with probability ``crossover_rate`` (the operator returns two
 children), then each child is mutated with probability ``mutation_rate``. A child that neither touched
-is a copy of its parent and keeps its fitness (it is not evaluated again).
+is a copy of its parent and keeps its fitness (it is not evaluated again). Generation 0 is the
+``seed_models`` brought within the genome limits, mutants of them up to half the population, then
+random creatures.
 
 Statistics (``history.csv``) are over the individuals of the new population whose fitness is finite, so
 an exploded creature's -inf does not swamp the mean; the ``exploded`` column counts the creatures of
@@ -30,21 +34,24 @@ this generation's evaluations that exploded.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import json
 import math
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from deap import tools
 
+from evo.ga.brood import PAIR, RANDOM, SEEDED, Brood
 from evo.ga.individual import Individual
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.runs import decode_number, encode_number
 from evo.model import Creature
 
-__all__ = ["Evolution", "HallOfFame", "LoopSettings", "Variation", "history_columns", "plugin_seed"]
+__all__ = ["Evolution", "HallOfFame", "LoopSettings", "history_columns", "plugin_seed"]
 
 
 def plugin_seed(run_seed: int, generation: int, index: int) -> int:
@@ -60,21 +67,6 @@ def history_columns(objectives: Sequence[str]) -> list[str]:
     for name in objectives:
         columns += [f"{name}_best", f"{name}_mean", f"{name}_std", f"{name}_min"]
     return columns + ["masses_mean", "links_mean", "exploded"]
-
-
-@dataclass(frozen=True)
-class Variation:
-    """The variation operators: ``mutate(creature, rng, genome, ga) -> creature`` and
-    ``crossover(a, b, rng, genome, ga) -> (child, child)``. Defaults: :mod:`evo.ga.operators`."""
-
-    mutate: Callable[..., Creature]
-    crossover: Callable[..., tuple[Creature, Creature]]
-
-    @classmethod
-    def default(cls) -> Variation:
-        from evo.ga.operators import crossover, mutate
-
-        return cls(mutate=mutate, crossover=crossover)
 
 
 @dataclass(frozen=True)
@@ -152,11 +144,9 @@ class Evolution:
         settings: LoopSettings,
         *,
         seed_models: Sequence[Creature] = (),
-        variation: Variation | None = None,
     ):
         self.settings = settings
         self.seed_models = tuple(seed_models)
-        self.variation = variation or Variation.default()
         self.rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(settings.seed)))
         self.generation = -1  # the last generation told; -1 before the first
         self.population: list[Individual] = []
@@ -164,8 +154,7 @@ class Evolution:
         self.logbook = tools.Logbook()
         self.logbook.header = history_columns(settings.objectives)
         self._stats = _statistics()
-        self._pending: tuple[list[Individual], list[Individual], list[Individual]] | None = None
-        self._asking = False
+        self._pending: tuple[list[Individual], list[tuple[Brood, list[Individual | None]]]] | None = None
         self._distances: dict[tuple[str, str], float] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -214,85 +203,93 @@ class Evolution:
             picked.append(b if rank[id(b)] < rank[id(a)] else a)
         return picked
 
-    def _initial(self) -> Iterator[Individual]:
-        """Generation 0: the seed models brought within limits, mutants of them (up to half the
-        population), then random creatures."""
-        from evo.ga.genome import random_creature, seeded_creature
+    def _draw_seed(self) -> int:
+        return int(self.rng.integers(2**63))
 
-        s, rng = self.settings, self.rng
+    def _initial(self) -> list[tuple[Brood, list[Individual | None]]]:
+        """Generation 0: the seed models, mutants of them up to half the population, random creatures."""
+        s, models = self.settings, self.seed_models
+        plan = []
         for i in range(s.population):
-            if self.seed_models and (i < len(self.seed_models) or i < s.population // 2):
-                model = self.seed_models[i % len(self.seed_models)]
-                creature = seeded_creature(model, rng, s.genome)
-                if i >= len(self.seed_models):
-                    creature = self.variation.mutate(creature, rng, s.genome, s.ga)
+            if models and (i < len(models) or i < s.population // 2):
+                brood = Brood(
+                    SEEDED, self._draw_seed(), (models[i % len(models)],), mutate=(i >= len(models),)
+                )
             else:
-                creature = random_creature(rng, s.genome)
-            yield self._new(creature, 0, ())
+                brood = Brood(RANDOM, self._draw_seed())
+            plan.append((brood, [None]))
+        return plan
 
-    def _vary(self, parents: list[Individual], generation: int) -> Iterator[Individual]:
-        """Offspring of ``parents``, pair by pair: unchanged ones are copies (fitness kept), changed ones
-        are new. Each pair draws: mate?, then (if mated) the crossover, then mutate? and the mutation of
-        each child in turn."""
+    def _pairs(self, parents: list[Individual]) -> list[tuple[Brood, list[Individual | None]]]:
+        """Consecutive parents in pairs: mate?, mutate? per child, the operators' seed."""
         s, rng = self.settings, self.rng
+        plan = []
         for i in range(0, len(parents), 2):
             pair = parents[i : i + 2]
-            kids: list[tuple[Creature, tuple[str, ...], Individual | None]] = [
-                (p.creature, (p.id,), p) for p in pair
-            ]
-            if len(pair) == 2 and rng.random() < s.ga.crossover_rate:
-                a, b = pair
-                one, two = self.variation.crossover(a.creature, b.creature, rng, s.genome, s.ga)
-                kids = [(one, (a.id, b.id), None), (two, (b.id, a.id), None)]
-            for creature, origin, same in kids:
-                if rng.random() < s.ga.mutation_rate:
-                    creature, same = self.variation.mutate(creature, rng, s.genome, s.ga), None
-                yield copy.deepcopy(same) if same is not None else self._new(creature, generation, origin)
+            mate = len(pair) == 2 and bool(rng.random() < s.ga.crossover_rate)
+            mutate = tuple(bool(rng.random() < s.ga.mutation_rate) for _ in pair)
+            brood = Brood(PAIR, self._draw_seed(), tuple(p.creature for p in pair), mate=mate, mutate=mutate)
+            plan.append((brood, list(pair)))
+        return plan
 
     # -- the two steps ---------------------------------------------------------------------------
-    def ask(self) -> list[Individual]:
-        """Make the next generation; return the individuals to evaluate (``.seed`` set), in order."""
-        return list(self.ask_stream())
-
-    def ask_stream(self) -> Iterator[Individual]:
-        """:meth:`ask` one individual at a time, so that evaluating the first can start while the rest
-        are made (the draws are the same). Must be run to its end before :meth:`tell`."""
-        if self._asking or self._pending is not None:
+    def ask(self) -> list[Brood]:
+        """Select and plan the next generation: the broods to breed (and evaluate), in order."""
+        if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
-        self._asking = True
         s = self.settings
         g = self.generation + 1
+        survivors: list[Individual] = []
         if g == 0:
-            survivors, children = [], self._initial()
+            plan = self._initial()
         elif s.multi_objective:
-            survivors, children = [], self._vary(self._pareto_tournament(self.population, s.population), g)
+            plan = self._pairs(self._pareto_tournament(self.population, s.population))
         else:
             elite = min(s.ga.elite, s.population - 1)
             survivors = [copy.deepcopy(ind) for ind in tools.selBest(self.population, elite)]
-            children = self._vary(self._tournament(self.population, s.population - elite), g)
-        made: list[Individual] = []
-        todo: list[Individual] = []
-        for ind in children:
-            made.append(ind)
-            if not ind.evaluated:
-                ind.id = f"g{g}-{len(todo)}"
-                ind.seed = plugin_seed(s.seed, g, len(todo))
-                todo.append(ind)
-                yield ind
-        self._pending = (survivors, made, todo)
-        self._asking = False
+            plan = self._pairs(self._tournament(self.population, s.population - elite))
+        broods, index = [], 0
+        for brood, parents in plan:
+            seeds: list[int | None] = []
+            for k, parent in enumerate(parents):
+                changed = parent is None or brood.mate or brood.mutate[k]
+                seeds.append(plugin_seed(s.seed, g, index) if changed else None)
+                index += changed
+            broods.append(dataclasses.replace(brood, plugin_seeds=tuple(seeds)))
+        self._pending = (survivors, [(b, parents) for b, (_, parents) in zip(broods, plan, strict=True)])
+        return broods
 
-    def tell(self, outcomes: Sequence[Any]) -> dict[str, Any]:
-        """Give the fitness of what :meth:`ask` returned (objects with ``.fitness`` and ``.exploded``,
-        in the same order); returns the generation's logbook record."""
+    def tell(self, results: Sequence[Sequence[tuple[Creature | None, Any]]]) -> dict[str, Any]:
+        """Give, for each brood of :meth:`ask` in order, its children as (creature, outcome) pairs --
+        ``(None, None)`` for a child that is a copy -- where an outcome has ``.fitness`` (a tuple) and
+        ``.exploded``; a third item, if any, is the child's ``model_json`` text made elsewhere. Returns
+        the generation's logbook record."""
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
-        survivors, children, todo = self._pending
-        if len(outcomes) != len(todo):
-            raise ValueError(f"expected {len(todo)} outcomes, got {len(outcomes)}")
-        for ind, outcome in zip(todo, outcomes, strict=True):
-            ind.set_fitness(outcome.fitness, exploded=outcome.exploded, seed=ind.seed)
+        survivors, plan = self._pending
+        if len(results) != len(plan):
+            raise ValueError(f"expected the children of {len(plan)} broods, got {len(results)}")
         g = self.generation + 1
+        children: list[Individual] = []
+        todo: list[Individual] = []
+        for (brood, parents), kids in zip(plan, results, strict=True):
+            if len(kids) != len(brood.plugin_seeds):
+                raise ValueError(f"a brood of {len(brood.plugin_seeds)} children came back with {len(kids)}")
+            for k, (creature, outcome, *text) in enumerate(kids):
+                seed, parent = brood.plugin_seeds[k], parents[k]
+                if seed is None:
+                    children.append(copy.deepcopy(parent))
+                    continue
+                if brood.mate:
+                    origin = (parents[k].id, parents[1 - k].id)
+                else:
+                    origin = () if parent is None else (parent.id,)
+                child = self._new(creature, g, origin)
+                child.id = f"g{g}-{len(todo)}"
+                child.set_fitness(outcome.fitness, exploded=outcome.exploded, seed=seed)
+                child.set_model_text(text[0] if text else None)
+                children.append(child)
+                todo.append(child)
         s = self.settings
         if s.multi_objective and g > 0:
             population = tools.selNSGA2(self.population + children, s.population)
@@ -328,12 +325,14 @@ class Evolution:
     # -- checkpoints ---------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The whole state as a JSON-able dict (valid between a ``tell`` and the next ``ask``)."""
-        return self.snapshot()()
+        state, individuals = self.snapshot()()
+        return {**state, **{key: [json.loads(text) for text in texts] for key, texts in individuals.items()}}
 
-    def snapshot(self) -> Callable[[], dict[str, Any]]:
-        """Capture the state now, cheaply; calling the result builds :meth:`to_dict`'s dict (later, in
-        another thread if need be: told individuals never change)."""
-        if self._pending is not None or self._asking:
+    def snapshot(self) -> Callable[[], tuple[dict[str, Any], dict[str, list[str]]]]:
+        """Capture the state now, cheaply. Calling the result (later, in another thread if need be: told
+        individuals never change) gives the JSON-able state without its individuals, and the
+        ``population`` and ``hall_of_fame`` as lists of JSON texts (:meth:`Individual.to_json`)."""
+        if self._pending is not None:
             raise RuntimeError("the state is only complete between tell() and ask()")
         generation, seed = self.generation, self.settings.seed
         objectives, weights = list(self.settings.objectives), list(self.settings.weights)
@@ -341,17 +340,20 @@ class Evolution:
         population, members = list(self.population), list(self.hall_of_fame)
         records = [dict(rec) for rec in self.logbook]
 
-        def build() -> dict[str, Any]:
-            return {
+        def build() -> tuple[dict[str, Any], dict[str, list[str]]]:
+            state = {
                 "generation": generation,
                 "seed": seed,
                 "objectives": objectives,
                 "weights": weights,
                 "rng": rng,
-                "population": [ind.to_dict() for ind in population],
-                "hall_of_fame": [ind.to_dict() for ind in members],
                 "logbook": [{k: _encode(v) for k, v in rec.items()} for rec in records],
             }
+            individuals = {
+                "population": [ind.to_json() for ind in population],
+                "hall_of_fame": [ind.to_json() for ind in members],
+            }
+            return state, individuals
 
         return build
 
@@ -362,12 +364,11 @@ class Evolution:
         settings: LoopSettings,
         *,
         seed_models: Sequence[Creature] = (),
-        variation: Variation | None = None,
     ) -> Evolution:
         """Restore a state saved by :meth:`to_dict` (``settings`` must match the saved run's)."""
         if tuple(doc["weights"]) != settings.weights or int(doc["seed"]) != settings.seed:
             raise ValueError("the checkpoint was made with another seed or other fitness weights")
-        evo = cls(settings, seed_models=seed_models, variation=variation)
+        evo = cls(settings, seed_models=seed_models)
         evo.rng.bit_generator.state = doc["rng"]
         evo.generation = int(doc["generation"])
         evo.population = [Individual.from_dict(d, settings.weights) for d in doc["population"]]

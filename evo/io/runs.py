@@ -201,10 +201,17 @@ class RunFolder:
         atomic_write_text(self.config, config_text)
 
     # -- checkpoint ----------------------------------------------------------------------------
-    def write_checkpoint(self, state: Mapping[str, Any]) -> None:
-        """Write the state (a JSON-able dict with a top-level ``generation``) atomically."""
+    def write_checkpoint(
+        self, state: Mapping[str, Any], encoded: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
+        """Write the state (a JSON-able dict with a top-level ``generation``) atomically; ``encoded``
+        adds lists whose items are already JSON texts (the individuals), after the keys of ``state``."""
         doc = {"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, **state}
-        atomic_write_text(self.checkpoint, json.dumps(doc, allow_nan=False, separators=(",", ":")) + "\n")
+        text = json.dumps(doc, allow_nan=False, separators=(",", ":"))
+        if encoded:
+            lists = "".join(f",{json.dumps(key)}:[{','.join(items)}]" for key, items in encoded.items())
+            text = text[:-1] + lists + "}"
+        atomic_write_text(self.checkpoint, text + "\n")
 
     def read_checkpoint(self) -> dict[str, Any]:
         source = str(self.checkpoint)

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from evo.ga.brood import breed
 from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, HallOfFame, LoopSettings, plugin_seed
 from evo.model import Creature
@@ -28,8 +29,16 @@ def double(creature: Creature) -> SimpleNamespace:
     return SimpleNamespace(fitness=(width(creature), float(creature.n_masses)), exploded=False)
 
 
+def children(evolution: Evolution) -> list[list]:
+    """Breed what ask() planned: per brood, its children (None for an unchanged copy)."""
+    s = evolution.settings
+    return [breed(brood, s.genome, s.ga) for brood in evolution.ask()]
+
+
 def step(evolution: Evolution, score=single) -> dict:
-    return evolution.tell([score(ind.creature) for ind in evolution.ask()])
+    return evolution.tell(
+        [[(c, None if c is None else score(c)) for c in kids] for kids in children(evolution)]
+    )
 
 
 def run(settings: LoopSettings, generations: int, score=single) -> Evolution:
@@ -67,15 +76,32 @@ def test_elitism_keeps_the_best_fitness_from_ever_getting_worse():
 
 def test_only_changed_offspring_are_evaluated_and_each_gets_its_own_seed():
     evolution = run(SINGLE, 2)
-    todo = evolution.ask()
-    assert 0 < len(todo) <= SINGLE.population - SINGLE.ga.elite
-    assert [ind.id for ind in todo] == [f"g2-{i}" for i in range(len(todo))]
-    assert [ind.seed for ind in todo] == [plugin_seed(SINGLE.seed, 2, i) for i in range(len(todo))]
-    assert all(ind.parents for ind in todo)
+    broods = evolution.ask()
+    seeds = [seed for brood in broods for seed in brood.plugin_seeds if seed is not None]
+    assert 0 < len(seeds) <= SINGLE.population - SINGLE.ga.elite
+    assert seeds == [plugin_seed(SINGLE.seed, 2, i) for i in range(len(seeds))]
     with pytest.raises(RuntimeError):
         evolution.ask()
     with pytest.raises(ValueError):
         evolution.tell([])
+    s = evolution.settings
+    kids = [breed(brood, s.genome, s.ga) for brood in broods]
+    for brood, made in zip(broods, kids, strict=True):
+        assert [c is None for c in made] == [seed is None for seed in brood.plugin_seeds]
+    evolution.tell([[(c, None if c is None else single(c)) for c in made] for made in kids])
+    new = [ind for ind in evolution.population if ind.born == 2]
+    assert sorted(ind.id for ind in new) == sorted(f"g2-{i}" for i in range(len(seeds)))
+    assert all(ind.parents and ind.seed == seeds[int(ind.id.split("-")[1])] for ind in new)
+
+
+def test_breeding_the_same_brood_twice_makes_the_same_children():
+    evolution = run(SINGLE, 1)
+    s = evolution.settings
+    for brood in evolution.ask():
+        once, twice = breed(brood, s.genome, s.ga), breed(brood, s.genome, s.ga)
+        assert [None if c is None else json.dumps(c.positions.tolist() + c.rest.tolist()) for c in once] == [
+            None if c is None else json.dumps(c.positions.tolist() + c.rest.tolist()) for c in twice
+        ]
 
 
 def test_plugin_seeds_derive_from_run_seed_generation_and_index():
@@ -86,14 +112,14 @@ def test_plugin_seeds_derive_from_run_seed_generation_and_index():
 
 def test_exploded_creatures_get_the_worst_fitness_are_counted_and_left_out_of_statistics():
     evolution = Evolution(SINGLE)
-    todo = evolution.ask()
+    made = children(evolution)
     outcomes = [
-        SimpleNamespace(fitness=(-math.inf,), exploded=True) if k % 3 == 0 else single(ind.creature)
-        for k, ind in enumerate(todo)
+        [(c, SimpleNamespace(fitness=(-math.inf,), exploded=True) if k % 3 == 0 else single(c))]
+        for k, (c,) in enumerate(made)
     ]
     record = evolution.tell(outcomes)
-    finite = [o.fitness[0] for o in outcomes if not o.exploded]
-    assert record["exploded"] == len(todo) - len(finite)
+    finite = [o.fitness[0] for ((_, o),) in outcomes if not o.exploded]
+    assert record["exploded"] == len(made) - len(finite)
     assert record["size_mean"] == pytest.approx(np.mean(finite))
     assert record["size_min"] == min(finite)
     assert all(math.isfinite(m.values[0]) for m in evolution.hall_of_fame)
@@ -103,9 +129,9 @@ def test_exploded_creatures_get_the_worst_fitness_are_counted_and_left_out_of_st
 
 def test_a_generation_where_everything_exploded_has_nan_statistics_and_no_elites():
     evolution = Evolution(SINGLE)
-    todo = evolution.ask()
-    record = evolution.tell([SimpleNamespace(fitness=(-math.inf,), exploded=True) for _ in todo])
-    assert record["exploded"] == len(todo)
+    made = children(evolution)
+    record = evolution.tell([[(c, SimpleNamespace(fitness=(-math.inf,), exploded=True))] for (c,) in made])
+    assert record["exploded"] == len(made)
     assert math.isnan(record["size_best"]) and math.isnan(record["size_mean"])
     assert len(evolution.hall_of_fame) == 0
     step(evolution)  # and the run goes on

@@ -1,0 +1,97 @@
+"""Broods: a generation's children described as plain data, made wherever the brood is carried out.
+
+:meth:`evo.ga.loop.Evolution.ask` decides everything that needs the run's random generator -- which
+parents, whether they mate, which children are mutated, and a seed for the operators -- and hands out
+:class:`Brood` s. :func:`breed` turns a brood into creatures, drawing only from
+``numpy.random.default_rng(brood.seed)``, so it gives the same children in the parent process or in any
+worker: the worker pool breeds and evaluates in one step, and the parent only selects.
+
+A brood makes one child (a random creature, or a seed model brought within the limits) or two (the
+children of a pair of parents; a single parent if the population is odd). A child that no operator
+touched is ``None``: a copy of its parent, which keeps its fitness and is not evaluated again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from evo.ga.settings import GASection, GenomeSection
+from evo.model import Creature
+
+__all__ = ["Brood", "PAIR", "RANDOM", "SEEDED", "Variation", "breed"]
+
+RANDOM = "random"  # one random creature within the genome limits
+SEEDED = "seeded"  # one seed model brought within the limits, mutated if mutate[0]
+PAIR = "pair"  # the children of one or two parents: crossover if mate, then mutate[k] per child
+
+
+@dataclass(frozen=True)
+class Variation:
+    """The variation operators: ``mutate(creature, rng, genome, ga) -> creature`` and
+    ``crossover(a, b, rng, genome, ga) -> (child, child)``. Defaults: :mod:`evo.ga.operators`."""
+
+    mutate: Callable[..., Creature]
+    crossover: Callable[..., tuple[Creature, Creature]]
+
+    @classmethod
+    def default(cls) -> Variation:
+        from evo.ga.operators import crossover, mutate
+
+        return cls(mutate=mutate, crossover=crossover)
+
+
+@dataclass(frozen=True)
+class Brood:
+    """How to make one or two children.
+
+    Attributes:
+        kind: :data:`RANDOM`, :data:`SEEDED` or :data:`PAIR`.
+        seed: seeds the generator every operator of this brood draws from.
+        parents: () for RANDOM, (model,) for SEEDED, (a,) or (a, b) for PAIR.
+        mate: PAIR only: cross a and b over.
+        mutate: one flag per child: mutate it.
+        plugin_seeds: one per child: the seed its fitness plugin is called with, or None for a child
+            that is an unchanged copy of its parent (not evaluated).
+    """
+
+    kind: str
+    seed: int
+    parents: tuple[Creature, ...] = ()
+    mate: bool = False
+    mutate: tuple[bool, ...] = (False,)
+    plugin_seeds: tuple[int | None, ...] = ()
+
+    @property
+    def evaluations(self) -> int:
+        """How many of its children need an evaluation."""
+        return sum(s is not None for s in self.plugin_seeds)
+
+
+def breed(
+    brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation | None = None
+) -> list[Creature | None]:
+    """The brood's children, in order; ``None`` for a child that is an unchanged copy of its parent."""
+    from evo.ga.genome import random_creature, seeded_creature
+
+    variation = variation or Variation.default()
+    rng = np.random.default_rng(brood.seed)
+    if brood.kind == RANDOM:
+        return [random_creature(rng, genome)]
+    if brood.kind == SEEDED:
+        child = seeded_creature(brood.parents[0], rng, genome)
+        return [variation.mutate(child, rng, genome, ga) if brood.mutate[0] else child]
+    if brood.kind != PAIR:
+        raise ValueError(f"unknown kind of brood {brood.kind!r}")
+    kids: list[Creature] = list(brood.parents)
+    changed = [False] * len(kids)
+    if brood.mate:
+        kids = list(variation.crossover(kids[0], kids[1], rng, genome, ga))
+        changed = [True, True]
+    for k, flag in enumerate(brood.mutate):
+        if flag:
+            kids[k] = variation.mutate(kids[k], rng, genome, ga)
+            changed[k] = True
+    return [kid if touched else None for kid, touched in zip(kids, changed, strict=True)]
