@@ -17,6 +17,7 @@ This module holds the data and its structural checks only; reading and writing f
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,7 +131,7 @@ class Creature:
     def n_muscles(self) -> int:
         return int(np.count_nonzero(self.is_muscle))
 
-    @property
+    @functools.cached_property
     def has_default_physics(self) -> bool:
         """True when all links have stiffness 1 and no dashpot and all masses weigh 1 (the applet's model)."""
         return bool(
