@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from evo.errors import EvoInputError
 from evo.io.models import load_model, save_model
 
 NAME = "convert"
@@ -16,7 +18,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    for path in (args.source, args.target):
+        if Path(path).suffix.lower() not in (".json", ".xml"):
+            raise EvoInputError(f"expected a .json or .xml file name, got {path!r}")
     creature = load_model(args.source)
-    save_model(creature, args.target)
+    save_model(creature, args.target, source=args.source)
     print(f"wrote {args.target}")
     return 0

@@ -80,9 +80,9 @@ def trace_csv(trajectory) -> str:
     n_rec, n = trajectory.positions.shape[:2]
     frames = np.repeat(trajectory.frames, n)
     masses = np.tile(np.arange(n), n_rec)
-    pos = trajectory.positions.reshape(-1, 2)
-    vel = trajectory.velocities.reshape(-1, 2)
-    for f, m, (x, y), (vx, vy) in zip(frames, masses, pos, vel, strict=True):
+    pos = trajectory.positions.reshape(-1, 2).tolist()  # Python floats: repr() is the shortest exact form
+    vel = trajectory.velocities.reshape(-1, 2).tolist()
+    for f, m, (x, y), (vx, vy) in zip(frames.tolist(), masses.tolist(), pos, vel, strict=True):
         out.write(f"{f:g},{m},{x!r},{y!r},{vx!r},{vy!r}\n")
     return out.getvalue()
 
@@ -92,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
     world = world_for(creature, args, args.model)
     frames = args.frames
     if frames is None:
-        frames = (
-            int(creature.meta.get("frames", DEFAULT_FRAMES))
-            if isinstance(creature.meta, dict)
-            else DEFAULT_FRAMES
-        )
+        frames = creature.meta.get("frames", DEFAULT_FRAMES)
+        if isinstance(frames, bool) or not isinstance(frames, int):
+            raise EvoInputError(
+                f"meta.frames: expected a whole number of frames, got {frames!r}", source=args.model
+            )
     if frames <= 0:
         raise EvoInputError(f"--frames must be a positive number of frames, got {frames}")
     if args.every <= 0:

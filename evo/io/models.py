@@ -263,12 +263,16 @@ def load_model(path: str | Path) -> Creature:
     return creature_from_dict(doc, source=source)
 
 
-def save_model(creature: Creature, path: str | Path) -> None:
-    """Write a model file atomically: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor)."""
+def save_model(creature: Creature, path: str | Path, *, source: str | None = None) -> None:
+    """Write a model file atomically: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor).
+
+    ``source`` is the file the creature was read from: a relative terrain path in its world is resolved
+    against that file's folder when the terrain has to be written out as fixed bars.
+    """
     path = Path(path)
     if path.suffix.lower() == ".xml":
         from evo.io.soda_xml import dumps_soda_xml
 
-        atomic_write_text(path, dumps_soda_xml(creature))
+        atomic_write_text(path, dumps_soda_xml(creature, source=source))
     else:
         atomic_write_text(path, dumps_model(creature))
