@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import time
 import tomllib
 from collections.abc import Callable, Iterator
@@ -250,6 +251,7 @@ def _snapshot_writer(prepared: Prepared, elites: EliteFiles) -> Callable[[], Non
     folder, evolution = prepared.folder, prepared.evolution
     snapshot = evolution.snapshot()
     members = list(evolution.hall_of_fame)
+    population = list(evolution.population)
     columns = history_columns(prepared.plugin.objectives)
 
     def work() -> None:
@@ -258,9 +260,18 @@ def _snapshot_writer(prepared: Prepared, elites: EliteFiles) -> Callable[[], Non
         folder.write_checkpoint(state, individuals)
         folder.write_history(columns, state["logbook"])
         folder.write_elites(elites.texts(elites.names(members)))
+        best = _generation_best(population)
+        if best is not None:
+            folder.write_generation_best(state["generation"], dumps_model(elites.creature(best)))
         log.debug("generation %d written in %.3f s", state["generation"], time.perf_counter() - started)
 
     return work
+
+
+def _generation_best(population: list[Individual]) -> Individual | None:
+    """The fittest evaluated individual of a generation with finite fitness (DEAP's weighted order)."""
+    finite = [ind for ind in population if ind.values and all(map(math.isfinite, ind.values))]
+    return max(finite, key=lambda ind: ind.fitness, default=None)
 
 
 def _save_failed(prepared: Prepared, broods: list[Brood], exc: EvaluationFailed) -> tuple[str, str]:

@@ -72,10 +72,11 @@ def write_config(
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    """checkpoint.json, history.csv and every elite file, by name."""
+    """checkpoint.json, history.csv, every elite file and every generation's best, by name."""
     files = {name: (folder / name).read_bytes() for name in ("checkpoint.json", "history.csv")}
-    for path in sorted((folder / "elites").glob("*.json")):
-        files[f"elites/{path.name}"] = path.read_bytes()
+    for sub in ("elites", "generations"):
+        for path in sorted((folder / sub).glob("*.json")):
+            files[f"{sub}/{path.name}"] = path.read_bytes()
     return files
 
 
@@ -110,6 +111,11 @@ def test_a_tiny_run_writes_its_whole_folder(tmp_path, monkeypatch, capsys):
     }  # fmt: skip
     assert metas[0]["objectives"] == ["distance"] and metas[0]["frames"] == 300 and metas[0]["run"] == "tiny"
     assert "generation 2:" in (folder / "run.log").read_text()
+    bests = sorted(p.name for p in (folder / "generations").glob("*.json"))
+    assert bests == ["gen0000.json", "gen0001.json", "gen0002.json"]
+    best_fitness = [json.loads((folder / "generations" / b).read_text())["meta"]["fitness"][0] for b in bests]
+    generation_best = [float(r.split(",")[2]) for r in rows[1:]]
+    assert best_fitness == pytest.approx(generation_best, rel=1e-12)  # the best of each generation's row
 
 
 def test_an_elites_fitness_is_reproduced_exactly_by_simulate_with_its_plugin(tmp_path, capsys):

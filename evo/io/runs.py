@@ -58,7 +58,8 @@ HISTORY = "history.csv"
 LOG = "run.log"
 ELITES = "elites"
 FAILED = "failed"
-_OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED)
+GENERATIONS = "generations"  # generations/gen0012.json: the best creature of generation 12
+_OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED, GENERATIONS)
 
 _NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
@@ -270,6 +271,10 @@ class RunFolder:
         for path in self.elites.glob("*.json"):
             if path.name not in wanted:
                 path.unlink(missing_ok=True)
+
+    def write_generation_best(self, generation: int, model_text: str) -> None:
+        """Keep the best creature of a generation as ``generations/genNNNN.json`` (for the gallery)."""
+        atomic_write_text(self.path / GENERATIONS / f"gen{generation:04d}.json", model_text)
 
     def elite_files(self) -> list[Path]:
         """The elite model files in rank order."""
