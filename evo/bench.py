@@ -9,6 +9,9 @@ Sections, each a function ``section(args) -> Section`` named in :data:`SECTIONS`
   :mod:`evo._numpy_reference` (fewer frames; normalised per frame), with the ratio kernel / numpy.
 - ``compile``: the JIT compile time, measured in fresh interpreters with ``NUMBA_CACHE_DIR`` on an
   empty temporary folder (cold) and again on the same folder (cached).
+- ``evolution``: end-to-end evaluations per second of ``evo run`` generations (population 200, ~20
+  masses / 60 links, 3000 frames) with 1 and 2 workers against the bare kernel on the same creatures
+  (see :mod:`evo.bench_evolution`).
 
 Every section returns lines of text (printed as a table) and a dict of JSON fields; ``--json`` prints
 all the sections' fields merged into one JSON object on the last line of stdout. Besides ``json`` and
@@ -61,6 +64,7 @@ BENCH_STIFFNESS = 0.25  # 1/frame²: the bench world's k̄ (the default 0.4 is a
 SECTIONS: dict[str, str] = {
     "simulator": "evo.bench:simulator_section",
     "compile": "evo.bench:compile_section",
+    "evolution": "evo.bench_evolution:evolution_section",
 }
 
 

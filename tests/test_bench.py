@@ -118,6 +118,8 @@ def test_bench_json_prints_the_kernel_numpy_ratio_and_compile_fields_on_the_last
     monkeypatch.setattr(bench, "NUMPY_FRAMES", 100)
     # a cold numba compile takes tens of seconds: the probe itself is tested above
     monkeypatch.setattr(bench, "_probe_first_call", lambda cache_dir: 0.5)
+    # the evolution section (whole evo runs) has its own test; keep this one to the simulator's
+    monkeypatch.setattr(bench, "SECTIONS", {k: v for k, v in bench.SECTIONS.items() if k != "evolution"})
     assert cli_main(["bench", "--json", "--repeats", "1"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     result = json.loads(out[-1])
@@ -143,3 +145,24 @@ def test_bench_main_runs_only_the_sections_asked_for(monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == {
         "compile_s": {"cold": 1.0, "cached": 1.0}
     }
+
+
+def test_the_evolution_section_times_one_and_two_workers_against_the_bare_kernel():
+    from evo import bench_evolution
+
+    section = bench_evolution.evolution_section(argparse.Namespace(repeats=1, population=16))
+    assert section.lines and "evaluations/s" in "\n".join(section.lines)
+    fields = json.loads(json.dumps(section.data))
+    rates = [value for key, value in _flatten(fields) if key.endswith("per_s")]
+    assert rates and all(rate > 0 for rate in rates)
+
+
+def _flatten(value, prefix=""):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}{key}")
+    elif isinstance(value, list):
+        for item in value:
+            yield from _flatten(item, prefix)
+    else:
+        yield prefix, value
