@@ -40,6 +40,7 @@ import numpy as np
 from evo._plugin_params import check_params
 from evo.errors import EvoInputError, closest
 from evo.model import Creature
+from evo.sim.simulate import centroids_of
 from evo.sim.world import World
 
 __all__ = [
@@ -94,10 +95,10 @@ class SimulationResult:
     def rng(self) -> np.random.Generator:
         return np.random.default_rng(self.seed)
 
-    @property
+    @functools.cached_property
     def centroids(self) -> np.ndarray:
-        """(records, 2) mean position of all masses, px."""
-        return self.positions.mean(axis=1)
+        """(records, 2) mean position of all masses, px (computed once)."""
+        return centroids_of(self.positions)
 
     def index_at(self, frame: float) -> int:
         """Index of the first record at or after ``frame`` (the last record if none is)."""

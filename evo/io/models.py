@@ -188,33 +188,50 @@ def _num(x: float) -> float | int:
 
 
 def creature_to_dict(creature: Creature) -> dict[str, Any]:
-    """The ``evo-model`` document of a creature; optional fields at their defaults are left out."""
+    """The ``evo-model`` document of a creature; optional fields at their defaults are left out.
+
+    Arrays are turned into Python numbers with ``tolist()`` in one go: this runs for every creature a
+    run checkpoints, so it is kept cheap.
+    """
     masses = []
-    for i in range(creature.n_masses):
-        m: dict[str, Any] = {"x": _num(creature.positions[i, 0]), "y": _num(creature.positions[i, 1])}
-        if creature.velocities[i, 0] != 0.0 or creature.velocities[i, 1] != 0.0:
-            m["vx"] = _num(creature.velocities[i, 0])
-            m["vy"] = _num(creature.velocities[i, 1])
-        if creature.fixed[i]:
+    columns = zip(
+        creature.positions.tolist(),
+        creature.velocities.tolist(),
+        creature.fixed.tolist(),
+        creature.mass.tolist(),
+        strict=True,
+    )
+    for (x, y), (vx, vy), fixed, mass in columns:
+        m: dict[str, Any] = {"x": x, "y": y}
+        if vx != 0.0 or vy != 0.0:
+            m["vx"] = vx
+            m["vy"] = vy
+        if fixed:
             m["fixed"] = True
-        if creature.mass[i] != 1.0:
-            m["mass"] = _num(creature.mass[i])
+        if mass != 1.0:
+            m["mass"] = mass
         masses.append(m)
     links = []
-    for k in range(creature.n_links):
-        link: dict[str, Any] = {
-            "a": int(creature.link_a[k]),
-            "b": int(creature.link_b[k]),
-            "rest": _num(creature.rest[k]),
-        }
-        if creature.alpha[k] != 0.0:
-            link["alpha"] = _num(creature.alpha[k])
-        if creature.phi[k] != 0.0:
-            link["phi"] = _num(creature.phi[k])
-        if creature.stiffness[k] != 1.0:
-            link["stiffness"] = _num(creature.stiffness[k])
-        if creature.dashpot[k] != 0.0:
-            link["dashpot"] = _num(creature.dashpot[k])
+    columns = zip(
+        creature.link_a.tolist(),
+        creature.link_b.tolist(),
+        creature.rest.tolist(),
+        creature.alpha.tolist(),
+        creature.phi.tolist(),
+        creature.stiffness.tolist(),
+        creature.dashpot.tolist(),
+        strict=True,
+    )
+    for a, b, rest, alpha, phi, stiffness, dashpot in columns:
+        link: dict[str, Any] = {"a": a, "b": b, "rest": rest}
+        if alpha != 0.0:
+            link["alpha"] = alpha
+        if phi != 0.0:
+            link["phi"] = phi
+        if stiffness != 1.0:
+            link["stiffness"] = stiffness
+        if dashpot != 0.0:
+            link["dashpot"] = dashpot
         links.append(link)
     wave: dict[str, Any] = {"omega": _num(creature.omega), "beta": _num(creature.beta)}
     if creature.wave_phase != 0.0:
@@ -239,7 +256,21 @@ def creature_to_dict(creature: Creature) -> dict[str, Any]:
 
 
 def dumps_model(creature: Creature) -> str:
-    return json.dumps(creature_to_dict(creature), indent=1) + "\n"
+    """The model file's text: one top-level key per line, one mass or link per line.
+
+    Readable and diff-friendly, and written by json's C encoder (``indent=`` would switch to its much
+    slower pure-Python one, and runs write many of these).
+    """
+    doc = creature_to_dict(creature)
+    lines = []
+    for key, value in doc.items():
+        name = json.dumps(key)
+        if isinstance(value, list) and value:
+            items = ",\n".join(f"  {json.dumps(item)}" for item in value)
+            lines.append(f" {name}: [\n{items}\n ]")
+        else:
+            lines.append(f" {name}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def load_model(path: str | Path) -> Creature:

@@ -20,7 +20,7 @@ from evo.model import Creature
 from evo.sim import _explicit, _forces, _implicit, _kernel, _psm
 from evo.sim.world import World
 
-__all__ = ["Trajectory", "PackedCreature", "pack", "simulate", "steps_for"]
+__all__ = ["Trajectory", "PackedCreature", "centroids_of", "pack", "simulate", "steps_for"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,17 @@ class Trajectory:
     @property
     def centroids(self) -> np.ndarray:
         """(n_records, 2) mean position of all masses, px."""
-        return self.positions.mean(axis=1)
+        return centroids_of(self.positions)
+
+
+def centroids_of(positions: np.ndarray) -> np.ndarray:
+    """(records, 2) mean of (records, masses, 2) positions over the masses.
+
+    ``einsum`` rather than ``positions.mean(axis=1)``, which costs ~5x more for these shapes (a tenth of
+    an evaluation's time), and rather than a BLAS product, whose threads stall on a busy machine.
+    """
+    n = positions.shape[1]
+    return np.einsum("rmk->rk", positions) / n if n else positions[:, 0]
 
 
 @dataclass(frozen=True)
