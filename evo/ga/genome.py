@@ -136,7 +136,8 @@ def problems(creature: Creature, genome: GenomeSection) -> list[str]:
 
     Checked: mass count, link count, no fixed masses, finite positions, link ends are masses, no
     self-links, no duplicate links (the same unordered pair twice), degree <= max_degree, connected,
-    rest within ``genome.rest``, alpha in [0, 1], phi in [0, 2π), omega and beta within their ranges.
+    rest within ``genome.rest``, alpha in [0, 1], phi in [0, 2π), omega and beta within their ranges,
+    per-link stiffness and dashpot and per-mass mass within their ranges.
     """
     out: list[str] = []
     n, m = creature.n_masses, creature.n_links
@@ -167,6 +168,8 @@ def problems(creature: Creature, genome: GenomeSection) -> list[str]:
     for name, values, (lo, hi) in (
         ("rest", creature.rest, genome.rest),
         ("alpha", creature.alpha, (0.0, 1.0)),
+        ("stiffness", creature.stiffness, genome.link_stiffness),
+        ("dashpot", creature.dashpot, genome.link_dashpot),
     ):
         bad = np.flatnonzero(~((values >= lo) & (values <= hi)))
         if bad.size:
@@ -180,6 +183,10 @@ def problems(creature: Creature, genome: GenomeSection) -> list[str]:
     ):
         if not lo <= value <= hi:
             out.append(f"{name} {value} outside [{lo}, {hi}]")
+    lo, hi = genome.mass
+    bad = np.flatnonzero(~((creature.mass >= lo) & (creature.mass <= hi)))
+    if bad.size:
+        out.append(f"mass {bad[0]}: mass {creature.mass[bad[0]]} outside [{lo}, {hi}]")
     return out
 
 

@@ -185,6 +185,30 @@ def _toggle_muscle(body: Body, rng: np.random.Generator, genome: GenomeSection, 
         body.alpha[k], body.phi[k] = 1.0 - draw_alpha, float(wrap_phase([draw_phi * TWO_PI])[0])
 
 
+def _perturb_physics(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
+    """Perturb a ``gene_fraction`` of the per-link stiffness multipliers and dashpots and of the per-mass
+    masses, each only where its ``[genome]`` range is wider than a point: stiffness and mass scale by
+    exp(N(0, sigma_physics)), a dashpot moves by N(0, sigma_physics * top of its range); ``finish``
+    clips them into their ranges."""
+    for name, default, (low, high), per_link in (
+        ("stiffness", 1.0, genome.link_stiffness, True),
+        ("dashpot", 0.0, genome.link_dashpot, True),
+        ("mass", 1.0, genome.mass, False),
+    ):
+        if high <= low:
+            continue
+        extra = body.link_extra if per_link else body.mass_extra
+        count = body.n_links if per_link else body.n_masses
+        column = extra.setdefault(name, [default] * count)
+        chosen = _chosen_links(rng, count, ga.gene_fraction)
+        noise = rng.normal(0.0, ga.sigma_physics, chosen.size).tolist()
+        for index, step in zip(chosen.tolist(), noise, strict=True):
+            if name == "dashpot":
+                column[index] += step * high
+            else:
+                column[index] *= math.exp(step)
+
+
 BODY_MUTATIONS: dict[str, BodyMutation] = {
     "rest": _perturb_rest,
     "alpha": _perturb_alpha,
@@ -197,6 +221,7 @@ BODY_MUTATIONS: dict[str, BodyMutation] = {
     "add_link": _add_link,
     "remove_link": _remove_link,
     "toggle_muscle": _toggle_muscle,
+    "physics": _perturb_physics,
 }
 
 
@@ -226,12 +251,15 @@ def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, 
     to ``mutate`` changes whenever some rate is positive. The operators edit one working copy, which is
     turned into a creature once. Returns a valid creature; the input is unchanged.
     """
-    rates = np.array([ga.rate(name) for name in BODY_MUTATIONS])
+    # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
+    # leaves the random stream of existing configurations unchanged
+    active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
+    rates = np.array([rate for _, rate in active])
     fired = rng.random(rates.size) < rates
     if not fired.any() and rates.sum() > 0.0:
         fired[int(rng.choice(rates.size, p=rates / rates.sum()))] = True
     body = Body.of(creature)
-    for edit, on in zip(BODY_MUTATIONS.values(), fired.tolist(), strict=True):
+    for (edit, _), on in zip(active, fired.tolist(), strict=True):
         if on:
             edit(body, rng, genome, ga)
     return finish(body, creature, genome)

@@ -39,6 +39,7 @@ MUTATION_NAMES = (
     "add_link",
     "remove_link",
     "toggle_muscle",
+    "physics",
 )
 
 
@@ -87,6 +88,26 @@ class GenomeSection:
         doc="most links meeting at one mass; keeps the stiffness low enough for a stable Euler step "
         "(k * 2 * max_degree * dt^2 < 4)",
     )
+    link_stiffness: tuple[float, float] = setting(
+        (1.0, 1.0),
+        low=0.0,
+        open_low=True,
+        doc="allowed range of the per-link stiffness multiplier (seed 002); must contain 1, its value for "
+        "new links; a wider range lets the `physics` mutation vary it",
+    )
+    link_dashpot: tuple[float, float] = setting(
+        (0.0, 0.0),
+        low=0.0,
+        doc="allowed range of the per-link dashpot D (1/frame); must contain 0, its value for new links; a "
+        "wider range lets the `physics` mutation vary it",
+    )
+    mass: tuple[float, float] = setting(
+        (1.0, 1.0),
+        low=0.0,
+        open_low=True,
+        doc="allowed range of the per-mass mass; must contain 1, its value for new masses; a wider range "
+        "lets the `physics` mutation vary it",
+    )
     seed_models: tuple[str, ...] = setting(
         (), doc="model files (paths relative to the config) that seed the initial population"
     )
@@ -98,8 +119,16 @@ class GenomeSection:
     )
 
     def __post_init__(self) -> None:
-        for key in ("masses", "rest", "omega", "beta"):
+        for key in ("masses", "rest", "omega", "beta", "link_stiffness", "link_dashpot", "mass"):
             _ordered(self, key)
+        for key, default in (("link_stiffness", 1.0), ("link_dashpot", 0.0), ("mass", 1.0)):
+            low, high = getattr(self, key)
+            if not low <= default <= high:
+                raise EvoInputError(
+                    f"expected a range containing {default} (the value of new links and masses), "
+                    f"got [{low}, {high}]",
+                    field=key,
+                )
         if self.max_links < self.masses[1] - 1:
             raise EvoInputError(
                 f"expected at least masses[1] - 1 = {self.masses[1] - 1} links so that the largest creature "
@@ -150,6 +179,13 @@ class GASection:
     rate_toggle_muscle: float = setting(
         0.1, low=0.0, high=1.0, doc="probability of turning a spring into a muscle or back"
     )
+    rate_physics: float = setting(
+        0.0,
+        low=0.0,
+        high=1.0,
+        doc="probability of perturbing per-link stiffness, dashpots and per-mass masses (only those whose "
+        "[genome] range is wider than a point); 0 leaves them alone",
+    )
     gene_fraction: float = setting(
         0.25,
         low=0.0,
@@ -162,6 +198,12 @@ class GASection:
     sigma_omega: float = setting(0.1, low=0.0, doc="omega perturbation: log-normal, relative")
     sigma_beta: float = setting(0.1, low=0.0, doc="beta perturbation: normal, absolute")
     sigma_move: float = setting(8.0, low=0.0, doc="move_mass displacement: normal per axis, px")
+    sigma_physics: float = setting(
+        0.2,
+        low=0.0,
+        doc="physics perturbation: stiffness and mass log-normal (relative), dashpot normal scaled by the "
+        "top of its range",
+    )
 
     def rate(self, name: str) -> float:
         """The rate of the mutation operator ``name`` (one of :data:`MUTATION_NAMES`)."""

@@ -35,8 +35,8 @@ __all__ = [
 TWO_PI = 2.0 * math.pi
 
 # Optional per-link and per-mass physics a Creature may carry (seed 002: stiffness multiplier, dashpot,
-# mass), with the value a new link or mass gets. The GA does not vary them; a body carries them along
-# with their links and masses so that seeded models keep them.
+# mass), with the value a new link or mass gets. A body carries them along with their links and masses;
+# the ``physics`` mutation varies them within their [genome] ranges.
 LINK_EXTRAS = {"stiffness": 1.0, "dashpot": 0.0}
 MASS_EXTRAS = {"mass": 1.0}
 
@@ -380,6 +380,15 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
         world=dict(template.world if world is None else world),
         meta={},
         polys=() if body.renumbered else template.polys,
-        **{name: np.array(column, dtype=np.float64) for name, column in body.link_extra.items()},
-        **{name: np.array(column, dtype=np.float64) for name, column in body.mass_extra.items()},
+        **{name: _clipped(column, _extra_range(genome, name)) for name, column in body.link_extra.items()},
+        **{name: _clipped(column, _extra_range(genome, name)) for name, column in body.mass_extra.items()},
     )
+
+
+def _extra_range(genome: GenomeSection, name: str) -> tuple[float, float]:
+    """The [genome] range of an optional per-link or per-mass value."""
+    return {"stiffness": genome.link_stiffness, "dashpot": genome.link_dashpot, "mass": genome.mass}[name]
+
+
+def _clipped(column: list[float], bounds: tuple[float, float]) -> np.ndarray:
+    return np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])

@@ -11,12 +11,14 @@ from ga_strategies import build, ga_sections, genome_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evo.errors import EvoInputError
 from evo.ga.crossover import cut_crossover, wave_crossover
 from evo.ga.genome import problems, random_creature
 from evo.ga.operators import MUTATIONS, crossover, mutate
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 from evo.ga.structure import TWO_PI, cut_structure
 from evo.model import Creature, topology
+from evo.settings import parse_section
 
 ARRAYS = ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi")
 SEEDS = st.integers(0, 2**32 - 1)
@@ -341,16 +343,19 @@ def test_optional_link_and_mass_values_follow_their_links_and_masses(seed):
         )
     }
     ga = dataclasses.replace(GA, rate_cut_crossover=1.0)
+    genome = WIDE_PHYSICS
     rng = np.random.default_rng(seed)
     same_numbering = [
-        op(creature, rng, GENOME, ga) for name, op in MUTATIONS.items() if name != "remove_mass"
+        op(creature, rng, genome, ga)
+        for name, op in MUTATIONS.items()
+        if name not in ("remove_mass", "physics")
     ]
     renumbered = [
-        MUTATIONS["remove_mass"](creature, rng, GENOME, ga),
-        *crossover(creature, creature, rng, GENOME, ga),
+        MUTATIONS["remove_mass"](creature, rng, genome, ga),
+        *crossover(creature, creature, rng, genome, ga),
     ]
     for child in same_numbering + renumbered:
-        assert problems(child, GENOME) == []
+        assert problems(child, genome) == []
         for a, b, s, d in zip(child.link_a, child.link_b, child.stiffness, child.dashpot, strict=True):
             if (
                 child in same_numbering
@@ -360,7 +365,51 @@ def test_optional_link_and_mass_values_follow_their_links_and_masses(seed):
                 assert (s, d) in {*by_pair.values(), (1.0, 0.0)}
         assert set(child.mass.tolist()) <= {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}
     for name in ("rest", "alpha", "phi", "omega", "beta", "toggle_muscle", "add_link", "remove_link"):
-        child = MUTATIONS[name](creature, np.random.default_rng(seed), GENOME, GA)
+        child = MUTATIONS[name](creature, np.random.default_rng(seed), genome, GA)
         np.testing.assert_array_equal(child.mass, creature.mass)
-    grown = MUTATIONS["add_mass"](creature, np.random.default_rng(seed), GENOME, GA)
+    grown = MUTATIONS["add_mass"](creature, np.random.default_rng(seed), genome, GA)
     np.testing.assert_array_equal(grown.mass, [2.0, 3.0, 4.0, 5.0, 6.0, 1.0])
+
+
+WIDE_PHYSICS = dataclasses.replace(
+    GENOME, link_stiffness=(0.25, 4.0), link_dashpot=(0.0, 1.0), mass=(0.5, 8.0)
+)
+
+
+def test_the_physics_mutation_varies_stiffness_dashpot_and_mass_within_their_genome_ranges():
+    creature = TRIANGLE_WITH_TAIL
+    changed = set()
+    for seed in range(40):
+        child = MUTATIONS["physics"](creature, np.random.default_rng(seed), WIDE_PHYSICS, GA)
+        assert problems(child, WIDE_PHYSICS) == []
+        for name, (low, high) in (
+            ("stiffness", WIDE_PHYSICS.link_stiffness),
+            ("dashpot", WIDE_PHYSICS.link_dashpot),
+            ("mass", WIDE_PHYSICS.mass),
+        ):
+            values = getattr(child, name)
+            assert ((values >= low) & (values <= high)).all()
+            if not np.array_equal(values, getattr(creature, name)):
+                changed.add(name)
+        np.testing.assert_array_equal(child.rest, creature.rest)
+    assert changed == {"stiffness", "dashpot", "mass"}
+
+
+def test_the_physics_mutation_is_a_no_op_while_the_genome_ranges_are_points():
+    child = MUTATIONS["physics"](TRIANGLE_WITH_TAIL, np.random.default_rng(0), GENOME, GA)
+    assert child.has_default_physics
+
+
+def test_mutate_leaves_physics_alone_at_its_default_rate_of_zero():
+    assert GA.rate_physics == 0.0
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        assert mutate(TRIANGLE_WITH_TAIL, rng, WIDE_PHYSICS, GA).has_default_physics
+
+
+@pytest.mark.parametrize(
+    "key, value", [("link_stiffness", (2.0, 3.0)), ("link_dashpot", (0.1, 0.2)), ("mass", (0.1, 0.5))]
+)
+def test_a_physics_range_must_contain_the_value_new_links_and_masses_get(key, value):
+    with pytest.raises(EvoInputError, match=key):
+        parse_section(GenomeSection, {key: list(value)}, source="c.toml", table_name="genome")
