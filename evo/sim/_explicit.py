@@ -25,18 +25,15 @@ import numpy as np
 
 from evo.sim._forces import (
     F_DT,
-    F_MAX_SPEED2,
     F_OMEGA,
     F_SIGN,
     F_THETA0,
-    I_AUTOREVERSE,
     I_METHOD,
     I_STEPS,
-    I_STRIDE,
     accelerations,
-    soda_contacts,
+    end_of_step,
 )
-from evo.sim._kernel import _JIT, _too_fast
+from evo.sim._kernel import _JIT
 
 METHODS = {"euler": 0, "explicit-euler": 1, "finite-difference": 2, "midpoint": 3, "rk4": 4}
 SEMI_IMPLICIT, EXPLICIT, FINITE_DIFFERENCE, MIDPOINT, RK4 = range(5)
@@ -146,16 +143,11 @@ def run_explicit(pos, vel, free, inv_mass, link_a, link_b, link_data, segments, 
                         pos[i, d] = p0[i, d] + w * (v0[i, d] + 2.0 * vs[i, d] + 2.0 * acc2[i, d] + vt[i, d])
                         vel[i, d] = v0[i, d] + w * (acc[i, d] + 2.0 * k2[i, d] + 2.0 * k3[i, d] + k4[i, d])
         theta += dtheta
-        touched, changed = soda_contacts(pos, vel, old, free, segments, fp, ip)
+        exploded, changed, sign, touching_before, n_rec = end_of_step(
+            step, pos, vel, old, free, segments, fp, ip, sign, touching_before, rec_pos, rec_vel, n_rec
+        )
+        if exploded:
+            return n_rec, step
         if changed:
             have_acc = False
-        if _too_fast(vel, free, fp[F_MAX_SPEED2]):
-            return n_rec, step
-        if ip[I_AUTOREVERSE] != 0 and touched and not touching_before:
-            sign = -sign  # once per contact, when it starts
-        touching_before = touched
-        if step % ip[I_STRIDE] == 0:
-            rec_pos[n_rec] = pos
-            rec_vel[n_rec] = vel
-            n_rec += 1
     return n_rec, -1

@@ -24,7 +24,7 @@ import math
 
 import numba as nb
 
-from evo.sim._kernel import _JIT, HUGE, _segments, _walls
+from evo.sim._kernel import _JIT, HUGE, _segments, _too_fast, _walls
 from evo.sim.ground import KIND_FLAT, KIND_HILLS, KIND_SLOPE
 
 # columns of link_data
@@ -245,3 +245,22 @@ def soda_contacts(pos, vel, old, free, segments, fp, ip):
             if pos[i, 0] != x or pos[i, 1] != y:
                 changed = True
     return touched, changed
+
+
+@nb.njit(**_JIT)
+def end_of_step(step, pos, vel, old, free, segments, fp, ip, sign, touching_before, rec_pos, rec_vel, n_rec):
+    """What every general kernel does after a step: soda contacts, the explosion check, autoreverse
+    (the wave flips once per side-wall contact, when it starts) and the record every ``stride`` steps.
+
+    Returns (exploded, anything changed by a contact, wave sign, touching a side wall, records written).
+    """
+    touched, changed = soda_contacts(pos, vel, old, free, segments, fp, ip)
+    if _too_fast(vel, free, fp[F_MAX_SPEED2]):
+        return True, changed, sign, touched, n_rec
+    if ip[I_AUTOREVERSE] != 0 and touched and not touching_before:
+        sign = -sign
+    if step % ip[I_STRIDE] == 0:
+        rec_pos[n_rec] = pos
+        rec_vel[n_rec] = vel
+        n_rec += 1
+    return False, changed, sign, touched, n_rec

@@ -50,28 +50,25 @@ from evo.sim._forces import (
     F_GROUND_K,
     F_GX,
     F_GY,
-    F_MAX_SPEED2,
     F_MU,
     F_OMEGA,
     F_SIGN,
     F_SLIP,
     F_THETA0,
-    I_AUTOREVERSE,
     I_GROUND,
     I_PENALTY,
     I_PSM_ORDER,
     I_STEPS,
-    I_STRIDE,
     L_AMP,
     L_COS_PHI,
     L_D,
     L_K,
     L_REST,
     L_SIN_PHI,
+    end_of_step,
     ground_shape,
-    soda_contacts,
 )
-from evo.sim._kernel import _JIT, _too_fast
+from evo.sim._kernel import _JIT
 
 # A step is split in halves while the last term of the series is more than this fraction of the one
 # before it (the series is not converging fast enough: the step reaches too close to a singularity,
@@ -287,14 +284,9 @@ def run_psm(pos, vel, free, inv_mass, link_a, link_b, link_data, segments, groun
                         vel[i, d] = v
             theta += rate * sub
             left -= part
-        touched, _ = soda_contacts(pos, vel, old, free, segments, fp, ip)
-        if _too_fast(vel, free, fp[F_MAX_SPEED2]):
+        exploded, _, sign, touching_before, n_rec = end_of_step(
+            step, pos, vel, old, free, segments, fp, ip, sign, touching_before, rec_pos, rec_vel, n_rec
+        )
+        if exploded:
             return n_rec, step
-        if ip[I_AUTOREVERSE] != 0 and touched and not touching_before:
-            sign = -sign  # once per contact, when it starts
-        touching_before = touched
-        if step % ip[I_STRIDE] == 0:
-            rec_pos[n_rec] = pos
-            rec_vel[n_rec] = vel
-            n_rec += 1
     return n_rec, -1
