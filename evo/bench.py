@@ -44,6 +44,7 @@ __all__ = [
     "STANDARD_SIZES",
     "Section",
     "bench_world",
+    "best_time",
     "compile_section",
     "main",
     "mesh_links",
@@ -176,7 +177,7 @@ def standard_creature(n_masses: int, n_links: int, seed: int = SEED) -> Creature
 # -- the simulator section -------------------------------------------------------------------------------
 
 
-def _best_time(run: Callable[[], object], repeats: int) -> float:
+def best_time(run: Callable[[], object], repeats: int) -> float:
     """The shortest of ``repeats`` wall-clock timings of ``run()``, s."""
     best = math.inf
     for _ in range(max(1, repeats)):
@@ -211,11 +212,9 @@ def simulator_section(args: argparse.Namespace) -> Section:
         trajectory = simulate(creature, world, frames, record_every=RECORD_EVERY)
         if trajectory.exploded:
             raise RuntimeError(f"{creature.name} exploded at frame {trajectory.exploded_frame}")
-        seconds = _best_time(
-            lambda c=creature: simulate(c, world, frames, record_every=RECORD_EVERY), repeats
-        )
+        seconds = best_time(lambda c=creature: simulate(c, world, frames, record_every=RECORD_EVERY), repeats)
         kernel.append(_row(creature, frames, seconds))
-        seconds = _best_time(
+        seconds = best_time(
             lambda c=creature: simulate_numpy(c, world, numpy_frames, record_every=RECORD_EVERY), repeats
         )
         reference.append(_row(creature, numpy_frames, seconds))

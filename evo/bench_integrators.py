@@ -23,11 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import time
 from typing import Any
 
 import numpy as np
 
+from evo.bench import best_time
 from evo.model import Creature
 from evo.sim import World, simulate
 from evo.sim.world import INTEGRATORS
@@ -69,15 +69,6 @@ def double_spring_energy(
     return kinetic + height + 0.5 * (world.stiffness * body.stiffness * stretch**2).sum(-1)
 
 
-def _best(run, repeats: int) -> float:
-    best = math.inf
-    for _ in range(max(1, repeats)):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def _energy_error(body: Creature, world: World, steps: int) -> float:
     """max |E − E(0)| over ``steps`` steps of ``world.dt``, sampled at most MAX_SAMPLES + 1 times."""
     stride = max(1, steps // MAX_SAMPLES)
@@ -107,9 +98,9 @@ def integrator_rows(repeats: int = 3) -> list[dict[str, Any]]:
     for integrator in INTEGRATORS:
         world = double_spring_world(integrator)
         simulate(body, world, 10 * SEED_STEP, record_every=SEED_STEP)  # JIT warm-up
-        seed_cost[integrator] = _best(lambda w=world: simulate(body, w, span, record_every=span), repeats)
+        seed_cost[integrator] = best_time(lambda w=world: simulate(body, w, span, record_every=span), repeats)
         mesh_w = mesh_world.updated({"integrator": integrator, "psm_order": PSM_ORDER})
-        mesh_s = _best(lambda w=mesh_w: simulate(mesh, w, THROUGHPUT_FRAMES, record_every=10), repeats)
+        mesh_s = best_time(lambda w=mesh_w: simulate(mesh, w, THROUGHPUT_FRAMES, record_every=10), repeats)
         rows.append(
             {
                 "integrator": integrator if integrator != "psm" else f"psm (order {PSM_ORDER})",
@@ -120,7 +111,7 @@ def integrator_rows(repeats: int = 3) -> list[dict[str, Any]]:
         )
         if integrator == "euler":
             heavy = mesh.replace(mass=np.full(mesh.n_masses, 2.0), stiffness=np.full(mesh.n_links, 2.0))
-            heavy_s = _best(
+            heavy_s = best_time(
                 lambda w=mesh_w, c=heavy: simulate(c, w, THROUGHPUT_FRAMES, record_every=10), repeats
             )
             general_rate = mesh.n_links * (THROUGHPUT_FRAMES / THROUGHPUT_DT) / heavy_s
@@ -130,12 +121,12 @@ def integrator_rows(repeats: int = 3) -> list[dict[str, Any]]:
         steps = max(1, round(SEED_STEPS * budget / seed_cost[integrator]))
         for _ in range(2):  # a second pass corrects for the part of a run's time that is not per step
             world = double_spring_world(integrator, dt=span / steps)
-            seconds = _best(lambda w=world: simulate(body, w, span, record_every=span), repeats)
+            seconds = best_time(lambda w=world: simulate(body, w, span, record_every=span), repeats)
             steps = max(1, round(steps * budget / seconds)) if integrator != "psm" else SEED_STEPS
         world = double_spring_world(integrator, dt=span / steps)
         row["equal_time_steps"] = steps
         row["equal_time_dt"] = span / steps
-        row["equal_time_s"] = _best(lambda w=world: simulate(body, w, span, record_every=span), repeats)
+        row["equal_time_s"] = best_time(lambda w=world: simulate(body, w, span, record_every=span), repeats)
         row["equal_time_energy_error"] = _energy_error(body, world, steps)
     rows[1].update({k: v for k, v in rows[0].items() if k.startswith("equal_time")})
     return rows
