@@ -375,7 +375,10 @@ def _one_generation(prepared: Prepared, backend: Any, progress: Progress) -> Non
             message = f"{message} (plugin '{exc.plugin}')"
         if saved:
             message += f"; the creature is saved as {saved}"
-        message += f"; the last checkpoint (generation {evolution.generation}) is intact"
+        if evolution.generation >= 0:
+            message += f"; the last checkpoint (generation {evolution.generation}) is intact"
+        else:
+            message += "; no generation was finished, so there is no checkpoint to resume from"
         log.error("%s", message)
         raise RunFailed(message) from None
     evaluated = time.perf_counter()
