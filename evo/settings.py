@@ -16,12 +16,12 @@ got 1`` or ``walkers.toml: unknown key 'populaton' in [run]; did you mean 'popul
 from __future__ import annotations
 
 import dataclasses
-import math
 import types
 import typing
 from collections.abc import Mapping
 from typing import Any
 
+from evo._numbers import is_finite_number
 from evo.errors import EvoInputError, unknown_key_message
 
 __all__ = ["setting", "parse_section", "section_to_dict"]
@@ -84,7 +84,7 @@ def _convert(value: Any, tp: Any) -> tuple[bool, Any]:
     if tp is int:
         return isinstance(value, int) and not isinstance(value, bool), value
     if tp is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        ok = is_finite_number(value)
         return ok, float(value) if ok else None
     if tp is str:
         return isinstance(value, str), value

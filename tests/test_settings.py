@@ -36,6 +36,7 @@ def test_a_valid_table_fills_a_frozen_section_and_back():
         ({"box": [1]}, "[run] box: expected a list of 2 values, got [1]"),
         ({"mode": "c"}, "[run] mode: expected one of 'a', 'b', got 'c'"),
         ({"limit": 0}, "[run] limit: expected a number > 0.0, got 0"),
+        ({"limit": 10**400}, "[run] limit: expected a number > 0.0, got 1000"),  # too large for a float
     ],
 )
 def test_bad_values_give_one_line_naming_file_table_key_and_expectation(table, message):

@@ -8,13 +8,13 @@ was expected.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from evo._numbers import is_finite_number
 from evo.errors import EvoInputError, unknown_key_message
 from evo.io.atomic import atomic_write_text
 from evo.model import Creature
@@ -59,7 +59,7 @@ class _Reader:
                 raise self.fail(field, "missing (expected a number)")
             return default
         value = obj[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if not is_finite_number(value):
             raise self.fail(field, f"expected a finite number, got {value!r}")
         if low is not None and value < low or high is not None and value > high:
             if high is None:
@@ -100,8 +100,9 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     r.keys(doc, _TOP_KEYS, "")
     if doc.get("format") != FORMAT:
         raise r.fail("format", f'expected "{FORMAT}", got {doc.get("format")!r}')
-    if doc.get("version") != VERSION:
-        raise r.fail("version", f"expected {VERSION}, got {doc.get('version')!r}")
+    version = doc.get("version")
+    if type(version) is not int or version != VERSION:  # not true, not 1.0
+        raise r.fail("version", f"expected {VERSION}, got {version!r}")
     name = doc.get("name", "creature")
     if not isinstance(name, str):
         raise r.fail("name", f"expected a string, got {name!r}")

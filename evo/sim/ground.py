@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from evo._numbers import is_finite_number
 from evo.errors import EvoInputError, closest, unknown_key_message
 
 __all__ = ["GROUND_TYPES", "Ground", "parse_ground"]
@@ -157,7 +158,7 @@ class Ground:
 
 def _number(value: Any, field: str, source: str | None, *, low: float, high: float = math.inf,
             open_low: bool = False, open_high: bool = False) -> float:  # fmt: skip
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    ok = is_finite_number(value)
     if ok:
         ok = (value > low if open_low else value >= low) and (value < high if open_high else value <= high)
     if not ok:
@@ -169,11 +170,7 @@ def _number(value: Any, field: str, source: str | None, *, low: float, high: flo
 
 def _points(value: Any, field: str, source: str | None) -> tuple[Point, ...]:
     def is_point(p: Any) -> bool:
-        return (
-            isinstance(p, list | tuple)
-            and len(p) == 2
-            and all(isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c) for c in p)
-        )
+        return isinstance(p, list | tuple) and len(p) == 2 and all(map(is_finite_number, p))
 
     if not isinstance(value, list | tuple) or len(value) < 2 or not all(map(is_point, value)):
         raise EvoInputError("expected a polyline of at least two [x, y] points", source=source, field=field)

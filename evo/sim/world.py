@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from evo._numbers import is_finite_number, is_number
 from evo.errors import EvoInputError, unknown_key_message
 from evo.sim.ground import Ground, parse_ground
 
@@ -180,7 +181,7 @@ def normalise(
                     source=source,
                     field=f"{where}.{key}",
                 )
-            if not _is_number(value) or not 0 <= value <= CURSOR_MAX:
+            if not is_number(value) or not 0 <= value <= CURSOR_MAX:
                 raise EvoInputError(
                     f"a cursor position in 0..{CURSOR_MAX}, got {value!r}",
                     source=source,
@@ -194,10 +195,6 @@ def normalise(
         else:
             out[key] = value
     return out
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _terrain(value: Any, *, source: str | None, field: str) -> tuple[Polyline, ...]:
@@ -225,7 +222,7 @@ def _terrain(value: Any, *, source: str | None, field: str) -> tuple[Polyline, .
 
 
 def _is_point(p: Any) -> bool:
-    return isinstance(p, list | tuple) and len(p) == 2 and all(_is_number(c) and math.isfinite(c) for c in p)
+    return isinstance(p, list | tuple) and len(p) == 2 and all(map(is_finite_number, p))
 
 
 def _check(world: World) -> list[tuple[str, str]]:
@@ -237,7 +234,7 @@ def _check_values(v: Mapping[str, Any]) -> list[tuple[str, str]]:
 
     def number(key: str, low: float, high: float = math.inf, *, open_low: bool = False) -> None:
         x = v[key]
-        ok = _is_number(x) and math.isfinite(x) and (x > low if open_low else x >= low) and x <= high
+        ok = is_finite_number(x) and (x > low if open_low else x >= low) and x <= high
         if not ok:
             bound = f"> {low}" if open_low else f">= {low}"
             rng = f"in [{low}, {high}]" if math.isfinite(high) else bound
