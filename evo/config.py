@@ -20,6 +20,7 @@ from typing import Any
 from evo.errors import EvoInputError, closest
 from evo.evaluation import EvaluationSpec
 from evo.ga.settings import GASection, GenomeSection
+from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.plugins import PluginRef, check_params, find_plugin
 from evo.settings import parse_section, section_to_dict, setting
@@ -178,7 +179,12 @@ def parse_config(
         EvaluationSection, doc.get("evaluation"), source=source, table_name="evaluation"
     )
     paths = tuple(_existing_plugin_path(p, base, source) for p in evaluation.plugin_paths)
-    plugin = find_plugin(evaluation.plugin, paths, source=source, field="[evaluation] plugin")
+    try:
+        plugin = find_plugin(evaluation.plugin, paths, source=source, field="[evaluation] plugin")
+    except EvoInputError as exc:
+        if exc.source != source and any(p in str(exc) for p in paths):  # a plugin file failed to load
+            raise EvoInputError(f"[evaluation] plugin_paths: {exc}", source=source) from None
+        raise
     params = check_params(plugin, evaluation.params, source=source)
     evaluation = dataclasses.replace(evaluation, plugin_paths=paths, params=params)
 
@@ -191,14 +197,13 @@ def parse_config(
     _check_steps(plugin.record_every, records, world, source)
 
     genome = parse_section(GenomeSection, doc.get("genome"), source=source, table_name="genome")
-    if hasattr(genome, "seed_models"):
-        models = tuple(os.path.abspath(base / Path(p).expanduser()) for p in genome.seed_models)
-        genome = dataclasses.replace(genome, seed_models=models)
+    models = tuple(_readable_seed_model(p, base, source) for p in genome.seed_models)
+    genome = dataclasses.replace(genome, seed_models=models)
     ga = parse_section(GASection, doc.get("ga"), source=source, table_name="ga")
-    elite = getattr(ga, "elite", 0)
-    if elite >= run.population:
+    if ga.elite >= run.population:
         raise EvoInputError(
-            f"[ga] elite: expected fewer than [run] population = {run.population}, got {elite}", source=source
+            f"[ga] elite: expected fewer than [run] population = {run.population}, got {ga.elite}",
+            source=source,
         )
 
     pool = parse_section(PoolSection, doc.get("pool"), source=source, table_name="pool")
@@ -247,6 +252,16 @@ def _existing_plugin_path(entry: str, base: Path, source: str | None) -> str:
             source=source,
         )
     return str(path)
+
+
+def _readable_seed_model(entry: str, base: Path, source: str | None) -> str:
+    """The absolute path of a seed model, once it has been read as a model file."""
+    path = os.path.abspath(base / Path(entry).expanduser())
+    try:
+        load_model(path)
+    except EvoInputError as exc:
+        raise EvoInputError(f"[genome] seed_models: {exc}", source=source) from None
+    return path
 
 
 def _check_steps(frames: float, message: str, world: World, source: str | None) -> None:

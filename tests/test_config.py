@@ -6,6 +6,7 @@ import dataclasses
 import os
 import pickle
 import re
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -93,6 +94,8 @@ def test_the_resolved_toml_loads_back_equal_from_another_folder(tmp_path, monkey
         """,
     )
     (tmp_path / "fixtures").symlink_to(USER_PLUGINS)
+    (tmp_path / "models").mkdir()
+    shutil.copy(ROOT / "genomes" / "walker.json", tmp_path / "models" / "a.json")
     config = load_config(source)
     assert config.genome.seed_models == (str(tmp_path / "models" / "a.json"),)
     elsewhere = tmp_path / "runs" / "walkers"
@@ -177,6 +180,18 @@ def test_parse_config_takes_a_document_and_a_base_folder():
             "[ga]\nelite = 5\n[run]\npopulation = 5",
             "[ga] elite: expected fewer than [run] population = 5, got 5",
         ),
+        (
+            "[genome]\nseed_models = ['missing.json']",
+            "[genome] seed_models: {dir}/missing.json: no such file",
+        ),
+        (
+            "[genome]\nseed_models = ['walkers.toml']",
+            "[genome] seed_models: {dir}/walkers.toml: not valid JSON",
+        ),
+        (
+            "[evaluation]\nplugin_paths = ['broken.py']",
+            "[evaluation] plugin_paths: {dir}/broken.py: loading it raised RuntimeError: boom",
+        ),
         ("[pool]\nworkers = 0", "[pool] workers: expected an integer >= 1, got 0"),
         ("[pool]\nworker = 2", "unknown key 'worker' in [pool]; did you mean 'workers'?"),
         ("[run", "not valid TOML"),
@@ -184,6 +199,8 @@ def test_parse_config_takes_a_document_and_a_base_folder():
 )
 def test_every_config_error_is_one_line_naming_the_file_and_the_key(tmp_path, text, message):
     path = write_config(tmp_path, text + "\n")
+    (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
+    message = message.format(dir=tmp_path)
     with pytest.raises(EvoInputError) as info:
         load_config(path)
     error = str(info.value)

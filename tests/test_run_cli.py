@@ -254,7 +254,7 @@ def test_exploding_creatures_get_the_worst_fitness_and_are_counted(tmp_path):
     [
         ("typo", [], "unknown key 'populaton' in [run]; did you mean 'population'?"),
         ("plugin", [], "unknown plugin 'distanse'; did you mean 'distance'?"),
-        ("seed_model", [], "no such file"),
+        ("seed_model", [], "c.toml: [genome] seed_models: "),
         ("none", ["--resume"], "no checkpoint.json to resume from"),
         ("none", ["--workers", "0"], "--workers must be at least 1"),
     ],
