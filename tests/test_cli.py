@@ -103,6 +103,12 @@ ERRORS = [
     (lambda t: ["simulate", WALKER, "--frames", "0"], "--frames must be a positive number of frames"),
     (lambda t: ["simulate", WALKER, "--every", "0"], "--every must be a positive number of frames"),
     (lambda t: ["simulate", WALKER, "--every", "2.5", "--frames", "10"], "record_every = 2.5"),
+    (lambda t: ["simulate", WALKER, "--every", "nan"], "--every must be a positive number of frames"),
+    (lambda t: ["simulate", WALKER, "--every", "inf"], "--every must be a positive number of frames"),
+    # the last record would be frame 98: the summary would miss the end of the run
+    (lambda t: ["simulate", WALKER, "--frames", "100", "--every", "7"], "--frames 100 is not a multiple"),
+    (lambda t: ["simulate", WALKER, "--set", "dt=1e-300"], "frames = 3000 takes 3e+303 steps"),
+    (lambda t: ["simulate", WALKER, "--frames", str(10**13)], "records of 6 masses do not fit in memory"),
     (
         lambda t: ["simulate", WALKER, "--set", "gravty=1"],
         "unknown key 'gravty' in --set; did you mean 'gravity'?",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 
 import numpy as np
 
@@ -28,7 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_world_arguments(parser)
     parser.add_argument("--trace", metavar="OUT.csv", help="write frame,mass,x,y,vx,vy rows")
     parser.add_argument(
-        "--every", type=float, default=1, metavar="K", help="record every K frames (default 1)"
+        "--every",
+        type=float,
+        default=1,
+        metavar="K",
+        help="record every K frames; --frames must be a multiple of K (default 1)",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON summary on the last line")
     add_plugin_arguments(parser)
@@ -99,8 +104,14 @@ def run(args: argparse.Namespace) -> int:
             )
     if frames <= 0:
         raise EvoInputError(f"--frames must be a positive number of frames, got {frames}")
-    if args.every <= 0:
+    if not (math.isfinite(args.every) and args.every > 0):
         raise EvoInputError(f"--every must be a positive number of frames, got {args.every}")
+    records = frames / args.every
+    if not math.isclose(records, round(records), rel_tol=0, abs_tol=1e-9 * max(1.0, records)):
+        raise EvoInputError(
+            f"--frames {frames} is not a multiple of --every {args.every:g}: the last record would miss "
+            "the end of the run"
+        )
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:

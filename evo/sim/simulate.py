@@ -114,9 +114,17 @@ def _general_kernel(integrator: str):
     raise EvoInputError(f"no kernel for integrator {integrator!r}")
 
 
+# The most steps one simulation may take: beyond 2**53 a step count is no longer exact as a float.
+MAX_STEPS = 2**53
+
+
 def steps_for(frames: float, dt: float, what: str = "frames") -> int:
     """Number of steps of ``dt`` frames in ``frames`` frames; it must be a whole number."""
     steps = frames / dt
+    if not (math.isfinite(steps) and abs(steps) <= MAX_STEPS):
+        raise EvoInputError(
+            f"{what} = {frames} takes {steps:g} steps of dt = {dt} frames; at most {MAX_STEPS:g} are possible"
+        )
     whole = round(steps)
     if whole < 0 or not math.isclose(steps, whole, rel_tol=0, abs_tol=1e-9 * max(1.0, steps)):
         raise EvoInputError(f"{what} = {frames} is not a whole number of steps of dt = {dt} frames")
@@ -135,8 +143,13 @@ def simulate(creature: Creature, world: World, frames: int, record_every: float 
     p = pack(creature)
     n = creature.n_masses
     n_records = n_steps // stride + 1
-    rec_pos = np.empty((n_records, n, 2))
-    rec_vel = np.empty((n_records, n, 2))
+    try:
+        rec_pos = np.empty((n_records, n, 2))
+        rec_vel = np.empty((n_records, n, 2))
+    except MemoryError:
+        raise EvoInputError(
+            f"{n_records} records of {n} masses do not fit in memory; record less often (record_every)"
+        ) from None
     gx, gy = world.gravity_vector
     segment_list = world.segments()
     if world.contact == "soda":
