@@ -47,6 +47,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Plugin",
     "PluginRef",
+    "RESERVED_OBJECTIVES",
     "SimulationResult",
     "check_params",
     "discover",
@@ -57,6 +58,8 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "evo.fitness"
+# names an objective may not have: history.csv's columns masses_mean and links_mean would clash with theirs
+RESERVED_OBJECTIVES = ("masses", "links")
 
 # Plugins declared by the decorator, per module name, in declaration order (filled while a module loads).
 _DECLARED: dict[str, list[Plugin]] = {}
@@ -164,8 +167,16 @@ def fitness_plugin(
     if objectives is None:
         objectives = (name,) if len(weights) == 1 else tuple(f"{name}_{i}" for i in range(len(weights)))
     objectives = tuple(objectives)
-    if len(objectives) != len(weights) or not all(isinstance(o, str) for o in objectives):
+    if len(objectives) != len(weights) or not all(isinstance(o, str) and o.strip() for o in objectives):
         raise EvoInputError(f"{where}: objectives must name each of the {len(weights)} weights")
+    if len(set(objectives)) != len(objectives):
+        raise EvoInputError(f"{where}: objectives must have distinct names, got {objectives}")
+    taken = [o for o in objectives if o in RESERVED_OBJECTIVES]
+    if taken:
+        raise EvoInputError(
+            f"{where}: objective name '{taken[0]}' is taken: history.csv already has a column "
+            f"'{taken[0]}_mean' (the population's mean number of {taken[0]})"
+        )
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         plugin = Plugin(

@@ -4,6 +4,7 @@ conformance check over every plugin evo can find."""
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 import textwrap
@@ -338,6 +339,20 @@ def test_the_decorator_returns_the_function_unchanged():
     assert fitness_plugin("unregistered_for_test", record_every=4)(score) is score
     plugin = score.__fitness_plugin__
     assert plugin.doc == "Doc line." and plugin.params == {"k": 2} and plugin.record_every == 4.0
+
+
+@pytest.mark.parametrize(
+    "objectives, message",
+    [
+        (("dist", "links"), "objective name 'links' is taken: history.csv already has a column 'links_mean'"),
+        (("masses", "dist"), "objective name 'masses' is taken"),
+        (("dist", "dist"), "objectives must have distinct names"),
+        (("dist", " "), "objectives must name each of the 2 weights"),
+    ],
+)
+def test_objective_names_must_give_history_csv_distinct_columns(objectives, message):
+    with pytest.raises(EvoInputError, match=re.escape(message)):
+        fitness_plugin("two_for_test", weights=(1.0, -1.0), objectives=objectives)
 
 
 # -- parameters ------------------------------------------------------------------------------------
