@@ -23,6 +23,7 @@ from evo.ga.settings import GASection, GenomeSection
 from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.plugins import PluginRef, check_params, find_plugin
+from evo.pool import default_workers
 from evo.settings import parse_section, section_to_dict, setting
 from evo.sim.simulate import steps_for
 from evo.sim.world import World
@@ -73,7 +74,10 @@ class PoolSection:
         None, low=1, doc="worker processes; 1 evaluates in-process; default: the number of CPUs"
     )
     chunksize: int | None = setting(
-        None, low=1, doc="evaluations sent to a worker at a time; default: automatic"
+        None,
+        low=1,
+        doc="broods (one or two children, bred and evaluated together) sent to a worker at a time; "
+        "default: about eight chunks per worker per generation",
     )
 
 
@@ -208,7 +212,7 @@ def parse_config(
 
     pool = parse_section(PoolSection, doc.get("pool"), source=source, table_name="pool")
     if pool.workers is None:
-        pool = dataclasses.replace(pool, workers=os.cpu_count() or 1)
+        pool = dataclasses.replace(pool, workers=default_workers())
 
     return Config(
         run=run,

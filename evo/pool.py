@@ -38,7 +38,7 @@ from typing import Any
 
 from evo.model import Creature
 
-__all__ = ["EvaluationFailed", "ForkPool", "InProcess", "Task", "make_backend", "warm_up"]
+__all__ = ["EvaluationFailed", "ForkPool", "InProcess", "Task", "default_workers", "make_backend", "warm_up"]
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +277,7 @@ def make_backend(
 
 
 def default_workers() -> int:
-    """The number of CPUs this process may use."""
+    """The number of CPUs this process may use (``[pool] workers`` by default)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

@@ -35,7 +35,13 @@ def test_an_empty_config_takes_every_default_and_its_name_from_the_file(tmp_path
     assert config.evaluation.params == {"settle_frames": 200}
     assert config.plugin.name == "distance" and config.plugin.origin.endswith("plugins/distance.py")
     assert config.world == World()
-    assert config.pool.workers == (os.cpu_count() or 1) and config.pool.chunksize is None
+    assert config.pool.workers == len(os.sched_getaffinity(0)) and config.pool.chunksize is None
+
+
+def test_the_default_number_of_workers_is_the_cpus_this_process_may_use(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)  # a big machine, of which this process gets two
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3, 7})
+    assert load_config(write_config(tmp_path, "")).pool.workers == 2
 
 
 def test_the_shipped_example_loads():
