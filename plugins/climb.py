@@ -1,18 +1,35 @@
-"""The ``climb`` fitness plugin: distance travelled over the terrain of the world (e.g. up a slope)."""
+"""The ``climb`` fitness plugin: distance travelled over the ground and terrain (e.g. up a slope)."""
+
+import math
 
 import numpy as np
 
 from evo.plugins import fitness_plugin
 
 
+def ground_heights(world, x):
+    """Height (px) of the world's ``ground`` shape at each x of the array `x` (0 for the flat floor)."""
+    ground = world.ground
+    if ground.type == "flat":
+        return np.zeros_like(x)
+    if ground.type == "slope":
+        return x * math.tan(math.radians(ground.angle))
+    if ground.type == "hills":
+        return ground.amplitude * (1.0 - np.cos(2.0 * math.pi * x / ground.wavelength))
+    line = np.asarray(ground.outline(), dtype=float)  # steps and polylines, level beyond both ends
+    return np.interp(x, line[:, 0], line[:, 1])
+
+
 def surface_heights(world, x):
     """Height (px) of the walkable surface at each x of the array `x`.
 
-    The surface is the highest terrain segment spanning x, or the floor (y = 0) where none is higher.
-    Vertical segments are skipped.
+    The surface is the highest of the ground (``[world] ground``; with ``contact = "soda"`` the floor
+    y = 0 is there as well) and the terrain segments spanning x. Vertical segments are skipped.
     """
     x = np.asarray(x, dtype=float)
-    heights = np.zeros_like(x)
+    heights = ground_heights(world, x)
+    if world.contact != "penalty":  # the applet's box floor is always there
+        heights = np.maximum(heights, 0.0)
     for x1, y1, x2, y2 in world.segments():
         if x1 == x2:
             continue
@@ -26,13 +43,14 @@ def surface_heights(world, x):
 
 @fitness_plugin("climb", weights=(1.0,), record_every=10)
 def climb(result, *, settle_frames: int = 200, step: float = 1.0) -> float:
-    """Distance (px) travelled along the terrain surface from frame `settle_frames` to the end.
+    """Distance (px) travelled along the ground and terrain surface from frame `settle_frames` to the end.
 
-    The world must hold the slope as `terrain` polylines ([[x, y], ...], y up); the surface at x is the
-    highest terrain segment spanning x, or the floor y = 0. The score is the length of that surface
-    between the centroid's x after settling and its x at the end, sampled every `step` px: positive when
-    the creature moves right (write the slope rising to the right), negative when it moves left. On flat
-    ground it equals `distance`; on a slope, climbing 100 px up a 45° ramp scores about 141.
+    The slope is the world's `ground` (e.g. ``{type = "slope", angle = 20}``) or `terrain` polylines
+    ([[x, y], ...], y up); the surface at x is the highest of them (see `surface_heights`). The score is
+    the length of that surface between the centroid's x after settling and its x at the end, sampled
+    every `step` px: positive when the creature moves right (make the slope rise to the right), negative
+    when it moves left. On flat ground it equals `distance`; climbing 100 px up a 45° ramp scores about
+    141.
     """
     if not step > 0:
         raise ValueError(f"step must be > 0 px, got {step}")

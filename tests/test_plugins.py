@@ -144,6 +144,26 @@ def test_climb_is_the_distance_along_the_terrain_surface():
     assert climb(down, settle_frames=0) == pytest.approx(-math.hypot(300.0, 100.0), rel=1e-6)
 
 
+def test_climb_follows_a_sloping_ground_as_well_as_terrain():
+    frames = np.arange(0, 301, 10)
+    walk = moving(lambda f: f / 3, frames, y=80.0)  # x from 0 to 100 px
+    climb = shipped("climb")
+    uphill = World(contact="penalty", ground={"type": "slope", "angle": 30.0})
+    expected = 100.0 / math.cos(math.radians(30.0))
+    assert climb(result_of(*walk, world=uphill), settle_frames=0) == pytest.approx(expected, rel=1e-9)
+    soda_uphill = World(ground={"type": "slope", "angle": 30.0})
+    assert climb(result_of(*walk, world=soda_uphill), settle_frames=0) == pytest.approx(expected, rel=1e-9)
+    # under soda contact the box floor y = 0 is there too, above a slope that falls to the right
+    downhill = {"type": "slope", "angle": -30.0}
+    assert climb(result_of(*walk, world=World(ground=downhill)), settle_frames=0) == pytest.approx(100.0)
+    down_penalty = World(contact="penalty", ground=downhill)
+    assert climb(result_of(*walk, world=down_penalty), settle_frames=0) == pytest.approx(expected, rel=1e-9)
+    hills = World(contact="penalty", ground={"type": "hills", "amplitude": 10.0, "wavelength": 50.0})
+    xs = np.linspace(0.0, 100.0, 200_001)
+    arc = np.hypot(np.diff(xs), np.diff(10.0 * (1.0 - np.cos(2.0 * math.pi * xs / 50.0)))).sum()
+    assert climb(result_of(*walk, world=hills), settle_frames=0, step=0.01) == pytest.approx(arc, rel=1e-6)
+
+
 def test_climb_on_flat_ground_equals_distance():
     frames = np.arange(0, 1001, 10)
     result = result_of(*moving(lambda f: 0.3 * f, frames))
