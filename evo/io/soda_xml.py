@@ -17,8 +17,8 @@ speed is in cycles/frame; the creature holds radians and rad/frame (phase p -> 2
 World settings go into ``Creature.world`` under World's field names. Fixed nodes that springs, muscles or
 polygons use become fixed masses; fixed nodes used only by fixed bars become terrain polylines.
 
-Parsing never resolves entities: a DOCTYPE is cut out before the parser sees the text, and one that
-declares entities is refused.
+Parsing never resolves entities: a document that declares any is refused (expat scans it first, in its
+own encoding), and a DOCTYPE is cut out before the parser sees the text.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+from xml.parsers import expat
 
 import numpy as np
 
@@ -167,10 +168,35 @@ class _Document:
     polys: list = field(default_factory=list)  # lists of ids
 
 
+class _EntityDeclared(Exception):
+    pass
+
+
+def _refuse_entities(data: bytes, source: str) -> None:
+    """Refuse a document that declares an entity, in whatever encoding it is written.
+
+    expat itself reads the bytes (UTF-16 included, where a byte search for ``<!ENTITY`` finds nothing)
+    and stops at the first declaration, before any entity could be expanded. A document expat cannot
+    read is left to the parse proper, which reports it.
+    """
+    scanner = expat.ParserCreate()
+
+    def declared(*_: object) -> None:
+        raise _EntityDeclared
+
+    scanner.EntityDeclHandler = declared
+    try:
+        scanner.Parse(data, True)
+    except _EntityDeclared:
+        raise EvoInputError(
+            "entity declarations are not allowed (the DOCTYPE is ignored)", source=source
+        ) from None
+    except (expat.ExpatError, ValueError, LookupError):
+        pass
+
+
 def _strip_doctype(data: bytes, source: str) -> bytes:
-    """Blank out every DOCTYPE (keeping line numbers); refuse any entity declaration."""
-    if b"<!ENTITY" in data:
-        raise EvoInputError("entity declarations are not allowed (the DOCTYPE is ignored)", source=source)
+    """Blank out every DOCTYPE (keeping line numbers) of an ASCII-compatible document."""
     start = data.find(b"<!DOCTYPE")
     while start >= 0:
         depth, quote, end = 0, 0, -1
@@ -202,12 +228,15 @@ def _parse_xml(path: Path, source: str) -> ET.Element:
         raise EvoInputError("no such file", source=source) from None
     except OSError as exc:
         raise EvoInputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+    _refuse_entities(data, source)
     parser = ET.XMLParser()
     try:
         parser.feed(_strip_doctype(data, source))
         return parser.close()
     except ET.ParseError as exc:
         raise EvoInputError(f"not well-formed XML: {exc}", source=source) from None
+    except (ValueError, LookupError) as exc:  # an encoding expat cannot read ("Shift_JIS", "bogus")
+        raise EvoInputError(f"not readable XML: {exc}", source=source) from None
 
 
 def _children(parent: ET.Element, path: str, source: str):

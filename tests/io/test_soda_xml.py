@@ -199,6 +199,8 @@ def test_a_bad_file_gives_one_line_naming_the_file_the_element_and_what_was_expe
         ('<!-- <!DOCTYPE m> --><!DOCTYPE m [<!ENTITY e "x">]><model>&e;</model>', "entity declarations"),
         ("<!DOCTYPE model [ <!ELEMENT model ANY>", "unterminated DOCTYPE"),
         ("", "not well-formed XML: no element found"),
+        ('<?xml version="1.0" encoding="bogus"?><model/>', "not readable XML: unknown encoding: bogus"),
+        ('<?xml version="1.0" encoding="Shift_JIS"?><model/>', "not readable XML: multi-byte encodings"),
     ],
 )  # fmt: skip
 def test_a_broken_or_unsafe_document_is_refused_with_one_line(tmp_path, text, expected):
@@ -206,6 +208,29 @@ def test_a_broken_or_unsafe_document_is_refused_with_one_line(tmp_path, text, ex
     with pytest.raises(EvoInputError) as info:
         read_soda_xml(path)
     assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+ENCODINGS = {
+    "UTF-16 little-endian": ("UTF-16", lambda text: text.encode("utf-16-le")),
+    "UTF-16 big-endian": ("UTF-16", lambda text: text.encode("utf-16-be")),
+    "ISO-8859-1": ("ISO-8859-1", lambda text: text.encode("latin-1")),
+}
+
+
+@pytest.mark.parametrize("name, encode", ENCODINGS.values(), ids=ENCODINGS.keys())
+def test_entity_declarations_are_refused_whatever_the_files_encoding(tmp_path, name, encode):
+    text = (
+        f'\ufeff<?xml version="1.0" encoding="{name}"?>\n<!DOCTYPE model [<!ENTITY n "injected">]>\n'
+        '<model><name>&n;</name><nodes><mass id="a" x="0" y="1"/></nodes></model>'
+    )
+    if name == "ISO-8859-1":
+        text = text.lstrip("\ufeff")
+    path = tmp_path / "model.xml"
+    path.write_bytes(encode(text))
+    with pytest.raises(EvoInputError, match="entity declarations are not allowed"):
+        read_soda_xml(path)
+    path.write_bytes(encode(text.replace('[<!ENTITY n "injected">]', "").replace("&n;", "plain")))
+    assert read_soda_xml(path).name == "plain"  # the same file without entities reads
 
 
 def test_a_missing_file_is_named(tmp_path):
