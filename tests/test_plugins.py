@@ -4,7 +4,9 @@ conformance check over every plugin evo can find."""
 from __future__ import annotations
 
 import math
+import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -327,6 +329,40 @@ def test_entry_points_in_the_evo_fitness_group_are_discovered(tmp_path, monkeypa
     plugin = discover()["wobble"]
     assert plugin.origin == "module:evo_test_wobble"
     assert load_ref(PluginRef("wobble", "module:evo_test_wobble")).params == {"k": 1.0}
+
+
+def test_the_shipped_plugins_are_found_after_a_non_editable_install_from_another_folder(tmp_path):
+    """What ``pip install .`` puts in site-packages (setup.py maps plugins/ to evo_plugins), run elsewhere."""
+    source = tmp_path / "source"
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("evo", "plugins"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    built = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build", "--build-base", str(tmp_path / "build")],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    site = tmp_path / "build" / "lib"
+    assert sorted(p.name for p in (site / "evo_plugins").glob("*.py")) == [f"{n}.py" for n in SHIPPED]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    listed = subprocess.run(
+        [sys.executable, "-m", "evo", "plugins"],
+        cwd=elsewhere,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr
+    origins = re.findall(r"from: file:(\S+)", listed.stdout)
+    assert sorted(Path(o).name for o in origins) == [f"{n}.py" for n in SHIPPED]
+    assert all(Path(o).parent == site / "evo_plugins" for o in origins), listed.stdout
 
 
 def test_a_worker_resolves_a_plugin_from_its_reference_alone():
