@@ -17,7 +17,8 @@ For steps and polylines H is the signed distance to the line (its gradient has l
 nearest point is unique). Under ``contact = "penalty"`` the ground pushes masses out with the penalty
 force of :mod:`evo.sim._forces`; under ``contact = "soda"`` it becomes polyline segments that reflect
 like terrain (see :meth:`Ground.soda_polyline`), besides the box floor y = 0 which is always there.
-``extent = [x_from, x_to]`` (px) is the stretch of x that slopes and hills are sampled on for soda.
+``extent = [x_from, x_to]`` (px) is the stretch of x that slopes and hills are sampled on for soda; hills
+are sampled into 8 segments per wavelength there, at most :data:`MAX_HILL_SEGMENTS` in all.
 
 Units: px and degrees.
 """
@@ -41,6 +42,7 @@ GROUND_TYPES = ("flat", "slope", "hills", "steps", "polyline")
 KIND_FLAT, KIND_SLOPE, KIND_HILLS, KIND_POLYLINE = 0, 1, 2, 3
 DEFAULT_EXTENT = (-2000.0, 20000.0)  # px, where slopes and hills are sampled under soda contact
 HILL_SEGMENTS_PER_WAVELENGTH = 8
+MAX_HILL_SEGMENTS = 100_000  # segments of sampled hills over their extent (soda contact, drawings)
 FAR = 1.0e6  # px: how far the polyline kernels continue a ground beyond its ends
 
 _KEYS = {
@@ -228,6 +230,16 @@ def parse_ground(value: Any, *, source: str | None = None, field: str = "world.g
         changes["wavelength"] = _number(
             need("wavelength"), f"{field}.wavelength", source, low=0.0, open_low=True
         )
+        x0, x1 = changes.get("extent", DEFAULT_EXTENT)
+        shortest = (x1 - x0) * HILL_SEGMENTS_PER_WAVELENGTH / MAX_HILL_SEGMENTS
+        if not changes["wavelength"] >= shortest:
+            raise EvoInputError(
+                f"expected a wavelength >= {shortest:.3g} px over the extent [{x0:g}, {x1:g}] (sampled into "
+                f"{HILL_SEGMENTS_PER_WAVELENGTH} segments per wavelength, {MAX_HILL_SEGMENTS} at most), "
+                f"got {value['wavelength']!r}",
+                source=source,
+                field=f"{field}.wavelength",
+            )
     elif kind == "steps":
         changes["height"] = _number(need("height"), f"{field}.height", source, low=-math.inf)
         changes["width"] = _number(need("width"), f"{field}.width", source, low=0.0, open_low=True)

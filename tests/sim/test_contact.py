@@ -165,6 +165,12 @@ def test_a_ground_table_round_trips_through_the_world_mapping():
         ({"type": "slope", "angle": 90}, "world.ground.angle"),
         ({"type": "hills", "amplitude": 3, "wavelenth": 9}, "did you mean 'wavelength'"),
         ({"type": "steps", "height": 5, "width": 0}, "world.ground.width"),
+        # sampled into 8 segments per wavelength for soda contact and drawing: at most 100000 segments
+        (
+            {"type": "hills", "amplitude": 3, "wavelength": 1e-300},
+            r"world.ground.wavelength: expected .* >= 1.76",
+        ),
+        ({"type": "hills", "amplitude": 3, "wavelength": 1, "extent": [0, 1e6]}, "world.ground.wavelength"),
         ([[10, 0], [0, 5]], "left to right"),
     ],
 )
