@@ -95,7 +95,7 @@ def evaluate(creature: Creature, spec: EvaluationSpec, seed: int) -> Evaluation:
     )
     try:
         value = plugin.func(result, **spec.params)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a plugin must not end the run (or a worker)
         detail = " ".join(str(exc).split())
         raise PluginFailed(
             plugin.name,

@@ -86,6 +86,26 @@ def test_a_plugin_that_raises_becomes_plugin_failed_with_one_line(walker):
     assert isinstance(info.value.__cause__, ZeroDivisionError)
 
 
+def test_a_plugin_that_calls_sys_exit_fails_like_one_that_raises(walker, tmp_path):
+    (tmp_path / "quits.py").write_text(
+        textwrap.dedent(
+            """
+            import sys
+
+            from evo.plugins import fitness_plugin
+
+            @fitness_plugin("quits")
+            def quits(result):
+                \"\"\"Leaves the process.\"\"\"
+                sys.exit(3)
+            """
+        )
+    )
+    with pytest.raises(PluginFailed) as info:
+        evaluate(walker, spec_for("quits", [tmp_path / "quits.py"]), seed=1)
+    assert info.value.message == "plugin 'quits' raised SystemExit: 3"
+
+
 def test_plugin_failed_survives_pickling_so_a_worker_can_send_it_back():
     error = pickle.loads(pickle.dumps(PluginFailed("race", "plugin 'race' raised KeyError: 'x'")))
     assert (error.plugin, error.message, str(error)) == (
