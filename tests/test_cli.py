@@ -3,6 +3,7 @@
 Errors must be one line on stderr, exit status 2, no traceback, and no output file left behind.
 """
 
+import argparse
 import csv
 import json
 import subprocess
@@ -60,6 +61,35 @@ def test_world_overrides_come_from_a_world_file_and_set_in_that_order(tmp_path, 
     falling = json.loads(out.strip().splitlines()[-1])
     # without gravity the creature (starting 1 px above the floor) cannot come down; with it, it does
     assert falling["end_centroid"][1] < still["end_centroid"][1]
+
+
+def test_the_world_is_layered_defaults_then_the_model_then_the_world_file_then_set(tmp_path):
+    from evo.commands._common import world_for
+    from evo.io.models import load_model
+
+    doc = json.loads(WALKER.read_text())
+    doc["world"] = {"gravity": 0.1, "damping_cursor": 10, "stiffness": 0.3}
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(doc))
+    creature = load_model(model)
+    file = world_file(tmp_path, "[world]\ngravity = 0.2\nstiffness_cursor = 50\n")
+
+    def world(world_path, sets):
+        return world_for(creature, argparse.Namespace(world=world_path, set=sets), str(model))
+
+    assert world(None, []).gravity == 0.1 and world(None, []).restitution_normal == 0.75  # a default
+    assert world(None, []).damping == pytest.approx(8.7698e-5 * 10**2)  # the model's cursor
+    assert world(file, []).gravity == 0.2 and world(file, []).stiffness == pytest.approx(4.4209e-5 * 50**2)
+    assert world(file, []).damping == world(None, []).damping  # what the file leaves alone stays the model's
+    assert world(file, ["gravity=0.3", "damping=0.5"]).gravity == 0.3
+    assert world(file, ["damping=0.5"]).damping == 0.5
+
+
+def test_a_run_config_serves_as_a_world_file_through_its_world_table(tmp_path, capsys):
+    config = world_file(tmp_path, "[run]\nname = 'x'\n\n[world]\ngravity = 0.1\n\n[ga]\nelite = 2\n")
+    code, out, _ = run_cli(capsys, "simulate", WALKER, "--frames", 50, "--world", config, "--json")
+    _, expected, _ = run_cli(capsys, "simulate", WALKER, "--frames", 50, "--set", "gravity=0.1", "--json")
+    assert code == 0 and out == expected
 
 
 def test_convert_goes_to_xml_and_back_and_validate_accepts_both(tmp_path, capsys):
@@ -124,6 +154,11 @@ ERRORS = [
     (lambda t: ["simulate", WALKER, "--world", t / "nope.toml"], "nope.toml: no such file"),
     (lambda t: ["simulate", WALKER, "--world", world_file(t, "gravity = [")], "world.toml: not valid TOML"),
     (lambda t: ["simulate", WALKER, "--world", world_file(t, "dampng = 1")], "did you mean 'damping'?"),
+    (lambda t: ["simulate", WALKER, "--world", world_file(t, "world = 5")], "world.toml: world: expected a"),
+    (
+        lambda t: ["simulate", WALKER, "--world", world_file(t, "gravity = 1\n[world]\ndamping = 0.1\n")],
+        "world.toml: gravity: expected every world parameter inside the [world] table",
+    ),
     (lambda t: ["validate", bad_field(t)], "field.json: links[3].rest"),
     (lambda t: ["convert", WALKER, t / "out.txt"], "expected a .json or .xml file name"),
     (lambda t: ["convert", bad_json(t), t / "out.xml"], "bad.json: not valid JSON"),

@@ -28,11 +28,24 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 
 
 def read_world_file(path: str | Path) -> dict[str, Any]:
-    """The world table of a ``--world FILE.toml``: either a ``[world]`` table or top-level keys."""
+    """The world table of a ``--world FILE.toml``: either a ``[world]`` table or top-level keys.
+
+    With a ``[world]`` table, any other entries must be tables too (a run config serves as a world file:
+    its other sections are not world parameters and are left alone).
+    """
     doc = read_toml(path)
-    if set(doc) == {"world"}:
-        return dict(doc["world"])
-    return doc
+    if "world" not in doc:
+        return doc
+    if not isinstance(doc["world"], dict):
+        raise EvoInputError(
+            f"expected a [world] table, got {doc['world']!r}", source=str(path), field="world"
+        )
+    for key, value in doc.items():
+        if not isinstance(value, dict):
+            raise EvoInputError(
+                "expected every world parameter inside the [world] table", source=str(path), field=key
+            )
+    return dict(doc["world"])
 
 
 def parse_value(text: str) -> Any:
