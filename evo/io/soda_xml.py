@@ -462,9 +462,11 @@ def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
     """The Sodaconstructor XML text of a creature (UTF-8, with an XML declaration).
 
     World values the creature's ``world`` lacks are written at their World() defaults. What the dialect
-    cannot hold is dropped: ``meta`` (except a string ``meta["comment"]``), world ``dt``, ``integrator``
-    and ``max_speed``, and the velocities of fixed masses. ``source`` is the file the creature came from:
-    a relative terrain path in its world is resolved against that file's directory (else the cwd).
+    cannot hold is dropped: ``meta`` (except a string ``meta["comment"]``), the world keys other than
+    those of the mapping (``dt``, ``integrator``, ``max_speed``, ``contact``, ``ground``, ...), per-link
+    stiffness and dashpots, per-mass masses, and the velocities of fixed masses. ``source`` is the file
+    the creature came from: a relative terrain path in its world is resolved against that file's
+    directory (else the cwd).
     Values outside the dialect's ranges raise :class:`EvoInputError` naming the field.
     """
     for where, expected in creature.structural_errors()[:1]:
