@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import pty
 import re
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -347,3 +352,24 @@ def test_no_progress_bar_is_drawn_when_stdout_is_not_a_terminal(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == "" and done.stdout.count("\n") == 1
+
+
+def test_a_progress_bar_with_best_and_mean_is_drawn_on_a_terminal(tmp_path):
+    config = write_config(tmp_path / "c.toml", generations=2)
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))  # rows, columns
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evo", "run", str(config), "--out", str(tmp_path / "run")],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+    )
+    os.close(follower)
+    out = b""
+    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
+        while chunk := os.read(leader, 4096):
+            out += chunk
+    os.close(leader)
+    assert proc.wait(timeout=60) == 0
+    text = out.decode()
+    assert "2/2 [" in text and "gen/s" in text and "best " in text and " mean " in text, text
