@@ -61,12 +61,14 @@ def write_config(
     world: dict | None = None,
     workers: int = 1,
     extra: str = "",
+    plugin_paths: tuple[str, ...] = ("plugins.py",),
 ) -> Path:
     """A small config; user plugins (slow_distance, flaky) are in plugins.py beside it."""
     (path.parent / "plugins.py").write_text(PLUGINS)
     lines = [
         "[run]", f'name = "{name}"', "seed = 3", f"generations = {generations}", f"population = {population}",
-        "[evaluation]", f"frames = {frames}", f'plugin = "{plugin}"', 'plugin_paths = ["plugins.py"]',
+        "[evaluation]", f"frames = {frames}", f'plugin = "{plugin}"',
+        f"plugin_paths = {json.dumps(list(plugin_paths))}",
         "[evaluation.params]", *(f"{k} = {json.dumps(v)}" for k, v in (params or {}).items()),
         "[world]", *(f"{k} = {json.dumps(v)}" for k, v in (world or {}).items()),
         "[pool]", f"workers = {workers}",
@@ -239,6 +241,40 @@ def test_a_plugin_that_raises_in_a_worker_stops_the_run_without_hanging(tmp_path
     assert "no generation was finished, so there is no checkpoint" in err and "generation -1" not in err
     assert len(list((tmp_path / "run" / "failed").glob("gen0000_*.json"))) == 1
     assert not (tmp_path / "run" / "checkpoint.json").exists()
+
+
+def test_a_two_objective_plugin_runs_with_nsga2_end_to_end(tmp_path, capsys):
+    user_plugins = str(ROOT / "tests" / "fixtures" / "user_plugins")
+    config = write_config(
+        tmp_path / "c.toml", plugin="posture", plugin_paths=(user_plugins,), generations=3, population=10
+    )
+    folder = tmp_path / "run"
+    assert evo_run(config, "--out", folder) == 0
+    assert "; best height " in capsys.readouterr().out
+    rows = (folder / "history.csv").read_text().splitlines()
+    assert rows[0].split(",") == [
+        "generation", "evaluations",
+        "height_best", "height_mean", "height_std", "height_min",
+        "sway_best", "sway_mean", "sway_std", "sway_min",
+        "masses_mean", "links_mean", "exploded",
+    ]  # fmt: skip
+    assert len(rows) == 4
+    for row in rows[1:]:
+        cells = dict(zip(rows[0].split(","), map(float, row.split(",")), strict=True))
+        assert cells["height_best"] >= cells["height_mean"] and cells["sway_best"] == cells["sway_min"]
+    checkpoint = json.loads((folder / "checkpoint.json").read_text())
+    assert checkpoint["objectives"] == ["height", "sway"] and checkpoint["weights"] == [1.0, -1.0]
+    assert len(checkpoint["population"]) == 10
+    elites = sorted((folder / "elites").glob("*.json"))
+    metas = [json.loads(p.read_text())["meta"] for p in elites]
+    assert all(m["objectives"] == ["height", "sway"] and len(m["fitness"]) == 2 for m in metas)
+    # best first: DEAP compares weighted values lexicographically (height up, then sway down)
+    keys = [(-m["fitness"][0], m["fitness"][1]) for m in metas]
+    assert keys == sorted(keys)
+    capsys.readouterr()
+    assert main(["simulate", str(elites[0]), "--plugin", "posture", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["fitness"] == metas[0]["fitness"]
 
 
 def test_exploding_creatures_get_the_worst_fitness_and_are_counted(tmp_path):
