@@ -201,6 +201,8 @@ class Creature:
             errors.append(("masses", "at least one mass"))
         if not np.all(np.isfinite(self.positions)):
             errors.append(("masses", "finite coordinates"))
+        if not np.all(np.isfinite(self.velocities)):
+            errors.append(("masses", "finite velocities"))
         for k in range(self.n_links):
             a, b = int(self.link_a[k]), int(self.link_b[k])
             for key, idx in (("a", a), ("b", b)):
@@ -225,6 +227,8 @@ class Creature:
             errors.append(("wave.beta", f"a number in [0, 1], got {self.beta}"))
         if not (np.isfinite(self.omega) and self.omega >= 0.0):
             errors.append(("wave.omega", f"a number >= 0 (rad/frame), got {self.omega}"))
+        if not np.isfinite(self.wave_phase):
+            errors.append(("wave.phase", "a finite phase in radians"))
         return errors
 
 

@@ -365,6 +365,9 @@ def test_any_valid_creature_survives_the_xml_round_trip(creature):
         ({"omega": 7.0}, "wave.omega: 7.0 rad/frame is above Soda XML's 1 cycle/frame"),
         ({"name": "bell\x07"}, "name: contains characters XML cannot hold"),
         ({"beta": 1.5}, "wave.beta: expected a number in [0, 1], got 1.5"),
+        # written as "nan", which no reader takes back
+        ({"wave_phase": math.nan}, "wave.phase: expected a finite phase in radians"),
+        ({"velocities": [[math.inf, 0.0], [0, 0], [0, 0], [0, 0]]}, "masses: expected finite velocities"),
     ],
 )
 def test_a_creature_the_dialect_cannot_hold_is_refused_on_export(change, expected):
