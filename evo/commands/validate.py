@@ -6,7 +6,6 @@ import argparse
 
 from evo.io.models import load_model
 from evo.model import is_connected
-from evo.sim.world import World
 
 NAME = "validate"
 HELP = "check a model file (.json or Sodaconstructor .xml) or a run config (.toml) and report what it holds"
@@ -29,8 +28,7 @@ def _validate_config(path: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.file.lower().endswith(".toml"):
         return _validate_config(args.file)
-    creature = load_model(args.file)
-    World().updated(creature.world, source=args.file)
+    creature = load_model(args.file)  # checks everything, its world included
     connected = "connected" if is_connected(creature) else "not connected"
     print(
         f"{args.file}: ok: '{creature.name}', {creature.n_masses} masses, {creature.n_links} links "
