@@ -217,8 +217,5 @@ def write_gallery(
     """Write ``RUN_DIR/gallery/index.html`` atomically; returns its path."""
     text = build_gallery(run_dir, top=top, max_records=max_records)
     path = gallery_path(run_dir)
-    atomic_write_text(path, text)
-    umask = os.umask(0o022)
-    os.umask(umask)
-    path.chmod(0o666 & ~umask)  # a page to share: readable like any new file, not only by its owner
+    atomic_write_text(path, text)  # a new page gets the permissions of any new file
     return path

@@ -78,8 +78,5 @@ def take_screenshot(
         if done.returncode != 0 or not partial.is_file():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
             raise EvoInputError(f"no screenshot (exit status {done.returncode}): {last}", source=executable)
-        atomic_write_bytes(out, partial.read_bytes())
-    umask = os.umask(0o022)
-    os.umask(umask)
-    out.chmod(0o666 & ~umask)  # a picture to share: the permissions of any new file
+        atomic_write_bytes(out, partial.read_bytes())  # a new picture: the permissions of any new file
     return out

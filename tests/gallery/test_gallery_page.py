@@ -129,3 +129,14 @@ def test_a_broken_elite_file_is_named_in_the_error(tmp_path: Path, capsys, bad: 
     broken.write_text(bad)
     assert main(["gallery", str(folder)]) == 2
     assert broken.name in capsys.readouterr().err
+
+
+def test_a_rebuilt_gallery_keeps_the_permissions_its_owner_gave_the_page(tmp_path: Path):
+    from evo.io.atomic import new_file_mode
+
+    folder = made_run(tmp_path / "run", random_creatures(1, masses=(4, 5)), frames=200, generations=2)
+    path = write_gallery(folder)
+    assert path.stat().st_mode & 0o777 == new_file_mode()
+    path.chmod(0o600)
+    write_gallery(folder)
+    assert path.stat().st_mode & 0o777 == 0o600
