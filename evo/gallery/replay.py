@@ -2,7 +2,7 @@
 (:mod:`evo.gallery.poster`).
 
 The drawing follows the gallery page: springs are thin dark lines, muscles thick lines coloured by their
-phase sin(theta + phi) (blue shortening, orange lengthening), masses dots (fixed ones red squares), the
+phase sin(theta + phi) (blue contracted, orange extended), masses dots (fixed ones red squares), the
 floor with distance markers every round number of px from the start, walls, ceiling, terrain and a
 non-flat ground. Coordinates are px with y up; the picture's y goes down.
 """

@@ -77,9 +77,20 @@ def test_the_svg_poster_parses_and_shows_the_creature(tmp_path: Path):
     assert "frame 600" in texts and "px" in texts
 
 
-def test_muscle_colours_go_from_blue_when_shortening_to_orange_when_lengthening():
+def test_muscle_colours_go_from_blue_when_contracted_to_orange_when_extended():
     assert phase_colour(-1.0) == (28, 126, 214) and phase_colour(1.0) == (232, 89, 12)
     assert phase_colour(0.0) == (130, 108, 113)
+
+
+def test_the_page_legend_names_the_muscle_state_the_colour_shows():
+    """The colour follows sin(theta + phi), the rest length l0 (1 + alpha beta sin(theta + phi)) itself:
+    orange at its longest, where the muscle is neither lengthening nor shortening."""
+    from evo.gallery.page import static_text
+
+    legend = static_text("page.html")
+    assert 'class="key-short">blue</span> contracted' in legend
+    assert 'class="key-long">orange</span> extended' in legend
+    assert "shortening" not in legend and "lengthening" not in legend
 
 
 @pytest.mark.parametrize(

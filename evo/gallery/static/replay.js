@@ -83,7 +83,8 @@ class Recording {
   progressAt(t) { return this.centroid(this.at(t)).x - this.c.start_x; }
 }
 
-/* Muscle colour for phase s = sin(theta + phi) in [-1, 1]: blue (shortening) to orange (lengthening). */
+/* Muscle colour for phase s = sin(theta + phi) in [-1, 1]: blue where the rest length l0 (1 + alpha beta s)
+   is shortest (contracted) to orange where it is longest (extended). */
 function phaseColour(s) {
   const u = (s + 1) / 2;
   const r = Math.round(28 + (232 - 28) * u), g = Math.round(126 + (89 - 126) * u), b = Math.round(214 + (12 - 214) * u);
