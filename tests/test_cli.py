@@ -120,6 +120,13 @@ def bad_field(tmp_path):
     return path
 
 
+def a_folder(tmp_path, name):
+    """An output path that cannot be written: a folder of that name is in the way."""
+    path = tmp_path / name
+    path.mkdir()
+    return path
+
+
 def world_file(tmp_path, text):
     path = tmp_path / "world.toml"
     path.write_text(text)
@@ -162,6 +169,12 @@ ERRORS = [
     (lambda t: ["validate", bad_field(t)], "field.json: links[3].rest"),
     (lambda t: ["convert", WALKER, t / "out.txt"], "expected a .json or .xml file name"),
     (lambda t: ["convert", bad_json(t), t / "out.xml"], "bad.json: not valid JSON"),
+    (lambda t: ["convert", WALKER, a_folder(t, "out.json")], "out.json: cannot write: Is a directory"),
+    (lambda t: ["convert", WALKER, a_folder(t, "out.xml")], "out.xml: cannot write: Is a directory"),
+    (
+        lambda t: ["simulate", WALKER, "--frames", "10", "--trace", a_folder(t, "t.csv")],
+        "t.csv: cannot write: Is a directory",
+    ),
 ]
 
 
@@ -169,7 +182,7 @@ ERRORS = [
 def test_every_error_is_one_line_on_stderr_with_status_2_and_writes_nothing(tmp_path, capsys, argv, message):
     trace = tmp_path / "trace.csv"
     args = argv(tmp_path)
-    if args[0] == "simulate":
+    if args[0] == "simulate" and "--trace" not in args:
         args = [*args, "--trace", trace]
     before = set(tmp_path.iterdir())
     code, _, err = run_cli(capsys, *args)

@@ -1,13 +1,25 @@
-"""Options shared by several commands: the world layers (``--world``, ``--set``)."""
+"""What several commands share: the world layers (``--world``, ``--set``) and output-file errors."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
 
 from evo.errors import EvoInputError
 from evo.io.tomlfiles import parse_value, read_world_file
 from evo.model import Creature
 from evo.sim.world import World, resolve_world
+
+
+@contextlib.contextmanager
+def writing(path: str) -> Iterator[None]:
+    """Turn an OSError while writing ``path`` (a folder in the way, no such folder, no permission) into
+    the one-line :class:`EvoInputError` naming it."""
+    try:
+        yield
+    except OSError as exc:
+        raise EvoInputError(f"cannot write: {exc.strerror or exc}", source=str(path)) from None
 
 
 def add_world_arguments(parser: argparse.ArgumentParser) -> None:

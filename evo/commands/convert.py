@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from evo.commands._common import writing
 from evo.errors import EvoInputError
 from evo.io.models import load_model, save_model
 
@@ -22,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
         if Path(path).suffix.lower() not in (".json", ".xml"):
             raise EvoInputError(f"expected a .json or .xml file name, got {path!r}")
     creature = load_model(args.source)
-    save_model(creature, args.target, source=args.source)
+    with writing(args.target):
+        save_model(creature, args.target, source=args.source)
     print(f"wrote {args.target}")
     return 0

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from evo.commands._common import add_world_arguments, world_for
+from evo.commands._common import add_world_arguments, world_for, writing
 from evo.commands._fitness import plugin_spec, score
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
-        atomic_write_text(args.trace, trace_csv(trajectory))
+        with writing(args.trace):
+            atomic_write_text(args.trace, trace_csv(trajectory))
     result = summary(creature, trajectory)
     print(
         f"{creature.name}: {result['masses']} masses, {result['links']} links ({result['muscles']} muscles)"
