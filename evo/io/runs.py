@@ -179,10 +179,8 @@ class RunFolder:
     def check_resumable(self) -> None:
         """Raise :class:`EvoInputError` unless there is a checkpoint to resume from."""
         if not self.checkpoint.is_file():
-            raise EvoInputError(
-                "no checkpoint.json to resume from; run without --resume (or with --force) to start",
-                source=str(self.path),
-            )
+            how = "use --force to start over" if self.holds_anything() else "run without --resume to start"
+            raise EvoInputError(f"no checkpoint.json to resume from; {how}", source=str(self.path))
 
     def create(self, config_text: str, *, force: bool) -> None:
         """Make the folder (or, with ``force``, empty evo's own files out of it) and write config.toml."""

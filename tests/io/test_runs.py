@@ -108,7 +108,10 @@ def test_an_existing_folder_is_refused_unless_forced_and_force_keeps_other_files
 
 def test_resuming_needs_a_checkpoint(tmp_path):
     folder = RunFolder(tmp_path / "run")
-    with pytest.raises(EvoInputError, match="no checkpoint.json"):
+    with pytest.raises(EvoInputError, match="no checkpoint.json to resume from; run without --resume to"):
+        folder.check_resumable()
+    folder.create("", force=False)  # e.g. a run whose generation 0 failed: a new run needs --force
+    with pytest.raises(EvoInputError, match="no checkpoint.json to resume from; use --force to start over"):
         folder.check_resumable()
 
 
