@@ -149,7 +149,8 @@ def fitness_plugin(
 
     Args:
         name: the name configs use (``plugin = "distance"``).
-        weights: one per objective; > 0 maximise, < 0 minimise (the magnitude weighs objectives).
+        weights: one per objective; > 0 maximise, < 0 minimise. Only the sign matters to evo's selection
+            (NSGA-II ranks by Pareto dominance and crowding, the hall of fame lexicographically).
         record_every: frames between the records in ``result`` (a whole number of steps of ``dt``).
         objectives: a name per objective (default ``(name,)``, or ``name_0, name_1, ...``).
 
