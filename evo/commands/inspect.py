@@ -41,7 +41,7 @@ def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
         meta = creature.meta if isinstance(creature.meta, dict) else {}
         rows.append(
             {
-                "rank": meta.get("rank", rank),
+                "rank": rank,
                 "fitness": list(meta.get("fitness", [])),
                 "objectives": list(meta.get("objectives", [])),
                 "generation": meta.get("generation"),
