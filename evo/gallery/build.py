@@ -80,10 +80,10 @@ def _creature(entry: Entry, run: RunContents, max_records: int) -> tuple[dict[st
 
 
 def _track(world: World, creatures: list[dict[str, Any]], plugin: str | None, params: dict) -> dict[str, Any]:
-    """Walls, ceiling, terrain, the ground outline (when not flat) over the stretch the creatures use,
+    """Walls, ceiling, terrain, the ground outline (when not flat) over the stretch the creatures reach,
     and the race plugin's finish line (px to the right of each start)."""
-    low = min(c["start_x"] - c["span"][0] for c in creatures) - GROUND_MARGIN
-    high = max(c["start_x"] + max(c["distance"], 0.0) + c["span"][0] for c in creatures) + GROUND_MARGIN
+    low = min(c["reach"][0] for c in creatures) - GROUND_MARGIN
+    high = max(c["reach"][1] for c in creatures) + GROUND_MARGIN
     if world.width is not None:
         low, high = min(low, -GROUND_MARGIN), max(high, world.width + GROUND_MARGIN)
     ground = None

@@ -176,6 +176,8 @@ def creature_payload(
             round(float(np.percentile(widths, 90)), 1),
             round(float(max(np.percentile(heights, 90), 1.0)), 1),
         ],
+        # the leftmost and rightmost x any mass reaches (px): the stretch the track and a still camera show
+        "reach": [round(float(xs.min()), 1), round(float(xs.max()), 1)],
         "start_x": round(float(centroid_x[0]), 2),
         "distance": round(float(centroid_x[-1] - centroid_x[0]), 2),
         "exploded_frame": _finite_or_none(trajectory.exploded_frame),

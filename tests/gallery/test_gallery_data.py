@@ -103,3 +103,25 @@ def test_payload_describes_links_and_the_run_of_the_creature():
     assert doc["distance"] == pytest.approx(centroid[-1] - centroid[0], abs=0.01)
     back = decode_positions(doc["pos"], doc["records"], doc["masses"])
     assert np.max(np.abs(back - trajectory.positions)) <= 0.05 + 1e-9
+
+
+def test_payload_reach_is_the_leftmost_and_rightmost_x_of_any_mass():
+    walker = load_model(ROOT / "genomes" / "walker.json")
+    walker = walker.replace(velocities=walker.velocities + [-3.0, 0.0])  # thrown to the left first
+    trajectory = record_trajectory(walker, World(), 600)
+    doc = creature_payload(walker, World(), 600, trajectory)
+    xs = trajectory.positions[:, :, 0]
+    assert doc["reach"] == [pytest.approx(xs.min(), abs=0.05), pytest.approx(xs.max(), abs=0.05)]
+    assert doc["reach"][0] < doc["start_x"] - 100.0
+
+
+def test_the_drawn_ground_covers_a_creature_that_goes_left_before_it_goes_right():
+    from evo.gallery.build import GROUND_MARGIN, _track
+    from evo.sim.world import resolve_world
+
+    world = resolve_world(
+        [({"ground": {"type": "hills", "amplitude": 30.0, "wavelength": 200.0}}, None, "world")]
+    )
+    creature = {"start_x": 50.0, "span": [80.0, 40.0], "distance": 300.0, "reach": [-1200.0, 420.0]}
+    ground = _track(world, [creature], None, {})["ground"]
+    assert ground[0][0] <= -1200.0 - GROUND_MARGIN + 1e-9 and ground[-1][0] >= 420.0 + GROUND_MARGIN - 1e-9

@@ -261,8 +261,8 @@ class Player {
       this.smoothLow = this.smoothLow == null ? centre.low : this.smoothLow + (centre.low - this.smoothLow) * 0.1;
       low = this.smoothLow;
     }
-    const x = this.options.follow ? centre.x : c.start_x + c.distance / 2;
-    const scale = this.options.follow ? s : Math.min(s, 0.9 * w / (Math.abs(c.distance) + c.span[0] + 40));
+    const x = this.options.follow ? centre.x : (c.reach[0] + c.reach[1]) / 2;
+    const scale = this.options.follow ? s : Math.min(s, 0.9 * w / (c.reach[1] - c.reach[0] + 40));
     return { x: x, y: cameraY(low, centre.top, h, scale), s: scale, w: w, h: h };
   }
   draw() {
