@@ -245,8 +245,13 @@ def test_a_plugin_that_raises_in_a_worker_stops_the_run_without_hanging(tmp_path
 
 def test_a_two_objective_plugin_runs_with_nsga2_end_to_end(tmp_path, capsys):
     user_plugins = str(ROOT / "tests" / "fixtures" / "user_plugins")
-    config = write_config(
-        tmp_path / "c.toml", plugin="posture", plugin_paths=(user_plugins,), generations=3, population=10
+    config = write_config(  # with noise from result.rng, which simulate must seed as the run did
+        tmp_path / "c.toml",
+        plugin="posture",
+        plugin_paths=(user_plugins,),
+        params={"noise": 0.5},
+        generations=3,
+        population=10,
     )
     folder = tmp_path / "run"
     assert evo_run(config, "--out", folder) == 0
