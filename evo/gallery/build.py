@@ -25,6 +25,7 @@ __all__ = ["DEFAULT_FRAMES", "build_gallery", "gallery_path", "write_gallery"]
 
 DEFAULT_FRAMES = 3000
 GALLERY = Path("gallery") / "index.html"
+NATURAL_SHOWN = 3  # natural frequencies shown beside each creature's omega
 GROUND_MARGIN = 600.0  # px beyond the creatures' reach that the drawn ground outline covers
 
 
@@ -49,14 +50,18 @@ def _frames(entry: Entry, run: RunContents) -> float:
     return float(DEFAULT_FRAMES)
 
 
-def _natural_frequency(entry: Entry, world: World) -> float | None:
-    """The lowest natural frequency (rad/frame) beside omega; None whenever the analysis cannot say."""
+def _natural_frequencies(entry: Entry, world: World, count: int = NATURAL_SHOWN) -> list[float]:
+    """The ``count`` lowest non-zero natural frequencies (rad/frame, ascending) about the rest-length
+    equilibrium, as ``evo analyze`` finds them; [] whenever the analysis cannot say."""
     try:
-        from evo.analysis import lowest_natural_frequency
+        from evo.analysis import natural_modes
 
-        return _finite(lowest_natural_frequency(entry.creature, world))
+        modes = natural_modes(entry.creature, world)
     except Exception:  # the gallery never fails because of an optional figure
-        return None
+        return []
+    if not modes.equilibrium.converged:
+        return []
+    return [round(float(w), 6) for w in modes.frequencies[:count] if math.isfinite(w)]
 
 
 def _creature(entry: Entry, run: RunContents, max_records: int) -> tuple[dict[str, Any], World]:
@@ -74,7 +79,7 @@ def _creature(entry: Entry, run: RunContents, max_records: int) -> tuple[dict[st
         generation=entry.generation,
         id=meta.get("id"),
         parents=[str(p) for p in meta.get("parents") or []],
-        natural=_natural_frequency(entry, world),
+        natural=_natural_frequencies(entry, world),
     )
     return doc, world
 

@@ -102,6 +102,8 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
             assert _state(page, "#detail-canvas")["dark"] > 20
             assert int(page.get_attribute("#detail-scrub", "max")) == 1200
             assert page.text_content("#detail-title") == page.text_content("article.card .name")
+            facts = page.text_content("#detail-facts")
+            assert "natural frequencies" in facts and "ω₁" in facts and "rad/frame" in facts
             page.click("#detail-play")
             assert "play" in page.text_content("#detail-play")
             page.fill("#detail-scrub", "600")

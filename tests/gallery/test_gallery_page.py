@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from gallery_builders import made_run, random_creatures
 
@@ -140,3 +141,18 @@ def test_a_rebuilt_gallery_keeps_the_permissions_its_owner_gave_the_page(tmp_pat
     path.chmod(0o600)
     write_gallery(folder)
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_each_elite_carries_its_three_lowest_natural_frequencies_as_evo_analyze_finds_them(run_dir: Path):
+    from evo.analysis import natural_modes
+    from evo.gallery.contents import read_run
+    from evo.sim.world import resolve_world
+
+    data = payload(build_gallery(run_dir, top=2))
+    run = read_run(run_dir)
+    for key, entry in zip(data["elites"], run.elites, strict=False):
+        layers = [(run.section("world"), None, "world"), (entry.creature.world, None, "world")]
+        modes = natural_modes(entry.creature, resolve_world(layers))
+        shown = data["creatures"][key]["natural"]
+        assert len(shown) == min(3, modes.frequencies.size) >= 1
+        np.testing.assert_allclose(shown, modes.frequencies[:3], rtol=1e-5)

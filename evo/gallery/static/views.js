@@ -23,8 +23,20 @@ function fitnessText(c) {
 
 function omegaText(c) {
   let text = "ω " + fmt(c.omega, 3);
-  if (c.natural) text += " (ω₀ " + fmt(c.natural, 3) + ", ω/ω₀ " + fmt(c.omega / c.natural, 3) + ")";
+  const lowest = (c.natural || [])[0];
+  if (lowest) text += " (ω₁ " + fmt(lowest, 3) + ", ω/ω₁ " + fmt(c.omega / lowest, 3) + ")";
   return text + " · β " + fmt(c.beta, 3);
+}
+
+/* The lowest natural frequencies (evo analyze's, about the rest-length equilibrium) and where ω sits. */
+function naturalText(c) {
+  const freqs = c.natural || [];
+  if (!freqs.length) return "– (no non-zero natural frequency found)";
+  const SUB = "₁₂₃₄₅₆₇₈₉";
+  const list = freqs.map((w, i) => "ω" + (SUB[i] || i + 1) + " " + fmt(w, 4)).join(", ");
+  const below = freqs.filter((w) => w <= c.omega).length;
+  const where = below === 0 ? "below ω₁" : below === freqs.length ? "above ω" + (SUB[below - 1] || below) : "between ω" + SUB[below - 1] + " and ω" + SUB[below];
+  return list + " rad/frame; ω " + fmt(c.omega, 3) + " is " + where;
 }
 
 /* A link that downloads the model file, built from the inline JSON as a Blob when clicked. */
@@ -97,7 +109,7 @@ function openDetail(key) {
     ["fitness", fitnessText(c)], ["generation", c.generation == null ? "–" : String(c.generation)],
     ["id", c.id || "–"], ["parents", (c.parents || []).join(", ") || "–"],
     ["masses / links / muscles", c.masses + " / " + c.links + " / " + c.muscles],
-    ["wave", omegaText(c)], ["distance", fmt(c.distance, 5) + " px in " + fmt(c.frames, 6) + " frames"],
+    ["wave", omegaText(c)], ["natural frequencies", naturalText(c)], ["distance", fmt(c.distance, 5) + " px in " + fmt(c.frames, 6) + " frames"],
     ["recorded", "every " + fmt(c.step, 3) + " frames" + (c.exploded_frame != null ? ", exploded at frame " + fmt(c.exploded_frame, 6) : "")],
   ];
   for (const [k, v] of rows) facts.append(el("dt", { text: k }), el("dd", { text: v }));
