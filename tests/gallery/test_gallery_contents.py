@@ -55,3 +55,23 @@ def test_a_folder_without_elites_is_refused_in_one_line(tmp_path: Path):
         read_run(tmp_path)
     with pytest.raises(EvoInputError, match="no such run folder"):
         read_run(tmp_path / "missing")
+
+
+def test_without_generation_files_the_bests_are_rebuilt_from_the_elites_and_the_last_population(
+    run_dir: Path, tmp_path: Path
+):
+    saved = generation_bests(read_run(run_dir))
+    assert all(best.exact and best.entry.file_name.startswith("gen") for best in saved)
+    old = tmp_path / "old-run"
+    shutil.copytree(run_dir, old)
+    shutil.rmtree(old / "generations")  # a run folder from before evo run kept generations/
+    rebuilt = generation_bests(read_run(old))
+    assert [b.generation for b in rebuilt] == [b.generation for b in saved]
+    assert rebuilt[-1].exact, "the last generation's best is in the last population"
+    assert not any(b.entry.file_name.startswith("gen") for b in rebuilt if b.entry)
+    for before, after in zip(saved, rebuilt, strict=True):
+        if after.exact:
+            assert after.entry.fitness[0] == pytest.approx(before.entry.fitness[0], rel=1e-12)
+        elif after.entry is not None:
+            assert after.entry.generation <= after.generation
+            assert after.entry.fitness[0] <= before.entry.fitness[0]
