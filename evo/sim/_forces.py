@@ -234,6 +234,7 @@ def soda_contacts(pos, vel, old, free, segments, fp, ip):
     touched = False
     changed = False
     has_segments = segments.shape[0] > 0
+    up = 1.0 if fp[F_GY] < 0.0 else (-1.0 if fp[F_GY] > 0.0 else 0.0)  # against gravity, for _segments
     for i in range(pos.shape[0]):
         if free[i]:
             x = pos[i, 0]
@@ -241,7 +242,7 @@ def soda_contacts(pos, vel, old, free, segments, fp, ip):
             if _walls(i, pos, vel, y_min, fp[F_XMIN], fp[F_XMAX], fp[F_YMAX], fp[F_CN], fp[F_CT]):
                 touched = True
             if has_segments:
-                _segments(i, pos, vel, old[i, 0], old[i, 1], segments, fp[F_CN], fp[F_CT])
+                _segments(i, pos, vel, old[i, 0], old[i, 1], segments, fp[F_CN], fp[F_CT], up)
             if pos[i, 0] != x or pos[i, 1] != y:
                 changed = True
     return touched, changed

@@ -60,7 +60,7 @@ def _walls(i, pos, vel, y_min, x_min, x_max, y_max, c_n, c_t):
 
 
 @nb.njit(**_JIT)
-def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t):
+def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t, up):
     """If mass i crossed terrain segments this step, put it back on them and reflect its velocity.
 
     The earliest crossing along the path old -> new is resolved first: the mass goes back onto that
@@ -68,12 +68,18 @@ def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t):
     The corrected position may cross another segment (in a V-shaped valley it does), so the search is
     repeated; after ``_MAX_PASSES`` passes the mass is put back where it started the step, which was
     on the right side of every segment.
+
+    A mass that starts the step exactly on a segment's line (placed there, as creatures standing on
+    terrain are) came from the side the segment supports it from, against gravity: ``up`` is +1 when
+    gravity points down, -1 when it points up, and 0 without gravity, when such a mass has no side and
+    is not stopped.
     """
     for _ in range(_MAX_PASSES):
         nx = pos[i, 0]
         ny = pos[i, 1]
         first = -1
         first_t = 2.0
+        first_side = 0.0
         for s in range(segments.shape[0]):
             x1 = segments[s, 0]
             y1 = segments[s, 1]
@@ -84,16 +90,25 @@ def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t):
                 continue
             d_old = ex * (old_y - y1) - ey * (old_x - x1)
             d_new = ex * (ny - y1) - ey * (nx - x1)
-            if d_old == 0.0 or d_old * d_new > 0.0:
-                continue
-            # where the path old -> new meets the segment's line, and whether that is on the segment
-            t = d_old / (d_old - d_new)
+            if d_old == 0.0:
+                # on the line: the supported side is the one whose normal (-ey, ex) points up
+                side = 1.0 if ex * up > 0.0 else (-1.0 if ex * up < 0.0 else 0.0)
+                if side * d_new >= 0.0:
+                    continue
+                t = 0.0
+            else:
+                if d_old * d_new > 0.0:
+                    continue
+                side = 1.0 if d_old > 0.0 else -1.0
+                # where the path old -> new meets the segment's line
+                t = d_old / (d_old - d_new)
             qx = old_x + t * (nx - old_x)
             qy = old_y + t * (ny - old_y)
             u = ((qx - x1) * ex + (qy - y1) * ey) / seg_len2
             if 0.0 <= u <= 1.0 and t < first_t:
                 first = s
                 first_t = t
+                first_side = side
         if first < 0:
             return
         x1 = segments[first, 0]
@@ -101,9 +116,8 @@ def _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t):
         ex = segments[first, 2] - x1
         ey = segments[first, 3] - y1
         seg_len = math.sqrt(ex * ex + ey * ey)
-        d_old = ex * (old_y - y1) - ey * (old_x - x1)
         d_new = ex * (ny - y1) - ey * (nx - x1)
-        side = 1.0 if d_old > 0.0 else -1.0
+        side = first_side
         # unit normal pointing to the side the mass came from
         unx = -ey / seg_len * side
         uny = ex / seg_len * side
@@ -166,6 +180,7 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
     link_x = np.empty(n_links)  # link vector b - a, then the force on a
     link_y = np.empty(n_links)
     has_segments = segments.shape[0] > 0
+    up = 1.0 if gy < 0.0 else (-1.0 if gy > 0.0 else 0.0)  # against gravity, for _segments
     touching_before = False
     has_other_surfaces = has_segments or x_min > -HUGE or x_max < HUGE or y_max < HUGE
     exploded_at = -1
@@ -219,7 +234,7 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
                         if _walls(i, pos, vel, 0.0, x_min, x_max, y_max, c_n, c_t):
                             touched_side = True
                     if has_segments:
-                        _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t)
+                        _segments(i, pos, vel, old_x, old_y, segments, c_n, c_t, up)
                     new_x = pos[i, 0]
                     new_y = pos[i, 1]
                     new_vx = vel[i, 0]

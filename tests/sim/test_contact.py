@@ -193,6 +193,12 @@ def test_under_soda_contact_a_mass_dropped_on_a_step_comes_to_rest_on_its_tread(
     assert trajectory.positions[-1, 0, 1] == pytest.approx(15.0, abs=1e-6)
 
 
+def test_under_soda_contact_a_mass_placed_exactly_on_a_tread_stays_on_it():
+    world = World(gravity=G, damping=0.02, ground={"type": "steps", "height": 15.0, "width": 60.0})
+    trajectory = simulate(one_mass(100.0, 15.0), world, 300, record_every=1)
+    assert trajectory.positions[:, 0, 1].min() >= 15.0
+
+
 def test_under_soda_contact_a_slope_reflects_like_terrain_for_every_integrator():
     for integrator in ("euler", "rk4", "backward-euler", "psm"):
         world = World(gravity=G, damping=0.02, integrator=integrator, dt=0.5,

@@ -81,6 +81,43 @@ def test_a_mass_dropped_into_a_v_shaped_valley_settles_in_its_bottom():
     assert (x[-1], y[-1]) == pytest.approx((100.0, 50.0), abs=1.0)
 
 
+INTEGRATORS = ["euler", "rk4", "psm", "backward-euler", "finite-difference"]
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+@pytest.mark.parametrize("direction", ["down", "up"])
+def test_a_mass_that_starts_exactly_on_a_bar_rests_on_it_as_on_the_floor_or_ceiling(integrator, direction):
+    # It starts on the bar's line, so its path has no "side it came from": the side the bar supports it
+    # from is the one against gravity (above it for gravity down, below it for gravity up). It must then
+    # move exactly as a mass starting on the floor y = 0 (gravity down) or the ceiling (gravity up).
+    bar_y = 50.0
+    common = {"gravity": 0.5, "damping": 0.02, "gravity_direction": direction, "integrator": integrator}
+    on_bar = simulate(
+        one_mass(150.0, bar_y), world(**common, dt=0.5, terrain=[[0, bar_y], [300, bar_y]]), 200
+    )
+    if direction == "down":
+        on_box = simulate(one_mass(150.0, 0.0), world(**common, dt=0.5), 200)
+        heights = on_box.positions[:, 0, 1] + bar_y
+    else:
+        on_box = simulate(one_mass(150.0, bar_y), world(**common, dt=0.5, height=bar_y), 200)
+        heights = on_box.positions[:, 0, 1]
+    np.testing.assert_allclose(on_bar.positions[:, 0, 1], heights, rtol=0, atol=1e-6)
+
+
+def test_a_mass_that_starts_exactly_on_a_bar_leaves_it_when_thrown_away_from_it():
+    w = world(gravity=0.5, terrain=[[0.0, 50.0], [300.0, 50.0]])
+    up = simulate(one_mass(150.0, 50.0, vy=3.0), w, frames=4)
+    assert up.positions[1, 0, 1] == 50.0 + 3.0 - 0.5  # free flight, no contact
+    down = simulate(one_mass(150.0, 50.0, vy=-3.0), w, frames=4)
+    assert down.positions[1:, 0, 1].min() >= 50.0  # held up by the bar it lies on
+
+
+def test_without_gravity_a_mass_on_a_bar_has_no_side_and_passes_through():
+    w = world(gravity=0.0, terrain=[[0.0, 50.0], [300.0, 50.0]])
+    trajectory = simulate(one_mass(150.0, 50.0, vy=-1.0), w, frames=3)
+    assert trajectory.positions[-1, 0, 1] == pytest.approx(47.0)
+
+
 @pytest.mark.parametrize(
     "start, v0, on_wall, normal",
     [
