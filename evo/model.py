@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Creature", "Topology", "topology"]
+__all__ = ["Creature", "Topology", "is_connected", "topology"]
 
 
 def _frozen(array: Any, dtype: Any, shape_tail: tuple[int, ...] = ()) -> np.ndarray:

@@ -20,7 +20,15 @@ from evo.io.atomic import atomic_write_text
 from evo.model import Creature
 from evo.sim.world import World
 
-__all__ = ["FORMAT", "VERSION", "creature_from_dict", "creature_to_dict", "load_model", "save_model"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "creature_from_dict",
+    "creature_to_dict",
+    "dumps_model",
+    "load_model",
+    "save_model",
+]
 
 FORMAT = "evo-model"
 VERSION = 1
