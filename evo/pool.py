@@ -211,7 +211,12 @@ class ForkPool:
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
     ) -> list[Any]:
         """The job's results for ``tasks`` in order. ``tasks`` may be an iterator (then give ``expected``,
-        the number of tasks, for the chunk size): its tasks are sent off as soon as a chunk is full."""
+        the number of tasks, for the chunk size): its tasks are sent off as soon as a chunk is full.
+
+        If tasks fail, the one reported is the first in task order -- the one :class:`InProcess` would
+        report -- whichever worker fails first: chunks are started in order, so once one fails, the
+        chunks not yet started are cancelled and those under way are waited for.
+        """
         if expected is None:
             tasks = list(tasks)
             expected = len(tasks)
@@ -219,6 +224,7 @@ class ForkPool:
         order: list[int] = []
         weight: dict[int, int] = {}
         results: dict[int, Any] = {}
+        errors: list[_Error] = []
         pending: set = set()
         busy = 0.0
 
@@ -226,6 +232,8 @@ class ForkPool:
             nonlocal pending, busy
             finished, pending = wait(pending, timeout=None if block else 0, return_when=FIRST_COMPLETED)
             for future in finished:
+                if future.cancelled():
+                    continue
                 try:
                     done, error, seconds = future.result()
                 except BrokenProcessPool:
@@ -233,7 +241,7 @@ class ForkPool:
                 busy += seconds
                 results.update(done)
                 if error is not None:
-                    raise EvaluationFailed(*error)
+                    errors.append(error)
                 if progress is not None:
                     progress(sum(weight[index] for index, _ in done))
 
@@ -247,10 +255,19 @@ class ForkPool:
                     pending.add(self._executor.submit(_worker_chunk, chunk))
                     chunk = []
                     collect(block=False)
-            if chunk:
-                pending.add(self._executor.submit(_worker_chunk, chunk))
-            while pending:
+                    if errors:
+                        break
+            else:
+                if chunk:
+                    pending.add(self._executor.submit(_worker_chunk, chunk))
+            while pending and not errors:
                 collect(block=True)
+            if errors:
+                for future in pending:
+                    future.cancel()
+                while pending:
+                    collect(block=True)
+                raise EvaluationFailed(*min(errors, key=lambda error: order.index(error[0])))
         finally:
             for future in pending:
                 future.cancel()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,33 @@ def test_a_failing_task_comes_back_as_data_naming_the_plugin_and_what_failed(spe
     ):
         backend.run(tasks)
     assert caught.value.index == 4 and caught.value.plugin is None and caught.value.detail is None
+
+
+def _fails_late_on_one_and_at_once_on_a_later_one(payload, context):
+    """Task ``slow`` fails once task ``fast`` (later in order) has failed, or after 2 s; ``fast`` at once."""
+    spec, marker, slow, fast = context
+    if payload[1] == 1000 + slow:
+        deadline = time.monotonic() + 2.0
+        while not os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise KeyError("slow")
+    if payload[1] == 1000 + fast:
+        Path(marker).touch()
+        raise KeyError("fast")
+    return _evaluate(payload, spec)
+
+
+@pytest.mark.parametrize("workers, chunksize, slow, fast", [(1, 0, 2, 3), (2, 1, 2, 3), (2, 2, 3, 4)])
+def test_the_first_failing_task_in_order_is_reported_whatever_fails_first(
+    spec, tasks, tmp_path, workers, chunksize, slow, fast
+):
+    context = (spec, str(tmp_path / "fast-failed"), slow, fast)
+    with (
+        make_backend(_fails_late_on_one_and_at_once_on_a_later_one, context, workers, chunksize) as backend,
+        pytest.raises(EvaluationFailed, match="KeyError: 'slow'") as caught,
+    ):
+        backend.run(tasks)
+    assert caught.value.index == slow
 
 
 def _dies(payload, spec):
