@@ -50,6 +50,22 @@ def test_the_trace_has_one_row_per_mass_per_recorded_frame_starting_at_the_initi
     assert sorted({row[0] for row in body}) == [float(f) for f in range(0, 101, 10)]
 
 
+@pytest.mark.parametrize(
+    "frames, every, dt, expected",
+    [
+        (49381, "12345.25", "0.25", ["0", "12345.25", "24690.5", "37035.75", "49381"]),
+        (2469134, "1234567", "1", ["0", "1234567", "2469134"]),
+    ],
+)
+def test_the_trace_writes_every_frame_number_exactly(tmp_path, capsys, frames, every, dt, expected):
+    trace = tmp_path / "trace.csv"
+    argv = ["simulate", WALKER, "--frames", frames, "--every", every, "--set", f"dt={dt}", "--trace", trace]
+    assert run_cli(capsys, *argv)[0] == 0
+    with trace.open() as handle:
+        rows = list(csv.reader(handle))[1:]
+    assert [row[0] for row in rows[::6]] == expected  # not 12345.2 nor 1.23457e+06
+
+
 def test_world_overrides_come_from_a_world_file_and_set_in_that_order(tmp_path, capsys):
     world_file = tmp_path / "w.toml"
     world_file.write_text("[world]\ngravity = 0.0\ndamping = 0.5\n")

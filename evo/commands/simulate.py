@@ -79,6 +79,13 @@ def summary(creature, trajectory) -> dict:
     }
 
 
+def frame_text(frame: float) -> str:
+    """A frame number as written in the trace: ``1234567``, ``12345.25``, ``0.3`` (not ``1.23457e+06``,
+    ``12345.2`` or the ``0.30000000000000004`` of 3 steps of dt = 0.1)."""
+    frame = round(frame, 9)
+    return str(int(frame)) if frame.is_integer() else repr(frame)
+
+
 def trace_csv(trajectory) -> str:
     out = io.StringIO()
     out.write("frame,mass,x,y,vx,vy\n")
@@ -87,8 +94,10 @@ def trace_csv(trajectory) -> str:
     masses = np.tile(np.arange(n), n_rec)
     pos = trajectory.positions.reshape(-1, 2).tolist()  # Python floats: repr() is the shortest exact form
     vel = trajectory.velocities.reshape(-1, 2).tolist()
-    for f, m, (x, y), (vx, vy) in zip(frames.tolist(), masses.tolist(), pos, vel, strict=True):
-        out.write(f"{f:g},{m},{x!r},{y!r},{vx!r},{vy!r}\n")
+    for f, m, (x, y), (vx, vy) in zip(
+        map(frame_text, frames.tolist()), masses.tolist(), pos, vel, strict=True
+    ):
+        out.write(f"{f},{m},{x!r},{y!r},{vx!r},{vy!r}\n")
     return out.getvalue()
 
 
