@@ -14,7 +14,9 @@ from evo.model import Creature
 __all__ = ["ModePanel", "mode_panels", "modes_svg"]
 
 PANEL = 240  # px per panel side
-MARGIN = 34  # px kept round the drawing inside a panel
+MARGIN = 40  # px kept round the drawing inside a panel (its title takes two lines)
+HEADER = 40  # px above the panels: the creature's name and the key
+MIN_COLUMNS = 2  # the picture is at least this many panels wide, so that the header fits
 # largest displacement drawn: this fraction of the creature's size, or of its shortest link if less
 RELATIVE_AMPLITUDE = 0.1
 RELATIVE_TO_SHORTEST_LINK = 0.3
@@ -22,10 +24,12 @@ RELATIVE_TO_SHORTEST_LINK = 0.3
 
 @dataclass(frozen=True)
 class ModePanel:
-    """One mode to draw: a title and a (n_masses, 2) displacement shape."""
+    """One mode to draw: a title and a detail line (each short enough for a panel) and a (n_masses, 2)
+    displacement shape."""
 
     title: str
     shape: np.ndarray
+    detail: str = ""
 
 
 def mode_panels(modes: Modes, count: int = 4, max_special: int = 2) -> list[ModePanel]:
@@ -36,17 +40,18 @@ def mode_panels(modes: Modes, count: int = 4, max_special: int = 2) -> list[Mode
     unstable = [i for i in order if modes.eigenvalues[i] < -modes.zero_threshold]
     for i in unstable[:max_special]:
         rate = float(np.sqrt(-modes.eigenvalues[i]))
-        panels.append(ModePanel(f"unstable: grows at {rate:.3g}/frame", modes.shapes[i]))
+        panels.append(ModePanel("unstable mode", modes.shapes[i], f"grows at {rate:.3g} /frame"))
     for shape in modes.mechanism_shapes()[: max(0, max_special - len(panels))]:
-        panels.append(ModePanel("mechanism: omega = 0", shape))
+        panels.append(ModePanel("mechanism", shape, "ω = 0: deforms at no cost"))
     for number, i in enumerate(modes.vibrating, start=1):
         if len(panels) >= count:
             break
         omega = float(np.sqrt(modes.eigenvalues[i]))
         panels.append(
             ModePanel(
-                f"mode {number}: omega {omega:.4g} rad/frame, T {2 * np.pi / omega:.4g} frames",
+                f"mode {number}",
                 modes.shapes[i],
+                f"ω {omega:.4g} rad/frame, T {2 * np.pi / omega:.4g} frames",
             )
         )
     return panels[:count]
@@ -99,16 +104,18 @@ def modes_svg(creature: Creature, modes: Modes, count: int = 4, columns: int = 2
         reach = min(reach, RELATIVE_TO_SHORTEST_LINK * float(np.min(lengths)))
     n_cols = max(1, min(columns, len(panels)))
     n_rows = max(1, -(-len(panels) // n_cols))
-    width, height = n_cols * PANEL, n_rows * PANEL + 24
+    width, height = max(n_cols, MIN_COLUMNS) * PANEL, n_rows * PANEL + HEADER
     lines = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
         f'<rect width="{width}" height="{height}" fill="white"/>',
-        f'<text x="6" y="16" font-size="13">{escape(creature.name)}: '
-        "vibration modes about the equilibrium (grey); displaced both ways (blue, orange dashed)</text>",
+        f'<text x="6" y="16" font-size="13">{escape(creature.name)}: vibration modes</text>',
+        '<text x="6" y="32">grey: the equilibrium · blue, orange dashed: displaced both ways</text>',
     ]
     if not panels:
-        lines.append('<text x="6" y="40">no modes to draw (no free masses, or every mode is rigid)</text>')
+        lines.append(
+            f'<text x="6" y="{HEADER + 16}">no modes to draw (no free masses, or every mode is rigid)</text>'
+        )
     for k, panel in enumerate(panels):
         shape = np.asarray(panel.shape)
         biggest = float(np.max(np.hypot(shape[:, 0], shape[:, 1]))) if shape.size else 0.0
@@ -117,13 +124,15 @@ def modes_svg(creature: Creature, modes: Modes, count: int = 4, columns: int = 2
         box_lo = np.minimum.reduce([positions.min(axis=0), plus.min(axis=0), minus.min(axis=0)])
         box_hi = np.maximum.reduce([positions.max(axis=0), plus.max(axis=0), minus.max(axis=0)])
         scale = (PANEL - 2 * MARGIN) / float(max(np.max(box_hi - box_lo), 1e-9))
-        x0, y0 = (k % n_cols) * PANEL, (k // n_cols) * PANEL + 24
+        x0, y0 = (k % n_cols) * PANEL, (k // n_cols) * PANEL + HEADER
         to_svg = _Frame(x0 + PANEL / 2, y0 + PANEL / 2, scale, 0.5 * (box_lo + box_hi))
         lines.append(
             f'<g><rect x="{x0 + 2}" y="{y0 + 2}" width="{PANEL - 4}" height="{PANEL - 4}" '
             f'fill="none" stroke="#ddd"/>'
         )
-        lines.append(f'<text x="{x0 + 8}" y="{y0 + 16}">{escape(panel.title)}</text>')
+        lines.append(f'<text x="{x0 + 8}" y="{y0 + 16}" font-weight="bold">{escape(panel.title)}</text>')
+        if panel.detail:
+            lines.append(f'<text x="{x0 + 8}" y="{y0 + 30}">{escape(panel.detail)}</text>')
         lines += _polyline(to_svg(positions), links, "#bbb", 1.5)
         lines += _polyline(to_svg(minus), links, "#e07b39", 1.2, "4 3")
         lines += _polyline(to_svg(plus), links, "#1f5fa8", 1.8)

@@ -4,6 +4,7 @@ simulating small free oscillations (FFT of a trace, damping 0, RK4 with dt = 0.0
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from evo.analysis import natural_modes
 from evo.cli import main
 from evo.io.models import save_model
 from evo.sim import World, simulate
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _analyze(capsys, path, *options):
@@ -106,3 +109,23 @@ def test_analyze_rejects_bad_world_values_with_exit_status_2(tmp_path, capsys):
     save_model(pandoras_toybox(60.0, 40.0, 12.0), path)
     assert main(["analyze", str(path), "--set", "stifness=2"]) == 2
     assert "stiffness" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["walker.json", "pandoras_box.json", "pendulum.json"])
+def test_every_text_of_the_modes_svg_fits_inside_its_panel(tmp_path, capsys, name):
+    """Text widths estimated at 0.55 em a character (sans-serif averages about 0.5 em)."""
+    import xml.etree.ElementTree as ET
+
+    from evo.analysis.drawing import HEADER, PANEL
+
+    svg = tmp_path / "modes.svg"
+    _analyze(capsys, ROOT / "genomes" / name, "--svg", str(svg))
+    root = ET.parse(svg).getroot()
+    width, default_size = float(root.get("width")), float(root.get("font-size"))
+    texts = list(root.iter("{http://www.w3.org/2000/svg}text"))
+    assert len(texts) >= 3
+    for text in texts:
+        x, y = float(text.get("x")), float(text.get("y"))
+        size = float(text.get("font-size", default_size))
+        right = width if y < HEADER else (x // PANEL + 1) * PANEL
+        assert x + 0.55 * size * len(text.text) <= right, text.text
