@@ -300,6 +300,8 @@ def load_model(path: str | Path) -> Creature:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EvoInputError(f"not valid JSON: {exc.msg} at line {exc.lineno}", source=source) from None
+    except RecursionError:
+        raise EvoInputError("not valid JSON: nested too deeply", source=source) from None
     return creature_from_dict(doc, source=source)
 
 

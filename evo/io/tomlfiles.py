@@ -23,6 +23,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise EvoInputError("no such file", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise EvoInputError(f"not valid TOML: {exc}", source=str(path)) from None
+    except RecursionError:
+        raise EvoInputError("not valid TOML: nested too deeply", source=str(path)) from None
     except OSError as exc:
         raise EvoInputError(f"cannot read: {exc}", source=str(path)) from None
 
@@ -52,7 +54,7 @@ def parse_value(text: str) -> Any:
     """A ``--set`` value: a TOML value if it parses as one (1.5, true, [[0, 0], [1, 2]]), else the string."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
 

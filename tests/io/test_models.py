@@ -83,3 +83,10 @@ def test_parallel_links_are_allowed_but_self_links_are_not():
     doc = json.loads(json.dumps(ISSUE_EXAMPLE))
     doc["links"].append({"a": 1, "b": 0, "rest": 20.0})
     assert creature_from_dict(doc).n_links == 3
+
+
+def test_a_file_nested_too_deeply_for_the_parser_is_a_one_line_error(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(EvoInputError, match=r"deep.json: not valid JSON: nested too deeply$"):
+        load_model(path)

@@ -1,4 +1,4 @@
-"""The small TOML writer: what it writes reads back equal with tomllib."""
+"""The small TOML writer: what it writes reads back equal with tomllib; and the reader's errors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import tomllib
 import numpy as np
 import pytest
 
-from evo.io.tomlfiles import dumps_toml
+from evo.errors import EvoInputError
+from evo.io.tomlfiles import dumps_toml, parse_value, read_toml
 
 
 def test_nested_tables_and_every_value_type_read_back_equal():
@@ -50,3 +51,17 @@ def test_plain_values_come_before_sub_tables():
 def test_values_toml_cannot_hold_here_are_errors_naming_the_key(value):
     with pytest.raises((TypeError, ValueError), match=r"run\.bad"):
         dumps_toml({"run": {"bad": value}})
+
+
+def test_a_file_nested_too_deeply_for_the_parser_is_a_one_line_error(tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text("a = " + "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(EvoInputError, match=r"deep.toml: not valid TOML: nested too deeply$"):
+        read_toml(path)
+
+
+def test_a_set_value_is_toml_when_it_parses_as_toml_and_the_text_otherwise():
+    assert parse_value("1.5") == 1.5 and parse_value("[[0, 0], [1, 2]]") == [[0, 0], [1, 2]]
+    assert parse_value("rk4") == "rk4"
+    deep = "[" * 100_000 + "]" * 100_000
+    assert parse_value(deep) == deep  # too deep for the parser: the text, which then fails its check
