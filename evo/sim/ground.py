@@ -164,9 +164,13 @@ def _number(value: Any, field: str, source: str | None, *, low: float, high: flo
     if ok:
         ok = (value > low if open_low else value >= low) and (value < high if open_high else value <= high)
     if not ok:
-        lo = f"> {low:g}" if open_low else f">= {low:g}"
-        hi = "" if math.isinf(high) else (f" and < {high:g}" if open_high else f" and <= {high:g}")
-        raise EvoInputError(f"expected a number {lo}{hi}, got {value!r}", source=source, field=field)
+        bounds = []
+        if not math.isinf(low):
+            bounds.append(f"> {low:g}" if open_low else f">= {low:g}")
+        if not math.isinf(high):
+            bounds.append(f"< {high:g}" if open_high else f"<= {high:g}")
+        expected = f"a number {' and '.join(bounds)}" if bounds else "a finite number"
+        raise EvoInputError(f"expected {expected}, got {value!r}", source=source, field=field)
     return float(value)
 
 

@@ -165,6 +165,14 @@ def test_a_ground_table_round_trips_through_the_world_mapping():
         ({"type": "slope", "angle": 90}, "world.ground.angle"),
         ({"type": "hills", "amplitude": 3, "wavelenth": 9}, "did you mean 'wavelength'"),
         ({"type": "steps", "height": 5, "width": 0}, "world.ground.width"),
+        (
+            {"type": "steps", "height": "5", "width": 9},
+            r"world.ground.height: expected a finite number, got '5'$",
+        ),
+        (
+            {"type": "slope", "angle": 5, "extent": [None, 9]},
+            r"world.ground.extent: expected a finite number, got None$",
+        ),
         # sampled into 8 segments per wavelength for soda contact and drawing: at most 100000 segments
         (
             {"type": "hills", "amplitude": 3, "wavelength": 1e-300},
