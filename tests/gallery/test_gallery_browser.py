@@ -72,6 +72,7 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
             headless=True,
             args=FLAGS,
             viewport={"width": 1280, "height": 900},
+            accept_downloads=True,
         )
         try:
             page = context.new_page()
@@ -95,6 +96,12 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
             page.wait_for_timeout(600)
             assert _state(page, card)["digest"] != first["digest"], "the card animates"
             assert page.locator("svg.chart polyline").count() >= 3
+
+            with page.expect_download() as download:
+                page.locator("article.card a.download").first.click()
+            first_elite = sorted((run_dir / "elites").glob("*.json"))[0]
+            assert download.value.suggested_filename == first_elite.name
+            assert Path(download.value.path()).read_bytes() == first_elite.read_bytes()
 
             page.locator(card).first.click()
             page.wait_for_selector("#detail:not([hidden])")
