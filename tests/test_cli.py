@@ -143,6 +143,14 @@ def a_folder(tmp_path, name):
     return path
 
 
+def with_meta_frames(tmp_path, frames):
+    doc = json.loads(WALKER.read_text())
+    doc["meta"]["frames"] = frames
+    path = tmp_path / "meta.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
 def world_file(tmp_path, text):
     path = tmp_path / "world.toml"
     path.write_text(text)
@@ -155,6 +163,11 @@ ERRORS = [
     (lambda t: ["simulate", bad_field(t)], "field.json: links[3].rest: expected a number >= 0.0, got -2.0"),
     (lambda t: ["simulate", WALKER, "--frames", "0"], "--frames must be a positive number of frames"),
     (lambda t: ["simulate", WALKER, "--every", "0"], "--every must be a positive number of frames"),
+    (
+        lambda t: ["simulate", with_meta_frames(t, 0)],
+        "meta.json: meta.frames: expected a whole number of frames > 0",
+    ),
+    (lambda t: ["simulate", with_meta_frames(t, 2.5)], "meta.json: meta.frames: expected a whole number"),
     (lambda t: ["simulate", WALKER, "--every", "2.5", "--frames", "10"], "record_every = 2.5"),
     (lambda t: ["simulate", WALKER, "--every", "nan"], "--every must be a positive number of frames"),
     (lambda t: ["simulate", WALKER, "--every", "inf"], "--every must be a positive number of frames"),

@@ -107,9 +107,11 @@ def run(args: argparse.Namespace) -> int:
     frames = args.frames
     if frames is None:
         frames = creature.meta.get("frames", DEFAULT_FRAMES)
-        if isinstance(frames, bool) or not isinstance(frames, int):
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames <= 0:
             raise EvoInputError(
-                f"meta.frames: expected a whole number of frames, got {frames!r}", source=args.model
+                f"expected a whole number of frames > 0 (or give --frames), got {frames!r}",
+                source=args.model,
+                field="meta.frames",
             )
     if frames <= 0:
         raise EvoInputError(f"--frames must be a positive number of frames, got {frames}")
