@@ -282,6 +282,22 @@ def dumps_model(creature: Creature) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+class _RepeatedKey(Exception):
+    pass
+
+
+def _object_without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; a key given twice (json would silently keep the last) is an error."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
 def load_model(path: str | Path) -> Creature:
     """Read a model file: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor)."""
     path = Path(path)
@@ -297,7 +313,11 @@ def load_model(path: str | Path) -> Creature:
     except (OSError, UnicodeDecodeError) as exc:
         raise EvoInputError(f"cannot read: {exc}", source=source) from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_object_without_repeated_keys)
+    except _RepeatedKey as exc:
+        raise EvoInputError(
+            f"not valid JSON: the key '{exc.args[0]}' is given twice in one object", source=source
+        ) from None
     except json.JSONDecodeError as exc:
         raise EvoInputError(f"not valid JSON: {exc.msg} at line {exc.lineno}", source=source) from None
     except RecursionError:

@@ -90,3 +90,13 @@ def test_a_file_nested_too_deeply_for_the_parser_is_a_one_line_error(tmp_path):
     path.write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(EvoInputError, match=r"deep.json: not valid JSON: nested too deeply$"):
         load_model(path)
+
+
+def test_a_key_given_twice_in_one_object_is_an_error_not_a_silent_overwrite(tmp_path):
+    path = tmp_path / "twice.json"
+    text = json.dumps(ISSUE_EXAMPLE).replace('"rest": 50.0', '"rest": 50.0, "rest": 5.0')
+    path.write_text(text)
+    with pytest.raises(
+        EvoInputError, match=r"twice.json: not valid JSON: the key 'rest' is given twice in one object"
+    ):
+        load_model(path)
