@@ -84,9 +84,11 @@ def pack(creature: Creature) -> PackedCreature:
     amp = rest * creature.alpha * creature.beta
     cos_phi, sin_phi = np.cos(creature.phi), np.sin(creature.phi)
     link_data = np.stack([rest, amp, cos_phi, sin_phi, creature.stiffness, creature.dashpot], axis=1)
+    velocities = np.array(creature.velocities, dtype=np.float64, order="C")
+    velocities[creature.fixed] = 0.0  # fixed masses never move, whatever velocity a file gives them
     return PackedCreature(
         positions=np.array(creature.positions, dtype=np.float64, order="C"),
-        velocities=np.array(creature.velocities, dtype=np.float64, order="C"),
+        velocities=velocities,
         free=np.ascontiguousarray(~creature.fixed, dtype=np.uint8),
         link_a=np.ascontiguousarray(creature.link_a, dtype=np.uint32),
         link_b=np.ascontiguousarray(creature.link_b, dtype=np.uint32),

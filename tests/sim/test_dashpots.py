@@ -157,3 +157,20 @@ def test_replace_keeps_link_and_mass_values_with_their_links_and_masses():
     # moving the masses keeps their weights
     assert body.replace(positions=body.positions + 1.0).mass.tolist() == [1, 2, 3, 4]
     assert square(mass=[1, 1, 0, 1]).structural_errors() == [("masses[2].mass", "a mass > 0, got 0.0")]
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4", "backward-euler", "psm", "finite-difference"])
+def test_a_fixed_mass_given_a_velocity_in_its_file_still_never_moves_for_its_dashpots(integrator):
+    # fixed masses never move, so a dashpot to one damps the free mass's own velocity only, whatever
+    # velocity the file gives the fixed mass; and the trajectory records it at rest
+    def anchored(vx: float) -> Creature:
+        return Creature(
+            positions=[[100.0, 100.0], [145.0, 100.0]], velocities=[[vx, 0.0], [0.0, 0.0]],
+            fixed=[True, False], link_a=[0], link_b=[1], rest=[40.0], alpha=[0.0], phi=[0.0],
+            dashpot=[0.3],
+        )  # fmt: skip
+
+    world = World(gravity=0.0, integrator=integrator, dt=0.25)
+    still, moving = simulate(anchored(0.0), world, 50), simulate(anchored(3.0), world, 50)
+    np.testing.assert_array_equal(moving.positions, still.positions)
+    assert np.all(moving.velocities[:, 0] == 0.0)
