@@ -257,6 +257,8 @@ def _load_file(path: Path) -> list[Plugin]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     sys.path.insert(0, str(path.parent))  # so that it can import helper files beside it
+    # no __pycache__ in the user's folder: a config is checked before anything is written
+    dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
@@ -268,6 +270,7 @@ def _load_file(path: Path) -> list[Plugin]:
         raise EvoInputError(f"loading it raised {type(exc).__name__}: {detail}", source=key) from None
     finally:
         sys.path.remove(str(path.parent))
+        sys.dont_write_bytecode = dont_write_bytecode
     plugins = [replace(p, origin=f"file:{key}") for p in _DECLARED.get(module_name, [])]
     names = [p.name for p in plugins]
     for name in names:

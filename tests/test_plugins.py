@@ -253,6 +253,28 @@ def test_a_plugin_file_can_import_a_helper_file_beside_it(tmp_path):
     assert str(tmp_path) not in sys.path
 
 
+def test_loading_a_plugin_folder_writes_nothing_into_it(tmp_path, monkeypatch):
+    """A config is checked before anything is written: not even a __pycache__ beside the user's plugins."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    write(tmp_path / "_evo_test_cached_helper.py", "SCALE = 2.0\n")
+    write(
+        tmp_path / "cached.py",
+        """
+        from _evo_test_cached_helper import SCALE
+        from evo.plugins import fitness_plugin
+
+        @fitness_plugin("cached")
+        def cached(result):
+            \"\"\"Two.\"\"\"
+            return SCALE
+        """,
+    )
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert discover([str(tmp_path)])["cached"].func(None) == 2.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert sys.dont_write_bytecode is False
+
+
 def test_two_plugins_in_one_file_may_not_share_a_name(tmp_path):
     path = write(
         tmp_path / "double.py", PLUGIN_SOURCE.format(name="double") + PLUGIN_SOURCE.format(name="double")
