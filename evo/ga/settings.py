@@ -147,8 +147,15 @@ class GASection:
     any rate is positive).
     """
 
-    tournament_size: int = setting(3, low=1, doc="individuals per selection tournament")
-    elite: int = setting(2, low=0, doc="best individuals copied unchanged into the next generation")
+    tournament_size: int = setting(
+        3, low=1, doc="individuals per selection tournament (one objective; NSGA-II uses binary ones)"
+    )
+    elite: int = setting(
+        2,
+        low=0,
+        doc="best individuals copied unchanged into the next generation (one objective; NSGA-II keeps the "
+        "best of parents and offspring by itself)",
+    )
     hall_of_fame: int = setting(10, low=1, doc="size of the hall of fame (the elites saved as model files)")
     similarity: float = setting(
         0.05,
