@@ -129,3 +129,17 @@ def test_every_text_of_the_modes_svg_fits_inside_its_panel(tmp_path, capsys, nam
         size = float(text.get("font-size", default_size))
         right = width if y < HEADER else (x // PANEL + 1) * PANEL
         assert x + 0.55 * size * len(text.text) <= right, text.text
+
+
+def test_the_default_euler_step_rings_at_two_arcsin_half_omega_as_docs_analysis_says():
+    """Semi-implicit Euler with dt = 1 frame turns a mode of natural frequency omega into one of
+    2 asin(omega / 2) per frame (docs/analysis.md, Limits): measured within 0.5%."""
+    world = World(damping=0.0, stiffness=0.4, gravity=0.5)  # integrator euler, dt 1
+    creature = _hanging_truss()
+    modes = natural_modes(creature, world)
+    eq_positions = modes.equilibrium.positions
+    for index in (modes.vibrating[0], modes.vibrating[-1]):
+        omega = float(np.sqrt(modes.eigenvalues[index]))
+        measured = _measured_frequency(creature, world, eq_positions, modes.shapes[index], dt_record=1.0)
+        assert measured == pytest.approx(2.0 * np.arcsin(omega / 2.0), rel=0.005)
+        assert measured > omega
