@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evo.analysis.forces import (
+    TINY_LENGTH,
     StaticModel,
     energies,
     forces,
@@ -289,6 +290,14 @@ def solve_equilibrium(
         notes.append(f"no equilibrium found: the largest force left on a free mass is {residual:.3g}")
     elastic, grav = energies(model, q)
     lengths = link_lengths(model, q)
+    collapsed = np.flatnonzero((lengths <= TINY_LENGTH) & (model.rest_length > 0.0))
+    if collapsed.size:
+        which = ", ".join(f"{k} ({model.link_a[k]}-{model.link_b[k]})" for k in collapsed[:5])
+        notes.append(
+            f"link{'s' if collapsed.size > 1 else ''} {which} of zero length: its masses coincide, so its "
+            "direction is undefined and it pushes them nowhere; the modes treat it as lying along x "
+            "without pre-stress (a compressed link at zero length is an unstable equilibrium)"
+        )
     return Equilibrium(
         positions=q,
         residual=residual,

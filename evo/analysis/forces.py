@@ -44,9 +44,10 @@ __all__ = [
     "stiffness_matrix",
     "rigid_motions",
     "orthonormal_columns",
+    "TINY_LENGTH",
 ]
 
-_TINY_LENGTH = 1e-12  # px; below this a link's direction is undefined
+TINY_LENGTH = 1e-12  # px; below this a link's direction is undefined
 
 
 def frozen_rest_lengths(creature: Creature, phase: float | None = None) -> np.ndarray:
@@ -160,9 +161,9 @@ def forces(model: StaticModel, positions: np.ndarray, *, include_fixed: bool = F
     """(n_masses, 2) total force (links + gravity) on each mass; zero on fixed masses unless
     ``include_fixed`` (then it is the force the support must react)."""
     d, length = _geometry(model, positions)
-    safe = np.where(length > _TINY_LENGTH, length, 1.0)
+    safe = np.where(length > TINY_LENGTH, length, 1.0)
     # T/L * d, written so that a zip spring (l_r = 0) stays exact down to L = 0
-    factor = model.link_stiffness * np.where(length > _TINY_LENGTH, 1.0 - model.rest_length / safe, 0.0)
+    factor = model.link_stiffness * np.where(length > TINY_LENGTH, 1.0 - model.rest_length / safe, 0.0)
     factor = np.where(model.rest_length == 0.0, model.link_stiffness, factor)
     pull = factor[:, None] * d
     out = np.zeros_like(positions, dtype=np.float64)
@@ -194,7 +195,7 @@ def stiffness_matrix(model: StaticModel, positions: np.ndarray, part: str = "tot
         raise ValueError(f"part must be total, elastic or geometric, got {part!r}")
     n = model.n_masses
     d, length = _geometry(model, positions)
-    ok = length > _TINY_LENGTH
+    ok = length > TINY_LENGTH
     safe = np.where(ok, length, 1.0)
     u = np.where(ok[:, None], d / safe[:, None], np.array([1.0, 0.0]))
     uu = u[:, :, None] * u[:, None, :]

@@ -173,3 +173,13 @@ def test_free_creature_does_not_drift_while_solving():
     eq = solve_equilibrium(creature, WORLD, tolerance=TIGHT)
     np.testing.assert_allclose(eq.positions[:, 1], 300.0, atol=1e-12)
     np.testing.assert_allclose(eq.positions[:, 0].mean(), creature.positions[:, 0].mean(), rtol=1e-12)
+
+
+def test_a_link_whose_masses_coincide_is_named_in_the_notes():
+    creature = make_creature(
+        [[0.0, 10.0], [0.0, 10.0], [5.0, 20.0]], [(0, 1), (1, 2), (0, 2)], [5.0, 5.0, 5.0]
+    )
+    eq = solve_equilibrium(creature, WORLD)
+    assert eq.converged and eq.lengths[0] == 0.0
+    assert any("link 0 (0-1) of zero length" in note for note in eq.notes)
+    assert not any("zero length" in note for note in solve_equilibrium(hexagon(40.0), WORLD).notes)
