@@ -18,6 +18,7 @@ from evo.gallery.chart import fitness_chart_svg
 from evo.gallery.contents import Entry, RunContents, generation_bests, read_run
 from evo.gallery.data import DEFAULT_MAX_RECORDS, creature_payload, record_trajectory
 from evo.gallery.page import header_html, render_page
+from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
 from evo.sim.world import World, resolve_world
 
@@ -91,13 +92,7 @@ def _track(world: World, creatures: list[dict[str, Any]], plugin: str | None, pa
     high = max(c["reach"][1] for c in creatures) + GROUND_MARGIN
     if world.width is not None:
         low, high = min(low, -GROUND_MARGIN), max(high, world.width + GROUND_MARGIN)
-    ground = None
-    if not world.ground.is_flat:
-        outline = world.ground.outline()
-        inside = [p for p in outline if low <= p[0] <= high]
-        before = [p for p in outline if p[0] < low][-1:]
-        after = [p for p in outline if p[0] > high][:1]
-        ground = [[round(x, 2), round(y, 2)] for x, y in before + inside + after]
+    ground = [[round(x, 2), round(y, 2)] for x, y in ground_line(world, low, high)] or None
     finish = None
     if plugin == "race":
         finish = _finite(params.get("finish_x", 400.0))

@@ -94,6 +94,8 @@ def fit_scale(span: tuple[float, float], width: float, height: float, fill: floa
 
 
 def ground_line(world: World, left: float, right: float) -> list[tuple[float, float]]:
+    """The points of a non-flat ground's outline over [left, right] px, with one more on each side
+    where there is one; [] for the flat ground."""
     if world.ground.is_flat:
         return []
     outline = world.ground.outline()
