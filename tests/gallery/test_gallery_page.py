@@ -156,3 +156,10 @@ def test_each_elite_carries_its_three_lowest_natural_frequencies_as_evo_analyze_
         shown = data["creatures"][key]["natural"]
         assert len(shown) == min(3, modes.frequencies.size) >= 1
         np.testing.assert_allclose(shown, modes.frequencies[:3], rtol=1e-5)
+
+
+def test_the_race_note_says_each_creature_runs_from_its_own_start(run_dir: Path):
+    """Creatures start where their model files put them (start x differ by tens of px); the race draws
+    them there and ranks them by the distance each has travelled, as docs/gallery.md says."""
+    page = build_gallery(run_dir, top=3)
+    assert "each creature from its own start" in page and "same start" not in page
