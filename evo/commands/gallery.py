@@ -6,8 +6,6 @@ import argparse
 import sys
 import webbrowser
 
-from evo.errors import EvoInputError
-
 NAME = "gallery"
 HELP = "write RUN_DIR/gallery/index.html: replays of the elites, fitness charts, race (one offline file)"
 
@@ -29,9 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from evo.gallery import write_gallery
 
-    if args.top is not None and args.top < 1:
-        raise EvoInputError(f"--top must be at least 1, got {args.top}")
-    path = write_gallery(args.run_dir, top=args.top)
+    path = write_gallery(args.run_dir, top=args.top)  # checks --top itself
     print(path)
     if args.screenshot:
         from evo.gallery.screenshot import take_screenshot
