@@ -107,6 +107,9 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
             page.wait_for_selector("#detail:not([hidden])")
             page.wait_for_timeout(400)
             assert _state(page, "#detail-canvas")["dark"] > 20
+            behind = _state(page, card)["digest"]
+            page.wait_for_timeout(300)
+            assert _state(page, card)["digest"] == behind, "the cards hold still under the detail view"
             assert int(page.get_attribute("#detail-scrub", "max")) == 1200
             assert page.text_content("#detail-title") == page.text_content("article.card .name")
             facts = page.text_content("#detail-facts")

@@ -36,7 +36,7 @@ function buildEvolution() {
   const section = document.getElementById("evolution");
   if (!rows.length || !rows.some((r) => r.key)) { section.hidden = true; return; }
   const canvas = document.getElementById("evolution-canvas");
-  const player = Animator.add(new Player(canvas, null, { fill: 0.5, label: true }));
+  const player = Animator.add(new Player(canvas, null, { fill: 0.5, label: true, page: true }));
   evolution.player = player;
   const slider = document.getElementById("evolution-slider");
   slider.max = String(rows.length - 1);

@@ -238,7 +238,7 @@ function fitScale(span, w, h, fill) {
 class Player {
   constructor(canvas, key, options) {
     this.canvas = canvas;
-    this.options = Object.assign({ loop: true, follow: true, fill: 0.6, label: false }, options || {});
+    this.options = Object.assign({ loop: true, follow: true, fill: 0.6, label: false, page: false }, options || {});
     this.t = 0; this.speed = 1; this.playing = true; this.visible = true;
     this.setCreature(key);
   }
@@ -285,7 +285,8 @@ class Player {
   }
 }
 
-/* One animation loop for every player on the page. */
+/* One animation loop for every player on the page. Players of the page itself (options.page: the cards
+   and the evolution replay) hold still while the detail view or the race covers the page. */
 const Animator = {
   players: new Set(),
   last: null,
@@ -293,8 +294,9 @@ const Animator = {
   tick(now) {
     const ms = Animator.last == null ? 16 : Math.min(100, now - Animator.last);
     Animator.last = now;
+    const covered = document.body.classList.contains("modal-open");
     for (const player of Animator.players) {
-      if (!player.visible) continue;
+      if (!player.visible || (covered && player.options && player.options.page)) continue;
       try { player.advance(ms); player.draw(); } catch (error) { player.visible = false; console.error(error); }
     }
     requestAnimationFrame(Animator.tick);

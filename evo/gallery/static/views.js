@@ -83,7 +83,7 @@ function buildCards() {
         el("div", { class: "card-actions" }, [downloadLink(c, "⤓ model"), el("label", {}, [pick, " race"]), open]),
       ]),
     ]);
-    canvas.player = Animator.add(new Player(canvas, key, { fill: 0.7 }));
+    canvas.player = Animator.add(new Player(canvas, key, { fill: 0.7, page: true }));
     canvas.player.t = (rank * 97) % 300;
     seen.observe(canvas);
     canvas.addEventListener("click", () => openDetail(key));
