@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         every = (
             args.every if args.every is not None else world.dt * math.ceil(frames / (GIF_FRAMES * world.dt))
         )
-        if not every > 0:
-            raise EvoInputError(f"--every must be > 0 frames, got {every}")
+        if not 0 < every <= frames:  # at least two pictures: frame 0 and frame `every`
+            raise EvoInputError(f"--every must be > 0 and at most --frames ({frames}), got {every:g}")
         trajectory = simulate(creature, world, frames, record_every=every)
         save_gif(gif_frames(creature, world, trajectory, size=size), args.gif, frame_ms=args.frame_ms)
         print(f"{args.gif}: {trajectory.positions.shape[0]} pictures, one every {every:g} frames")
