@@ -414,3 +414,26 @@ def test_a_progress_bar_with_best_and_mean_is_drawn_on_a_terminal(tmp_path):
     assert proc.wait(timeout=60) == 0
     text = out.decode()
     assert "2/2 [" in text and "gen/s" in text and "best " in text and " mean " in text, text
+
+
+def test_ctrl_c_in_the_last_generation_completes_the_run_and_still_exits_130(tmp_path):
+    config = write_config(
+        tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=2, workers=1
+    )
+    folder = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evo", "run", str(config), "--out", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        _wait_for_checkpoint(folder, 0, proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 1

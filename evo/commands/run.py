@@ -134,6 +134,9 @@ def run(args: argparse.Namespace) -> int:
             f"evo run: stopped after generation {result.generation}; continue with --resume", file=sys.stderr
         )
         return 130
+    if stop[0]:  # Ctrl-C during the last generation: the run is complete, but it was interrupted
+        print(f"evo run: interrupted; all {generations} generations were done", file=sys.stderr)
+        return 130
     if not args.quiet:
         files = result.folder.elite_files()
         best = result.best

@@ -157,7 +157,7 @@ class World:
         errors = _check_values(merged)
         if errors:
             key, expected = errors[0]
-            raise EvoInputError(expected, source=source, field=f"{where}.{key}")
+            raise EvoInputError(expected, source=source, field=_field(where, key))
         return World(**merged)
 
 
@@ -179,22 +179,28 @@ def normalise(
                 raise EvoInputError(
                     f"give either '{target}' or '{key}', not both",
                     source=source,
-                    field=f"{where}.{key}",
+                    field=_field(where, key),
                 )
             if not is_number(value) or not 0 <= value <= CURSOR_MAX:
                 raise EvoInputError(
                     f"a cursor position in 0..{CURSOR_MAX}, got {value!r}",
                     source=source,
-                    field=f"{where}.{key}",
+                    field=_field(where, key),
                 )
             out[target] = per * float(value) ** 2
         elif key == "terrain":
-            out[key] = _terrain(value, source=source, field=f"{where}.terrain")
+            out[key] = _terrain(value, source=source, field=_field(where, "terrain"))
         elif key == "ground":
-            out[key] = parse_ground(value, source=source, field=f"{where}.ground")
+            out[key] = parse_ground(value, source=source, field=_field(where, "ground"))
         else:
             out[key] = value
     return out
+
+
+def _field(where: str, key: str) -> str:
+    """The name of a key in error messages: ``[world] gravity`` in a TOML table, ``world.gravity`` in a
+    model file, ``--set.gravity`` on the command line."""
+    return f"{where} {key}" if where.startswith("[") else f"{where}.{key}"
 
 
 def _terrain(value: Any, *, source: str | None, field: str) -> tuple[Polyline, ...]:
