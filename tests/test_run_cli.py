@@ -169,32 +169,39 @@ def _alive(pid: str) -> bool:
     return not re.search(r"(?m)^State:\s+[ZX]", status)
 
 
+def _signal_after_checkpoint(config: Path, folder: Path, generation: int, how: int) -> tuple[int, str]:
+    """Start ``evo run CONFIG --out FOLDER`` in a subprocess, send it ``how`` once the checkpoint of
+    ``generation`` is written, and return its exit status and standard error."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evo", "run", str(config), "--out", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=config.parent,
+    )
+    try:
+        _wait_for_checkpoint(folder, generation, proc)
+        proc.send_signal(how)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    return proc.returncode, err
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
 def test_a_run_stopped_in_the_middle_resumes_to_the_same_files_as_an_uninterrupted_one(tmp_path, how):
     config = write_config(
         tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=7, workers=2
     )
     stopped = tmp_path / "stopped"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evo", "run", str(config), "--out", str(stopped)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    try:
-        _wait_for_checkpoint(stopped, 2, proc)
-        proc.send_signal(how)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    returncode, err = _signal_after_checkpoint(config, stopped, 2, how)
     checkpoint = json.loads((stopped / "checkpoint.json").read_text())
     assert checkpoint["generation"] < 6, "the run ended before it could be stopped"
     if how == signal.SIGINT:
-        assert proc.returncode == 130
+        assert returncode == 130
         assert "stopped after generation" in err and "Traceback" not in err
     else:
-        assert proc.returncode == -signal.SIGKILL
+        assert returncode == -signal.SIGKILL
         workers = re.findall(r"worker (\d+) started", (stopped / "run.log").read_text())
         time.sleep(0.5)
         assert workers and not [pid for pid in workers if _alive(pid)], "orphaned workers"
@@ -421,19 +428,7 @@ def test_ctrl_c_in_the_last_generation_completes_the_run_and_still_exits_130(tmp
         tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=2, workers=1
     )
     folder = tmp_path / "run"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evo", "run", str(config), "--out", str(folder)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
-    try:
-        _wait_for_checkpoint(folder, 0, proc)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130
+    returncode, err = _signal_after_checkpoint(config, folder, 0, signal.SIGINT)
+    assert returncode == 130
     assert "Traceback" not in err
     assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 1
