@@ -1,7 +1,7 @@
 """Packaging glue that pyproject.toml cannot express: ship the top-level plugins/ folder.
 
 The shipped fitness plugins are plain files in plugins/, written exactly as a user would write them. A
-wheel installs them as the package ``evo_plugins`` so that ``evo.plugins.discover`` finds them after a
+wheel installs them as the package ``evo_plugins`` so that ``evo.fitness.discover`` finds them after a
 non-editable ``pip install .``. Everything else about the project is in pyproject.toml.
 """
 

@@ -3,7 +3,7 @@
 The GA never calls the simulator: it makes creatures and is told their fitness.
 """
 
-from evo.ga.genome import distance, problems, random_creature, seeded_creature
+from evo.ga.creatures import distance, problems, random_creature, seeded_creature
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 
 __all__ = [

@@ -31,14 +31,14 @@ PAIR = "pair"  # the children of one or two parents: crossover if mate, then mut
 @dataclass(frozen=True)
 class Variation:
     """The variation operators: ``mutate(creature, rng, genome, ga) -> creature`` and
-    ``crossover(a, b, rng, genome, ga) -> (child, child)``. Defaults: :mod:`evo.ga.operators`."""
+    ``crossover(a, b, rng, genome, ga) -> (child, child)``. Defaults: :mod:`evo.ga.mutation`."""
 
     mutate: Callable[..., Creature]
     crossover: Callable[..., tuple[Creature, Creature]]
 
     @classmethod
     def default(cls) -> Variation:
-        from evo.ga.operators import crossover, mutate
+        from evo.ga.mutation import crossover, mutate
 
         return cls(mutate=mutate, crossover=crossover)
 
@@ -74,7 +74,7 @@ def breed(
     brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation | None = None
 ) -> list[Creature | None]:
     """The brood's children, in order; ``None`` for a child that is an unchanged copy of its parent."""
-    from evo.ga.genome import random_creature, seeded_creature
+    from evo.ga.creatures import random_creature, seeded_creature
 
     variation = variation or Variation.default()
     rng = np.random.default_rng(brood.seed)

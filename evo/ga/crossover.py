@@ -1,6 +1,6 @@
 """Crossover: exchange body parts across a vertical cut, and blend the wave parameters.
 
-:func:`crossover` is re-exported by :mod:`evo.ga.operators`; see there for the contract every operator
+:func:`crossover` is re-exported by :mod:`evo.ga.mutation`; see there for the contract every operator
 keeps (valid children, inputs untouched, randomness only from ``rng``).
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_link_genes, repair
 from evo.ga.settings import GASection, GenomeSection
-from evo.ga.structure import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_link_genes, repair
 from evo.model import Creature
 
 __all__ = ["crossover", "cut_crossover", "wave_crossover"]
@@ -148,7 +148,7 @@ def cut_crossover(
     the right part is shifted in x so that both parents' cut lines coincide, then further right if needed
     to keep masses across the cut at least ``rest[0]`` apart. Each part keeps its links and their genes;
     as many new unstressed links as the parents had across the cut (their mean, at least one) join the
-    nearest masses across it, then :func:`~evo.ga.structure.repair` brings the child within the limits
+    nearest masses across it, then :func:`~evo.ga.body.repair` brings the child within the limits
     (mass count, degree and link caps, connected). Each child keeps the wave and name of the
     parent that gave its left part; both take parent a's world.
     """

@@ -161,7 +161,7 @@ class Evolution:
     def _similar(self, a: Individual, b: Individual) -> bool:
         """Near-duplicates: ``distance`` below ``similarity`` (memoised by id: an individual's creature
         never changes, and copies share their id)."""
-        from evo.ga.genome import distance
+        from evo.ga.creatures import distance
 
         if a.id == b.id:
             return True

@@ -1,7 +1,7 @@
 """The ``[genome]`` and ``[ga]`` tables: limits of a creature, and how variation and selection behave.
 
-Both are frozen dataclasses declared with :func:`evo.settings.setting`, parsed once by
-:func:`evo.settings.parse_section`. Cross-field constraints (a range whose low end exceeds its high end,
+Both are frozen dataclasses declared with :func:`evo.schema.setting`, parsed once by
+:func:`evo.schema.parse_section`. Cross-field constraints (a range whose low end exceeds its high end,
 link limits that cannot hold a connected creature) are checked in ``__post_init__`` and raised as
 :class:`evo.errors.EvoInputError` naming the key.
 
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from evo.errors import EvoInputError
-from evo.settings import setting
+from evo.schema import setting
 
 __all__ = ["GenomeSection", "GASection", "MUTATION_NAMES"]
 
-# The mutation operators of :data:`evo.ga.operators.MUTATIONS`, in the order ``mutate`` applies them.
+# The mutation operators of :data:`evo.ga.mutation.MUTATIONS`, in the order ``mutate`` applies them.
 # Each has a ``rate_<name>`` field in :class:`GASection`.
 MUTATION_NAMES = (
     "rest",
@@ -141,7 +141,7 @@ class GenomeSection:
 class GASection:
     """Selection, elitism and variation rates (the ``[ga]`` table).
 
-    ``mutation_rate`` is the probability that an offspring goes through :func:`evo.ga.operators.mutate`;
+    ``mutation_rate`` is the probability that an offspring goes through :func:`evo.ga.mutation.mutate`;
     inside it each operator ``name`` of ``MUTATIONS`` fires independently with probability ``rate_<name>``
     (if none fires, one is drawn in proportion to the rates, so a mutated creature always changes when
     any rate is positive).

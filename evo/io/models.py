@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from evo._numbers import is_finite_number
 from evo.errors import EvoInputError, unknown_key_message
 from evo.io.atomic import atomic_write_text
 from evo.model import Creature
+from evo.schema import is_finite_number
 from evo.sim.world import World
 
 __all__ = [

@@ -15,7 +15,7 @@
 
 For steps and polylines H is the signed distance to the line (its gradient has length 1 wherever the
 nearest point is unique). Under ``contact = "penalty"`` the ground pushes masses out with the penalty
-force of :mod:`evo.sim._forces`; under ``contact = "soda"`` it becomes polyline segments that reflect
+force of :mod:`evo.sim.kernels.forces`; under ``contact = "soda"`` it becomes polyline segments that reflect
 like terrain (see :meth:`Ground.soda_polyline`), besides the box floor y = 0 which is always there.
 ``extent = [x_from, x_to]`` (px) is the stretch of x that slopes and hills are sampled on for soda; hills
 are sampled into 8 segments per wavelength there, at most :data:`MAX_HILL_SEGMENTS` in all.
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from evo._numbers import is_finite_number
 from evo.errors import EvoInputError, closest, unknown_key_message
+from evo.schema import is_finite_number
 
 __all__ = ["GROUND_TYPES", "Ground", "parse_ground"]
 

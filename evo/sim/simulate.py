@@ -3,9 +3,9 @@
 This is the Python face of the numba kernels: it checks and packs arrays, allocates the record buffers
 and calls one kernel once. The applet's model (every link of stiffness 1 without a dashpot, every mass
 of weight 1, soda contact) with ``integrator = "euler"`` runs on the hand-optimised
-:func:`evo.sim._kernel.run_euler`; everything else runs on the general kernels, one per family:
-:func:`evo.sim._explicit.run_explicit` (euler, explicit-euler, finite-difference, midpoint, rk4),
-:func:`evo.sim._implicit.run_backward_euler` and :func:`evo.sim._psm.run_psm`.
+:func:`evo.sim.kernels.euler.run_euler`; everything else runs on the general kernels, one per family:
+:func:`evo.sim.kernels.explicit.run_explicit` (euler, explicit-euler, finite-difference, midpoint, rk4),
+:func:`evo.sim.kernels.implicit.run_backward_euler` and :func:`evo.sim.kernels.psm.run_psm`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.model import Creature
-from evo.sim import _explicit, _forces, _implicit, _kernel, _psm
+from evo.sim.kernels import euler as _kernel
+from evo.sim.kernels import explicit as _explicit
+from evo.sim.kernels import forces as _forces
+from evo.sim.kernels import implicit as _implicit
+from evo.sim.kernels import psm as _psm
 from evo.sim.world import World
 
 __all__ = ["Trajectory", "PackedCreature", "centroids_of", "pack", "simulate", "steps_for"]
@@ -59,7 +63,7 @@ def centroids_of(positions: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PackedCreature:
-    """Kernel-ready arrays of a creature (see :mod:`evo.sim._kernel`)."""
+    """Kernel-ready arrays of a creature (see :mod:`evo.sim.kernels.euler`)."""
 
     positions: np.ndarray
     velocities: np.ndarray

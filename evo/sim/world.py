@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evo._numbers import is_finite_number, is_number
 from evo.errors import EvoInputError, unknown_key_message
+from evo.schema import is_finite_number, is_number
 from evo.sim.ground import Ground, parse_ground
 
 __all__ = [

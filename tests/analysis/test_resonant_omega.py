@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from evo.analysis import lowest_natural_frequency
-from evo.ga.genome import random_creature
+from evo.ga.creatures import random_creature
 from evo.ga.settings import GenomeSection
 from evo.sim import World
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evo.ga.genome import random_creature
+from evo.ga.creatures import random_creature
 from evo.ga.settings import GenomeSection
 from evo.io.models import dumps_model
 from evo.io.runs import elite_file_name, model_digest

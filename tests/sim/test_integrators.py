@@ -15,8 +15,8 @@ import pytest
 from evo.io.models import load_model
 from evo.model import Creature
 from evo.sim import World, simulate
-from evo.sim._forces import F_GROUND_K, F_MU, F_SLIP, I_GROUND, I_PENALTY, N_FLOAT_PARAMS, N_INT_PARAMS
-from evo.sim._implicit import residual_jacobian
+from evo.sim.kernels.forces import F_GROUND_K, F_MU, F_SLIP, I_GROUND, I_PENALTY, N_FLOAT_PARAMS, N_INT_PARAMS
+from evo.sim.kernels.implicit import residual_jacobian
 from evo.sim.simulate import pack
 
 GENOMES = Path(__file__).resolve().parents[2] / "genomes"

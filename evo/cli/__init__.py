@@ -1,0 +1,64 @@
+"""``python -m evo``: argument parsing and exit codes only; the work is done in the command modules.
+
+Every command lives in :mod:`evo.cli` as a module with ``NAME``, ``HELP``, ``add_arguments(parser)``
+and ``run(args) -> int``. Bad input (:class:`evo.errors.EvoInputError`) prints one line on stderr and
+exits with status 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+
+from evo.errors import EvoInputError
+
+# one entry per command module under evo/cli/
+COMMANDS = (
+    "simulate",
+    "validate",
+    "convert",
+    "bench",
+    "plugins",
+    "run",
+    "inspect",
+    "analyze",
+    "gallery",
+    "replay",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own usage errors: one line, status 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="evo", description="Evolutionary creature designer (Sodaconstructor physics).")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"evo.cli.{name}")
+        cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        cmd.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except EvoInputError as exc:
+        if args.debug:
+            traceback.print_exc()
+        print(f"evo {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"evo {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,29 @@
+"""``evo bench``: throughput of the simulator (see evo/bench.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+NAME = "bench"
+HELP = "benchmark the simulator kernel (spring-updates per second)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print a JSON object on the last line")
+    parser.add_argument("--repeats", type=int, default=7, help="timed repeats per case (best is kept)")
+    parser.add_argument(
+        "--integrators",
+        action="store_true",
+        help="instead: every integrator's throughput and energy error on seed 003's double spring"
+        " (see evo/bench/integrators.py)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "integrators", False):
+        from evo.bench.integrators import main as integrators_main
+
+        return integrators_main(args)
+    from evo.bench import main
+
+    return main(args)

@@ -1,0 +1,25 @@
+"""Fitness: the plugin protocol, the registry that finds plugins, and one evaluation (simulate + score)."""
+
+from evo.fitness.evaluate import Evaluation, EvaluationSpec, PluginFailed, evaluate, worst_fitness
+from evo.fitness.params import check_params
+from evo.fitness.protocol import RESERVED_OBJECTIVES, Plugin, PluginRef, SimulationResult, fitness_plugin
+from evo.fitness.registry import ENTRY_POINT_GROUP, discover, find_plugin, load_ref, shipped_folder
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Evaluation",
+    "EvaluationSpec",
+    "Plugin",
+    "PluginFailed",
+    "PluginRef",
+    "RESERVED_OBJECTIVES",
+    "SimulationResult",
+    "check_params",
+    "discover",
+    "evaluate",
+    "find_plugin",
+    "fitness_plugin",
+    "load_ref",
+    "shipped_folder",
+    "worst_fitness",
+]

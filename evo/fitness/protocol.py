@@ -1,0 +1,178 @@
+"""The fitness-plugin protocol: what a plugin receives (:class:`SimulationResult`), how it declares itself
+(:func:`fitness_plugin`) and how it is named across processes (:class:`PluginRef`). See docs/plugins.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from evo.errors import EvoInputError
+from evo.model import Creature
+from evo.sim.simulate import centroids_of
+from evo.sim.world import World
+
+__all__ = ["DECLARED", "Plugin", "PluginRef", "RESERVED_OBJECTIVES", "SimulationResult", "fitness_plugin"]
+
+# names an objective may not have: history.csv's columns masses_mean and links_mean would clash with theirs
+RESERVED_OBJECTIVES = ("masses", "links")
+
+# Plugins declared by the decorator, per module name, in declaration order (filled while a module loads).
+DECLARED: dict[str, list[Plugin]] = {}
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What a plugin scores: one creature's recorded simulation.
+
+    Attributes:
+        positions: (records, masses, 2) array, px.
+        velocities: (records, masses, 2) array, px/frame.
+        frames: (records,) array, the frame number of each record (0 is the initial state).
+        total_frames: the frames the evaluation asked for.
+        exploded: always False for a plugin (exploded creatures are not scored); kept for completeness.
+        model: the :class:`~evo.model.Creature` that was simulated.
+        world: the :class:`~evo.sim.World` it was simulated in.
+        seed: the evaluation's seed (int).
+        rng: ``numpy.random.default_rng(seed)``, for plugins that want noise (made on first use).
+    """
+
+    positions: np.ndarray
+    velocities: np.ndarray
+    frames: np.ndarray
+    total_frames: float
+    exploded: bool
+    model: Creature
+    world: World
+    seed: int
+
+    @functools.cached_property
+    def rng(self) -> np.random.Generator:
+        return np.random.default_rng(self.seed)
+
+    @functools.cached_property
+    def centroids(self) -> np.ndarray:
+        """(records, 2) mean position of all masses, px (computed once)."""
+        return centroids_of(self.positions)
+
+    def index_at(self, frame: float) -> int:
+        """Index of the first record at or after ``frame`` (the last record if none is)."""
+        index = int(np.searchsorted(self.frames, frame, side="left"))
+        return min(max(index, 0), len(self.frames) - 1)
+
+
+@dataclass(frozen=True)
+class PluginRef:
+    """A plugin by reference: plain strings that a worker process resolves with :func:`load_ref`.
+
+    ``origin`` is ``file:/abs/path.py`` for a plugin file or ``module:package.module`` for an importable
+    module (entry points).
+    """
+
+    name: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A registered fitness function and what evo needs to know about it."""
+
+    name: str
+    func: Callable[..., Any]
+    weights: tuple[float, ...]
+    record_every: float
+    objectives: tuple[str, ...]
+    params: dict[str, Any]
+    doc: str
+    origin: str = ""
+
+    def ref(self) -> PluginRef:
+        return PluginRef(self.name, self.origin)
+
+
+def fitness_plugin(
+    name: str,
+    *,
+    weights: tuple[float, ...] = (1.0,),
+    record_every: float = 10,
+    objectives: tuple[str, ...] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the fitness plugin ``name``.
+
+    Args:
+        name: the name configs use (``plugin = "distance"``).
+        weights: one per objective; > 0 maximise, < 0 minimise. Only the sign matters to evo's selection
+            (NSGA-II ranks by Pareto dominance and crowding, the hall of fame lexicographically).
+        record_every: frames between the records in ``result`` (a whole number of steps of ``dt``).
+        objectives: a name per objective (default ``(name,)``, or ``name_0, name_1, ...``).
+
+    The function must take the result as its only positional parameter; every other parameter needs a
+    default. The function is returned unchanged (with a ``__fitness_plugin__`` attribute).
+    """
+    where = f"fitness_plugin({name!r})"
+    if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name):
+        raise EvoInputError(f"{where}: the name must be a non-empty string without spaces")
+    weights = tuple(weights)
+    if not weights or not all(_is_real(w) and math.isfinite(w) and w != 0 for w in weights):
+        raise EvoInputError(f"{where}: weights must be a non-empty tuple of finite non-zero numbers")
+    if not (_is_real(record_every) and math.isfinite(record_every) and record_every > 0):
+        raise EvoInputError(f"{where}: record_every must be a number of frames > 0, got {record_every!r}")
+    if objectives is None:
+        objectives = (name,) if len(weights) == 1 else tuple(f"{name}_{i}" for i in range(len(weights)))
+    objectives = tuple(objectives)
+    if len(objectives) != len(weights) or not all(isinstance(o, str) and o.strip() for o in objectives):
+        raise EvoInputError(f"{where}: objectives must name each of the {len(weights)} weights")
+    if len(set(objectives)) != len(objectives):
+        raise EvoInputError(f"{where}: objectives must have distinct names, got {objectives}")
+    taken = [o for o in objectives if o in RESERVED_OBJECTIVES]
+    if taken:
+        raise EvoInputError(
+            f"{where}: objective name '{taken[0]}' is taken: history.csv already has a column "
+            f"'{taken[0]}_mean' (the population's mean number of {taken[0]})"
+        )
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        plugin = Plugin(
+            name=name,
+            func=func,
+            weights=tuple(float(w) for w in weights),
+            record_every=float(record_every),
+            objectives=objectives,
+            params=_defaults_of(func, where),
+            doc=_first_line(func.__doc__),
+        )
+        func.__fitness_plugin__ = plugin
+        DECLARED.setdefault(func.__module__, []).append(plugin)
+        return func
+
+    return decorate
+
+
+def _is_real(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _first_line(doc: str | None) -> str:
+    lines = inspect.cleandoc(doc or "").splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def _defaults_of(func: Callable[..., Any], where: str) -> dict[str, Any]:
+    """{parameter: default} of every parameter after the first (the result)."""
+    params = list(inspect.signature(func).parameters.values())
+    if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        raise EvoInputError(f"{where}: the function must take the simulation result as its first parameter")
+    out = {}
+    for p in params[1:]:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise EvoInputError(f"{where}: *args and **kwargs are not allowed; name each parameter")
+        if p.default is p.empty:
+            raise EvoInputError(f"{where}: parameter '{p.name}' needs a default")
+        out[p.name] = p.default
+    return out

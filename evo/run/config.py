@@ -1,0 +1,278 @@
+"""The run configuration: a TOML file parsed once into frozen dataclasses (see docs/config.md).
+
+``load_config("walkers.toml")`` reads and checks everything a run needs before anything touches the
+disk: every table and key (typos get the closest valid name suggested), types and ranges, the world, the
+fitness plugin and its parameters. Errors are one line naming the file, the table and key, what was
+expected and what was found. ``Config.to_toml()`` writes the resolved configuration back (every key,
+paths made absolute) so that a run folder's ``config.toml`` loads anywhere and reproduces the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evo.errors import EvoInputError, closest
+from evo.fitness import PluginRef, check_params, find_plugin
+from evo.fitness.evaluate import EvaluationSpec
+from evo.ga.settings import GASection, GenomeSection
+from evo.io.models import load_model
+from evo.io.tomlfiles import dumps_toml, read_toml
+from evo.run.backends import default_workers
+from evo.schema import parse_section, section_to_dict, setting
+from evo.sim.simulate import steps_for
+from evo.sim.world import World
+
+__all__ = [
+    "Config",
+    "EvaluationSection",
+    "PoolSection",
+    "RunSection",
+    "TABLES",
+    "load_config",
+    "parse_config",
+]
+
+_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True)
+class RunSection:
+    """The ``[run]`` table."""
+
+    name: str = setting("", doc="the run's name: its folder is runs/<name>/; default: the config file's stem")
+    seed: int = setting(1, low=0, doc="seed of every random draw of the run")
+    generations: int = setting(40, low=1, doc="generations to evolve")
+    population: int = setting(120, low=2, doc="creatures per generation")
+
+
+@dataclass(frozen=True)
+class EvaluationSection:
+    """The ``[evaluation]`` table (with its ``[evaluation.params]`` sub-table)."""
+
+    frames: int = setting(3000, low=1, doc="frames each creature is simulated for")
+    plugin: str = setting("distance", doc="name of the fitness plugin (python -m evo plugins lists them)")
+    plugin_paths: tuple[str, ...] = setting(
+        (), doc="extra folders or .py files to load plugins from, relative to the config file's folder"
+    )
+    params: Mapping[str, Any] = dataclasses.field(
+        default_factory=dict,
+        metadata={"doc": "keyword arguments for the plugin, checked against its signature"},
+    )
+
+
+@dataclass(frozen=True)
+class PoolSection:
+    """The ``[pool]`` table."""
+
+    workers: int | None = setting(
+        None, low=1, doc="worker processes; 1 evaluates in-process; default: the number of CPUs"
+    )
+    chunksize: int | None = setting(
+        None,
+        low=1,
+        doc="broods (one or two children, bred and evaluated together) sent to a worker at a time; "
+        "default: about eight chunks per worker per generation",
+    )
+
+
+# table name -> section class (World is validated by World.updated)
+TABLES: dict[str, type] = {
+    "run": RunSection,
+    "evaluation": EvaluationSection,
+    "world": World,
+    "genome": GenomeSection,
+    "ga": GASection,
+    "pool": PoolSection,
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """A checked configuration.
+
+    ``plugin`` is the resolved fitness plugin (by reference) and ``evaluation.params`` holds every one of
+    its parameters, defaults filled in. ``evaluation.plugin_paths`` and ``genome.seed_models`` are
+    absolute. ``pool.workers`` is always a number. ``source`` is the file it was read from.
+    """
+
+    run: RunSection
+    evaluation: EvaluationSection
+    world: World
+    genome: GenomeSection
+    ga: GASection
+    pool: PoolSection
+    plugin: PluginRef
+    source: str | None = dataclasses.field(default=None, compare=False)
+
+    def evaluation_spec(self) -> EvaluationSpec:
+        """What each evaluation needs, as plain data for the workers."""
+        return EvaluationSpec(
+            world=self.world,
+            frames=self.evaluation.frames,
+            plugin=self.plugin,
+            params=dict(self.evaluation.params),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every table and key with its resolved value (TOML-friendly: lists, no None)."""
+        evaluation = section_to_dict(self.evaluation)
+        evaluation["params"] = {k: v for k, v in self.evaluation.params.items() if v is not None}
+        return {
+            "run": section_to_dict(self.run),
+            "evaluation": evaluation,
+            "world": self.world.to_dict(),
+            "genome": section_to_dict(self.genome),
+            "ga": section_to_dict(self.ga),
+            "pool": section_to_dict(self.pool),
+        }
+
+    def to_toml(self) -> str:
+        """The resolved configuration as TOML; ``load_config`` of it gives an equal Config."""
+        header = "# evo configuration, resolved: every key with the value the run used (see docs/config.md)\n"
+        if self.source:
+            header += f"# read from {self.source}\n"
+        return header + "\n" + dumps_toml(self.to_dict())
+
+    def describe(self) -> list[str]:
+        """A short human summary (``python -m evo validate CONFIG``)."""
+        run, ev, world = self.run, self.evaluation, self.world
+        params = ", ".join(f"{k}={v!r}" for k, v in ev.params.items()) or "no parameters"
+        return [
+            f"run '{run.name}': seed {run.seed}, {run.generations} generations of {run.population} creatures",
+            f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {self.plugin.origin}",
+            f"world: gravity {world.gravity:g}, damping {world.damping:g}, stiffness {world.stiffness:g}, "
+            f"{world.integrator} dt {world.dt:g}, {len(world.terrain)} terrain polyline(s)",
+            f"pool: {self.pool.workers} worker(s)"
+            + (f", chunks of {self.pool.chunksize}" if self.pool.chunksize else ""),
+        ]
+
+
+def load_config(path: str | os.PathLike) -> Config:
+    """Read and check a config file; raises :class:`EvoInputError` (one line) on any problem."""
+    path = Path(path)
+    doc = read_toml(path)
+    return parse_config(doc, source=str(path), base_dir=str(path.resolve().parent), default_name=path.stem)
+
+
+def parse_config(
+    doc: Mapping[str, Any],
+    *,
+    source: str | None = None,
+    base_dir: str | None = None,
+    default_name: str = "run",
+) -> Config:
+    """Check a parsed TOML document; relative paths are relative to ``base_dir`` (default: cwd)."""
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    _check_tables(doc, source)
+
+    run = parse_section(RunSection, doc.get("run"), source=source, table_name="run")
+    run = dataclasses.replace(run, name=run.name or default_name)
+    if not _NAME.match(run.name) or run.name in (".", ".."):
+        raise EvoInputError(
+            f"[run] name: expected a folder name (letters, digits, '.', '_', '-'), got {run.name!r}",
+            source=source,
+        )
+
+    evaluation = parse_section(
+        EvaluationSection, doc.get("evaluation"), source=source, table_name="evaluation"
+    )
+    paths = tuple(_existing_plugin_path(p, base, source) for p in evaluation.plugin_paths)
+    try:
+        plugin = find_plugin(evaluation.plugin, paths, source=source, field="[evaluation] plugin")
+    except EvoInputError as exc:
+        if exc.source != source and any(p in str(exc) for p in paths):  # a plugin file failed to load
+            raise EvoInputError(f"[evaluation] plugin_paths: {exc}", source=source) from None
+        raise
+    params = check_params(plugin, evaluation.params, source=source)
+    evaluation = dataclasses.replace(evaluation, plugin_paths=paths, params=params)
+
+    world_table = doc.get("world", {})
+    if not isinstance(world_table, Mapping):
+        raise EvoInputError("[world]: expected a table", source=source)
+    world = World().updated(world_table, source=source, where="[world]")
+    _check_steps(evaluation.frames, f"[evaluation] frames: {evaluation.frames} frames is", world, source)
+    records = f"[world] dt: plugin '{plugin.name}' records every {plugin.record_every:g} frames, which is"
+    _check_steps(plugin.record_every, records, world, source)
+
+    genome = parse_section(GenomeSection, doc.get("genome"), source=source, table_name="genome")
+    models = tuple(_readable_seed_model(p, base, source) for p in genome.seed_models)
+    genome = dataclasses.replace(genome, seed_models=models)
+    ga = parse_section(GASection, doc.get("ga"), source=source, table_name="ga")
+    if ga.elite >= run.population:
+        raise EvoInputError(
+            f"[ga] elite: expected fewer than [run] population = {run.population}, got {ga.elite}",
+            source=source,
+        )
+
+    pool = parse_section(PoolSection, doc.get("pool"), source=source, table_name="pool")
+    if pool.workers is None:
+        pool = dataclasses.replace(pool, workers=default_workers())
+
+    return Config(
+        run=run,
+        evaluation=evaluation,
+        world=world,
+        genome=genome,
+        ga=ga,
+        pool=pool,
+        plugin=plugin.ref(),
+        source=source,
+    )
+
+
+def _check_tables(doc: Mapping[str, Any], source: str | None) -> None:
+    for key, value in doc.items():
+        if key in TABLES:
+            if not isinstance(value, Mapping):
+                raise EvoInputError(f"'{key}' must be a table [{key}], got {value!r}", source=source)
+            continue
+        tables = "tables are " + ", ".join(f"[{t}]" for t in TABLES)
+        if isinstance(value, Mapping):
+            hint = closest(key, TABLES)
+            message = f"unknown table [{key}]; " + (f"did you mean [{hint}]?" if hint else tables)
+        else:
+            owner = next((t for t, cls in TABLES.items() if _has_key(cls, key)), None)
+            message = f"key '{key}' outside any table; " + (f"it belongs in [{owner}]" if owner else tables)
+        raise EvoInputError(message, source=source)
+
+
+def _has_key(cls: type, key: str) -> bool:
+    if cls is World:
+        return key in World.field_names()
+    return any(f.name == key for f in dataclasses.fields(cls))
+
+
+def _existing_plugin_path(entry: str, base: Path, source: str | None) -> str:
+    path = Path(os.path.abspath(base / Path(entry).expanduser()))
+    if not (path.is_dir() or (path.is_file() and path.suffix == ".py")):
+        raise EvoInputError(
+            f"[evaluation] plugin_paths: expected a folder or a .py file, got '{entry}' ({path})",
+            source=source,
+        )
+    return str(path)
+
+
+def _readable_seed_model(entry: str, base: Path, source: str | None) -> str:
+    """The absolute path of a seed model, once it has been read as a model file."""
+    path = os.path.abspath(base / Path(entry).expanduser())
+    try:
+        load_model(path)
+    except EvoInputError as exc:
+        raise EvoInputError(f"[genome] seed_models: {exc}", source=source) from None
+    return path
+
+
+def _check_steps(frames: float, message: str, world: World, source: str | None) -> None:
+    """``frames`` must be a whole number of integration steps of ``world.dt``."""
+    try:
+        steps_for(frames, world.dt)
+    except EvoInputError:
+        raise EvoInputError(
+            f"{message} not a whole number of steps of dt = {world.dt:g} frames", source=source
+        ) from None

@@ -1,0 +1,1 @@
+"""The numba kernels: pure functions of arrays, one time loop per call."""

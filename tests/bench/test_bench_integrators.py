@@ -1,0 +1,27 @@
+"""``evo bench --integrators``: the rows and the table (no timing is asserted)."""
+
+import argparse
+import json
+
+from evo.bench import integrators as bench_integrators
+from evo.cli import bench as bench_command
+from evo.sim.world import INTEGRATORS
+
+
+def test_every_integrator_gets_a_row_and_psm_has_the_smallest_energy_error_at_equal_wall_time(capsys):
+    parser = argparse.ArgumentParser()
+    bench_command.add_arguments(parser)
+    assert bench_command.run(parser.parse_args(["--integrators", "--repeats", "1", "--json"])) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    rows = json.loads(out[-1])["integrators"]
+    assert len(rows) == len(INTEGRATORS) + 1  # and euler on the general kernel
+    assert [r["integrator"] for r in rows][-1] == "psm (order 9)"
+    for row in rows:
+        assert row["spring_updates_per_s"] > 0 and row["equal_time_steps"] >= 1
+    errors = {r["integrator"]: r["equal_time_energy_error"] for r in rows}
+    # explicit Euler gains energy without bound: its error is huge (or inf, written as null)
+    assert errors["explicit-euler"] is None or errors["explicit-euler"] > 1.0
+    finite = {name: e for name, e in errors.items() if e is not None}
+    assert min(finite, key=finite.get) == "psm (order 9)"
+    assert any("max|dE|" in line for line in out[:-1])
+    assert len(bench_integrators.integrator_lines(rows)) == len(rows) + 2
