@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -182,16 +183,13 @@ def evolution_section(args: argparse.Namespace):
     return Section("evolution: end-to-end evaluations per second", lines, data)
 
 
-def _rss_kib(pid: int | str = "self") -> int:
-    with open(f"/proc/{pid}/status", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+def _peak_rss_kib() -> int:
+    """The peak resident memory of this process so far, KiB (Linux reports ``ru_maxrss`` in KiB)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def memory_probe(generations: int = 500, population: int = 20, frames: int = 200, workers: int = 1) -> list:
-    """(generation, RSS KiB) every 25 generations of a long tiny run (Linux /proc)."""
+    """(generation, peak RSS KiB) every 25 generations of a long tiny run: flat when memory does not grow."""
     from evo.run.config import parse_config
     from evo.run.evolve import execute, prepare
 
@@ -206,7 +204,7 @@ def memory_probe(generations: int = 500, population: int = 20, frames: int = 200
         def generation_finished(self, record: dict[str, Any]) -> None:
             g = int(record["generation"])
             if g % 25 == 0 or g == generations - 1:
-                samples.append((g, _rss_kib()))
+                samples.append((g, _peak_rss_kib()))
 
     with tempfile.TemporaryDirectory(prefix="evo-bench-memory-") as tmp:
         prepared = prepare(config, out=str(Path(tmp) / "run"), force=True)
@@ -223,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.memory:
         for generation, kib in memory_probe(generations=args.generations):
-            print(f"generation {generation:4d}: RSS {kib / 1024:7.1f} MiB")
+            print(f"generation {generation:4d}: peak RSS {kib / 1024:7.1f} MiB")
         return 0
     section = evolution_section(args)
     print(f"== {section.title}")

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 from evo.errors import EvoInputError
 from evo.io.tomlfiles import parse_value, read_world_file
+from evo.io.worlds import resolve_world
 from evo.model import Creature
-from evo.sim.world import World, resolve_world
+from evo.sim.world import World
 
 
 @contextlib.contextmanager

@@ -50,7 +50,7 @@ def score(creature: Creature, spec: Any, seed: int) -> list[float | str] | None:
     """Evaluate and print one line; the fitness as a JSON-safe list, or None if the plugin failed."""
     from evo.fitness import load_ref
     from evo.fitness.evaluate import PluginFailed, evaluate
-    from evo.io.runs import encode_numbers
+    from evo.io.checkpoint import encode_numbers
 
     try:
         outcome = evaluate(creature, spec, seed)

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     path = write_gallery(args.run_dir, top=args.top)  # checks --top itself
     print(path)
     if args.screenshot:
-        from evo.gallery.screenshot import take_screenshot
+        from evo.io.screenshot import take_screenshot
 
         take_screenshot(path, args.screenshot, browser=args.browser)
         print(args.screenshot)

@@ -28,7 +28,7 @@ def _fitness_text(values: list[Any]) -> str:
 def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
     """One row per elite file, in rank order."""
     from evo.io.models import load_model
-    from evo.io.runs import RunFolder
+    from evo.io.run_folder import RunFolder
 
     folder = RunFolder(run_dir)
     if not folder.path.is_dir():

@@ -1,20 +1,12 @@
-"""DEAP's fitness and individual, as ordinary classes of an importable module.
+"""DEAP's fitness and the individual, as ordinary classes of an importable module (no ``creator``).
 
-DEAP's own habit is ``creator.create("FitnessMax", base.Fitness, weights=(1.0,))``, which adds classes to
-a module's globals at run time. Here a fitness class is made once per weights tuple by
-:func:`fitness_class` (cached, so every individual of a run shares one class), and :class:`Individual`
-is a plain class holding a creature. DEAP's tools only need ``individual.fitness``; its ``HallOfFame``
-deep-copies individuals, which :meth:`Individual.__deepcopy__` makes cheap (the creature is immutable
-and shared).
-
-Neither class is pickled: worker processes receive creatures and seeds, and checkpoints store
-:meth:`Individual.to_dict`.
+An :class:`Individual` holds an immutable creature, so DEAP's deep copies are cheap and share it. Neither
+class is pickled: workers receive creatures and seeds, and :mod:`evo.io.checkpoint` stores individuals.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import math
 from collections.abc import Sequence
 from functools import cache
@@ -22,16 +14,9 @@ from typing import Any
 
 from deap import base
 
-from evo.io.models import creature_from_dict, creature_to_dict
-from evo.io.runs import decode_numbers, encode_numbers
 from evo.model import Creature
 
-__all__ = ["Individual", "fitness_class", "model_json", "worst_values"]
-
-
-def model_json(creature: Creature) -> str:
-    """The creature's model document as compact JSON text (what checkpoints hold)."""
-    return json.dumps(creature_to_dict(creature), separators=(",", ":"), allow_nan=False)
+__all__ = ["Individual", "fitness_class", "worst_values"]
 
 
 @cache
@@ -74,8 +59,8 @@ class Individual:
         "born",
         "seed",
         "exploded",
-        "_model",
-        "_text",
+        "model_doc",
+        "model_text",
     )
 
     def __init__(
@@ -95,8 +80,10 @@ class Individual:
         self.born = born
         self.seed: int | None = None
         self.exploded = False
-        self._model: dict[str, Any] | None = None  # creature_to_dict(creature), made once
-        self._text: str | None = None  # model_json(creature), made once (perhaps by a worker process)
+        # the creature's model document and its compact JSON text, made once where first needed (perhaps
+        # by a worker process) and shared by copies; see evo.io.checkpoint
+        self.model_doc: dict[str, Any] | None = None
+        self.model_text: str | None = None
 
     @property
     def weights(self) -> tuple[float, ...]:
@@ -126,56 +113,3 @@ class Individual:
 
     def __repr__(self) -> str:
         return f"Individual({self.id or '?'}, values={self.values}, masses={self.creature.n_masses})"
-
-    # -- checkpoints -----------------------------------------------------------------------------
-    def _head(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "parents": list(self.parents),
-            "born": self.born,
-            "seed": self.seed,
-            "exploded": self.exploded,
-            "fitness": None if self.values is None else encode_numbers(self.values),
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dict (non-finite fitness values as strings, see :mod:`evo.io.runs`)."""
-        return {**self._head(), "model": self.model_dict()}
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as compact JSON text, reusing the model's text once it has been made."""
-        head = json.dumps(self._head(), separators=(",", ":"), allow_nan=False)
-        return f'{head[:-1]},"model":{self.model_text()}}}'
-
-    def model_dict(self) -> dict[str, Any]:
-        """The creature as a model document (computed once and shared by copies: do not modify it)."""
-        if self._model is None:
-            self._model = (
-                json.loads(self._text) if self._text is not None else creature_to_dict(self.creature)
-            )
-        return self._model
-
-    def model_text(self) -> str:
-        """:func:`model_json` of the creature, computed once (or given by :meth:`set_model_text`)."""
-        if self._text is None:
-            self._text = json.dumps(self.model_dict(), separators=(",", ":"), allow_nan=False)
-        return self._text
-
-    def set_model_text(self, text: str | None) -> None:
-        """Adopt ``model_json(self.creature)`` made elsewhere (a worker process), if given."""
-        if text is not None:
-            self._text = text
-
-    @classmethod
-    def from_dict(cls, doc: dict[str, Any], weights: tuple[float, ...]) -> Individual:
-        """The inverse of :meth:`to_dict`; the fitness is set again from the same raw values."""
-        ind = cls(
-            creature_from_dict(doc["model"], source="checkpoint.json"),
-            weights,
-            id=str(doc["id"]),
-            parents=tuple(str(p) for p in doc["parents"]),
-            born=int(doc["born"]),
-        )
-        if doc.get("fitness") is not None:
-            ind.set_fitness(decode_numbers(doc["fitness"]), exploded=bool(doc["exploded"]), seed=doc["seed"])
-        return ind

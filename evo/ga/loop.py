@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -48,10 +47,9 @@ from deap import tools
 from evo.ga.brood import PAIR, RANDOM, SEEDED, Brood
 from evo.ga.individual import Individual
 from evo.ga.settings import GASection, GenomeSection
-from evo.io.runs import decode_number, encode_number
 from evo.model import Creature
 
-__all__ = ["Evolution", "HallOfFame", "LoopSettings", "history_columns", "plugin_seed"]
+__all__ = ["Evolution", "EvolutionState", "HallOfFame", "LoopSettings", "history_columns", "plugin_seed"]
 
 
 def plugin_seed(run_seed: int, generation: int, index: int) -> int:
@@ -287,7 +285,7 @@ class Evolution:
                 child = self._new(creature, g, origin)
                 child.id = f"g{g}-{len(todo)}"
                 child.set_fitness(outcome.fitness, exploded=outcome.exploded, seed=seed)
-                child.set_model_text(text[0] if text else None)
+                child.model_text = text[0] if text else None
                 children.append(child)
                 todo.append(child)
         s = self.settings
@@ -322,68 +320,59 @@ class Evolution:
         """The best individual found so far (first of the hall of fame)."""
         return self.hall_of_fame[0] if len(self.hall_of_fame) else None
 
-    # -- checkpoints ---------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """The whole state as a JSON-able dict (valid between a ``tell`` and the next ``ask``)."""
-        state, individuals = self.snapshot()()
-        return {**state, **{key: [json.loads(text) for text in texts] for key, texts in individuals.items()}}
-
-    def snapshot(self) -> Callable[[], tuple[dict[str, Any], dict[str, list[str]]]]:
-        """Capture the state now, cheaply. Calling the result (later, in another thread if need be: told
-        individuals never change) gives the JSON-able state without its individuals, and the
-        ``population`` and ``hall_of_fame`` as lists of JSON texts (:meth:`Individual.to_json`)."""
+    # -- state -------------------------------------------------------------------------------------
+    def state(self) -> EvolutionState:
+        """The whole state now, cheaply (valid between a ``tell`` and the next ``ask``). Told individuals
+        never change, so the state may be turned into JSON later, in another thread
+        (:mod:`evo.io.checkpoint`)."""
         if self._pending is not None:
             raise RuntimeError("the state is only complete between tell() and ask()")
-        generation, seed = self.generation, self.settings.seed
-        objectives, weights = list(self.settings.objectives), list(self.settings.weights)
-        rng = self.rng.bit_generator.state
-        population, members = list(self.population), list(self.hall_of_fame)
-        records = [dict(rec) for rec in self.logbook]
-
-        def build() -> tuple[dict[str, Any], dict[str, list[str]]]:
-            state = {
-                "generation": generation,
-                "seed": seed,
-                "objectives": objectives,
-                "weights": weights,
-                "rng": rng,
-                "logbook": [{k: _encode(v) for k, v in rec.items()} for rec in records],
-            }
-            individuals = {
-                "population": [ind.to_json() for ind in population],
-                "hall_of_fame": [ind.to_json() for ind in members],
-            }
-            return state, individuals
-
-        return build
+        return EvolutionState(
+            generation=self.generation,
+            seed=self.settings.seed,
+            objectives=tuple(self.settings.objectives),
+            weights=tuple(self.settings.weights),
+            rng=self.rng.bit_generator.state,
+            population=tuple(self.population),
+            hall_of_fame=tuple(self.hall_of_fame),
+            logbook=tuple(dict(record) for record in self.logbook),
+        )
 
     @classmethod
-    def from_dict(
-        cls,
-        doc: dict[str, Any],
-        settings: LoopSettings,
-        *,
-        seed_models: Sequence[Creature] = (),
+    def from_state(
+        cls, state: EvolutionState, settings: LoopSettings, *, seed_models: Sequence[Creature] = ()
     ) -> Evolution:
-        """Restore a state saved by :meth:`to_dict` (``settings`` must match the saved run's)."""
-        if tuple(doc["weights"]) != settings.weights or int(doc["seed"]) != settings.seed:
+        """Continue from a state saved by :meth:`state` (``settings`` must match the saved run's).
+
+        Raises:
+            ValueError: the state was made with another seed or other fitness weights.
+        """
+        if tuple(state.weights) != settings.weights or int(state.seed) != settings.seed:
             raise ValueError("the checkpoint was made with another seed or other fitness weights")
-        evo = cls(settings, seed_models=seed_models)
-        evo.rng.bit_generator.state = doc["rng"]
-        evo.generation = int(doc["generation"])
-        evo.population = [Individual.from_dict(d, settings.weights) for d in doc["population"]]
-        evo.hall_of_fame.restore([Individual.from_dict(d, settings.weights) for d in doc["hall_of_fame"]])
-        for rec in doc["logbook"]:
-            evo.logbook.record(**{k: _decode(k, v) for k, v in rec.items()})
-        return evo
+        evolution = cls(settings, seed_models=seed_models)
+        evolution.rng.bit_generator.state = state.rng
+        evolution.generation = int(state.generation)
+        evolution.population = list(state.population)
+        evolution.hall_of_fame.restore(list(state.hall_of_fame))
+        for record in state.logbook:
+            evolution.logbook.record(**record)
+        return evolution
 
 
-_INT_COLUMNS = ("generation", "evaluations", "exploded")
+@dataclass(frozen=True)
+class EvolutionState:
+    """Everything :class:`Evolution` holds between generations, as plain data.
 
+    ``rng`` is the state of the run's generator (``bit_generator.state``); ``logbook`` one record (a dict:
+    :func:`history_columns`) per generation; ``population`` and ``hall_of_fame`` are told individuals,
+    the hall of fame best first.
+    """
 
-def _encode(value: Any) -> Any:
-    return value if isinstance(value, int) else encode_number(value)
-
-
-def _decode(key: str, value: Any) -> Any:
-    return int(value) if key in _INT_COLUMNS else decode_number(value)
+    generation: int
+    seed: int
+    objectives: tuple[str, ...]
+    weights: tuple[float, ...]
+    rng: dict[str, Any]
+    population: tuple[Individual, ...]
+    hall_of_fame: tuple[Individual, ...]
+    logbook: tuple[dict[str, Any], ...]

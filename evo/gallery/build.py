@@ -15,12 +15,14 @@ from typing import Any
 
 from evo.errors import EvoInputError
 from evo.gallery.chart import fitness_chart_svg
-from evo.gallery.contents import Entry, RunContents, generation_bests, read_run
+from evo.gallery.contents import generation_bests
 from evo.gallery.data import DEFAULT_MAX_RECORDS, creature_payload, record_trajectory
 from evo.gallery.page import header_html, render_page
 from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
-from evo.sim.world import World, resolve_world
+from evo.io.runs import Entry, RunContents, read_run
+from evo.io.worlds import resolve_world
+from evo.sim.world import World
 
 __all__ = ["DEFAULT_FRAMES", "build_gallery", "gallery_path", "write_gallery"]
 

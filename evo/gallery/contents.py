@@ -1,50 +1,20 @@
-"""What the gallery reads from a run folder (see docs/runs.md for the folder, docs/gallery.md for this).
+"""The best creature of every generation, for the gallery's evolution view.
 
-``config.toml``, ``history.csv``, ``checkpoint.json``, ``elites/*.json`` and the first line of
-``run.log`` (the date) are read; only ``elites/`` is required. The best creature of every generation
-comes from ``generations/genNNNN.json`` when the run folder holds such files (one model file per
-generation, written like an elite); otherwise it is reconstructed from what the folder keeps, see
-:func:`generation_bests`.
+Run folders written by ``evo run`` keep ``generations/genNNNN.json`` (exact). For older folders without
+them, :func:`generation_bests` rebuilds the bests from the elites and the checkpoint's last population.
 """
 
 from __future__ import annotations
 
-import csv
 import math
-import re
-import tomllib
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
 from evo.errors import EvoInputError
-from evo.io.models import creature_from_dict, dumps_model, load_model
-from evo.io.runs import RunFolder, decode_numbers, model_digest
-from evo.model import Creature
+from evo.io.models import creature_from_dict, dumps_model
+from evo.io.run_folder import model_digest
+from evo.io.runs import Entry, RunContents, finite_values
 
-__all__ = ["Entry", "GenerationBest", "RunContents", "generation_bests", "read_run"]
-
-GENERATIONS = "generations"  # optional: generations/gen0012.json, the best creature of generation 12
-_LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
-_GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One creature the gallery shows: its model, the text offered for download and its provenance.
-
-    Attributes:
-        fitness: objective values from its meta or the checkpoint (None where unknown or non-finite).
-        generation: the generation it was born in (None when unknown).
-    """
-
-    creature: Creature
-    text: str
-    file_name: str
-    fitness: tuple[float | None, ...]
-    generation: int | None
-    digest: str
+__all__ = ["GenerationBest", "generation_bests"]
 
 
 @dataclass(frozen=True)
@@ -57,124 +27,6 @@ class GenerationBest:
     exact: bool
 
 
-@dataclass
-class RunContents:
-    path: Path
-    config: dict[str, Any]
-    history: list[dict[str, float]]
-    objectives: tuple[str, ...]
-    weights: tuple[float, ...]
-    elites: list[Entry]
-    checkpoint: dict[str, Any] | None
-    started: str | None
-    saved_bests: dict[int, Entry] = field(default_factory=dict)
-
-    def section(self, name: str) -> dict[str, Any]:
-        value = self.config.get(name, {})
-        return value if isinstance(value, dict) else {}
-
-
-def _number(cell: str) -> float:
-    try:
-        return float(cell)
-    except ValueError:
-        return math.nan
-
-
-def _read_history(path: Path) -> list[dict[str, float]]:
-    if not path.is_file():
-        return []
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return [{k: _number(v) for k, v in row.items() if k} for row in csv.DictReader(handle)]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise EvoInputError(f"cannot read the history: {exc}", source=str(path)) from None
-
-
-def _read_config(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise EvoInputError(f"cannot read the config: {exc}", source=str(path)) from None
-
-
-def _values(raw: Any) -> tuple[float | None, ...]:
-    try:
-        values = decode_numbers(raw or ())
-    except (TypeError, ValueError):
-        return ()
-    return tuple(v if math.isfinite(v) else None for v in values)
-
-
-def _entry_from_file(path: Path) -> Entry:
-    creature = load_model(path)
-    text = path.read_text(encoding="utf-8")
-    born = creature.meta.get("generation")
-    return Entry(
-        creature=creature,
-        text=text,
-        file_name=path.name,
-        fitness=_values(creature.meta.get("fitness")),
-        generation=born if isinstance(born, int) else None,
-        digest=model_digest(creature),
-    )
-
-
-def _started(folder: RunFolder) -> str | None:
-    try:
-        with folder.log.open(encoding="utf-8") as handle:
-            match = _LOG_DATE.match(handle.readline())
-        if match:
-            return match.group(1)
-    except (OSError, UnicodeDecodeError):
-        pass
-    for path in (folder.config, folder.checkpoint):
-        if path.is_file():
-            return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    return None
-
-
-def read_run(path: str | Path) -> RunContents:
-    """Read a run folder; raises :class:`EvoInputError` when it holds no elites or a file is unreadable."""
-    folder = RunFolder(path)
-    if not folder.path.is_dir():
-        raise EvoInputError("no such run folder", source=str(folder.path))
-    files = folder.elite_files()
-    if not files:
-        raise EvoInputError(
-            "no elites/*.json model files: is this a run folder of evo run?", source=str(path)
-        )
-    elites = [_entry_from_file(p) for p in files]
-    checkpoint = folder.read_checkpoint() if folder.checkpoint.is_file() else None
-    history = _read_history(folder.history)
-    objectives = tuple(
-        (checkpoint or {}).get("objectives") or elites[0].creature.meta.get("objectives") or ()
-    )
-    if not objectives:
-        objectives = tuple(k[: -len("_best")] for k in (history[0] if history else {}) if k.endswith("_best"))
-    weights = tuple(float(w) for w in (checkpoint or {}).get("weights") or (1.0,) * len(objectives))
-    saved = {}
-    generations_dir = folder.path / GENERATIONS
-    if generations_dir.is_dir():
-        for file in sorted(generations_dir.glob("gen*.json")):
-            match = _GENERATION_FILE.match(file.name)
-            if match:
-                saved[int(match.group(1))] = _entry_from_file(file)
-    return RunContents(
-        path=folder.path,
-        config=_read_config(folder.config),
-        history=history,
-        objectives=objectives,
-        weights=weights,
-        elites=elites,
-        checkpoint=checkpoint,
-        started=_started(folder),
-        saved_bests=saved,
-    )
-
-
 def _population_entries(run: RunContents) -> list[Entry]:
     """The last population of the checkpoint, as entries with the run's world (for reconstruction)."""
     out = []
@@ -182,7 +34,7 @@ def _population_entries(run: RunContents) -> list[Entry]:
     for doc in (run.checkpoint or {}).get("population", []):
         try:
             creature = creature_from_dict(doc["model"], source="checkpoint.json")
-            fitness = _values(doc.get("fitness"))
+            fitness = finite_values(doc.get("fitness"))
             born = int(doc["born"])
         except (KeyError, TypeError, ValueError, EvoInputError):
             continue

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from html import escape
-from importlib import resources
 from typing import Any
+
+from evo.io.assets import package_text
 
 __all__ = ["SCRIPTS", "header_html", "render_page", "static_text"]
 
@@ -21,7 +22,7 @@ SCRIPTS = ("replay.js", "views.js", "evolution.js")  # in this order: later ones
 
 def static_text(name: str) -> str:
     """The text of a file shipped under ``evo/gallery/static/``."""
-    return resources.files("evo.gallery").joinpath("static", name).read_text(encoding="utf-8")
+    return package_text("evo.gallery", "static", name)
 
 
 def _value(value: Any) -> str:

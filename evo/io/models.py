@@ -16,6 +16,7 @@ import numpy as np
 
 from evo.errors import EvoInputError, unknown_key_message
 from evo.io.atomic import atomic_write_text
+from evo.io.soda_xml import with_terrain_read
 from evo.model import Creature
 from evo.schema import is_finite_number
 from evo.sim.world import World
@@ -155,7 +156,8 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     world = doc.get("world", {})
     if not isinstance(world, Mapping):
         raise r.fail("world", "expected an object of world parameters")
-    World().updated(world, source=source, where="world")  # validate; keep the mapping as given
+    # validate (reading a terrain file it names); keep the mapping as given
+    World().updated(with_terrain_read(world, source=source, where="world"), source=source, where="world")
 
     meta = doc.get("meta", {})
     if not isinstance(meta, Mapping):

@@ -1,285 +1,160 @@
-"""The run folder of ``evo run``: what it holds and how each file is written (see docs/runs.md).
-
-::
-
-    runs/<name>/
-        config.toml       the resolved config of the run
-        checkpoint.json   the whole state after the last finished generation (rewritten every generation)
-        history.csv       one row per generation (derived from the checkpoint's logbook)
-        elites/           the hall of fame as model files, best first: 01_gen0012_ab12cd.json, ...
-        failed/           creatures whose evaluation raised, with the error in their ``meta``
-        run.log           progress, timings, worker messages
-
-Every file is written atomically (temporary file, then ``os.replace``), so a run killed at any moment
-leaves each file either as it was or complete. ``checkpoint.json`` is the source of truth: the history
-and the elites are rewritten from it, which is what ``--resume`` does first.
-
-Non-finite numbers (an exploded creature's ``-inf`` fitness, a statistic of an empty set) are written to
-JSON as the strings ``"inf"``, ``"-inf"`` and ``"nan"`` and to CSV as ``inf``, ``-inf`` and ``nan``;
-:func:`decode_number` reads them back to the same floats.
+"""Reading a run folder written by ``evo run``: its config, history, elites, checkpoint and generation bests,
+as typed records (docs/runs.md describes the folder). Only ``elites/`` is required.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import hashlib
-import io
-import json
 import math
-import os
-import shutil
-from collections.abc import Iterable, Mapping, Sequence
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError
-from evo.io.atomic import atomic_write_text
-from evo.io.models import creature_to_dict, dumps_model
+from evo.io.checkpoint import decode_numbers
+from evo.io.models import load_model
+from evo.io.run_folder import RunFolder, model_digest
 from evo.model import Creature
 
-__all__ = [
-    "CHECKPOINT_FORMAT",
-    "RunFolder",
-    "decode_number",
-    "decode_numbers",
-    "elite_file_name",
-    "encode_number",
-    "encode_numbers",
-]
+__all__ = ["Entry", "RunContents", "finite_values", "read_run"]
 
-CHECKPOINT_FORMAT = "evo-checkpoint"
-CHECKPOINT_VERSION = 1
-
-# the names evo writes into a run folder; --force removes these and nothing else
-CONFIG = "config.toml"
-CHECKPOINT = "checkpoint.json"
-HISTORY = "history.csv"
-LOG = "run.log"
-ELITES = "elites"
-FAILED = "failed"
-GENERATIONS = "generations"  # generations/gen0012.json: the best creature of generation 12
-_OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED, GENERATIONS)
-
-_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+_LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+_GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
 
 
-def encode_number(x: float) -> float | str:
-    """A JSON-safe float: finite numbers as they are, otherwise ``"inf"``, ``"-inf"`` or ``"nan"``."""
-    x = float(x)
-    if math.isfinite(x):
-        return x
-    if math.isnan(x):
-        return "nan"
-    return "inf" if x > 0 else "-inf"
+@dataclass(frozen=True)
+class Entry:
+    """One creature the gallery shows: its model, the text offered for download and its provenance.
+
+    Attributes:
+        fitness: objective values from its meta or the checkpoint (None where unknown or non-finite).
+        generation: the generation it was born in (None when unknown).
+    """
+
+    creature: Creature
+    text: str
+    file_name: str
+    fitness: tuple[float | None, ...]
+    generation: int | None
+    digest: str
 
 
-def decode_number(x: Any) -> float:
-    """The inverse of :func:`encode_number`."""
-    if isinstance(x, str):
-        try:
-            return _NON_FINITE[x]
-        except KeyError:
-            raise ValueError(f"expected a number or one of 'inf', '-inf', 'nan', got {x!r}") from None
-    if isinstance(x, bool) or not isinstance(x, int | float):
-        raise ValueError(f"expected a number, got {x!r}")
-    return float(x)
+@dataclass
+class RunContents:
+    path: Path
+    config: dict[str, Any]
+    history: list[dict[str, float]]
+    objectives: tuple[str, ...]
+    weights: tuple[float, ...]
+    elites: list[Entry]
+    checkpoint: dict[str, Any] | None
+    started: str | None
+    saved_bests: dict[int, Entry] = field(default_factory=dict)
+
+    def section(self, name: str) -> dict[str, Any]:
+        value = self.config.get(name, {})
+        return value if isinstance(value, dict) else {}
 
 
-def encode_numbers(values: Iterable[float]) -> list[float | str]:
-    return [encode_number(v) for v in values]
+def _number(cell: str) -> float:
+    try:
+        return float(cell)
+    except ValueError:
+        return math.nan
 
 
-def decode_numbers(values: Iterable[Any]) -> tuple[float, ...]:
-    return tuple(decode_number(v) for v in values)
+def _read_history(path: Path) -> list[dict[str, float]]:
+    if not path.is_file():
+        return []
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return [{k: _number(v) for k, v in row.items() if k} for row in csv.DictReader(handle)]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise EvoInputError(f"cannot read the history: {exc}", source=str(path)) from None
 
 
-def _csv_cell(value: Any) -> str:
-    """Full-precision, locale-free text of one history cell (``repr`` of floats, so it reads back exactly)."""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else str(encode_number(value))
-    return str(value)
+def _read_config(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise EvoInputError(f"cannot read the config: {exc}", source=str(path)) from None
 
 
-def history_csv(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
-    """The text of ``history.csv``: a header, then one row per record (missing cells are empty)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    for record in records:
-        writer.writerow([_csv_cell(record[c]) if c in record else "" for c in columns])
-    return out.getvalue()
+def finite_values(raw: Any) -> tuple[float | None, ...]:
+    try:
+        values = decode_numbers(raw or ())
+    except (TypeError, ValueError):
+        return ()
+    return tuple(v if math.isfinite(v) else None for v in values)
 
 
-def model_digest(model: Creature | Mapping[str, Any]) -> str:
-    """Six hex digits identifying a creature's body and wave (not its name, world or meta); ``model`` is a
-    creature or its model document."""
-    doc = creature_to_dict(model) if isinstance(model, Creature) else model
-    body = {k: doc[k] for k in ("masses", "links", "wave")}
-    return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()[:6]
+def _entry_from_file(path: Path) -> Entry:
+    creature = load_model(path)
+    text = path.read_text(encoding="utf-8")
+    born = creature.meta.get("generation")
+    return Entry(
+        creature=creature,
+        text=text,
+        file_name=path.name,
+        fitness=finite_values(creature.meta.get("fitness")),
+        generation=born if isinstance(born, int) else None,
+        digest=model_digest(creature),
+    )
 
 
-def elite_file_name(rank: int, count: int, generation: int, digest: str) -> str:
-    """``01_gen0012_ab12cd.json``: the rank (zero-padded so names sort in rank order), the generation the
-    creature was born in, and its :func:`model_digest`."""
-    width = max(2, len(str(count)))
-    return f"{rank:0{width}d}_gen{generation:04d}_{digest}.json"
+def _started(folder: RunFolder) -> str | None:
+    try:
+        with folder.log.open(encoding="utf-8") as handle:
+            match = _LOG_DATE.match(handle.readline())
+        if match:
+            return match.group(1)
+    except (OSError, UnicodeDecodeError):
+        pass
+    for path in (folder.config, folder.checkpoint):
+        if path.is_file():
+            return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return None
 
 
-class RunFolder:
-    """The files of one run, under ``path``. Nothing is created until :meth:`create` is called."""
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-
-    # -- paths -------------------------------------------------------------------------------
-    @property
-    def config(self) -> Path:
-        return self.path / CONFIG
-
-    @property
-    def checkpoint(self) -> Path:
-        return self.path / CHECKPOINT
-
-    @property
-    def history(self) -> Path:
-        return self.path / HISTORY
-
-    @property
-    def log(self) -> Path:
-        return self.path / LOG
-
-    @property
-    def elites(self) -> Path:
-        return self.path / ELITES
-
-    @property
-    def failed(self) -> Path:
-        return self.path / FAILED
-
-    # -- life cycle --------------------------------------------------------------------------
-    def holds_anything(self) -> bool:
-        return self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir()))
-
-    def check_new(self, *, force: bool) -> None:
-        """Raise :class:`EvoInputError` unless a new run may be written here (nothing is changed)."""
-        if self.path.exists() and not self.path.is_dir():
-            raise EvoInputError("exists and is not a folder", source=str(self.path))
-        if self.holds_anything() and not force:
-            what = "a run" if self.checkpoint.exists() or self.config.exists() else "files"
-            raise EvoInputError(
-                f"the folder already holds {what}; use --resume to continue it or --force to start over",
-                source=str(self.path),
-            )
-
-    def check_resumable(self) -> None:
-        """Raise :class:`EvoInputError` unless there is a checkpoint to resume from."""
-        if not self.checkpoint.is_file():
-            how = "use --force to start over" if self.holds_anything() else "run without --resume to start"
-            raise EvoInputError(f"no checkpoint.json to resume from; {how}", source=str(self.path))
-
-    def create(self, config_text: str, *, force: bool) -> None:
-        """Make the folder (or, with ``force``, empty evo's own files out of it) and write config.toml."""
-        self.check_new(force=force)
-        if force:
-            for name in _OWN_NAMES:
-                target = self.path / name
-                if target.is_dir() and not target.is_symlink():
-                    shutil.rmtree(target)
-                elif target.exists() or target.is_symlink():
-                    target.unlink()
-        self.path.mkdir(parents=True, exist_ok=True)
-        self.elites.mkdir(exist_ok=True)
-        self.write_config(config_text)
-
-    def write_config(self, config_text: str) -> None:
-        atomic_write_text(self.config, config_text)
-
-    # -- checkpoint ----------------------------------------------------------------------------
-    def write_checkpoint(
-        self, state: Mapping[str, Any], encoded: Mapping[str, Sequence[str]] | None = None
-    ) -> None:
-        """Write the state (a JSON-able dict with a top-level ``generation``) atomically; ``encoded``
-        adds lists whose items are already JSON texts (the individuals), after the keys of ``state``."""
-        doc = {"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, **state}
-        text = json.dumps(doc, allow_nan=False, separators=(",", ":"))
-        if encoded:
-            lists = "".join(f",{json.dumps(key)}:[{','.join(items)}]" for key, items in encoded.items())
-            text = text[:-1] + lists + "}"
-        atomic_write_text(self.checkpoint, text + "\n")
-
-    def read_checkpoint(self) -> dict[str, Any]:
-        source = str(self.checkpoint)
-        try:
-            doc = json.loads(self.checkpoint.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise EvoInputError("no such file", source=source) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
-        if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
-            raise EvoInputError(f'expected a "{CHECKPOINT_FORMAT}" document', source=source)
-        if doc.get("version") != CHECKPOINT_VERSION:
-            raise EvoInputError(
-                f"checkpoint version {doc.get('version')!r}; this evo reads version {CHECKPOINT_VERSION}",
-                source=source,
-            )
-        return doc
-
-    # -- derived files -------------------------------------------------------------------------
-    def write_history(self, columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> None:
-        atomic_write_text(self.history, history_csv(columns, records))
-
-    def write_elites(self, elites: Sequence[tuple[str, str]]) -> None:
-        """Make ``elites/`` hold exactly these (file name, model text) pairs.
-
-        A file whose text is already there under another name (an elite that moved in rank) is renamed
-        rather than written again; files not in ``elites`` are removed.
-        """
-        self.elites.mkdir(parents=True, exist_ok=True)
-        for stray in self.elites.glob(".*.moving"):
-            stray.unlink(missing_ok=True)
-        wanted = dict(elites)
-        current = {}
-        for path in self.elites.glob("*.json"):
-            with contextlib.suppress(OSError, UnicodeDecodeError):
-                current[path.name] = path.read_text(encoding="utf-8")
-        movable = {text: name for name, text in current.items() if wanted.get(name) != text}
-        moves, writes = [], []
-        for name, text in elites:
-            if current.get(name) == text:
-                continue
-            source = movable.pop(text, None)
-            if source is not None:
-                moves.append((source, name))
-            else:
-                writes.append((name, text))
-        staged = []
-        for source, name in moves:  # two steps, so that elites swapping ranks do not overwrite each other
-            temporary = self.elites / f".{source}.moving"
-            os.replace(self.elites / source, temporary)
-            staged.append((temporary, name))
-        for temporary, name in staged:
-            os.replace(temporary, self.elites / name)
-        for name, text in writes:
-            atomic_write_text(self.elites / name, text)
-        for path in self.elites.glob("*.json"):
-            if path.name not in wanted:
-                path.unlink(missing_ok=True)
-
-    def write_generation_best(self, generation: int, model_text: str) -> None:
-        """Keep the best creature of a generation as ``generations/genNNNN.json`` (for the gallery)."""
-        atomic_write_text(self.path / GENERATIONS / f"gen{generation:04d}.json", model_text)
-
-    def elite_files(self) -> list[Path]:
-        """The elite model files in rank order."""
-        return sorted(self.elites.glob("*.json"))
-
-    def save_failed(self, creature: Creature, generation: int, index: int) -> Path:
-        """Save a creature whose evaluation failed as ``failed/gen0003_017.json``; returns the path."""
-        target = self.failed / f"gen{generation:04d}_{index:03d}.json"
-        atomic_write_text(target, dumps_model(creature))
-        return target
+def read_run(path: str | Path) -> RunContents:
+    """Read a run folder; raises :class:`EvoInputError` when it holds no elites or a file is unreadable."""
+    folder = RunFolder(path)
+    if not folder.path.is_dir():
+        raise EvoInputError("no such run folder", source=str(folder.path))
+    files = folder.elite_files()
+    if not files:
+        raise EvoInputError(
+            "no elites/*.json model files: is this a run folder of evo run?", source=str(path)
+        )
+    elites = [_entry_from_file(p) for p in files]
+    checkpoint = folder.read_checkpoint() if folder.checkpoint.is_file() else None
+    history = _read_history(folder.history)
+    objectives = tuple(
+        (checkpoint or {}).get("objectives") or elites[0].creature.meta.get("objectives") or ()
+    )
+    if not objectives:
+        objectives = tuple(k[: -len("_best")] for k in (history[0] if history else {}) if k.endswith("_best"))
+    weights = tuple(float(w) for w in (checkpoint or {}).get("weights") or (1.0,) * len(objectives))
+    saved = {}
+    generations_dir = folder.generations
+    if generations_dir.is_dir():
+        for file in sorted(generations_dir.glob("gen*.json")):
+            match = _GENERATION_FILE.match(file.name)
+            if match:
+                saved[int(match.group(1))] = _entry_from_file(file)
+    return RunContents(
+        path=folder.path,
+        config=_read_config(folder.config),
+        history=history,
+        objectives=objectives,
+        weights=weights,
+        elites=elites,
+        checkpoint=checkpoint,
+        started=_started(folder),
+        saved_bests=saved,
+    )

@@ -26,16 +26,17 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from xml.parsers import expat
 
 import numpy as np
 
 from evo.errors import EvoInputError, closest
 from evo.model import Creature
-from evo.sim.world import World
+from evo.sim.world import World, field_label
 
 __all__ = ["dumps_soda_xml", "read_soda_xml", "read_terrain"]
 
@@ -422,6 +423,19 @@ def read_terrain(
     return terrain
 
 
+def with_terrain_read(mapping: Mapping[str, Any], *, source: str | None, where: str) -> Mapping[str, Any]:
+    """``mapping`` with a ``terrain`` that names a Soda XML file replaced by the file's polylines.
+
+    A relative path is relative to the folder of ``source`` when that is a file, else to the working
+    directory. Raises :class:`~evo.errors.EvoInputError` naming ``source`` and the field.
+    """
+    if not isinstance(mapping, Mapping) or not isinstance(mapping.get("terrain"), str):
+        return mapping
+    field = field_label(where, "terrain")
+    terrain = read_terrain(mapping["terrain"], source=source, field=field)
+    return {**mapping, "terrain": [[list(point) for point in line] for line in terrain]}
+
+
 # --------------------------------------------------------------------------------------------- writing
 def _num(value: float) -> str:
     """Shortest text that reads back as exactly the same float."""
@@ -471,7 +485,9 @@ def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
     """
     for where, expected in creature.structural_errors()[:1]:
         raise EvoInputError(f"expected {expected}", source=source, field=where)
-    world = World().updated(creature.world, source=source, where="world")
+    world = World().updated(
+        with_terrain_read(creature.world, source=source, where="world"), source=source, where="world"
+    )
     speed = creature.omega / math.tau
     if speed > 1.0:
         raise EvoInputError(

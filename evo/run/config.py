@@ -23,6 +23,7 @@ from evo.fitness.evaluate import EvaluationSpec
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
+from evo.io.worlds import world_from
 from evo.run.backends import default_workers
 from evo.schema import parse_section, section_to_dict, setting
 from evo.sim.simulate import steps_for
@@ -195,7 +196,7 @@ def parse_config(
     world_table = doc.get("world", {})
     if not isinstance(world_table, Mapping):
         raise EvoInputError("[world]: expected a table", source=source)
-    world = World().updated(world_table, source=source, where="[world]")
+    world = world_from(world_table, source=source, where="[world]")
     _check_steps(evaluation.frames, f"[evaluation] frames: {evaluation.frames} frames is", world, source)
     records = f"[world] dt: plugin '{plugin.name}' records every {plugin.record_every:g} frames, which is"
     _check_steps(plugin.record_every, records, world, source)

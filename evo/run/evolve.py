@@ -29,8 +29,9 @@ from evo.fitness import Plugin, load_ref
 from evo.ga.brood import Brood
 from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, LoopSettings, history_columns
+from evo.io.checkpoint import encode_numbers, evolution_from_dict, model_document, state_parts
 from evo.io.models import dumps_model, load_model
-from evo.io.runs import RunFolder, elite_file_name, encode_numbers, model_digest
+from evo.io.run_folder import RunFolder, elite_file_name, model_digest
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.backends import EvaluationFailed, Task, make_backend, warm_up
@@ -123,7 +124,7 @@ def prepare(config: Config, *, out: str | None = None, resume: bool = False, for
         return Prepared(config, folder, plugin, Evolution(settings, seed_models=models), resumed=False)
     folder.check_resumable()
     if folder.config.is_file():
-        changed = _config_changes(folder.config.read_text(encoding="utf-8"), config, str(folder.config))
+        changed = _config_changes(folder.read_config_text(), config, str(folder.config))
         if changed:
             raise EvoInputError(
                 f"{', '.join(changed)} differ(s) from the run's config.toml; only [run] generations and "
@@ -132,7 +133,7 @@ def prepare(config: Config, *, out: str | None = None, resume: bool = False, for
             )
     doc = folder.read_checkpoint()
     try:
-        evolution = Evolution.from_dict(doc, settings, seed_models=models)
+        evolution = evolution_from_dict(doc, settings, seed_models=models)
     except (KeyError, TypeError, ValueError) as exc:
         raise EvoInputError(
             f"cannot resume from this checkpoint: {exc}", source=str(folder.checkpoint)
@@ -198,7 +199,7 @@ class EliteFiles:
 
     def names(self, members: list[Individual]) -> list[tuple[str, Individual]]:
         """(file name, individual), best first."""
-        digests = {m.id: self._digests.get(m.id) or model_digest(m.model_dict()) for m in members}
+        digests = {m.id: self._digests.get(m.id) or model_digest(model_document(m)) for m in members}
         self._digests = digests
         return [
             (elite_file_name(rank, len(members), ind.born, digests[ind.id]), ind)
@@ -249,21 +250,21 @@ def _snapshot_writer(prepared: Prepared, elites: EliteFiles) -> Callable[[], Non
     JSON happens in :meth:`work`, in the writer thread.
     """
     folder, evolution = prepared.folder, prepared.evolution
-    snapshot = evolution.snapshot()
+    state = evolution.state()
     members = list(evolution.hall_of_fame)
     population = list(evolution.population)
     columns = history_columns(prepared.plugin.objectives)
 
     def work() -> None:
         started = time.perf_counter()
-        state, individuals = snapshot()
-        folder.write_checkpoint(state, individuals)
-        folder.write_history(columns, state["logbook"])
+        head, individuals = state_parts(state)
+        folder.write_checkpoint(head, individuals)
+        folder.write_history(columns, head["logbook"])
         folder.write_elites(elites.texts(elites.names(members)))
         best = _generation_best(population)
         if best is not None:
-            folder.write_generation_best(state["generation"], dumps_model(elites.creature(best)))
-        log.debug("generation %d written in %.3f s", state["generation"], time.perf_counter() - started)
+            folder.write_generation_best(state.generation, dumps_model(elites.creature(best)))
+        log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
 
     return work
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evo.ga.brood import Brood, Variation, breed
-from evo.ga.individual import model_json
 from evo.ga.settings import GASection, GenomeSection
+from evo.io.checkpoint import model_json
 from evo.model import Creature
 
 __all__ = ["BreedContext", "ChildFailed", "breed_and_evaluate"]

@@ -2,6 +2,6 @@
 
 from evo.sim.ground import Ground
 from evo.sim.simulate import PackedCreature, Trajectory, pack, simulate
-from evo.sim.world import World, resolve_world
+from evo.sim.world import World
 
-__all__ = ["Ground", "PackedCreature", "Trajectory", "World", "pack", "resolve_world", "simulate"]
+__all__ = ["Ground", "PackedCreature", "Trajectory", "World", "pack", "simulate"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ __all__ = [
     "CONTACTS",
     "INTEGRATORS",
     "World",
-    "resolve_world",
+    "field_label",
 ]
 
 # Seed 000 §3.6: the applet's cursor laws, value = parameter * p**2 with p = 0..107.
@@ -157,7 +157,7 @@ class World:
         errors = _check_values(merged)
         if errors:
             key, expected = errors[0]
-            raise EvoInputError(expected, source=source, field=_field(where, key))
+            raise EvoInputError(expected, source=source, field=field_label(where, key))
         return World(**merged)
 
 
@@ -179,25 +179,25 @@ def normalise(
                 raise EvoInputError(
                     f"give either '{target}' or '{key}', not both",
                     source=source,
-                    field=_field(where, key),
+                    field=field_label(where, key),
                 )
             if not is_number(value) or not 0 <= value <= CURSOR_MAX:
                 raise EvoInputError(
                     f"a cursor position in 0..{CURSOR_MAX}, got {value!r}",
                     source=source,
-                    field=_field(where, key),
+                    field=field_label(where, key),
                 )
             out[target] = per * float(value) ** 2
         elif key == "terrain":
-            out[key] = _terrain(value, source=source, field=_field(where, "terrain"))
+            out[key] = _terrain(value, source=source, field=field_label(where, "terrain"))
         elif key == "ground":
-            out[key] = parse_ground(value, source=source, field=_field(where, "ground"))
+            out[key] = parse_ground(value, source=source, field=field_label(where, "ground"))
         else:
             out[key] = value
     return out
 
 
-def _field(where: str, key: str) -> str:
+def field_label(where: str, key: str) -> str:
     """The name of a key in error messages: ``[world] gravity`` in a TOML table, ``world.gravity`` in a
     model file, ``--set.gravity`` on the command line."""
     return f"{where} {key}" if where.startswith("[") else f"{where}.{key}"
@@ -205,11 +205,13 @@ def _field(where: str, key: str) -> str:
 
 def _terrain(value: Any, *, source: str | None, field: str) -> tuple[Polyline, ...]:
     """Accept one polyline [[x, y], ...], a list of polylines, or a Sodaconstructor XML path."""
-    if isinstance(value, str):
-        from evo.io.soda_xml import read_terrain
-
-        return read_terrain(value, source=source, field=field)
-    expected = "a polyline [[x, y], ...], a list of polylines, or the path of a Soda XML file"
+    expected = "a polyline [[x, y], ...] or a list of polylines"
+    if isinstance(value, str):  # config and model files may name a Soda XML file: evo.io reads it
+        raise EvoInputError(
+            f"expected {expected}; a terrain file ({value!r}) is read from config and model files only",
+            source=source,
+            field=field,
+        )
     if not isinstance(value, list | tuple):
         raise EvoInputError(expected, source=source, field=field)
     if not value:
@@ -277,15 +279,3 @@ def _check_values(v: Mapping[str, Any]) -> list[tuple[str, str]]:
         if isinstance(x, bool) or not isinstance(x, int) or not low <= x <= high:
             errors.append((key, f"expected a whole number in {low}..{high}, got {x!r}"))
     return errors
-
-
-def resolve_world(
-    layers: Iterable[tuple[Mapping[str, Any] | None, str | None, str]],
-    base: World | None = None,
-) -> World:
-    """Apply layers of overrides in order: each is (mapping, source file, where-label)."""
-    world = base or World()
-    for mapping, source, where in layers:
-        if mapping:
-            world = world.updated(mapping, source=source, where=where)
-    return world

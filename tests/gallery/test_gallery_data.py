@@ -117,7 +117,7 @@ def test_payload_reach_is_the_leftmost_and_rightmost_x_of_any_mass():
 
 def test_the_drawn_ground_covers_a_creature_that_goes_left_before_it_goes_right():
     from evo.gallery.build import GROUND_MARGIN, _track
-    from evo.sim.world import resolve_world
+    from evo.io.worlds import resolve_world
 
     world = resolve_world(
         [({"ground": {"type": "hills", "amplitude": 30.0, "wavelength": 200.0}}, None, "world")]

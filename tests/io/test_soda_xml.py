@@ -14,6 +14,7 @@ from evo.cli import main
 from evo.errors import EvoInputError
 from evo.io.models import creature_from_dict, creature_to_dict, load_model, save_model
 from evo.io.soda_xml import dumps_soda_xml, read_soda_xml, read_terrain
+from evo.io.worlds import world_from
 from evo.model import Creature
 from evo.sim.simulate import simulate
 from evo.sim.world import World
@@ -413,7 +414,7 @@ def test_a_model_world_may_name_a_terrain_xml_file_beside_the_model(tmp_path, mo
     model.write_text(json.dumps(doc))
     monkeypatch.chdir(tmp_path)  # the path is relative to the model file, not the working directory
     creature = load_model(model)
-    world = World().updated(creature.world, source=str(model))
+    world = world_from(creature.world, source=str(model))
     assert world.terrain == (((0.0, 0.0), (100.0, 20.0), (200.0, 0.0)),)
 
 
@@ -421,7 +422,7 @@ def test_a_terrain_path_without_a_source_file_is_relative_to_the_working_directo
     write(tmp_path, GROUND, "ground.xml")
     monkeypatch.chdir(tmp_path)
     assert read_terrain("ground.xml", source=None, field="--set.terrain")[0][1] == (100.0, 20.0)
-    assert World().updated({"terrain": "ground.xml"}, where="--set").terrain[0][2] == (200.0, 0.0)
+    assert world_from({"terrain": "ground.xml"}, where="--set").terrain[0][2] == (200.0, 0.0)
 
 
 def test_a_terrain_path_in_the_world_is_written_as_the_fixed_bars_it_names(tmp_path, monkeypatch):

@@ -1,0 +1,187 @@
+"""Checkpoints: an evolution's state to JSON and back, exactly (the format is in docs/runs.md).
+
+Non-finite numbers (an exploded creature's ``-inf``, a statistic of an empty set) are written as the
+strings ``"inf"``, ``"-inf"`` and ``"nan"`` and read back to the same floats.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from evo.ga.individual import Individual
+from evo.ga.loop import Evolution, EvolutionState, LoopSettings
+from evo.io.models import creature_from_dict, creature_to_dict
+from evo.model import Creature
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "CHECKPOINT_VERSION",
+    "decode_number",
+    "decode_numbers",
+    "encode_number",
+    "encode_numbers",
+    "evolution_from_dict",
+    "evolution_to_dict",
+    "individual_from_dict",
+    "individual_json",
+    "model_document",
+    "model_json",
+    "model_text",
+    "state_from_dict",
+    "state_parts",
+]
+
+CHECKPOINT_FORMAT = "evo-checkpoint"
+CHECKPOINT_VERSION = 1
+
+_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+_INT_COLUMNS = ("generation", "evaluations", "exploded")
+
+
+def encode_number(x: float) -> float | str:
+    """A JSON-safe float: finite numbers as they are, otherwise ``"inf"``, ``"-inf"`` or ``"nan"``."""
+    x = float(x)
+    if math.isfinite(x):
+        return x
+    if math.isnan(x):
+        return "nan"
+    return "inf" if x > 0 else "-inf"
+
+
+def decode_number(x: Any) -> float:
+    """The inverse of :func:`encode_number`.
+
+    Raises:
+        ValueError: ``x`` is neither a number nor one of the three strings.
+    """
+    if isinstance(x, str):
+        try:
+            return _NON_FINITE[x]
+        except KeyError:
+            raise ValueError(f"expected a number or one of 'inf', '-inf', 'nan', got {x!r}") from None
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise ValueError(f"expected a number, got {x!r}")
+    return float(x)
+
+
+def encode_numbers(values: Iterable[float]) -> list[float | str]:
+    return [encode_number(v) for v in values]
+
+
+def decode_numbers(values: Iterable[Any]) -> tuple[float, ...]:
+    return tuple(decode_number(v) for v in values)
+
+
+# -- individuals -------------------------------------------------------------------------------------
+def model_json(creature: Creature) -> str:
+    """The creature's model document as compact JSON text (what checkpoints hold)."""
+    return json.dumps(creature_to_dict(creature), separators=(",", ":"), allow_nan=False)
+
+
+def model_document(ind: Individual) -> dict[str, Any]:
+    """The individual's creature as a model document, made once (do not modify it)."""
+    if ind.model_doc is None:
+        ind.model_doc = (
+            json.loads(ind.model_text) if ind.model_text is not None else creature_to_dict(ind.creature)
+        )
+    return ind.model_doc
+
+
+def model_text(ind: Individual) -> str:
+    """:func:`model_json` of the individual's creature, made once (or adopted from a worker process)."""
+    if ind.model_text is None:
+        ind.model_text = json.dumps(model_document(ind), separators=(",", ":"), allow_nan=False)
+    return ind.model_text
+
+
+def _head(ind: Individual) -> dict[str, Any]:
+    return {
+        "id": ind.id,
+        "parents": list(ind.parents),
+        "born": ind.born,
+        "seed": ind.seed,
+        "exploded": ind.exploded,
+        "fitness": None if ind.values is None else encode_numbers(ind.values),
+    }
+
+
+def individual_json(ind: Individual) -> str:
+    """One individual of a checkpoint as compact JSON text, reusing its model text once made."""
+    head = json.dumps(_head(ind), separators=(",", ":"), allow_nan=False)
+    return f'{head[:-1]},"model":{model_text(ind)}}}'
+
+
+def individual_from_dict(doc: Mapping[str, Any], weights: tuple[float, ...]) -> Individual:
+    """The inverse of :func:`individual_json` (parsed); the fitness is set from the same raw values."""
+    ind = Individual(
+        creature_from_dict(doc["model"], source="checkpoint.json"),
+        weights,
+        id=str(doc["id"]),
+        parents=tuple(str(p) for p in doc["parents"]),
+        born=int(doc["born"]),
+    )
+    if doc.get("fitness") is not None:
+        ind.set_fitness(decode_numbers(doc["fitness"]), exploded=bool(doc["exploded"]), seed=doc["seed"])
+    return ind
+
+
+# -- the state ---------------------------------------------------------------------------------------
+def _encode_cell(value: Any) -> Any:
+    return value if isinstance(value, int) else encode_number(value)
+
+
+def _decode_cell(key: str, value: Any) -> Any:
+    return int(value) if key in _INT_COLUMNS else decode_number(value)
+
+
+def state_parts(state: EvolutionState) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The state as a JSON-able dict without its individuals, and the ``population`` and ``hall_of_fame``
+    as lists of JSON texts (:func:`individual_json`), to be spliced into one document."""
+    head = {
+        "generation": state.generation,
+        "seed": state.seed,
+        "objectives": list(state.objectives),
+        "weights": list(state.weights),
+        "rng": state.rng,
+        "logbook": [{k: _encode_cell(v) for k, v in record.items()} for record in state.logbook],
+    }
+    individuals = {
+        "population": [individual_json(ind) for ind in state.population],
+        "hall_of_fame": [individual_json(ind) for ind in state.hall_of_fame],
+    }
+    return head, individuals
+
+
+def state_from_dict(doc: Mapping[str, Any], weights: Sequence[float]) -> EvolutionState:
+    """The state of a parsed checkpoint document.
+
+    Raises:
+        KeyError, TypeError, ValueError: the document is not a checkpoint of this format.
+    """
+    weights = tuple(float(w) for w in weights)
+    return EvolutionState(
+        generation=int(doc["generation"]),
+        seed=int(doc["seed"]),
+        objectives=tuple(str(o) for o in doc["objectives"]),
+        weights=tuple(float(w) for w in doc["weights"]),
+        rng=dict(doc["rng"]),
+        population=tuple(individual_from_dict(d, weights) for d in doc["population"]),
+        hall_of_fame=tuple(individual_from_dict(d, weights) for d in doc["hall_of_fame"]),
+        logbook=tuple({k: _decode_cell(k, v) for k, v in rec.items()} for rec in doc["logbook"]),
+    )
+
+
+def evolution_to_dict(evolution: Evolution) -> dict[str, Any]:
+    """The whole state of ``evolution`` as one JSON-able dict (between a ``tell`` and the next ``ask``)."""
+    head, individuals = state_parts(evolution.state())
+    return {**head, **{key: [json.loads(text) for text in texts] for key, texts in individuals.items()}}
+
+
+def evolution_from_dict(
+    doc: Mapping[str, Any], settings: LoopSettings, *, seed_models: Sequence[Creature] = ()
+) -> Evolution:
+    """Restore an evolution saved by :func:`evolution_to_dict` (``settings`` must match the saved run's)."""
+    return Evolution.from_state(state_from_dict(doc, settings.weights), settings, seed_models=seed_models)
