@@ -24,7 +24,16 @@ from typing import Any
 
 from evo.errors import EvoInputError, unknown_key_message
 
-__all__ = ["is_finite_number", "is_number", "parse_section", "section_to_dict", "setting"]
+__all__ = [
+    "describe_number",
+    "is_finite_number",
+    "is_number",
+    "number_problem",
+    "parse_section",
+    "section_to_dict",
+    "setting",
+    "shown",
+]
 
 
 def is_number(value: Any) -> bool:
@@ -41,6 +50,60 @@ def is_finite_number(value: Any) -> bool:
         return math.isfinite(value)
     except OverflowError:
         return False
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` on one line, cut to ``limit`` characters (a 400-digit int, a long string)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _bound(x: float) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def describe_number(
+    *,
+    integer: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> str:
+    """What a number field expects, in the words every error message uses: ``a number in [0, 1]``,
+    ``a number > 0``, ``an integer >= 2``, ``an integer in [1, 100]``, ``a finite number``."""
+    noun = "an integer" if integer else "a number"
+    if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
+        return f"{noun} in {'(' if open_low else '['}{_bound(low)}, {_bound(high)}{')' if open_high else ']'}"
+    if low is not None and math.isfinite(low):
+        return f"{noun} {'>' if open_low else '>='} {_bound(low)}"
+    if high is not None and math.isfinite(high):
+        return f"{noun} {'<' if open_high else '<='} {_bound(high)}"
+    return noun if integer else "a finite number"
+
+
+def number_problem(
+    value: Any,
+    *,
+    integer: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+) -> str | None:
+    """None when ``value`` is a finite number (an int if ``integer``; never a bool) within the bounds,
+    else the one-line problem: ``expected a number in [0, 1], got 1.7``."""
+    ok = isinstance(value, int) and not isinstance(value, bool) if integer else is_finite_number(value)
+    if ok:
+        x = value
+        ok = not (
+            (low is not None and (x <= low if open_low else x < low))
+            or (high is not None and (x >= high if open_high else x > high))
+        )
+    if ok:
+        return None
+    expected = describe_number(integer=integer, low=low, high=high, open_low=open_low, open_high=open_high)
+    return f"expected {expected}, got {shown(value)}"
 
 
 def setting(

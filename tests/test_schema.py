@@ -3,7 +3,7 @@ from dataclasses import dataclass
 import pytest
 
 from evo.errors import EvoInputError
-from evo.schema import parse_section, section_to_dict, setting
+from evo.schema import number_problem, parse_section, section_to_dict, setting
 
 
 @dataclass(frozen=True)
@@ -43,3 +43,24 @@ def test_bad_values_give_one_line_naming_file_table_key_and_expectation(table, m
     with pytest.raises(EvoInputError) as info:
         parse_section(RunSection, table, source="c.toml", table_name="run")
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "value, bounds, expected",
+    [
+        (1.7, {"low": 0, "high": 1}, "expected a number in [0, 1], got 1.7"),
+        (-1, {"low": 0.0, "open_low": True}, "expected a number > 0, got -1"),
+        (True, {}, "expected a finite number, got True"),
+        (float("nan"), {"low": 0}, "expected a number >= 0, got nan"),
+        (25, {"integer": True, "low": 2, "high": 20}, "expected an integer in [2, 20], got 25"),
+        (2.0, {"integer": True}, "expected an integer, got 2.0"),
+        (10**400, {}, "expected a finite number, got " + "1" + "0" * 56 + "..."),
+    ],
+)
+def test_number_problems_are_worded_the_same_everywhere(value, bounds, expected):
+    assert number_problem(value, **bounds) == expected
+
+
+@pytest.mark.parametrize("value, bounds", [(0.5, {"low": 0, "high": 1}), (3, {"integer": True, "low": 2})])
+def test_a_number_within_its_bounds_has_no_problem(value, bounds):
+    assert number_problem(value, **bounds) is None
