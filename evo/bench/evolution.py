@@ -3,7 +3,7 @@
 A section for ``python -m evo bench`` (``evolution_section(args) -> Section``, see :mod:`evo.bench`), and
 a memory probe (:func:`memory_probe`, ``python -m evo.bench.evolution --memory``).
 
-What is timed: real runs of :func:`evo.run.evolve.execute` into a temporary run folder -- selection,
+What is timed: real runs of :func:`evo.run.evolve.run_prepared` into a temporary run folder -- selection,
 variation, copying, the plugin, IPC, the hall of fame, statistics and the checkpoint, history and elite
 files of every generation -- with 1 worker (in-process) and with 2 workers. Creatures have ~20 masses
 and ~60 links (``[genome]`` masses 18..22, up to 64 links, degree <= 7), population 200, 3000 frames,
@@ -28,6 +28,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evo.run.callbacks import Callback, GenerationStatus
+from evo.run.evolve import run_prepared
+from evo.run.folder import FolderWriter, prepare
+
 POPULATION = 200
 FRAMES = 3000
 GENERATIONS = 4  # generation 0 plus three timed ones
@@ -50,24 +54,18 @@ def bench_config(population: int = POPULATION, frames: int = FRAMES, generations
     return parse_config(doc, source="<bench>")
 
 
-class _Clock:
-    """Progress that notes when each generation ends and how many evaluations it made."""
+class _Clock(Callback):
+    """Notes when each generation ends and how many evaluations it made."""
 
     def __init__(self) -> None:
         self.ends: list[float] = []
         self.cpu: list[float] = []  # CPU time of the run's own thread (not the background writer)
         self.evaluations: list[int] = []
 
-    def generation_started(self, generation: int, evaluations: int) -> None:
-        pass
-
-    def evaluated(self, count: int) -> None:
-        pass
-
-    def generation_finished(self, record: dict[str, Any]) -> None:
+    def on_generation_end(self, status: GenerationStatus) -> None:
         self.ends.append(time.perf_counter())
         self.cpu.append(time.thread_time())
-        self.evaluations.append(int(record["evaluations"]))
+        self.evaluations.append(status.evaluations)
 
 
 def timed_run(config, workers: int, folder: Path, keep: list | None = None) -> list[tuple[int, float, float]]:
@@ -77,7 +75,6 @@ def timed_run(config, workers: int, folder: Path, keep: list | None = None) -> l
     ``keep``: a list that receives, per generation after the first, the creatures evaluated (1 worker).
     """
     from evo.fitness.evaluate import evaluate
-    from evo.run.evolve import execute, prepare
 
     evaluate_fn = evaluate
     if keep is not None:
@@ -92,8 +89,9 @@ def timed_run(config, workers: int, folder: Path, keep: list | None = None) -> l
             return evaluate(creature, spec, seed)
 
     clock = _Clock()
-    prepared = prepare(config, out=str(folder), force=True)
-    execute(prepared, workers=workers, progress=clock, evaluate=evaluate_fn)
+    config = config.replace(pool={"workers": workers})
+    prepared = prepare(config, out=folder, force=True)
+    run_prepared(prepared, [FolderWriter(prepared), clock], evaluate=evaluate_fn)
     ends, cpu = clock.ends, clock.cpu
     return [(clock.evaluations[g], ends[g] - ends[g - 1], cpu[g] - cpu[g - 1]) for g in range(1, len(ends))]
 
@@ -116,8 +114,7 @@ def best_rate(runs: list[list[tuple[int, float, float]]]) -> dict[str, Any]:
 def bare_kernel(config, creatures: list, repeats: int) -> dict[str, Any]:
     """Evaluations/s of ``simulate`` alone on ``creatures`` (after a warm-up; fastest of ``repeats``)."""
     from evo.fitness import load_ref
-    from evo.run.backends import warm_up
-    from evo.sim import simulate
+    from evo.sim import simulate, warm_up
 
     record_every = load_ref(config.plugin).record_every
     warm_up(config.world)
@@ -191,7 +188,6 @@ def _peak_rss_kib() -> int:
 def memory_probe(generations: int = 500, population: int = 20, frames: int = 200, workers: int = 1) -> list:
     """(generation, peak RSS KiB) every 25 generations of a long tiny run: flat when memory does not grow."""
     from evo.run.config import parse_config
-    from evo.run.evolve import execute, prepare
 
     doc = {
         "run": {"name": "memory", "seed": 3, "generations": generations, "population": population},
@@ -201,14 +197,15 @@ def memory_probe(generations: int = 500, population: int = 20, frames: int = 200
     samples: list[tuple[int, int]] = []
 
     class Sampler(_Clock):
-        def generation_finished(self, record: dict[str, Any]) -> None:
-            g = int(record["generation"])
+        def on_generation_end(self, status: GenerationStatus) -> None:
+            g = status.generation
             if g % 25 == 0 or g == generations - 1:
                 samples.append((g, _peak_rss_kib()))
 
     with tempfile.TemporaryDirectory(prefix="evo-bench-memory-") as tmp:
-        prepared = prepare(config, out=str(Path(tmp) / "run"), force=True)
-        execute(prepared, workers=workers, progress=Sampler())
+        config = config.replace(pool={"workers": workers})
+        prepared = prepare(config, out=Path(tmp) / "run", force=True)
+        run_prepared(prepared, [FolderWriter(prepared), Sampler()])
     return samples
 
 

@@ -14,9 +14,12 @@ import contextlib
 import signal
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError
+from evo.io.run_folder import RunFolder
+from evo.run.callbacks import Callback, GenerationStatus
 
 NAME = "run"
 HELP = "evolve creatures as a config file says, into runs/<name>/ (or --out DIR)"
@@ -34,40 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", metavar="DIR", help="run folder (default: runs/<name>/)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
-
-
-class _Bars:
-    """tqdm bars: generations, and the evaluations of the current one; best and mean in the postfix."""
-
-    def __init__(self, name: str, total: int, done: int, objective: str):
-        from tqdm import tqdm
-
-        self._tqdm = tqdm
-        self.objective = objective
-        self.outer = tqdm(total=total, initial=done, desc=name, unit="gen", dynamic_ncols=True)
-        self.inner: Any = None
-
-    def generation_started(self, generation: int, evaluations: int) -> None:
-        self.inner = self._tqdm(
-            total=evaluations, desc=f"generation {generation}", unit="eval", leave=False, position=1
-        )
-
-    def evaluated(self, count: int) -> None:
-        if self.inner is not None:
-            self.inner.update(count)
-
-    def generation_finished(self, record: dict[str, Any]) -> None:
-        if self.inner is not None:
-            self.inner.close()
-            self.inner = None
-        best, mean = record[f"{self.objective}_best"], record[f"{self.objective}_mean"]
-        self.outer.set_postfix_str(f"best {best:.4g}  mean {mean:.4g}", refresh=False)
-        self.outer.update(1)
-
-    def close(self) -> None:
-        if self.inner is not None:
-            self.inner.close()
-        self.outer.close()
 
 
 @contextlib.contextmanager
@@ -92,43 +61,41 @@ def _graceful_interrupt() -> Iterator[list[bool]]:
         signal.signal(signal.SIGINT, previous)
 
 
-def run(args: argparse.Namespace) -> int:
-    import dataclasses
+class _StopOnRequest(Callback):
+    """Stops the run after the generation under way once the user asked (the first Ctrl-C)."""
 
+    def __init__(self, requested: list[bool]):
+        self.requested = requested
+
+    def on_generation_end(self, status: GenerationStatus) -> None:
+        if self.requested[0]:
+            status.stop()
+
+
+def run(args: argparse.Namespace) -> int:
     from evo.run.config import load_config
-    from evo.run.evolve import RunFailed, execute, prepare
+    from evo.run.evolve import RunFailed, evolve
 
     if args.workers is not None and args.workers < 1:
         raise EvoInputError(f"--workers must be at least 1, got {args.workers}")
     config = load_config(args.config)
-    if args.workers is not None:
-        config = dataclasses.replace(config, pool=dataclasses.replace(config.pool, workers=args.workers))
-    prepared = prepare(config, out=args.out, resume=args.resume, force=args.force)
-    evolution = prepared.evolution
-    generations = config.run.generations
+    out = args.out if args.out else Path("runs") / config.run.name
     show_bars = not args.quiet and sys.stdout.isatty()
-    bars = (
-        _Bars(
-            config.run.name,
-            generations,
-            min(evolution.generation + 1, generations),
-            prepared.plugin.objectives[0],
-        )
-        if show_bars
-        else None
-    )
     try:
         with _graceful_interrupt() as stop:
-            result = execute(
-                prepared, workers=config.pool.workers, progress=bars, stop_requested=lambda: stop[0]
+            result = evolve(
+                config,
+                out=out,
+                workers=args.workers,
+                callbacks=[_StopOnRequest(stop)],
+                progress=show_bars,
+                resume=args.resume,
+                force=args.force,
             )
     except RunFailed as exc:
-        if bars:
-            bars.close()
         print(f"evo run: error: {exc}", file=sys.stderr)
         return 1
-    if bars:
-        bars.close()
+    generations = config.run.generations
     if result.stopped:
         print(
             f"evo run: stopped after generation {result.generation}; continue with --resume", file=sys.stderr
@@ -138,13 +105,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"evo run: interrupted; all {generations} generations were done", file=sys.stderr)
         return 130
     if not args.quiet:
-        files = result.folder.elite_files()
+        files = RunFolder(out).elite_files()
         best = result.best
-        line = f"{result.folder.path}: {result.generation + 1} generations"
+        line = f"{out}: {result.generation + 1} generations"
         if best is not None and files:
             values = ", ".join(
-                f"{name} {value:.6g}"
-                for name, value in zip(prepared.plugin.objectives, best.values, strict=True)
+                f"{name} {value:.6g}" for name, value in zip(best.objectives, best.fitness, strict=True)
             )
             line += f"; best {values} ({files[0]})"
         print(line)

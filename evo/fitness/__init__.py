@@ -2,8 +2,23 @@
 
 from evo.fitness.evaluate import Evaluation, EvaluationSpec, PluginFailed, evaluate, worst_fitness
 from evo.fitness.params import check_params
-from evo.fitness.protocol import RESERVED_OBJECTIVES, Plugin, PluginRef, SimulationResult, fitness_plugin
-from evo.fitness.registry import ENTRY_POINT_GROUP, discover, find_plugin, load_ref, shipped_folder
+from evo.fitness.protocol import (
+    RESERVED_OBJECTIVES,
+    Plugin,
+    PluginRef,
+    SimulationResult,
+    declare,
+    fitness_plugin,
+)
+from evo.fitness.registry import (
+    ENTRY_POINT_GROUP,
+    discover,
+    find_plugin,
+    load_ref,
+    plugin_of,
+    register_fitness,
+    shipped_folder,
+)
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -15,11 +30,14 @@ __all__ = [
     "RESERVED_OBJECTIVES",
     "SimulationResult",
     "check_params",
+    "declare",
     "discover",
     "evaluate",
     "find_plugin",
     "fitness_plugin",
     "load_ref",
+    "plugin_of",
+    "register_fitness",
     "shipped_folder",
     "worst_fitness",
 ]

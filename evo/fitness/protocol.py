@@ -18,7 +18,15 @@ from evo.model import Creature
 from evo.sim.simulate import centroids_of
 from evo.sim.world import World
 
-__all__ = ["DECLARED", "Plugin", "PluginRef", "RESERVED_OBJECTIVES", "SimulationResult", "fitness_plugin"]
+__all__ = [
+    "DECLARED",
+    "Plugin",
+    "PluginRef",
+    "RESERVED_OBJECTIVES",
+    "SimulationResult",
+    "declare",
+    "fitness_plugin",
+]
 
 # names an objective may not have: history.csv's columns masses_mean and links_mean would clash with theirs
 RESERVED_OBJECTIVES = ("masses", "links")
@@ -69,14 +77,20 @@ class SimulationResult:
 
 @dataclass(frozen=True)
 class PluginRef:
-    """A plugin by reference: plain strings that a worker process resolves with :func:`load_ref`.
+    """A plugin by reference: plain data that any process resolves with :func:`evo.fitness.load_ref`.
 
-    ``origin`` is ``file:/abs/path.py`` for a plugin file or ``module:package.module`` for an importable
-    module (entry points).
+    ``origin`` is ``file:/abs/path.py`` (a plugin file), ``module:package.module`` (an importable module
+    declaring plugins: entry points), ``python:package.module:function`` (a function registered from
+    Python that any process can import) or ``registered:name`` (a function registered in this process,
+    reachable only here and in forked workers). For a ``python:`` function the declaration travels with the
+    reference: ``weights``, ``record_every`` and ``objectives``.
     """
 
     name: str
     origin: str
+    weights: tuple[float, ...] = ()
+    record_every: float = 0.0
+    objectives: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,32 +107,18 @@ class Plugin:
     origin: str = ""
 
     def ref(self) -> PluginRef:
+        if self.origin.startswith("python:"):  # the declaration travels with the reference
+            return PluginRef(self.name, self.origin, self.weights, self.record_every, self.objectives)
         return PluginRef(self.name, self.origin)
 
 
-def fitness_plugin(
-    name: str,
-    *,
-    weights: tuple[float, ...] = (1.0,),
-    record_every: float = 10,
-    objectives: tuple[str, ...] | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the fitness plugin ``name``.
-
-    Args:
-        name: the name configs use (``plugin = "distance"``).
-        weights: one per objective; > 0 maximise, < 0 minimise. Only the sign matters to evo's selection
-            (NSGA-II ranks by Pareto dominance and crowding, the hall of fame lexicographically).
-        record_every: frames between the records in ``result`` (a whole number of steps of ``dt``).
-        objectives: a name per objective (default ``(name,)``, or ``name_0, name_1, ...``).
-
-    The function must take the result as its only positional parameter; every other parameter needs a
-    default. The function is returned unchanged (with a ``__fitness_plugin__`` attribute).
-    """
-    where = f"fitness_plugin({name!r})"
+def _checked(
+    name: str, weights: Any, record_every: Any, objectives: Any, where: str
+) -> tuple[tuple[float, ...], float, tuple[str, ...]]:
+    """The declaration's weights, record_every and objectives, checked (one-line EvoInputError)."""
     if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name):
         raise EvoInputError(f"{where}: the name must be a non-empty string without spaces")
-    weights = tuple(weights)
+    weights = tuple(weights) if isinstance(weights, tuple | list) else ()
     if not weights or not all(_is_real(w) and math.isfinite(w) and w != 0 for w in weights):
         raise EvoInputError(f"{where}: weights must be a non-empty tuple of finite non-zero numbers")
     if not (_is_real(record_every) and math.isfinite(record_every) and record_every > 0):
@@ -136,17 +136,67 @@ def fitness_plugin(
             f"{where}: objective name '{taken[0]}' is taken: history.csv already has a column "
             f"'{taken[0]}_mean' (the population's mean number of {taken[0]})"
         )
+    return tuple(float(w) for w in weights), float(record_every), objectives
+
+
+def declare(
+    name: str,
+    func: Callable[..., Any],
+    *,
+    weights: tuple[float, ...] = (1.0,),
+    record_every: float = 10,
+    objectives: tuple[str, ...] | None = None,
+    where: str | None = None,
+) -> Plugin:
+    """Check a fitness function's declaration and return the :class:`Plugin` (not registered anywhere).
+
+    Raises:
+        EvoInputError: a bad name, weights, record_every, objectives or signature (one line).
+    """
+    where = where or f"fitness_plugin({name!r})"
+    weights, record_every, objectives = _checked(name, weights, record_every, objectives, where)
+    if not callable(func):
+        raise EvoInputError(f"{where}: expected a function, got {type(func).__name__}")
+    return Plugin(
+        name=name,
+        func=func,
+        weights=weights,
+        record_every=record_every,
+        objectives=objectives,
+        params=_defaults_of(func, where),
+        doc=_first_line(func.__doc__),
+    )
+
+
+def fitness_plugin(
+    name: str,
+    *,
+    weights: tuple[float, ...] = (1.0,),
+    record_every: float = 10,
+    objectives: tuple[str, ...] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare the decorated function as the fitness plugin ``name``.
+
+    Args:
+        name: the name configs use (``plugin = "distance"``).
+        weights: one per objective; > 0 maximise, < 0 minimise. Only the sign matters to evo's selection
+            (NSGA-II ranks by Pareto dominance and crowding, the hall of fame lexicographically).
+        record_every: frames between the records in ``result`` (a whole number of steps of ``dt``).
+        objectives: a name per objective (default ``(name,)``, or ``name_0, name_1, ...``).
+
+    Returns:
+        The decorator; it returns the function unchanged, with a ``__fitness_plugin__`` attribute.
+
+    Raises:
+        EvoInputError: a bad declaration (checked when the decorator is applied).
+
+    The function must take the result as its only positional parameter; every other parameter needs a
+    default.
+    """
+    _checked(name, weights, record_every, objectives, f"fitness_plugin({name!r})")  # fail at once
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        plugin = Plugin(
-            name=name,
-            func=func,
-            weights=tuple(float(w) for w in weights),
-            record_every=float(record_every),
-            objectives=objectives,
-            params=_defaults_of(func, where),
-            doc=_first_line(func.__doc__),
-        )
+        plugin = declare(name, func, weights=weights, record_every=record_every, objectives=objectives)
         func.__fitness_plugin__ = plugin
         DECLARED.setdefault(func.__module__, []).append(plugin)
         return func

@@ -1,5 +1,6 @@
-"""Finding fitness plugins: the shipped folder, ``plugin_paths``, entry points, and references that a
-worker process resolves again (:func:`load_ref`). A function is never pickled.
+"""Finding fitness plugins: the shipped folder, ``plugin_paths``, entry points and functions registered from
+Python (:func:`register_fitness`), and references that a worker process resolves again (:func:`load_ref`).
+A function is never pickled.
 """
 
 from __future__ import annotations
@@ -10,14 +11,23 @@ import importlib.metadata
 import importlib.util
 import sys
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from evo.errors import EvoInputError, closest
-from evo.fitness.protocol import DECLARED, Plugin, PluginRef
+from evo.fitness.protocol import DECLARED, Plugin, PluginRef, declare
 
-__all__ = ["ENTRY_POINT_GROUP", "discover", "find_plugin", "load_ref", "shipped_folder"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "discover",
+    "find_plugin",
+    "load_ref",
+    "plugin_of",
+    "register_fitness",
+    "shipped_folder",
+]
 
 ENTRY_POINT_GROUP = "evo.fitness"
 
@@ -25,6 +35,8 @@ ENTRY_POINT_GROUP = "evo.fitness"
 _FILES: dict[str, list[Plugin]] = {}
 # Plugins resolved from references in this process (workers).
 _REFS: dict[PluginRef, Plugin] = {}
+# Functions registered from Python in this process (register_fitness), by name.
+_REGISTERED: dict[str, Plugin] = {}
 
 
 # -- discovery -------------------------------------------------------------------------------------
@@ -121,8 +133,8 @@ def discover(plugin_paths: Sequence[str] = (), *, base_dir: str | None = None) -
 
     Looks in the shipped plugins folder, then each folder or ``.py`` file of ``plugin_paths`` (relative
     paths are relative to ``base_dir``, by default the current folder), then the entry points of the
-    group ``evo.fitness``. The same file reached twice counts once; two plugins with the same name are
-    an error naming both origins.
+    group ``evo.fitness``, then the functions registered with :func:`register_fitness`. The same file
+    reached twice counts once; two plugins with the same name are an error naming both origins.
     """
     plugins: list[Plugin] = []
     shipped = shipped_folder()
@@ -132,6 +144,7 @@ def discover(plugin_paths: Sequence[str] = (), *, base_dir: str | None = None) -
         plugins.extend(_load_file(path))
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         plugins.extend(_load_entry_point(ep))
+    plugins.extend(_REGISTERED.values())
     found: dict[str, Plugin] = {}
     for plugin in plugins:
         other = found.get(plugin.name)
@@ -150,14 +163,17 @@ def find_plugin(
     base_dir: str | None = None,
     source: str | None = None,
     field: str | None = None,
+    how_to_add: str = "",
 ) -> Plugin:
-    """The plugin called ``name``; unknown names get the closest known one suggested."""
+    """The plugin called ``name``; unknown names get the closest known one suggested, and ``how_to_add``
+    (e.g. ``add its folder with --plugin-path``) is appended to the message."""
     plugins = discover(plugin_paths, base_dir=base_dir)
     if name in plugins:
         return plugins[name]
     hint = closest(name, plugins)
     message = f"unknown plugin '{name}'"
     message += f"; did you mean '{hint}'?" if hint else f"; known plugins: {', '.join(sorted(plugins))}"
+    message += f" ({how_to_add})" if how_to_add else ""
     raise EvoInputError(message, source=source, field=field)
 
 
@@ -177,6 +193,17 @@ def load_ref(ref: PluginRef) -> Plugin:
                 f"cannot import plugin module '{where}': {type(exc).__name__}: {exc}"
             ) from None
         candidates = [replace(p, origin=ref.origin) for p in DECLARED.get(where, [])]
+    elif kind == "python":
+        candidates = [_import_function(ref)]
+    elif kind == "registered":
+        registered = _REGISTERED.get(ref.name)
+        if registered is None or registered.origin != ref.origin:
+            raise EvoInputError(
+                f"fitness function '{ref.name}' was registered in another process and cannot be imported "
+                "here: define it in an importable module (not __main__ or a notebook cell) to use it on "
+                "this backend"
+            )
+        candidates = [registered]
     else:
         raise EvoInputError(f"plugin '{ref.name}': unknown origin {ref.origin!r}")
     for candidate in candidates:
@@ -184,3 +211,109 @@ def load_ref(ref: PluginRef) -> Plugin:
             _REFS[ref] = candidate
             return candidate
     raise EvoInputError(f"no plugin named '{ref.name}' in {ref.origin}")
+
+
+# -- functions registered from Python ----------------------------------------------------------------
+def _importable(func: Callable[..., Any]) -> str | None:
+    """``module:qualname`` when importing that gives back ``func`` itself (so any process can), else None."""
+    module, qualname = getattr(func, "__module__", None), getattr(func, "__qualname__", "")
+    if not module or module == "__main__" or "<" in qualname:
+        return None
+    try:
+        target: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError):
+        return None
+    return f"{module}:{qualname}" if target is func else None
+
+
+def _import_function(ref: PluginRef) -> Plugin:
+    """The plugin behind a ``python:module:qualname`` reference (imported in this process)."""
+    path = ref.origin.removeprefix("python:")
+    module, _, qualname = path.partition(":")
+    try:
+        target: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            target = getattr(target, part)
+    except Exception as exc:
+        raise EvoInputError(
+            f"fitness function '{ref.name}': cannot import {path}: {type(exc).__name__}: {exc}"
+        ) from None
+    declared = getattr(target, "__fitness_plugin__", None)
+    if declared is not None and not ref.weights:
+        return replace(declared, name=ref.name, origin=ref.origin)
+    plugin = declare(
+        ref.name,
+        target,
+        weights=ref.weights or (1.0,),
+        record_every=ref.record_every or 10,
+        objectives=ref.objectives or None,
+        where=f"fitness function '{ref.name}'",
+    )
+    return replace(plugin, origin=ref.origin)
+
+
+def register_fitness(
+    name: str | None,
+    func: Callable[..., Any] | str,
+    *,
+    weights: tuple[float, ...] | None = None,
+    record_every: float | None = None,
+    objectives: tuple[str, ...] | None = None,
+) -> Plugin:
+    """Make a Python function a fitness plugin called ``name``, usable in configs and by :func:`evo.evolve`.
+
+    Args:
+        name: the plugin's name; None takes the decorated plugin's name or the function's ``__name__``.
+        func: the function (``func(result, **params) -> float or tuple``), or ``"module:function"`` to be
+            imported (then any process can import it too).
+        weights, record_every, objectives: as in :func:`~evo.fitness.fitness_plugin`; for a function
+            already decorated with it, its own declaration is used unless these are given.
+
+    Returns:
+        The :class:`~evo.fitness.Plugin`. Registering a name again replaces the earlier function.
+
+    Raises:
+        EvoInputError: a bad declaration or a ``"module:function"`` that cannot be imported.
+
+    A function defined in an importable module (not ``__main__``, not a notebook cell, not a lambda or
+    closure) reaches every backend; any other works in this process and its forked workers only.
+    """
+    if isinstance(func, str):
+        module, sep, qualname = func.partition(":")
+        if not sep or not module or not qualname:
+            raise EvoInputError(f"register_fitness: expected 'module:function', got {func!r}")
+        ref = PluginRef(name or qualname.rsplit(".", 1)[-1], f"python:{func}")
+        plugin = _import_function(ref)
+        target = plugin.func
+    else:
+        target = func
+        plugin = None
+    declared = getattr(target, "__fitness_plugin__", None)
+    name = name or (declared.name if declared is not None else getattr(target, "__name__", ""))
+    if plugin is None or any(v is not None for v in (weights, record_every, objectives)):
+        base = declared
+        plugin = declare(
+            name,
+            target,
+            weights=weights if weights is not None else (base.weights if base else (1.0,)),
+            record_every=record_every if record_every is not None else (base.record_every if base else 10),
+            objectives=objectives if objectives is not None else (base.objectives if base else None),
+            where=f"register_fitness({name!r})",
+        )
+    importable = _importable(target)
+    origin = f"python:{importable}" if importable else f"registered:{name}"
+    plugin = replace(plugin, name=name, origin=origin)
+    for ref in [r for r in _REFS if r.name == name]:
+        del _REFS[ref]
+    _REGISTERED[name] = plugin
+    return plugin
+
+
+def plugin_of(fitness: Callable[..., Any] | str) -> Plugin:
+    """The plugin for ``evolve(fitness=...)``: a registered or discoverable name, or a function (registered
+    under its plugin name or ``__name__`` on the way)."""
+    if isinstance(fitness, str):
+        return _REGISTERED.get(fitness) or find_plugin(fitness, field="fitness")
+    return register_fitness(None, fitness)

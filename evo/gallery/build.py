@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError
+from evo.fitness import find_plugin
 from evo.gallery.chart import fitness_chart_svg
 from evo.gallery.contents import generation_bests
 from evo.gallery.data import DEFAULT_MAX_RECORDS, creature_payload, record_trajectory
@@ -22,11 +23,11 @@ from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
 from evo.io.runs import Entry, RunContents, read_run
 from evo.io.worlds import resolve_world
+from evo.sim import DEFAULT_FRAMES
 from evo.sim.world import World
 
-__all__ = ["DEFAULT_FRAMES", "build_gallery", "gallery_path", "write_gallery"]
+__all__ = ["build_gallery", "gallery_path", "write_gallery"]
 
-DEFAULT_FRAMES = 3000
 GALLERY = Path("gallery") / "index.html"
 NATURAL_SHOWN = 3  # natural frequencies shown beside each creature's omega
 GROUND_MARGIN = 600.0  # px beyond the creatures' reach that the drawn ground outline covers
@@ -47,9 +48,9 @@ def _world(entry: Entry, run: RunContents) -> World:
 
 
 def _frames(entry: Entry, run: RunContents) -> float:
-    for value in (entry.creature.meta.get("frames"), run.section("evaluation").get("frames")):
-        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-            return float(value)
+    value = entry.provenance.frames if entry.provenance else run.section("evaluation").get("frames")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
     return float(DEFAULT_FRAMES)
 
 
@@ -71,17 +72,17 @@ def _creature(entry: Entry, run: RunContents, max_records: int) -> tuple[dict[st
     world = _world(entry, run)
     frames = _frames(entry, run)
     trajectory = record_trajectory(entry.creature, world, frames, max_records)
-    meta = entry.creature.meta
+    provenance = entry.provenance
     doc = creature_payload(entry.creature, world, frames, trajectory)
     doc.update(
         name=entry.creature.name,
         file=entry.file_name,
         model=entry.text,
-        objectives=list(meta.get("objectives") or run.objectives),
+        objectives=list((provenance.objectives if provenance else ()) or run.objectives),
         fitness=list(entry.fitness),
         generation=entry.generation,
-        id=meta.get("id"),
-        parents=[str(p) for p in meta.get("parents") or []],
+        id=provenance.id if provenance else None,
+        parents=list(provenance.parents) if provenance else [],
         natural=_natural_frequencies(entry, world),
     )
     return doc, world
@@ -97,7 +98,7 @@ def _track(world: World, creatures: list[dict[str, Any]], plugin: str | None, pa
     ground = [[round(x, 2), round(y, 2)] for x, y in ground_line(world, low, high)] or None
     finish = None
     if plugin == "race":
-        finish = _finite(params.get("finish_x", 400.0))
+        finish = _finite(params["finish_x"] if "finish_x" in params else _plugin_default(plugin, "finish_x"))
     return {
         "floor": world.contact == "soda",
         "ground": ground,
@@ -106,6 +107,14 @@ def _track(world: World, creatures: list[dict[str, Any]], plugin: str | None, pa
         "terrain": [[list(p) for p in line] for line in world.terrain],
         "finish": finish,
     }
+
+
+def _plugin_default(plugin: str, name: str) -> Any:
+    """The default of a plugin parameter, from the plugin's own signature (None if it cannot be found)."""
+    try:
+        return find_plugin(plugin).params.get(name)
+    except EvoInputError:
+        return None
 
 
 def _run_facts(run: RunContents, top_count: int, world: World) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 from evo.errors import EvoInputError
 from evo.io.checkpoint import decode_numbers
 from evo.io.models import load_model
+from evo.io.provenance import Provenance
 from evo.io.run_folder import RunFolder, model_digest
 from evo.model import Creature
 
@@ -27,11 +28,12 @@ _GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
 
 @dataclass(frozen=True)
 class Entry:
-    """One creature the gallery shows: its model, the text offered for download and its provenance.
+    """One creature of a run folder: its model, the file's text and its provenance.
 
     Attributes:
         fitness: objective values from its meta or the checkpoint (None where unknown or non-finite).
         generation: the generation it was born in (None when unknown).
+        provenance: its typed ``meta`` (None for a model without one).
     """
 
     creature: Creature
@@ -40,6 +42,7 @@ class Entry:
     fitness: tuple[float | None, ...]
     generation: int | None
     digest: str
+    provenance: Provenance | None = None
 
 
 @dataclass
@@ -96,14 +99,15 @@ def finite_values(raw: Any) -> tuple[float | None, ...]:
 def _entry_from_file(path: Path) -> Entry:
     creature = load_model(path)
     text = path.read_text(encoding="utf-8")
-    born = creature.meta.get("generation")
+    provenance = Provenance.from_meta(creature.meta)
     return Entry(
         creature=creature,
         text=text,
         file_name=path.name,
         fitness=finite_values(creature.meta.get("fitness")),
-        generation=born if isinstance(born, int) else None,
+        generation=provenance.generation if provenance else None,
         digest=model_digest(creature),
+        provenance=provenance,
     )
 
 

@@ -36,9 +36,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
-from evo.model import Creature
-
-__all__ = ["EvaluationFailed", "ForkPool", "InProcess", "Task", "default_workers", "make_backend", "warm_up"]
+__all__ = ["EvaluationFailed", "ForkPool", "InProcess", "Task", "default_workers", "make_backend"]
 
 log = logging.getLogger(__name__)
 
@@ -90,25 +88,6 @@ def _run_chunk(
         except Exception as exc:  # errors travel back as data, never as a traceback wall
             return done, _error_data(index, exc)
     return done, None
-
-
-def warm_up(world: Any) -> None:
-    """Compile (or load from numba's cache) and run the kernel once in ``world``."""
-    from evo.sim import simulate
-
-    tiny = Creature(
-        positions=[[0.0, 10.0], [10.0, 10.0]],
-        velocities=[[0.0, 0.0], [0.0, 0.0]],
-        fixed=[False, False],
-        link_a=[0],
-        link_b=[1],
-        rest=[10.0],
-        alpha=[0.5],
-        phi=[0.0],
-        omega=0.1,
-        beta=0.5,
-    )
-    simulate(tiny, world, 2 * world.dt, record_every=world.dt)
 
 
 class InProcess:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError, closest
-from evo.fitness import PluginRef, check_params, find_plugin
+from evo.fitness import Plugin, PluginRef, check_params, find_plugin
 from evo.fitness.evaluate import EvaluationSpec
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.models import load_model
@@ -111,6 +111,55 @@ class Config:
     plugin: PluginRef
     source: str | None = dataclasses.field(default=None, compare=False)
 
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike) -> Config:
+        """Read and check a config file (relative paths in it are relative to its folder).
+
+        Raises:
+            EvoInputError: any problem, in one line naming the file, the table and the key.
+        """
+        return load_config(path)
+
+    @classmethod
+    def from_dict(
+        cls, doc: Mapping[str, Any], *, base_dir: str | os.PathLike | None = None, source: str | None = None
+    ) -> Config:
+        """Check a mapping laid out like the TOML file (``{"run": {...}, "world": {...}, ...}``); relative
+        paths are relative to ``base_dir`` (default: the working folder). Gives the same Config as the
+        TOML file with the same content.
+
+        Raises:
+            EvoInputError: any problem, in one line naming the table and the key.
+        """
+        return parse_config(doc, source=source, base_dir=None if base_dir is None else str(base_dir))
+
+    def replace(self, **tables: Mapping[str, Any]) -> Config:
+        """A copy with some keys changed, checked again: ``config.replace(run={"generations": 5},
+        world={"gravity": 0.3})``. Each keyword is a table; its keys replace those of the table.
+
+        Raises:
+            EvoInputError: an unknown table or key, or a bad value.
+        """
+        doc = self.to_dict()
+        for table, changes in tables.items():
+            if not isinstance(changes, Mapping):
+                raise EvoInputError(f"replace({table}=...): expected a mapping of keys to new values")
+            doc[table] = {**doc.get(table, {}), **changes}
+        return parse_config(doc, source=self.source, default_name=self.run.name)
+
+    def with_fitness(self, plugin: Plugin) -> Config:
+        """This config scored by ``plugin`` instead (``[evaluation] plugin`` becomes its name; the params
+        of the config are checked against its signature).
+
+        Raises:
+            EvoInputError: the config's params do not fit the plugin.
+        """
+        given = dict(self.evaluation.params) if plugin.name == self.evaluation.plugin else {}
+        params = check_params(plugin, given, source=self.source)
+        evaluation = dataclasses.replace(self.evaluation, plugin=plugin.name, params=params)
+        _check_records(plugin, self.world, self.source)
+        return dataclasses.replace(self, evaluation=evaluation, plugin=plugin.ref())
+
     def evaluation_spec(self) -> EvaluationSpec:
         """What each evaluation needs, as plain data for the workers."""
         return EvaluationSpec(
@@ -167,8 +216,13 @@ def parse_config(
     source: str | None = None,
     base_dir: str | None = None,
     default_name: str = "run",
+    require_plugin: bool = True,
 ) -> Config:
-    """Check a parsed TOML document; relative paths are relative to ``base_dir`` (default: cwd)."""
+    """Check a parsed TOML document; relative paths are relative to ``base_dir`` (default: cwd).
+
+    With ``require_plugin`` False, a plugin that cannot be found here (a function registered from Python
+    in another session) is kept by name with its params unchecked, so a run folder can still be read.
+    """
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     _check_tables(doc, source)
 
@@ -189,8 +243,10 @@ def parse_config(
     except EvoInputError as exc:
         if exc.source != source and any(p in str(exc) for p in paths):  # a plugin file failed to load
             raise EvoInputError(f"[evaluation] plugin_paths: {exc}", source=source) from None
-        raise
-    params = check_params(plugin, evaluation.params, source=source)
+        if require_plugin:
+            raise
+        plugin = None
+    params = check_params(plugin, evaluation.params, source=source) if plugin else dict(evaluation.params)
     evaluation = dataclasses.replace(evaluation, plugin_paths=paths, params=params)
 
     world_table = doc.get("world", {})
@@ -198,8 +254,8 @@ def parse_config(
         raise EvoInputError("[world]: expected a table", source=source)
     world = world_from(world_table, source=source, where="[world]")
     _check_steps(evaluation.frames, f"[evaluation] frames: {evaluation.frames} frames is", world, source)
-    records = f"[world] dt: plugin '{plugin.name}' records every {plugin.record_every:g} frames, which is"
-    _check_steps(plugin.record_every, records, world, source)
+    if plugin is not None:
+        _check_records(plugin, world, source)
 
     genome = parse_section(GenomeSection, doc.get("genome"), source=source, table_name="genome")
     models = tuple(_readable_seed_model(p, base, source) for p in genome.seed_models)
@@ -222,9 +278,14 @@ def parse_config(
         genome=genome,
         ga=ga,
         pool=pool,
-        plugin=plugin.ref(),
+        plugin=plugin.ref() if plugin else PluginRef(evaluation.plugin, ""),
         source=source,
     )
+
+
+def _check_records(plugin: Plugin, world: World, source: str | None) -> None:
+    records = f"[world] dt: plugin '{plugin.name}' records every {plugin.record_every:g} frames, which is"
+    _check_steps(plugin.record_every, records, world, source)
 
 
 def _check_tables(doc: Mapping[str, Any], source: str | None) -> None:

@@ -1,362 +1,134 @@
-"""One run of ``evo run``: a checked config -> a run folder, evolved generation by generation.
-
-:func:`prepare` does everything that can fail on bad input *before* anything is written (the config is
-already loaded; here: the folder's state, the seed models, the checkpoint and whether the config matches
-it), then :func:`execute` creates or reopens the folder, starts the log and the evaluation backend and
-drives :class:`evo.ga.loop.Evolution` until ``generations`` generations exist or a stop is requested.
-After every generation it writes ``checkpoint.json``, then ``history.csv`` and ``elites/`` (both derived
-from the checkpoint, and rewritten from it first when resuming). Printing is left to the command line:
-this module reports through a :class:`Progress` object and the ``evo`` logger (``run.log``).
-"""
+"""``evolve()``: the generation loop of ``evo run``, as a library call with callbacks; its :class:`RunResult`,
+and :func:`open_run` for a run folder on disk."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import math
+import os
 import time
-import tomllib
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from multiprocessing_logging import MultiProcessingHandler
+import numpy as np
 
 from evo.errors import EvoInputError
-from evo.fitness import Plugin, load_ref
+from evo.fitness import plugin_of
 from evo.ga.brood import Brood
-from evo.ga.individual import Individual
-from evo.ga.loop import Evolution, LoopSettings, history_columns
-from evo.io.checkpoint import encode_numbers, evolution_from_dict, model_document, state_parts
-from evo.io.models import dumps_model, load_model
-from evo.io.run_folder import RunFolder, elite_file_name, model_digest
-from evo.io.tomlfiles import dumps_toml
+from evo.ga.loop import Evolution, history_columns
+from evo.io.checkpoint import evolution_from_dict
+from evo.io.provenance import Provenance
+from evo.io.runs import read_run
 from evo.model import Creature
-from evo.run.backends import EvaluationFailed, Task, make_backend, warm_up
-from evo.run.config import Config
+from evo.run.backends import EvaluationFailed, Task, make_backend
+from evo.run.callbacks import (
+    Callback,
+    GenerationStatus,
+    Member,
+    ProgressBars,
+    RunStart,
+    as_callbacks,
+    member_of,
+)
+from evo.run.config import Config, load_config, parse_config
+from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.job import BreedContext, breed_and_evaluate
+from evo.sim import warm_up
 
-__all__ = ["Prepared", "Progress", "RunFailed", "RunResult", "execute", "prepare", "run_logging"]
+__all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
 
 log = logging.getLogger("evo.run")
 
-# keys that may change between a run and its --resume: how far it goes, and how it is computed
-_RESUMABLE_CHANGES = {("run", "generations"), ("pool", "workers"), ("pool", "chunksize")}
+# set by evo/__init__.py: draws a RunResult for Jupyter (the drawing code lives above this layer)
+HTML_RENDERER: Callable[[RunResult], str] | None = None
 
 
-class RunFailed(Exception):
-    """An evaluation failed; the run stopped with its last checkpoint intact. One-line message."""
-
-
-class Progress:
-    """What the run reports while it goes (the command line draws bars; this default draws nothing)."""
-
-    def generation_started(self, generation: int, evaluations: int) -> None:
-        pass
-
-    def evaluated(self, count: int) -> None:
-        pass
-
-    def generation_finished(self, record: dict[str, Any]) -> None:
-        pass
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A run ready to start or continue: nothing has been written yet."""
-
-    config: Config
-    folder: RunFolder
-    plugin: Plugin
-    evolution: Evolution
-    resumed: bool
+def history_array(objectives: Sequence[str], records: Iterable[Mapping[str, Any]]) -> np.ndarray:
+    """The history as a numpy structured array, one row per generation, the columns of ``history.csv``
+    (``generation``, ``evaluations`` and ``exploded`` as integers, the rest as floats)."""
+    columns = history_columns(objectives)
+    integer = {"generation", "evaluations", "exploded"}
+    dtype = [(c, np.int64 if c in integer else np.float64) for c in columns]
+    rows = [tuple(record.get(c, np.nan) for c in columns) for record in records]
+    return np.array(rows, dtype=dtype)
 
 
 @dataclass(frozen=True)
 class RunResult:
-    folder: RunFolder
-    generation: int  # the last generation finished
-    stopped: bool  # True if a stop was requested before the last generation
-    best: Individual | None
+    """A finished (or stopped) run.
 
-
-def loop_settings(config: Config, plugin: Plugin) -> LoopSettings:
-    return LoopSettings(
-        population=config.run.population,
-        seed=config.run.seed,
-        objectives=tuple(plugin.objectives),
-        weights=tuple(plugin.weights),
-        genome=config.genome,
-        ga=config.ga,
-    )
-
-
-def default_folder(config: Config, out: str | None) -> RunFolder:
-    return RunFolder(out if out else Path("runs") / config.run.name)
-
-
-def _config_changes(old_text: str, config: Config, source: str) -> list[str]:
-    """Keys of the saved config.toml that the new config changes (``[table] key``)."""
-    try:
-        old = tomllib.loads(old_text)
-    except tomllib.TOMLDecodeError as exc:
-        raise EvoInputError(f"cannot read the run's config: {exc}", source=source) from None
-    new = tomllib.loads(dumps_toml(config.to_dict()))
-    changed = []
-    for table in sorted(set(old) | set(new)):
-        a, b = old.get(table, {}), new.get(table, {})
-        for key in sorted(set(a) | set(b)):
-            if a.get(key) != b.get(key) and (table, key) not in _RESUMABLE_CHANGES:
-                changed.append(f"[{table}] {key}")
-    return changed
-
-
-def prepare(config: Config, *, out: str | None = None, resume: bool = False, force: bool = False) -> Prepared:
-    """Check that the run can start (or resume) here; raises :class:`EvoInputError` and writes nothing."""
-    folder = default_folder(config, out)
-    plugin = load_ref(config.plugin)
-    settings = loop_settings(config, plugin)
-    models = [load_model(path) for path in config.genome.seed_models]
-    if not resume:
-        folder.check_new(force=force)
-        return Prepared(config, folder, plugin, Evolution(settings, seed_models=models), resumed=False)
-    folder.check_resumable()
-    if folder.config.is_file():
-        changed = _config_changes(folder.read_config_text(), config, str(folder.config))
-        if changed:
-            raise EvoInputError(
-                f"{', '.join(changed)} differ(s) from the run's config.toml; only [run] generations and "
-                "[pool] may change when resuming (use --force to start over)",
-                source=config.source,
-            )
-    doc = folder.read_checkpoint()
-    try:
-        evolution = evolution_from_dict(doc, settings, seed_models=models)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise EvoInputError(
-            f"cannot resume from this checkpoint: {exc}", source=str(folder.checkpoint)
-        ) from None
-    return Prepared(config, folder, plugin, evolution, resumed=True)
-
-
-@contextlib.contextmanager
-def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
-    """Send the ``evo`` logger's records -- those of forked workers too -- to ``path`` (appending)."""
-    logger = logging.getLogger("evo")
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
-    )
-    handler.setLevel(level)
-    wrapped = MultiProcessingHandler("evo-run-log", sub_handler=handler)
-    old_level = logger.level
-    logger.setLevel(level)
-    logger.addHandler(wrapped)
-    try:
-        yield
-    finally:
-        logger.removeHandler(wrapped)
-        logger.setLevel(old_level)
-        wrapped.close()
-
-
-# -- what goes into the folder ---------------------------------------------------------------------
-def _provenance(config: Config, ind: Individual) -> dict[str, Any]:
-    return {
-        "run": config.run.name,
-        "id": ind.id,
-        "generation": ind.born,
-        "parents": list(ind.parents),
-        "plugin": config.evaluation.plugin,
-        "plugin_paths": list(config.evaluation.plugin_paths),
-        "params": dict(config.evaluation.params),
-        "frames": config.evaluation.frames,
-        "seed": ind.seed,
-    }
-
-
-class EliteFiles:
-    """The hall of fame as model files: names in rank order, texts made once per individual.
-
-    An elite's ``meta`` holds its fitness (a list), the objective names and its provenance (run, id,
-    generation born, parent ids, plugin, plugin paths, params, frames, seed); its ``world`` is the run's
-    world. Its rank is in the file name only, so an elite that moves in rank keeps its bytes.
+    Attributes:
+        config: the run's checked :class:`~evo.run.config.Config`.
+        history: numpy structured array, one row per generation (``result.history["distance_best"]``).
+        hall_of_fame: the best distinct creatures, best first (:class:`~evo.run.callbacks.Member`).
+        evolution: the ask/tell state (:class:`~evo.ga.loop.Evolution`), ready to continue; None when a
+            run folder has no checkpoint.
+        folder: the run folder, or None for a run kept in memory.
+        generation: the last generation finished.
+        stopped: True when a callback (or Ctrl-C) stopped it before its last generation.
     """
 
-    def __init__(self, config: Config, plugin: Plugin):
-        self.config = config
-        self.objectives = list(plugin.objectives)
-        self.world = config.world.to_dict()
-        self._digests: dict[str, str] = {}
-        self._texts: dict[str, str] = {}
+    config: Config
+    history: np.ndarray
+    hall_of_fame: tuple[Member, ...]
+    evolution: Evolution | None
+    folder: Path | None
+    generation: int
+    stopped: bool = False
 
-    def creature(self, ind: Individual) -> Creature:
-        meta = {"fitness": encode_numbers(ind.values or ()), "objectives": self.objectives}
-        meta.update(_provenance(self.config, ind))
-        return ind.creature.replace(name=f"{self.config.run.name}-{ind.id}", world=self.world, meta=meta)
+    @property
+    def best(self) -> Member | None:
+        """The best creature found (first of the hall of fame)."""
+        return self.hall_of_fame[0] if self.hall_of_fame else None
 
-    def names(self, members: list[Individual]) -> list[tuple[str, Individual]]:
-        """(file name, individual), best first."""
-        digests = {m.id: self._digests.get(m.id) or model_digest(model_document(m)) for m in members}
-        self._digests = digests
-        return [
-            (elite_file_name(rank, len(members), ind.born, digests[ind.id]), ind)
-            for rank, ind in enumerate(members, start=1)
-        ]
+    @property
+    def objectives(self) -> tuple[str, ...]:
+        return self.best.objectives if self.best else ()
 
-    def texts(self, named: list[tuple[str, Individual]]) -> list[tuple[str, str]]:
-        """(file name, model text) of each elite."""
-        texts = {ind.id: self._texts.get(ind.id) or dumps_model(self.creature(ind)) for _, ind in named}
-        self._texts = texts
-        return [(name, texts[ind.id]) for name, ind in named]
+    def _repr_html_(self) -> str | None:
+        return HTML_RENDERER(self) if HTML_RENDERER is not None else None
+
+    def __repr__(self) -> str:
+        where = f" in {self.folder}" if self.folder else ""
+        generations = f"{self.generation + 1} generations"
+        return f"RunResult({self.config.run.name!r}{where}: {generations}, best {self.best})"
 
 
-class _Writer:
-    """Writes one generation's files in a background thread while the next generation is made and
-    evaluated (the kernel releases the GIL); at most one write is in flight, in generation order."""
-
-    def __init__(self) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evo-run-writer")
-        self._future: Future | None = None
-
-    def submit(self, work: Callable[[], None]) -> None:
-        self.join()
-        self._future = self._executor.submit(work)
-
-    def join(self) -> None:
-        """Wait for the write in flight; its error, if any, is raised here."""
-        future, self._future = self._future, None
-        if future is None:
-            return
-        try:
-            future.result()
-        except OSError as exc:
-            raise RunFailed(f"cannot write the run folder: {exc}") from None
-
-    def close(self) -> None:
-        try:
-            self.join()
-        finally:
-            self._executor.shutdown(wait=True)
-
-
-def _snapshot_writer(prepared: Prepared, elites: EliteFiles) -> Callable[[], None]:
-    """The state after the last ``tell``, captured now, and the work of writing it: checkpoint.json
-    first (the source of truth), then history.csv and elites/.
-
-    Capturing is cheap (lists of the individuals, which do not change once told); turning them into
-    JSON happens in :meth:`work`, in the writer thread.
-    """
-    folder, evolution = prepared.folder, prepared.evolution
-    state = evolution.state()
-    members = list(evolution.hall_of_fame)
-    population = list(evolution.population)
-    columns = history_columns(prepared.plugin.objectives)
-
-    def work() -> None:
-        started = time.perf_counter()
-        head, individuals = state_parts(state)
-        folder.write_checkpoint(head, individuals)
-        folder.write_history(columns, head["logbook"])
-        folder.write_elites(elites.texts(elites.names(members)))
-        best = _generation_best(population)
-        if best is not None:
-            folder.write_generation_best(state.generation, dumps_model(elites.creature(best)))
-        log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
-
-    return work
-
-
-def _generation_best(population: list[Individual]) -> Individual | None:
-    """The fittest evaluated individual of a generation with finite fitness (DEAP's weighted order)."""
-    finite = [ind for ind in population if ind.values and all(map(math.isfinite, ind.values))]
-    return max(finite, key=lambda ind: ind.fitness, default=None)
-
-
-def _save_failed(prepared: Prepared, broods: list[Brood], exc: EvaluationFailed) -> tuple[str, str]:
-    """Save the creature whose evaluation failed under failed/; (its id, the file) or ("", "")."""
-    if not (0 <= exc.index < len(broods) and isinstance(exc.detail, tuple)):
-        return "", ""
-    child, creature, seed = exc.detail
-    brood = broods[exc.index]
-    index = sum(b.evaluations for b in broods[: exc.index]) + sum(
-        s is not None for s in brood.plugin_seeds[:child]
-    )
-    g = prepared.evolution.generation + 1
-    config = prepared.config
-    name = f"g{g}-{index}"
-    meta = {
-        "run": config.run.name,
-        "id": name,
-        "generation": g,
-        "plugin": config.evaluation.plugin,
-        "plugin_paths": list(config.evaluation.plugin_paths),
-        "params": dict(config.evaluation.params),
-        "frames": config.evaluation.frames,
-        "seed": seed,
-        "error": exc.message,
-    }
-    failed = creature.replace(
-        name=f"{config.run.name}-{name}-failed", world=config.world.to_dict(), meta=meta
-    )
-    return name, str(prepared.folder.save_failed(failed, g, index))
-
-
-# -- the run ---------------------------------------------------------------------------------------
-def execute(
-    prepared: Prepared,
-    *,
-    workers: int,
-    progress: Progress | None = None,
-    stop_requested: Callable[[], bool] = lambda: False,
-    evaluate: Callable[..., Any] | None = None,
-) -> RunResult:
-    """Create (or reopen) the folder and evolve until ``generations`` generations exist.
-
-    Raises :class:`RunFailed` if an evaluation fails (the creature is saved under ``failed/``) or the
-    folder cannot be written. ``evaluate`` replaces :func:`evo.fitness.evaluate.evaluate` (tests, benchmarks).
-    """
-    config, folder, evolution = prepared.config, prepared.folder, prepared.evolution
-    progress = progress or Progress()
-    config_text = config.to_toml()
-    if prepared.resumed:
-        folder.write_config(config_text)
-    else:
-        folder.create(config_text, force=True)  # prepare() checked that it may
-    generations = config.run.generations
-    elites = EliteFiles(config, prepared.plugin)
-    writer = _Writer()
-    with run_logging(folder.log):
-        if prepared.resumed:
-            log.info("resuming %s at generation %d of %d", folder.path, evolution.generation + 1, generations)
-            _snapshot_writer(prepared, elites)()  # history and elites exactly as the checkpoint says
+# -- the loop --------------------------------------------------------------------------------------
+def _failure(
+    prepared: Prepared, broods: list[Brood], exc: EvaluationFailed, callbacks: list[Callback]
+) -> str:
+    """The run's one-line error for a failed evaluation; callbacks may save the creature and say where."""
+    evolution = prepared.evolution
+    g = evolution.generation + 1
+    notes = []
+    name = ""
+    if 0 <= exc.index < len(broods) and isinstance(exc.detail, tuple):
+        child, creature, seed = exc.detail
+        brood = broods[exc.index]
+        index = sum(b.evaluations for b in broods[: exc.index]) + sum(
+            s is not None for s in brood.plugin_seeds[:child]
+        )
+        name = f"g{g}-{index}"
+        for callback in callbacks:
+            note = callback.on_failure(g, index, creature, seed, exc.message)
+            if note:
+                notes.append(note)
+    message = f"generation {g}, creature {name}: {exc.message}" if name else f"generation {g}: {exc.message}"
+    if exc.plugin and f"'{exc.plugin}'" not in exc.message:
+        message = f"{message} (plugin '{exc.plugin}')"
+    for note in notes:
+        message += f"; {note}"
+    if prepared.folder is not None:
+        if evolution.generation >= 0:
+            message += f"; the last checkpoint (generation {evolution.generation}) is intact"
         else:
-            log.info("starting %s: %s", folder.path, "; ".join(config.describe()))
-        spec = config.evaluation_spec()
-        # with worker processes, they also write each new child's JSON (the parent only splices it)
-        context = BreedContext(spec, config.genome, config.ga, evaluate=evaluate, model_text=workers > 1)
-        chunksize = config.pool.chunksize or 0
-        try:
-            with make_backend(
-                breed_and_evaluate, context, workers, chunksize, before_fork=lambda: warm_up(spec.world)
-            ) as backend:
-                log.info("breeding and evaluating with %d worker(s)", backend.workers)
-                while evolution.generation + 1 < generations:
-                    _one_generation(prepared, backend, progress)
-                    writer.submit(_snapshot_writer(prepared, elites))
-                    if stop_requested() and evolution.generation + 1 < generations:
-                        writer.join()
-                        log.info("stopped on request after generation %d", evolution.generation)
-                        return RunResult(folder, evolution.generation, True, evolution.best)
-        finally:
-            writer.close()  # the last checkpoint is always finished, whatever happened
-        log.info("finished: %d generations", evolution.generation + 1)
-    return RunResult(folder, evolution.generation, False, evolution.best)
+            message += "; no generation was finished, so there is no checkpoint to resume from"
+    return message
 
 
-def _one_generation(prepared: Prepared, backend: Any, progress: Progress) -> None:
+def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> GenerationStatus:
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
@@ -364,25 +136,20 @@ def _one_generation(prepared: Prepared, backend: Any, progress: Progress) -> Non
     asked = time.perf_counter()
     tasks = [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
     evaluations = sum(task.weight for task in tasks)
-    progress.generation_started(g, evaluations)
+    for callback in callbacks:
+        callback.on_generation_start(g, evaluations)
+
+    def evaluated(count: int) -> None:
+        for callback in callbacks:
+            callback.on_evaluated(count)
+
     try:
-        results = backend.run(tasks, progress.evaluated)
+        results = backend.run(tasks, evaluated)
     except EvaluationFailed as exc:
-        name, saved = _save_failed(prepared, broods, exc)
-        message = (
-            f"generation {g}, creature {name}: {exc.message}" if name else f"generation {g}: {exc.message}"
-        )
-        if exc.plugin and f"'{exc.plugin}'" not in exc.message:
-            message = f"{message} (plugin '{exc.plugin}')"
-        if saved:
-            message += f"; the creature is saved as {saved}"
-        if evolution.generation >= 0:
-            message += f"; the last checkpoint (generation {evolution.generation}) is intact"
-        else:
-            message += "; no generation was finished, so there is no checkpoint to resume from"
+        message = _failure(prepared, broods, exc, callbacks)
         log.error("%s", message)
         raise RunFailed(message) from None
-    evaluated = time.perf_counter()
+    done = time.perf_counter()
     record = evolution.tell(results)
     told = time.perf_counter()
     first = prepared.plugin.objectives[0]
@@ -390,6 +157,202 @@ def _one_generation(prepared: Prepared, backend: Any, progress: Progress) -> Non
         "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selection %.3f s, "
         "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
         g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"],
-        asked - start, evaluated - asked, evaluations / max(evaluated - asked, 1e-9), told - evaluated,
+        asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
     )  # fmt: skip
-    progress.generation_finished(record)
+    objectives = tuple(prepared.plugin.objectives)
+    return GenerationStatus(
+        generation=g,
+        generations=prepared.config.run.generations,
+        evaluations=evaluations,
+        stats=dict(record),
+        hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+        seconds=told - start,
+    )
+
+
+def run_prepared(
+    prepared: Prepared,
+    callbacks: Sequence[Callback] = (),
+    *,
+    evaluate: Callable[..., Any] | None = None,
+) -> RunResult:
+    """Evolve a prepared run until it has ``generations`` generations or a callback stops it.
+
+    ``evaluate`` replaces :func:`evo.fitness.evaluate` (tests and benchmarks). The callbacks' hooks are
+    called in order; ``on_run_end`` always, whatever happens.
+
+    Raises:
+        RunFailed: an evaluation failed or the run folder could not be written.
+    """
+    config, evolution = prepared.config, prepared.evolution
+    callbacks = list(callbacks)
+    workers = config.pool.workers or 1
+    generations = config.run.generations
+    stopped = False
+    try:
+        start = RunStart(config, prepared.plugin, evolution, prepared.resumed, workers)
+        for callback in callbacks:
+            callback.on_run_start(start)
+        spec = config.evaluation_spec()
+        # with worker processes, they also write each new child's JSON (the parent only splices it)
+        context = BreedContext(
+            spec,
+            config.genome,
+            config.ga,
+            evaluate=evaluate,
+            model_text=workers > 1 and prepared.folder is not None,
+        )
+        with make_backend(
+            breed_and_evaluate,
+            context,
+            workers,
+            config.pool.chunksize or 0,
+            before_fork=lambda: warm_up(spec.world),
+        ) as backend:
+            log.info("breeding and evaluating with %d worker(s)", backend.workers)
+            while evolution.generation + 1 < generations:
+                status = _one_generation(prepared, backend, callbacks)
+                for callback in callbacks:
+                    callback.on_generation_end(status)
+                if status.stop_requested and evolution.generation + 1 < generations:
+                    log.info("stopped on request after generation %d", evolution.generation)
+                    stopped = True
+                    break
+        if not stopped:
+            log.info("finished: %d generations", evolution.generation + 1)
+    finally:
+        errors = []
+        for callback in callbacks:  # the last checkpoint is always finished, whatever happened
+            try:
+                callback.on_run_end(stopped)
+            except RunFailed as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
+    objectives = tuple(prepared.plugin.objectives)
+    return RunResult(
+        config=config,
+        history=history_array(objectives, evolution.logbook),
+        hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+        evolution=evolution,
+        folder=prepared.folder.path if prepared.folder else None,
+        generation=evolution.generation,
+        stopped=stopped,
+    )
+
+
+def _as_config(config: Config | str | os.PathLike | Mapping[str, Any]) -> Config:
+    if isinstance(config, Config):
+        return config
+    if isinstance(config, str | os.PathLike):
+        return load_config(config)
+    if isinstance(config, Mapping):
+        return Config.from_dict(config)
+    raise TypeError(f"expected a Config, a TOML path or a mapping, got {type(config).__name__}")
+
+
+def evolve(
+    config: Config | str | os.PathLike | Mapping[str, Any],
+    *,
+    fitness: Callable[..., Any] | str | None = None,
+    out: str | os.PathLike | None = None,
+    workers: int | None = None,
+    callbacks: Sequence[Callback | Callable[[GenerationStatus], Any]] = (),
+    progress: bool = True,
+    resume: bool = False,
+    force: bool = False,
+) -> RunResult:
+    """Evolve creatures as ``config`` says: the same loop as ``evo run``, bit for bit.
+
+    Args:
+        config: a :class:`Config`, the path of a TOML config, or a mapping laid out like one.
+        fitness: score with this instead of ``[evaluation] plugin``: a function ``f(result, **params)``
+            (decorated with :func:`~evo.fitness.fitness_plugin` or not: then one objective, maximised), or
+            the name of a plugin. The config's params are checked against its signature.
+        out: the run folder to write, exactly as ``evo run --out`` does; None keeps the run in memory and
+            writes nothing.
+        workers: processes that evaluate (default ``[pool] workers``); 1 evaluates in this process.
+        callbacks: called after each generation with a :class:`~evo.run.callbacks.GenerationStatus`
+            (``status.stop()`` ends the run after that generation), or :class:`Callback` objects.
+        progress: draw tqdm bars (generations, evaluations).
+        resume: continue the run in ``out`` up to ``[run] generations``; ``force``: start over there.
+
+    Returns:
+        The :class:`RunResult`.
+
+    Raises:
+        EvoInputError: bad config or folder (nothing was written).
+        RunFailed: an evaluation failed (the creature is saved under ``failed/`` in a run folder).
+    """
+    config = _as_config(config)
+    if fitness is not None:
+        config = config.with_fitness(plugin_of(fitness))
+    if workers is not None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise EvoInputError(f"workers: expected an integer >= 1, got {workers!r}")
+        config = config.replace(pool={"workers": workers}) if workers != config.pool.workers else config
+    prepared = prepare(config, out=out, resume=resume, force=force)
+    listeners: list[Callback] = []
+    if prepared.folder is not None:
+        listeners.append(FolderWriter(prepared))
+    if progress:
+        listeners.append(ProgressBars())
+    listeners += as_callbacks(callbacks)
+    return run_prepared(prepared, listeners)
+
+
+def open_run(path: str | os.PathLike) -> RunResult:
+    """Read a run folder written by ``evo run`` (or :func:`evolve` with ``out``).
+
+    The plugin need not be loadable here (a function registered from Python in another session): the
+    config keeps its name.
+
+    Raises:
+        EvoInputError: not a run folder, or a file in it cannot be read.
+    """
+    contents = read_run(path)
+    folder = Path(path)
+    config_path = folder / "config.toml"
+    if not config_path.is_file():
+        raise EvoInputError("no config.toml: is this a run folder of evo run?", source=str(folder))
+    config = parse_config(
+        contents.config, source=str(config_path), default_name=folder.name, require_plugin=False
+    )
+    objectives = tuple(contents.objectives)
+    evolution = None
+    if contents.checkpoint is not None:
+        weights = tuple(contents.weights)
+        settings = loop_settings(config, objectives, weights)
+        try:
+            evolution = evolution_from_dict(contents.checkpoint, settings)
+        except (KeyError, TypeError, ValueError) as exc:
+            source = str(folder / "checkpoint.json")
+            raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
+        members = tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame)
+        generation = evolution.generation
+    else:
+        members = tuple(_member_from_file(entry.creature, objectives) for entry in contents.elites)
+        generation = int(contents.history[-1]["generation"]) if contents.history else -1
+    return RunResult(
+        config=config,
+        history=history_array(objectives, contents.history),
+        hall_of_fame=members,
+        evolution=evolution,
+        folder=folder,
+        generation=generation,
+    )
+
+
+def _member_from_file(creature: Creature, objectives: tuple[str, ...]) -> Member:
+    provenance = Provenance.from_meta(creature.meta)
+    if provenance is None:
+        return Member(creature, (), objectives, creature.name, -1)
+    return Member(
+        creature=creature,
+        fitness=provenance.fitness or (),
+        objectives=provenance.objectives or objectives,
+        id=provenance.id,
+        generation=provenance.generation,
+        parents=provenance.parents,
+        seed=provenance.seed,
+    )

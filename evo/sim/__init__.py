@@ -1,7 +1,16 @@
 """The simulator: world parameters and a numba kernel, as pure functions of arrays."""
 
 from evo.sim.ground import Ground
-from evo.sim.simulate import PackedCreature, Trajectory, pack, simulate
+from evo.sim.simulate import DEFAULT_FRAMES, PackedCreature, Trajectory, pack, simulate, warm_up
 from evo.sim.world import World
 
-__all__ = ["Ground", "PackedCreature", "Trajectory", "World", "pack", "simulate"]
+__all__ = [
+    "DEFAULT_FRAMES",
+    "Ground",
+    "PackedCreature",
+    "Trajectory",
+    "World",
+    "pack",
+    "simulate",
+    "warm_up",
+]

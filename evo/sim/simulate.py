@@ -24,7 +24,16 @@ from evo.sim.kernels import implicit as _implicit
 from evo.sim.kernels import psm as _psm
 from evo.sim.world import World
 
-__all__ = ["Trajectory", "PackedCreature", "centroids_of", "pack", "simulate", "steps_for"]
+__all__ = [
+    "DEFAULT_FRAMES",
+    "PackedCreature",
+    "Trajectory",
+    "centroids_of",
+    "pack",
+    "simulate",
+    "steps_for",
+    "warm_up",
+]
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,8 @@ def _general_kernel(integrator: str):
     raise EvoInputError(f"no kernel for integrator {integrator!r}")
 
 
+DEFAULT_FRAMES = 3000  # frames a creature is simulated for unless told otherwise (a run, evo simulate)
+
 # The most steps one simulation may take: beyond 2**53 a step count is no longer exact as a float.
 MAX_STEPS = 2**53
 
@@ -137,11 +148,26 @@ def steps_for(frames: float, dt: float, what: str = "frames") -> int:
     return int(whole)
 
 
-def simulate(creature: Creature, world: World, frames: int, record_every: float = 1) -> Trajectory:
+def simulate(
+    creature: Creature, world: World | None = None, frames: float = DEFAULT_FRAMES, record_every: float = 1
+) -> Trajectory:
     """Simulate ``creature`` in ``world`` for ``frames`` frames, recording every ``record_every`` frames.
 
-    Deterministic: the same inputs give a bit-identical trajectory.
+    Args:
+        creature: the creature (its initial positions and velocities are the state at frame 0).
+        world: the world; None: :meth:`World.from_model` (the defaults with the creature's own ``world``).
+        frames: frames to simulate (a whole number of steps of ``world.dt``).
+        record_every: frames between records (a whole number of steps); record 0 is frame 0.
+
+    Returns:
+        The :class:`Trajectory` (numpy arrays). Deterministic: the same inputs give a bit-identical one.
+
+    Raises:
+        EvoInputError: frames or record_every that are not whole numbers of steps, or records that do
+            not fit in memory.
     """
+    if world is None:
+        world = World.from_model(creature)
     n_steps = steps_for(frames, world.dt)
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
@@ -205,3 +231,20 @@ def simulate(creature: Creature, world: World, frames: int, record_every: float 
         exploded=bool(exploded),
         exploded_frame=float(exploded_step * world.dt) if exploded else None,
     )
+
+
+def warm_up(world: World) -> None:
+    """Compile (or load from numba's cache) and run the kernel once in ``world``."""
+    tiny = Creature(
+        positions=[[0.0, 10.0], [10.0, 10.0]],
+        velocities=[[0.0, 0.0], [0.0, 0.0]],
+        fixed=[False, False],
+        link_a=[0],
+        link_b=[1],
+        rest=[10.0],
+        alpha=[0.5],
+        phi=[0.0],
+        omega=0.1,
+        beta=0.5,
+    )
+    simulate(tiny, world, 2 * world.dt, record_every=world.dt)

@@ -111,6 +111,11 @@ class World:
             raise EvoInputError(expected, field=key)
 
     @classmethod
+    def from_model(cls, creature: Any) -> World:
+        """The default world updated with a creature's own ``world`` mapping (errors name ``world.key``)."""
+        return cls().updated(creature.world, where="world")
+
+    @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(cls))
 

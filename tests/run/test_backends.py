@@ -15,10 +15,10 @@ from evo.fitness.evaluate import EvaluationSpec, PluginFailed, evaluate
 from evo.ga.creatures import random_creature
 from evo.ga.loop import Evolution, LoopSettings
 from evo.ga.settings import GenomeSection
-from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend, warm_up
-from evo.run.evolve import run_logging
+from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend
+from evo.run.folder import run_logging
 from evo.run.job import BreedContext, breed_and_evaluate
-from evo.sim import World
+from evo.sim import World, warm_up
 
 
 @pytest.fixture(scope="module")

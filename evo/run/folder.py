@@ -1,0 +1,310 @@
+"""The run folder as a listener on the loop: what may start or resume where (:func:`prepare`), and the
+files written after every generation (:class:`FolderWriter`; the folder is described in docs/runs.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from multiprocessing_logging import MultiProcessingHandler
+
+from evo.errors import EvoInputError
+from evo.fitness import Plugin, load_ref
+from evo.ga.individual import Individual
+from evo.ga.loop import Evolution, LoopSettings, history_columns
+from evo.io.checkpoint import evolution_from_dict, model_document, state_parts
+from evo.io.models import dumps_model, load_model
+from evo.io.provenance import Provenance
+from evo.io.run_folder import RunFolder, elite_file_name, model_digest
+from evo.io.tomlfiles import dumps_toml
+from evo.model import Creature
+from evo.run.callbacks import Callback, GenerationStatus, RunStart
+from evo.run.config import Config
+
+__all__ = ["FolderWriter", "Prepared", "RunFailed", "loop_settings", "prepare", "provenance_of"]
+
+log = logging.getLogger("evo.run")
+
+# keys that may change between a run and its --resume: how far it goes, and how it is computed
+RESUMABLE_CHANGES = {("run", "generations"), ("pool", "workers"), ("pool", "chunksize")}
+
+
+class RunFailed(Exception):
+    """The run stopped: an evaluation failed or the folder could not be written. One-line message; the
+    last checkpoint is intact."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run ready to start or continue: nothing has been written yet. ``folder`` is None in memory."""
+
+    config: Config
+    folder: RunFolder | None
+    plugin: Plugin
+    evolution: Evolution
+    resumed: bool
+
+
+def loop_settings(config: Config, objectives: tuple[str, ...], weights: tuple[float, ...]) -> LoopSettings:
+    """What the generation loop needs: the config's sizes and seed, the plugin's objectives and weights."""
+    return LoopSettings(
+        population=config.run.population,
+        seed=config.run.seed,
+        objectives=tuple(objectives),
+        weights=tuple(weights),
+        genome=config.genome,
+        ga=config.ga,
+    )
+
+
+def _config_changes(old_text: str, config: Config, source: str) -> list[str]:
+    """Keys of the saved config.toml that the new config changes (``[table] key``)."""
+    try:
+        old = tomllib.loads(old_text)
+    except tomllib.TOMLDecodeError as exc:
+        raise EvoInputError(f"cannot read the run's config: {exc}", source=source) from None
+    new = tomllib.loads(dumps_toml(config.to_dict()))
+    changed = []
+    for table in sorted(set(old) | set(new)):
+        a, b = old.get(table, {}), new.get(table, {})
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key) and (table, key) not in RESUMABLE_CHANGES:
+                changed.append(f"[{table}] {key}")
+    return changed
+
+
+def prepare(
+    config: Config, *, out: str | Path | None = None, resume: bool = False, force: bool = False
+) -> Prepared:
+    """Check that the run can start (or resume) in ``out`` (None: in memory); writes nothing.
+
+    Raises:
+        EvoInputError: the folder holds a run (without ``resume`` or ``force``), there is no checkpoint to
+            resume, or the config changes more than ``[run] generations`` and ``[pool]``.
+    """
+    plugin = load_ref(config.plugin)
+    settings = loop_settings(config, plugin.objectives, plugin.weights)
+    models = [load_model(path) for path in config.genome.seed_models]
+    if out is None:
+        if resume:
+            raise EvoInputError("resuming needs the run folder (out=...)")
+        return Prepared(config, None, plugin, Evolution(settings, seed_models=models), resumed=False)
+    folder = RunFolder(out)
+    if not resume:
+        folder.check_new(force=force)
+        return Prepared(config, folder, plugin, Evolution(settings, seed_models=models), resumed=False)
+    folder.check_resumable()
+    if folder.config.is_file():
+        changed = _config_changes(folder.read_config_text(), config, str(folder.config))
+        if changed:
+            raise EvoInputError(
+                f"{', '.join(changed)} differ(s) from the run's config.toml; only [run] generations and "
+                "[pool] may change when resuming (use --force to start over)",
+                source=config.source,
+            )
+    doc = folder.read_checkpoint()
+    try:
+        evolution = evolution_from_dict(doc, settings, seed_models=models)
+    except (KeyError, TypeError, ValueError) as exc:
+        source = str(folder.checkpoint)
+        raise EvoInputError(f"cannot resume from this checkpoint: {exc}", source=source) from None
+    return Prepared(config, folder, plugin, evolution, resumed=True)
+
+
+def provenance_of(config: Config, ind: Individual, objectives: tuple[str, ...]) -> Provenance:
+    """The provenance an elite's (or a generation best's) model file records."""
+    return Provenance(
+        run=config.run.name,
+        id=ind.id,
+        generation=ind.born,
+        plugin=config.evaluation.plugin,
+        frames=config.evaluation.frames,
+        parents=tuple(ind.parents),
+        plugin_paths=tuple(config.evaluation.plugin_paths),
+        params=dict(config.evaluation.params),
+        seed=ind.seed,
+        fitness=tuple(ind.values or ()),
+        objectives=objectives,
+    )
+
+
+class _EliteFiles:
+    """The hall of fame as model files: names in rank order, texts made once per individual. An elite's
+    rank is in its file name only, so an elite that moves in rank keeps its bytes."""
+
+    def __init__(self, config: Config, plugin: Plugin):
+        self.config = config
+        self.objectives = tuple(plugin.objectives)
+        self.world = config.world.to_dict()
+        self._digests: dict[str, str] = {}
+        self._texts: dict[str, str] = {}
+
+    def creature(self, ind: Individual) -> Creature:
+        meta = provenance_of(self.config, ind, self.objectives).to_meta()
+        return ind.creature.replace(name=f"{self.config.run.name}-{ind.id}", world=self.world, meta=meta)
+
+    def names(self, members: list[Individual]) -> list[tuple[str, Individual]]:
+        """(file name, individual), best first."""
+        digests = {m.id: self._digests.get(m.id) or model_digest(model_document(m)) for m in members}
+        self._digests = digests
+        return [
+            (elite_file_name(rank, len(members), ind.born, digests[ind.id]), ind)
+            for rank, ind in enumerate(members, start=1)
+        ]
+
+    def texts(self, named: list[tuple[str, Individual]]) -> list[tuple[str, str]]:
+        """(file name, model text) of each elite."""
+        texts = {ind.id: self._texts.get(ind.id) or dumps_model(self.creature(ind)) for _, ind in named}
+        self._texts = texts
+        return [(name, texts[ind.id]) for name, ind in named]
+
+
+def _generation_best(population: list[Individual]) -> Individual | None:
+    """The fittest evaluated individual of a generation with finite fitness (DEAP's weighted order)."""
+    finite = [ind for ind in population if ind.values and all(map(math.isfinite, ind.values))]
+    return max(finite, key=lambda ind: ind.fitness, default=None)
+
+
+@contextlib.contextmanager
+def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
+    """Send the ``evo`` logger's records -- those of forked workers too -- to ``path`` (appending)."""
+    logger = logging.getLogger("evo")
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
+    )
+    handler.setLevel(level)
+    wrapped = MultiProcessingHandler("evo-run-log", sub_handler=handler)
+    old_level = logger.level
+    logger.setLevel(level)
+    logger.addHandler(wrapped)
+    try:
+        yield
+    finally:
+        logger.removeHandler(wrapped)
+        logger.setLevel(old_level)
+        wrapped.close()
+
+
+class FolderWriter(Callback):
+    """Writes the run folder: ``config.toml`` at the start, then after every generation ``checkpoint.json``
+    (the source of truth), ``history.csv``, ``elites/`` and ``generations/genNNNN.json``, in a background
+    thread while the next generation is made (at most one write in flight, in order); ``run.log``
+    throughout; a creature whose evaluation failed under ``failed/``."""
+
+    def __init__(self, prepared: Prepared):
+        if prepared.folder is None:
+            raise ValueError("FolderWriter needs a run folder")
+        self.prepared = prepared
+        self.folder: RunFolder = prepared.folder
+        self.elites = _EliteFiles(prepared.config, prepared.plugin)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evo-run-writer")
+        self._future: Future | None = None
+        self._logging: contextlib.ExitStack | None = None
+
+    # -- the loop's hooks -----------------------------------------------------------------------------
+    def on_run_start(self, run: RunStart) -> None:
+        prepared, folder = self.prepared, self.folder
+        config_text = prepared.config.to_toml()
+        if prepared.resumed:
+            folder.write_config(config_text)
+        else:
+            folder.create(config_text, force=True)  # prepare() checked that it may
+        self._logging = contextlib.ExitStack()
+        self._logging.enter_context(run_logging(folder.log))
+        if prepared.resumed:
+            log.info(
+                "resuming %s at generation %d of %d",
+                folder.path,
+                prepared.evolution.generation + 1,
+                prepared.config.run.generations,
+            )
+            self._snapshot()()  # history and elites exactly as the checkpoint says
+        else:
+            log.info("starting %s: %s", folder.path, "; ".join(prepared.config.describe()))
+
+    def on_generation_end(self, status: GenerationStatus) -> None:
+        self._submit(self._snapshot())
+
+    def on_failure(self, generation: int, index: int, creature: Creature, seed: int, message: str) -> str:
+        config = self.prepared.config
+        name = f"g{generation}-{index}"
+        meta = Provenance(
+            run=config.run.name,
+            id=name,
+            generation=generation,
+            plugin=config.evaluation.plugin,
+            frames=config.evaluation.frames,
+            plugin_paths=tuple(config.evaluation.plugin_paths),
+            params=dict(config.evaluation.params),
+            seed=seed,
+            error=message,
+        ).to_meta()
+        failed = creature.replace(
+            name=f"{config.run.name}-{name}-failed", world=config.world.to_dict(), meta=meta
+        )
+        try:
+            saved = self.folder.save_failed(failed, generation, index)
+        except OSError as exc:
+            return f"the creature could not be saved ({exc})"
+        return f"the creature is saved as {saved}"
+
+    def on_run_end(self, stopped: bool) -> None:
+        try:
+            self.close()
+        finally:
+            if self._logging is not None:
+                self._logging.close()
+                self._logging = None
+
+    # -- writing --------------------------------------------------------------------------------------
+    def _snapshot(self) -> Callable[[], None]:
+        """The state after the last ``tell``, captured now (cheap: told individuals never change), and the
+        work of writing it."""
+        folder, evolution = self.folder, self.prepared.evolution
+        state = evolution.state()
+        members = list(evolution.hall_of_fame)
+        population = list(evolution.population)
+        columns = history_columns(self.prepared.plugin.objectives)
+        elites = self.elites
+
+        def work() -> None:
+            started = time.perf_counter()
+            head, individuals = state_parts(state)
+            folder.write_checkpoint(head, individuals)
+            folder.write_history(columns, head["logbook"])
+            folder.write_elites(elites.texts(elites.names(members)))
+            best = _generation_best(population)
+            if best is not None:
+                folder.write_generation_best(state.generation, dumps_model(elites.creature(best)))
+            log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
+
+        return work
+
+    def _submit(self, work: Callable[[], None]) -> None:
+        self.join()
+        self._future = self._executor.submit(work)
+
+    def join(self) -> None:
+        """Wait for the write in flight; its error, if any, is raised here as :class:`RunFailed`."""
+        future, self._future = self._future, None
+        if future is None:
+            return
+        try:
+            future.result()
+        except OSError as exc:
+            raise RunFailed(f"cannot write the run folder: {exc}") from None
+
+    def close(self) -> None:
+        try:
+            self.join()
+        finally:
+            self._executor.shutdown(wait=True)
