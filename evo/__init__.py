@@ -1,8 +1,75 @@
-"""evo: an evolutionary creature designer in the style of Ed Burton's Sodaconstructor.
+"""evo: an evolutionary creature designer in the style of Ed Burton's Sodaconstructor (docs/python.md).
 
-Creatures are point masses joined by springs and sinusoidal muscles. The public entry points are
-:class:`evo.model.Creature`, :class:`evo.sim.World`, :func:`evo.sim.simulate` and the file readers in
-:mod:`evo.io`.
+The public API is imported on first use, so ``import evo`` stays light: ``evo.load_model``,
+``evo.simulate``, ``evo.evolve``, ``evo.open_run``, ``evo.Config``, ``evo.Evolution`` and the rest of
+:data:`__all__`.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+# public name -> "module:attribute", imported on first use
+_PUBLIC = {
+    "Callback": "evo.run.callbacks:Callback",
+    "Config": "evo.run.config:Config",
+    "Creature": "evo.model:Creature",
+    "DEFAULT_FRAMES": "evo.sim:DEFAULT_FRAMES",
+    "EvoInputError": "evo.errors:EvoInputError",
+    "Evaluation": "evo.fitness:Evaluation",
+    "Evolution": "evo.ga.loop:Evolution",
+    "GenerationStatus": "evo.run.callbacks:GenerationStatus",
+    "LoopSettings": "evo.ga.loop:LoopSettings",
+    "Member": "evo.run.callbacks:Member",
+    "Provenance": "evo.io.provenance:Provenance",
+    "RunFailed": "evo.run.folder:RunFailed",
+    "RunResult": "evo.run.evolve:RunResult",
+    "SimulationResult": "evo.fitness:SimulationResult",
+    "Trajectory": "evo.sim:Trajectory",
+    "World": "evo.sim:World",
+    "breed": "evo.ga.brood:breed",
+    "evaluate": "evo.fitness:evaluate",
+    "evolve": "evo.run.evolve:evolve",
+    "fitness_plugin": "evo.fitness:fitness_plugin",
+    "load_model": "evo.io.models:load_model",
+    "open_run": "evo.run.evolve:open_run",
+    "register_fitness": "evo.fitness:register_fitness",
+    "save_model": "evo.io.models:save_model",
+    "simulate": "evo.sim:simulate",
+}
+
+__all__ = sorted(_PUBLIC)
+_renderers_installed = False
+
+
+def _install_renderers() -> None:
+    """Let a notebook draw creatures and runs (the drawing code lives above the model's layer)."""
+    global _renderers_installed
+    if _renderers_installed:
+        return
+    _renderers_installed = True
+    from evo import model
+    from evo.gallery import notebook
+    from evo.run import evolve
+
+    model.HTML_RENDERER = notebook.creature_html
+    evolve.HTML_RENDERER = notebook.run_html
+
+
+def __getattr__(name: str) -> Any:
+    reference = _PUBLIC.get(name)
+    if reference is None:
+        raise AttributeError(f"module 'evo' has no attribute {name!r}")
+    module, _, attribute = reference.partition(":")
+    value = getattr(importlib.import_module(module), attribute)
+    if name in ("Creature", "load_model", "evolve", "open_run", "RunResult"):
+        _install_renderers()
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

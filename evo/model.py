@@ -25,6 +25,9 @@ import numpy as np
 
 __all__ = ["Creature", "Topology", "is_connected", "topology"]
 
+# set by evo/__init__.py: draws a creature for Jupyter (the drawing code lives above this layer)
+HTML_RENDERER: Any = None
+
 
 def _frozen(array: Any, dtype: Any, shape_tail: tuple[int, ...] = ()) -> np.ndarray:
     out = np.array(array, dtype=dtype, copy=True)
@@ -112,6 +115,16 @@ class Creature:
                 raise ValueError(f"{name} must have shape (n_links,)")
         if self.mass.shape != (n,):
             raise ValueError("mass must have shape (n_masses,)")
+
+    def _repr_html_(self) -> str | None:
+        """An animated replay in a notebook (once ``evo`` is imported)."""
+        return HTML_RENDERER(self) if HTML_RENDERER is not None else None
+
+    def __repr__(self) -> str:
+        return (
+            f"Creature({self.name!r}: {self.n_masses} masses, {self.n_links} links, "
+            f"{self.n_muscles} muscles, omega {self.omega:.4g} rad/frame)"
+        )
 
     # -- sizes -------------------------------------------------------------------------------
     @property

@@ -260,14 +260,16 @@ class Evolution:
     def tell(self, results: Sequence[Sequence[tuple[Creature | None, Any]]]) -> dict[str, Any]:
         """Give, for each brood of :meth:`ask` in order, its children as (creature, outcome) pairs --
         ``(None, None)`` for a child that is a copy -- where an outcome has ``.fitness`` (a tuple) and
-        ``.exploded``; a third item, if any, is the child's ``model_json`` text made elsewhere. Returns
-        the generation's logbook record."""
+        ``.exploded`` (an :class:`evo.fitness.Evaluation`), or is a number or a tuple of numbers; a third
+        item, if any, is the child's model JSON text made elsewhere. Returns the generation's logbook
+        record."""
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
         survivors, plan = self._pending
         if len(results) != len(plan):
             raise ValueError(f"expected the children of {len(plan)} broods, got {len(results)}")
         g = self.generation + 1
+        s = self.settings
         children: list[Individual] = []
         todo: list[Individual] = []
         for (brood, parents), kids in zip(plan, results, strict=True):
@@ -284,11 +286,11 @@ class Evolution:
                     origin = () if parent is None else (parent.id,)
                 child = self._new(creature, g, origin)
                 child.id = f"g{g}-{len(todo)}"
-                child.set_fitness(outcome.fitness, exploded=outcome.exploded, seed=seed)
+                fitness, exploded = _outcome(outcome, len(s.weights))
+                child.set_fitness(fitness, exploded=exploded, seed=seed)
                 child.model_text = text[0] if text else None
                 children.append(child)
                 todo.append(child)
-        s = self.settings
         if s.multi_objective and g > 0:
             population = tools.selNSGA2(self.population + children, s.population)
         else:
@@ -357,6 +359,16 @@ class Evolution:
         for record in state.logbook:
             evolution.logbook.record(**record)
         return evolution
+
+
+def _outcome(outcome: Any, arity: int) -> tuple[tuple[float, ...], bool]:
+    """(fitness, exploded) of an evaluation, or of a plain number or tuple of numbers (not exploded)."""
+    if hasattr(outcome, "fitness"):
+        return tuple(outcome.fitness), bool(getattr(outcome, "exploded", False))
+    values = tuple(outcome) if isinstance(outcome, tuple | list) else (outcome,)
+    if len(values) != arity:
+        raise ValueError(f"expected {arity} fitness value(s) per child, got {outcome!r}")
+    return tuple(float(v) for v in values), False
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError, closest
-from evo.fitness import Plugin, PluginRef, check_params, find_plugin
+from evo.fitness import Plugin, PluginRef, check_params, find_plugin, load_ref
 from evo.fitness.evaluate import EvaluationSpec
+from evo.ga.loop import LoopSettings
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
@@ -159,6 +160,18 @@ class Config:
         evaluation = dataclasses.replace(self.evaluation, plugin=plugin.name, params=params)
         _check_records(plugin, self.world, self.source)
         return dataclasses.replace(self, evaluation=evaluation, plugin=plugin.ref())
+
+    def loop_settings(self) -> LoopSettings:
+        """What :class:`evo.Evolution` needs from this config (its plugin's objectives and weights too)."""
+        plugin = load_ref(self.plugin)
+        return LoopSettings(
+            population=self.run.population,
+            seed=self.run.seed,
+            objectives=tuple(plugin.objectives),
+            weights=tuple(plugin.weights),
+            genome=self.genome,
+            ga=self.ga,
+        )
 
     def evaluation_spec(self) -> EvaluationSpec:
         """What each evaluation needs, as plain data for the workers."""
