@@ -14,7 +14,7 @@ Sections, each a function ``section(args) -> Section`` named in :data:`SECTIONS`
   (see :mod:`evo.bench.evolution`).
 
 Every section returns lines of text (printed as a table) and a dict of JSON fields; ``--json`` prints
-all the sections' fields merged into one JSON object on the last line of stdout. Besides ``json`` and
+all the sections' fields merged into one JSON object on stdout (the tables go to stderr). Besides ``json`` and
 ``repeats``, :func:`main` honours optional attributes of ``args`` that the command line does not set:
 ``sections`` (names to run, default all), ``frames`` and ``numpy_frames`` (timed run lengths).
 """
@@ -25,6 +25,7 @@ import argparse
 import importlib
 import json
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,12 +76,13 @@ def run_sections(args: argparse.Namespace, names: list[str] | None = None) -> li
 def main(args: argparse.Namespace) -> int:
     """Run every section, print their tables, and with ``args.json`` the merged JSON object last."""
     sections = run_sections(args, getattr(args, "sections", None))
+    human = sys.stderr if getattr(args, "json", False) else sys.stdout  # --json: stdout holds JSON only
     merged: dict[str, Any] = {}
     for section in sections:
-        print(f"== {section.title}")
+        print(f"== {section.title}", file=human)
         for line in section.lines:
-            print(line)
-        print()
+            print(line, file=human)
+        print(file=human)
         for key, value in section.data.items():
             if key in merged and merged[key] != value:
                 raise RuntimeError(f"two bench sections both report {key!r}")

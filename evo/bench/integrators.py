@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -156,10 +157,11 @@ def integrator_lines(rows: list[dict[str, Any]]) -> list[str]:
 def main(args: argparse.Namespace) -> int:
     """Print the table, and with ``args.json`` a JSON object ``{"integrators": rows}`` on the last line."""
     rows = integrator_rows(int(getattr(args, "repeats", 3)))
-    print("== integrators: energy error on seed 003's double spring and throughput")
+    human = sys.stderr if getattr(args, "json", False) else sys.stdout  # --json: stdout holds JSON only
+    print("== integrators: energy error on seed 003's double spring and throughput", file=human)
     for line in integrator_lines(rows):
-        print(line)
-    print()
+        print(line, file=human)
+    print(file=human)
     if getattr(args, "json", False):
         safe = [
             {k: (v if not (isinstance(v, float) and math.isinf(v)) else None) for k, v in r.items()}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError
@@ -20,34 +19,32 @@ from evo.sim.world import World
 
 
 def plugin_spec(creature: Creature, args: argparse.Namespace, world: World, frames: int) -> tuple[Any, int]:
-    """(EvaluationSpec, seed) for ``--plugin``; raises :class:`EvoInputError` on bad options."""
-    from evo.fitness import check_params, find_plugin
-    from evo.fitness.evaluate import EvaluationSpec
+    """(EvaluationSpec, seed) for ``--plugin`` (see :func:`evo.run.rescore.scoring`)."""
+    from evo.run.rescore import scoring
 
-    meta = creature.meta if isinstance(creature.meta, dict) else {}
-    from_run = meta.get("plugin") == args.plugin
-    paths = list(args.plugin_path)
-    if from_run:
-        paths += [p for p in meta.get("plugin_paths", []) if isinstance(p, str) and Path(p).exists()]
-    plugin = find_plugin(args.plugin, paths, field="--plugin")
-    params = dict(meta.get("params", {})) if from_run and isinstance(meta.get("params"), dict) else {}
+    params = None
     if args.params:
         try:
-            given = json.loads(args.params)
+            params = json.loads(args.params)
         except json.JSONDecodeError as exc:
             raise EvoInputError(f"--params: not valid JSON: {exc.msg}") from None
-        if not isinstance(given, dict):
+        if not isinstance(params, dict):
             raise EvoInputError(f"--params: expected a JSON object, got {args.params!r}")
-        params.update(given)
-    params = check_params(plugin, params, source=None, where="--params")
-    seed = args.seed
-    if seed is None:
-        seed = meta.get("seed") if from_run and isinstance(meta.get("seed"), int) else 0
-    return EvaluationSpec(world=world, frames=int(frames), plugin=plugin.ref(), params=params), int(seed)
+    return scoring(
+        creature,
+        args.plugin,
+        world=world,
+        frames=frames,
+        params=params,
+        seed=args.seed,
+        plugin_paths=args.plugin_path,
+        where="--params",
+    )
 
 
-def score(creature: Creature, spec: Any, seed: int) -> list[float | str] | None:
-    """Evaluate and print one line; the fitness as a JSON-safe list, or None if the plugin failed."""
+def score(creature: Creature, spec: Any, seed: int, *, out: Any = None) -> list[float | str] | None:
+    """Evaluate and print one line (on ``out``, default stdout); the fitness as a JSON-safe list, or None
+    if the plugin failed."""
     from evo.fitness import load_ref
     from evo.fitness.evaluate import PluginFailed, evaluate
     from evo.io.checkpoint import encode_numbers
@@ -59,5 +56,9 @@ def score(creature: Creature, spec: Any, seed: int) -> list[float | str] | None:
         return None
     names = load_ref(spec.plugin).objectives
     text = ", ".join(f"{n} {v:.6g}" for n, v in zip(names, outcome.fitness, strict=True))
-    print(f"fitness ({spec.plugin.name}): {text}" + ("  (EXPLODED)" if outcome.exploded else ""))
+    line = f"fitness ({spec.plugin.name}): {text}" + ("  (EXPLODED)" if outcome.exploded else "")
+    settle = spec.params.get("settle_frames")
+    if isinstance(settle, int | float) and settle:
+        line += f"  (counted from frame {settle:g}, settle_frames)"
+    print(line, file=out or sys.stdout)
     return encode_numbers(outcome.fitness)

@@ -1,4 +1,4 @@
-"""``evo bench``: throughput of the simulator (see evo/bench.py)."""
+"""``evo bench``: throughput of the simulator and of whole runs (see evo/bench/)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ HELP = "benchmark the simulator kernel (spring-updates per second)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print a JSON object on the last line")
+    parser.add_argument(
+        "--json", action="store_true", help="print the figures as one JSON object on stdout (tables: stderr)"
+    )
     parser.add_argument("--repeats", type=int, default=7, help="timed repeats per case (best is kept)")
     parser.add_argument(
         "--integrators",

@@ -8,10 +8,11 @@ import re
 
 from evo.cli._common import add_world_arguments, world_for
 from evo.errors import EvoInputError
+from evo.io.provenance import frames_in
+from evo.sim import DEFAULT_FRAMES
 
 NAME = "replay"
 HELP = "render a model (.json or Sodaconstructor .xml) as an animated GIF (--gif) or an SVG poster (--svg)"
-DEFAULT_FRAMES = 3000
 GIF_FRAMES = 150  # about this many GIF frames unless --every is given
 
 
@@ -63,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
     world = world_for(creature, args, args.model)
     frames = args.frames
     if frames is None:
-        meta_frames = creature.meta.get("frames")
-        frames = meta_frames if isinstance(meta_frames, int) and meta_frames > 0 else DEFAULT_FRAMES
+        frames = frames_in(creature.meta) or DEFAULT_FRAMES
     if frames < 1:
         raise EvoInputError(f"--frames must be at least 1, got {frames}")
     if args.gif:

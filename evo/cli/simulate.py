@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
-
-import numpy as np
+import sys
 
 from evo.cli._common import add_world_arguments, world_for, writing
 from evo.cli._fitness import plugin_spec, score
 from evo.errors import EvoInputError
-from evo.io.atomic import atomic_write_text
 from evo.io.models import load_model
-from evo.sim import simulate
+from evo.io.trace import write_trace
+from evo.sim import DEFAULT_FRAMES, simulate
 
 NAME = "simulate"
 HELP = "simulate a model (.json or Sodaconstructor .xml) and print a summary"
-DEFAULT_FRAMES = 3000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +64,7 @@ def summary(creature, trajectory) -> dict:
     end = trajectory.centroids[-1]
     return {
         "name": creature.name,
-        "frames": float(trajectory.frames[-1]),
+        "frames": _frames_value(float(trajectory.frames[-1])),
         "masses": creature.n_masses,
         "links": creature.n_links,
         "muscles": creature.n_muscles,
@@ -79,26 +76,9 @@ def summary(creature, trajectory) -> dict:
     }
 
 
-def frame_text(frame: float) -> str:
-    """A frame number as written in the trace: ``1234567``, ``12345.25``, ``0.3`` (not ``1.23457e+06``,
-    ``12345.2`` or the ``0.30000000000000004`` of 3 steps of dt = 0.1)."""
-    frame = round(frame, 9)
-    return str(int(frame)) if frame.is_integer() else repr(frame)
-
-
-def trace_csv(trajectory) -> str:
-    out = io.StringIO()
-    out.write("frame,mass,x,y,vx,vy\n")
-    n_rec, n = trajectory.positions.shape[:2]
-    frames = np.repeat(trajectory.frames, n)
-    masses = np.tile(np.arange(n), n_rec)
-    pos = trajectory.positions.reshape(-1, 2).tolist()  # Python floats: repr() is the shortest exact form
-    vel = trajectory.velocities.reshape(-1, 2).tolist()
-    for f, m, (x, y), (vx, vy) in zip(
-        map(frame_text, frames.tolist()), masses.tolist(), pos, vel, strict=True
-    ):
-        out.write(f"{f},{m},{x!r},{y!r},{vx!r},{vy!r}\n")
-    return out.getvalue()
+def _frames_value(frames: float) -> int | float:
+    """A frame count for JSON: an integer when it is whole (3000, not 3000.0)."""
+    return int(frames) if float(frames).is_integer() else frames
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,16 +107,22 @@ def run(args: argparse.Namespace) -> int:
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
-            atomic_write_text(args.trace, trace_csv(trajectory))
+            write_trace(args.trace, trajectory)
     result = summary(creature, trajectory)
+    human = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
     print(
-        f"{creature.name}: {result['masses']} masses, {result['links']} links ({result['muscles']} muscles)"
+        f"{creature.name}: {result['masses']} masses, {result['links']} links ({result['muscles']} muscles)",
+        file=human,
     )
-    print(f"simulated {result['frames']:g} frames with {world.integrator} (dt = {world.dt:g})")
-    print(f"centroid x: {result['start_centroid'][0]:.2f} -> {result['end_centroid'][0]:.2f} px")
-    print(f"distance: {result['distance']:.2f} px" + ("  (EXPLODED)" if result["exploded"] else ""))
+    print(f"simulated {result['frames']:g} frames with {world.integrator} (dt = {world.dt:g})", file=human)
+    print(f"centroid x: {result['start_centroid'][0]:.2f} -> {result['end_centroid'][0]:.2f} px", file=human)
+    print(
+        f"distance: {result['distance']:.2f} px from frame 0"
+        + ("  (EXPLODED)" if result["exploded"] else ""),
+        file=human,
+    )
     if scoring is not None:
-        fitness = score(creature, *scoring)
+        fitness = score(creature, *scoring, out=human)
         if fitness is None:
             return 1
         result["fitness"] = fitness

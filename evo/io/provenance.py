@@ -9,7 +9,7 @@ from typing import Any
 
 from evo.io.checkpoint import decode_numbers, encode_numbers
 
-__all__ = ["Provenance"]
+__all__ = ["Provenance", "frames_in"]
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -18,6 +18,13 @@ def _strings(value: Any) -> tuple[str, ...]:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def frames_in(meta: Any) -> int | None:
+    """The frames a model's ``meta`` says it is simulated for (a run's elites and hand-made models alike),
+    or None when it says nothing usable."""
+    frames = meta.get("frames") if isinstance(meta, Mapping) else None
+    return frames if isinstance(frames, int) and not isinstance(frames, bool) and frames > 0 else None
 
 
 @dataclass(frozen=True)

@@ -142,11 +142,13 @@ class RunFolder:
         if self.path.exists() and not self.path.is_dir():
             raise EvoInputError("exists and is not a folder", source=str(self.path))
         if self.holds_anything() and not force:
-            what = "a run" if self.checkpoint.exists() or self.config.exists() else "files"
-            raise EvoInputError(
-                f"the folder already holds {what}; use --resume to continue it or --force to start over",
-                source=str(self.path),
-            )
+            if self.checkpoint.exists() or self.config.exists():
+                message = (
+                    "the folder already holds a run; use --resume to continue it or --force to start over"
+                )
+            else:
+                message = "the folder holds files that are not an evo run; choose a new or an empty folder"
+            raise EvoInputError(message, source=str(self.path))
 
     def check_resumable(self) -> None:
         """Raise :class:`EvoInputError` unless there is a checkpoint to resume from."""

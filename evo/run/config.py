@@ -210,10 +210,22 @@ class Config:
             f"run '{run.name}': seed {run.seed}, {run.generations} generations of {run.population} creatures",
             f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {self.plugin.origin}",
             f"world: gravity {world.gravity:g}, damping {world.damping:g}, stiffness {world.stiffness:g}, "
-            f"{world.integrator} dt {world.dt:g}, {len(world.terrain)} terrain polyline(s)",
+            f"{world.integrator} dt {world.dt:g}, {world.contact} contact, ground {_ground_text(world)}, "
+            f"{len(world.terrain)} terrain polyline(s), "
+            + (f"max_speed {world.max_speed:g} px/frame" if world.max_speed is not None else "no max_speed"),
             f"pool: {self.pool.workers} worker(s)"
             + (f", chunks of {self.pool.chunksize}" if self.pool.chunksize else ""),
         ]
+
+
+def _ground_text(world: World) -> str:
+    """``hills (amplitude 20, wavelength 400)``: the ground's type and its keys, for summaries."""
+    table = world.ground.to_value()
+    kind = table.pop("type")
+    parts = [
+        f"{key} {len(value)} points" if key == "points" else f"{key} {value}" for key, value in table.items()
+    ]
+    return f"{kind} ({', '.join(parts)})" if parts else kind
 
 
 def load_config(path: str | os.PathLike) -> Config:

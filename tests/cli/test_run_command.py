@@ -353,6 +353,28 @@ def test_an_existing_run_is_never_overwritten_without_force_and_resume_checks_th
     assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 2
 
 
+def test_a_folder_of_unrelated_files_is_refused_without_suggesting_resume(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", generations=2)
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "cat.jpg").write_bytes(b"not a run")
+    assert evo_run(config, "--out", folder) == 2
+    err = capsys.readouterr().err
+    assert "files that are not an evo run; choose a new or an empty folder" in err and "--resume" not in err
+    assert [p.name for p in folder.iterdir()] == ["cat.jpg"]
+
+
+def test_validate_summarises_the_ground_and_max_speed_of_a_config(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", generations=2)
+    text = config.read_text().replace(
+        "[world]\n", '[world]\nground = {type = "hills", amplitude = 20, wavelength = 400}\n'
+    )
+    config.write_text(text.replace("max_speed = ", "# max_speed = "))
+    assert main(["validate", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "ground hills (amplitude 20.0, wavelength 400.0)" in out and "no max_speed" in out
+
+
 def test_inspect_prints_the_leaderboard_best_first(tmp_path, capsys):
     config = write_config(tmp_path / "c.toml", generations=2)
     assert evo_run(config, "--out", tmp_path / "run", "--quiet") == 0
