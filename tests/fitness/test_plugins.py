@@ -451,12 +451,19 @@ def test_params_are_checked_against_the_signature_and_defaults_filled_in():
             "c.toml: unknown key 'setle_frames' in [evaluation.params] (parameters of plugin 'posture'); "
             "did you mean 'settle_frames'?",
         ),
-        ({"settle_frames": 2.5}, "c.toml: [evaluation.params] settle_frames: expected an integer"),
+        ({"settle_frames": 2.5}, "c.toml: [evaluation.params] settle_frames: expected an integer, got 2.5"),
         (
             {"settle_frames": True},
-            "[evaluation.params] settle_frames: expected an integer (plugin 'posture')",
+            "[evaluation.params] settle_frames: expected an integer, got True (plugin 'posture')",
         ),
-        ({"noise": "loud"}, "[evaluation.params] noise: expected a number (plugin 'posture'), got 'loud'"),
+        (
+            {"noise": "loud"},
+            "[evaluation.params] noise: expected a finite number, got 'loud' (plugin 'posture')",
+        ),
+        (
+            {"noise": math.inf},
+            "[evaluation.params] noise: expected a finite number, got inf (plugin 'posture')",
+        ),
     ],
 )
 def test_bad_params_are_one_line_errors_with_suggestions(params, message):

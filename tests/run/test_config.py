@@ -172,7 +172,7 @@ def test_parse_config_takes_a_document_and_a_base_folder():
             "[evaluation.params] settle_frames: expected an integer",
         ),
         ("[world]\ngravty = 1", "unknown key 'gravty' in [world]; did you mean 'gravity'?"),
-        ("[world]\ngravity = -1", "[world] gravity: expected a number >= 0.0, got -1"),
+        ("[world]\ngravity = -1", "[world] gravity: expected a number >= 0, got -1"),
         (
             "[world]\ndt = 0.7",
             "[evaluation] frames: 3000 frames is not a whole number of steps of dt = 0.7 frames",
