@@ -15,6 +15,7 @@ class EvoInputError(ValueError):
     def __init__(self, message: str, *, source: str | None = None, field: str | None = None):
         self.source = source
         self.field = field
+        self.message = message  # without the source and field: for relabelling an error
         parts = [p for p in (source, field) if p]
         prefix = ": ".join(parts)
         super().__init__(f"{prefix}: {message}" if prefix else message)

@@ -1,32 +1,27 @@
-"""Checking a config's ``[evaluation.params]`` against a fitness plugin's signature.
-
-Public through :func:`evo.fitness.check_params`.
+"""Checking a config's ``[evaluation.params]`` against a fitness plugin's signature (the schema engine of
+:mod:`evo.schema` does the converting and the wording). Public through :func:`evo.fitness.check_params`.
 """
 
 from __future__ import annotations
 
 import inspect
-import types
-import typing
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from evo.errors import EvoInputError, unknown_key_message
+from evo.schema import check, field_label, understood
 
 if TYPE_CHECKING:
     from evo.fitness.protocol import Plugin
 
 __all__ = ["check_params"]
 
-
-def _is_real(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
-
-
+# annotations left as strings (a plugin file's own names could not be evaluated): the builtins are read
 _TYPE_NAMES = {"int": int, "float": float, "bool": bool, "str": str, "list": list, "tuple": tuple}
 
 
 def _annotations(plugin: Plugin) -> dict[str, Any]:
+    """Each parameter's annotation, or None where it has none the schema engine checks."""
     try:
         signature = inspect.signature(plugin.func, eval_str=True)
     except Exception:
@@ -36,30 +31,8 @@ def _annotations(plugin: Plugin) -> dict[str, Any]:
         tp = p.annotation
         if isinstance(tp, str):
             tp = _TYPE_NAMES.get(tp.strip(), p.empty)
-        if typing.get_origin(tp) in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            tp = args[0] if len(args) == 1 else p.empty
-        tp = typing.get_origin(tp) or tp
-        out[p.name] = tp if tp in _TYPE_NAMES.values() else None
+        out[p.name] = tp if tp is not p.empty and understood(tp) else None
     return out
-
-
-def _coerce(value: Any, tp: type) -> tuple[bool, Any]:
-    if tp is bool:
-        return isinstance(value, bool), value
-    if tp is int:
-        return isinstance(value, int) and not isinstance(value, bool), value
-    if tp is float:
-        ok = _is_real(value)
-        return ok, float(value) if ok else None
-    if tp is str:
-        return isinstance(value, str), value
-    if tp in (list, tuple):
-        return isinstance(value, list | tuple), tp(value) if isinstance(value, list | tuple) else None
-    return True, value
-
-
-_DESCRIBE = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
 
 
 def check_params(
@@ -67,8 +40,9 @@ def check_params(
 ) -> dict[str, Any]:
     """Check ``params`` against the plugin's signature; return every parameter (defaults filled in).
 
-    The expected type of a parameter is its annotation (int, float, bool, str, list, tuple, or one of
-    them ``| None``), else the type of its default. An int is accepted (and converted) for a float.
+    The expected type of a parameter is its annotation (int, float, bool, str, list, tuple, ``tuple[float,
+    ...]``, one of them ``| None``, ...), else the type of its default. An int is converted for a float;
+    a float must be finite.
     """
     annotations = _annotations(plugin)
     out = dict(plugin.params)
@@ -82,11 +56,10 @@ def check_params(
             )
         default = plugin.params[key]
         tp = annotations.get(key) or (type(default) if default is not None else None)
-        ok, converted = _coerce(value, tp) if tp is not None else (True, value)
-        if not ok:
-            expected = _DESCRIBE.get(tp, "a list")
+        converted, problem = check(value, tp) if tp is not None else (value, None)
+        if problem is not None:
             raise EvoInputError(
-                f"{where} {key}: expected {expected} (plugin '{plugin.name}'), got {value!r}", source=source
+                f"{problem} (plugin '{plugin.name}')", source=source, field=field_label(where, key)
             )
         out[key] = converted
     return out

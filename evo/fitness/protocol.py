@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.model import Creature
+from evo.schema import is_finite_number, number_problem
 from evo.sim.simulate import centroids_of
 from evo.sim.world import World
 
@@ -119,10 +119,11 @@ def _checked(
     if not isinstance(name, str) or not name.strip() or any(c.isspace() for c in name):
         raise EvoInputError(f"{where}: the name must be a non-empty string without spaces")
     weights = tuple(weights) if isinstance(weights, tuple | list) else ()
-    if not weights or not all(_is_real(w) and math.isfinite(w) and w != 0 for w in weights):
+    if not weights or not all(is_finite_number(w) and w != 0 for w in weights):
         raise EvoInputError(f"{where}: weights must be a non-empty tuple of finite non-zero numbers")
-    if not (_is_real(record_every) and math.isfinite(record_every) and record_every > 0):
-        raise EvoInputError(f"{where}: record_every must be a number of frames > 0, got {record_every!r}")
+    problem = number_problem(record_every, low=0, open_low=True)
+    if problem:
+        raise EvoInputError(f"{where}: record_every (frames): {problem}")
     if objectives is None:
         objectives = (name,) if len(weights) == 1 else tuple(f"{name}_{i}" for i in range(len(weights)))
     objectives = tuple(objectives)
@@ -202,10 +203,6 @@ def fitness_plugin(
         return func
 
     return decorate
-
-
-def _is_real(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
 
 
 def _first_line(doc: str | None) -> str:

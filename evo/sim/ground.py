@@ -1,25 +1,7 @@
-"""The ground: a curve H(x, y) = 0 with the air where H > 0 (seed 002 §1.2).
-
-``[world] ground`` is a table ``{type = ...}`` or a bare polyline ``[[x, y], ...]``:
-
-- ``{type = "flat"}`` (default): H = y, the floor y = 0.
-- ``{type = "slope", angle = A}``: the straight line through the origin rising at A degrees
-  (−90 < A < 90; negative falls to the right), H = y·cos A − x·sin A.
-- ``{type = "hills", amplitude = a, wavelength = w}``: the height a·(1 − cos(2πx/w)) (px), so valleys
-  touch y = 0 at x = 0, ±w, … and crests reach 2a; H = y − a·(1 − cos(2πx/w)).
-- ``{type = "steps", height = h, width = w, count = n}``: a staircase from x = 0, y = 0 climbing h px
-  every w px (n steps, default 20; a negative h goes down), flat beyond both ends.
-- ``{type = "polyline", points = [[x, y], ...]}`` or a bare list of points, listed from left to right:
-  the air is on the left of the direction of travel (above a left-to-right line), and the line is
-  continued horizontally beyond its first and last points.
-
-For steps and polylines H is the signed distance to the line (its gradient has length 1 wherever the
-nearest point is unique). Under ``contact = "penalty"`` the ground pushes masses out with the penalty
-force of :mod:`evo.sim.kernels.forces`; under ``contact = "soda"`` it becomes polyline segments that reflect
-like terrain (see :meth:`Ground.soda_polyline`), besides the box floor y = 0 which is always there.
-``extent = [x_from, x_to]`` (px) is the stretch of x that slopes and hills are sampled on for soda; hills
-are sampled into 8 segments per wavelength there, at most :data:`MAX_HILL_SEGMENTS` in all.
-
+"""The ground: a curve H(x, y) = 0 with the air where H > 0 (seed 002 §1.2): flat, a slope, hills, steps
+or a polyline (H the signed distance), read from ``[world] ground`` by :func:`parse_ground`; the keys of
+each shape are in docs/integrators.md ("Ground shapes"). Under soda contact a ground becomes reflecting
+segments (:meth:`Ground.soda_polyline`); under penalty contact the kernels push masses out along ∇H.
 Units: px and degrees.
 """
 
@@ -32,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from evo.errors import EvoInputError, closest, unknown_key_message
-from evo.schema import is_finite_number
+from evo.errors import EvoInputError, unknown_key_message
+from evo.schema import check_fields, is_finite_number, setting, shown
 
 __all__ = ["GROUND_TYPES", "Ground", "parse_ground"]
 
@@ -53,12 +35,44 @@ _KEYS = {
     "polyline": ("type", "points"),
 }
 
+# the keys a table of each type must give (count and extent have defaults)
+_NEEDED = {
+    "flat": (),
+    "slope": ("angle",),
+    "hills": ("amplitude", "wavelength"),
+    "steps": ("height", "width"),
+    "polyline": ("points",),
+}
+
 Point = tuple[float, float]
+
+
+def _points(value: Any, *, source: str | None, field: str) -> tuple[Point, ...]:
+    """Polyline vertices: at least two finite [x, y] points, from left to right."""
+
+    def is_point(p: Any) -> bool:
+        return isinstance(p, list | tuple) and len(p) == 2 and all(map(is_finite_number, p))
+
+    if not isinstance(value, list | tuple) or len(value) < 2 or not all(map(is_point, value)):
+        raise EvoInputError(
+            f"expected a polyline of at least two [x, y] points, got {shown(value)}",
+            source=source,
+            field=field,
+        )
+    points = tuple((float(p[0]), float(p[1])) for p in value)
+    if not points[0][0] < points[-1][0]:
+        raise EvoInputError(
+            f"expected the points from left to right (first x < last x), got {shown(value)}",
+            source=source,
+            field=field,
+        )
+    return points
 
 
 @dataclass(frozen=True)
 class Ground:
-    """One ground shape; only the fields of its ``type`` matter (see the module docstring).
+    """One ground shape; only the fields of its ``type`` matter (see the module docstring). The
+    settings are the rules :func:`parse_ground` checks a table with.
 
     Attributes:
         type: one of :data:`GROUND_TYPES`.
@@ -69,15 +83,15 @@ class Ground:
         extent: (x_from, x_to) px sampled under soda contact (slope, hills).
     """
 
-    type: str = "flat"
-    angle: float = 0.0
-    amplitude: float = 0.0
-    wavelength: float = 1.0
-    height: float = 0.0
-    width: float = 1.0
-    count: int = 20
-    points: tuple[Point, ...] = ()
-    extent: tuple[float, float] = DEFAULT_EXTENT
+    type: str = setting("flat", choices=GROUND_TYPES)
+    angle: float = setting(0.0, low=-90.0, high=90.0, open_low=True, open_high=True)
+    amplitude: float = setting(0.0, low=0.0)
+    wavelength: float = setting(1.0, low=0.0, open_low=True)
+    height: float = setting(0.0)
+    width: float = setting(1.0, low=0.0, open_low=True)
+    count: int = setting(20, low=1, high=10000)
+    points: tuple[Point, ...] = setting((), parse=_points)
+    extent: tuple[float, float] = setting(DEFAULT_EXTENT)
 
     @property
     def is_flat(self) -> bool:
@@ -158,100 +172,43 @@ class Ground:
         return KIND_POLYLINE, params, np.ascontiguousarray(line, dtype=np.float64)
 
 
-def _number(value: Any, field: str, source: str | None, *, low: float, high: float = math.inf,
-            open_low: bool = False, open_high: bool = False) -> float:  # fmt: skip
-    ok = is_finite_number(value)
-    if ok:
-        ok = (value > low if open_low else value >= low) and (value < high if open_high else value <= high)
-    if not ok:
-        bounds = []
-        if not math.isinf(low):
-            bounds.append(f"> {low:g}" if open_low else f">= {low:g}")
-        if not math.isinf(high):
-            bounds.append(f"< {high:g}" if open_high else f"<= {high:g}")
-        expected = f"a number {' and '.join(bounds)}" if bounds else "a finite number"
-        raise EvoInputError(f"expected {expected}, got {value!r}", source=source, field=field)
-    return float(value)
-
-
-def _points(value: Any, field: str, source: str | None) -> tuple[Point, ...]:
-    def is_point(p: Any) -> bool:
-        return isinstance(p, list | tuple) and len(p) == 2 and all(map(is_finite_number, p))
-
-    if not isinstance(value, list | tuple) or len(value) < 2 or not all(map(is_point, value)):
-        raise EvoInputError("expected a polyline of at least two [x, y] points", source=source, field=field)
-    points = tuple((float(p[0]), float(p[1])) for p in value)
-    if not points[0][0] < points[-1][0]:
-        raise EvoInputError(
-            "expected the points from left to right (first x < last x)", source=source, field=field
-        )
-    return points
-
-
 def parse_ground(value: Any, *, source: str | None = None, field: str = "world.ground") -> Ground:
     """A :class:`Ground` from a table ``{type = ..., ...}``, a bare polyline, or a Ground (returned)."""
     if isinstance(value, Ground):
         return value
     if isinstance(value, list | tuple):
-        return Ground(type="polyline", points=_points(value, field, source))
+        return Ground(type="polyline", points=_points(value, source=source, field=field))
     if not isinstance(value, Mapping):
         raise EvoInputError(
-            "expected a table {type = ...} or a polyline [[x, y], ...]", source=source, field=field
+            f"expected a table {{type = ...}} or a polyline [[x, y], ...], got {shown(value)}",
+            source=source,
+            field=field,
         )
-    kind = value.get("type", "flat")
-    if kind not in GROUND_TYPES:
-        hint = closest(kind, GROUND_TYPES) if isinstance(kind, str) else None
-        message = f"expected one of {', '.join(GROUND_TYPES)}, got {kind!r}"
-        raise EvoInputError(message + (f"; did you mean '{hint}'?" if hint else ""), source=source,
-                            field=f"{field}.type")  # fmt: skip
+    kind = check_fields(Ground, {"type": value.get("type", "flat")}, source=source, where=field)["type"]
     for key in value:
         if key not in _KEYS[kind]:
             raise EvoInputError(
                 unknown_key_message(key, f"{field} (type {kind})", _KEYS[kind]), source=source
             )
-
-    def need(key: str) -> Any:
+    for key in _NEEDED[kind]:
         if key not in value:
             raise EvoInputError(f"missing (type {kind} needs it)", source=source, field=f"{field}.{key}")
-        return value[key]
-
-    changes: dict[str, Any] = {"type": kind}
-    if "extent" in value:
-        ext = value["extent"]
-        ok = isinstance(ext, list | tuple) and len(ext) == 2
-        lo = _number(ext[0], f"{field}.extent", source, low=-math.inf) if ok else 0.0
-        hi = _number(ext[1], f"{field}.extent", source, low=-math.inf) if ok else 0.0
-        if not ok or not lo < hi:
-            raise EvoInputError(
-                "expected [x_from, x_to] with x_from < x_to", source=source, field=f"{field}.extent"
-            )
-        changes["extent"] = (lo, hi)
-    if kind == "slope":
-        changes["angle"] = _number(need("angle"), f"{field}.angle", source, low=-90.0, high=90.0,
-                                   open_low=True, open_high=True)  # fmt: skip
-    elif kind == "hills":
-        changes["amplitude"] = _number(need("amplitude"), f"{field}.amplitude", source, low=0.0)
-        changes["wavelength"] = _number(
-            need("wavelength"), f"{field}.wavelength", source, low=0.0, open_low=True
+    changes = check_fields(Ground, value, source=source, where=field)
+    x0, x1 = changes.get("extent", DEFAULT_EXTENT)
+    if not x0 < x1:
+        raise EvoInputError(
+            f"expected [x_from, x_to] with x_from < x_to, got {shown(value['extent'])}",
+            source=source,
+            field=f"{field}.extent",
         )
-        x0, x1 = changes.get("extent", DEFAULT_EXTENT)
+    if kind == "hills":
         shortest = (x1 - x0) * HILL_SEGMENTS_PER_WAVELENGTH / MAX_HILL_SEGMENTS
         if not changes["wavelength"] >= shortest:
             raise EvoInputError(
                 f"expected a wavelength >= {shortest:.3g} px over the extent [{x0:g}, {x1:g}] (sampled into "
                 f"{HILL_SEGMENTS_PER_WAVELENGTH} segments per wavelength, {MAX_HILL_SEGMENTS} at most), "
-                f"got {value['wavelength']!r}",
+                f"got {shown(value['wavelength'])}",
                 source=source,
                 field=f"{field}.wavelength",
             )
-    elif kind == "steps":
-        changes["height"] = _number(need("height"), f"{field}.height", source, low=-math.inf)
-        changes["width"] = _number(need("width"), f"{field}.width", source, low=0.0, open_low=True)
-        count = value.get("count", 20)
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10000:
-            raise EvoInputError(f"expected a whole number in 1..10000, got {count!r}", source=source,
-                                field=f"{field}.count")  # fmt: skip
-        changes["count"] = count
-    elif kind == "polyline":
-        changes["points"] = _points(need("points"), f"{field}.points", source)
     return Ground(**changes)

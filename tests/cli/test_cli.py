@@ -182,13 +182,22 @@ ERRORS = [
         "unknown key 'gravty' in --set; did you mean 'gravity'?",
     ),
     (lambda t: ["simulate", WALKER, "--set", "gravity"], "--set expects NAME=VALUE"),
-    (lambda t: ["simulate", WALKER, "--set", "stiffness=-1"], "--set.stiffness: expected a number > 0.0"),
-    (lambda t: ["simulate", WALKER, "--set", "integrator=verlet"], "integrator: expected one of"),
+    (
+        lambda t: ["simulate", WALKER, "--set", "stiffness=-1"],
+        "--set.stiffness: expected a number > 0, got -1",
+    ),
+    (
+        lambda t: ["simulate", WALKER, "--set", "integrator=verlet"],
+        "--set.integrator: expected one of 'euler', 'explicit-euler', ",
+    ),
     (
         lambda t: ["simulate", WALKER, "--set", "gravity=1", "--set", "gravity_cursor=20"],
         "give either 'gravity' or 'gravity_cursor', not both",
     ),
-    (lambda t: ["simulate", WALKER, "--set", "gravity_cursor=200"], "a cursor position in 0..107"),
+    (
+        lambda t: ["simulate", WALKER, "--set", "gravity_cursor=200"],
+        "--set.gravity_cursor: expected a number in [0, 107], got 200",
+    ),
     (lambda t: ["simulate", WALKER, "--world", t / "nope.toml"], "nope.toml: no such file"),
     (lambda t: ["simulate", WALKER, "--world", world_file(t, "gravity = [")], "world.toml: not valid TOML"),
     (lambda t: ["simulate", WALKER, "--world", world_file(t, "dampng = 1")], "did you mean 'damping'?"),

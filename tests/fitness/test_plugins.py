@@ -196,6 +196,21 @@ def test_every_plugin_scores_a_small_creature_with_its_defaults(name, walker):
     assert evaluate(walker, spec, seed=7) == evaluation
 
 
+@pytest.mark.parametrize("name", sorted(ALL_PLUGINS))
+def test_every_plugins_defaults_pass_its_own_parameter_checks(name):
+    plugin = ALL_PLUGINS[name]
+    assert check_params(plugin, plugin.params, source=None) == plugin.params
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_docs_config_md_lists_every_parameter_of_a_shipped_plugin_with_its_default(name):
+    text = (ROOT / "docs" / "config.md").read_text()
+    row = re.search(rf"^\| `{name}` \| (.*?) \|", text, flags=re.M)
+    assert row, f"docs/config.md: plugin '{name}' is not in the [evaluation.params] table"
+    documented = set(re.findall(r"`(\w+ = [^`]+)`", row[1]))
+    assert documented == {f"{k} = {v!r}" for k, v in find_plugin(name).params.items()}
+
+
 # -- discovery -------------------------------------------------------------------------------------
 
 
@@ -313,6 +328,11 @@ def test_a_user_plugin_may_not_reuse_a_shipped_name(tmp_path):
             "from evo.fitness import fitness_plugin\n@fitness_plugin('x', weights=(1.0, 0.0))\n"
             "def x(result):\n    return 1.0\n",
             "weights must be a non-empty tuple of finite non-zero numbers",
+        ),
+        (
+            "from evo.fitness import fitness_plugin\n@fitness_plugin('x', record_every=0)\n"
+            "def x(result):\n    return 1.0\n",
+            "fitness_plugin('x'): record_every (frames): expected a number > 0, got 0",
         ),
         (
             "from evo.fitness import fitness_plugin\n"
@@ -451,12 +471,19 @@ def test_params_are_checked_against_the_signature_and_defaults_filled_in():
             "c.toml: unknown key 'setle_frames' in [evaluation.params] (parameters of plugin 'posture'); "
             "did you mean 'settle_frames'?",
         ),
-        ({"settle_frames": 2.5}, "c.toml: [evaluation.params] settle_frames: expected an integer"),
+        ({"settle_frames": 2.5}, "c.toml: [evaluation.params] settle_frames: expected an integer, got 2.5"),
         (
             {"settle_frames": True},
-            "[evaluation.params] settle_frames: expected an integer (plugin 'posture')",
+            "[evaluation.params] settle_frames: expected an integer, got True (plugin 'posture')",
         ),
-        ({"noise": "loud"}, "[evaluation.params] noise: expected a number (plugin 'posture'), got 'loud'"),
+        (
+            {"noise": "loud"},
+            "[evaluation.params] noise: expected a finite number, got 'loud' (plugin 'posture')",
+        ),
+        (
+            {"noise": math.inf},
+            "[evaluation.params] noise: expected a finite number, got inf (plugin 'posture')",
+        ),
     ],
 )
 def test_bad_params_are_one_line_errors_with_suggestions(params, message):

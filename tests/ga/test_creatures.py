@@ -207,7 +207,7 @@ def test_every_mutation_has_a_rate():
         ),
         ({"rest": [50.0, 10.0]}, "[genome] rest: expected a [low, high] pair"),
         ({"max_links": 3}, "[genome] max_links: expected at least masses[1] - 1 = 11 links"),
-        ({"masses": [1, 4]}, "[genome] masses: expected a list of 2 values in [2, 1000], got [1, 4]"),
+        ({"masses": [1, 4]}, "[genome] masses: expected a list of 2 integers in [2, 1000], got [1, 4]"),
         ({"max_degree": 1}, "[genome] max_degree: expected an integer >= 2, got 1"),
         ({"omega_init": "fast"}, "[genome] omega_init: expected one of 'random'"),
         ({"link_densty": 0.3}, "unknown key 'link_densty' in [genome]; did you mean 'link_density'?"),

@@ -8,6 +8,7 @@ import pickle
 import re
 import shutil
 import textwrap
+import typing
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ import pytest
 from evo.cli import main
 from evo.errors import EvoInputError
 from evo.run.config import TABLES, Config, load_config, parse_config
+from evo.schema import describe
 from evo.sim import World
+from evo.sim.ground import Ground
 
 ROOT = Path(__file__).resolve().parents[2]
 USER_PLUGINS = ROOT / "tests" / "fixtures" / "user_plugins"
@@ -172,7 +175,7 @@ def test_parse_config_takes_a_document_and_a_base_folder():
             "[evaluation.params] settle_frames: expected an integer",
         ),
         ("[world]\ngravty = 1", "unknown key 'gravty' in [world]; did you mean 'gravity'?"),
-        ("[world]\ngravity = -1", "[world] gravity: expected a number >= 0.0, got -1"),
+        ("[world]\ngravity = -1", "[world] gravity: expected a number >= 0, got -1"),
         (
             "[world]\ndt = 0.7",
             "[evaluation] frames: 3000 frames is not a whole number of steps of dt = 0.7 frames",
@@ -248,15 +251,36 @@ def test_the_plugins_command_reads_plugin_paths_from_a_config(tmp_path, capsys):
     assert "posture" in names and "distance" in names
 
 
-def _documented_keys(text: str, table: str) -> set[str]:
+def _documented_rows(text: str, table: str) -> dict[str, tuple[str, str]]:
+    """key -> (default, allowed) of the table under ``## `[table]` `` in docs/config.md, backticks dropped."""
     section = text.split(f"## `[{table}]`", 1)[1].split("\n## ", 1)[0]
-    return set(re.findall(r"^\| `(\w+)` \|", section, flags=re.M))
+    rows = re.findall(r"^\| `(\w+)` \| (.*?) \| (.*?) \|", section, flags=re.M)
+    return {key: (default.replace("`", ""), allowed.replace("`", "")) for key, default, allowed in rows}
+
+
+def _as_in_docs(value: object) -> str:
+    """A default as docs/config.md writes it: TOML-like (``"down"``, ``[4, 12]``, ``{type = "flat"}``)."""
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, tuple):
+        return "[" + ", ".join(map(_as_in_docs, value)) + "]"
+    if isinstance(value, Ground):
+        return "{" + ", ".join(f"{k} = {_as_in_docs(v)}" for k, v in value.to_value().items()) + "}"
+    return repr(value)
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
-def test_docs_config_md_documents_every_key_of_every_table(table):
-    text = (ROOT / "docs" / "config.md").read_text()
+def test_docs_config_md_gives_every_key_of_every_table_with_its_default_and_what_it_takes(table):
+    """The defaults and the *allowed* column come from the code's settings, so the page cannot drift."""
+    rows = _documented_rows((ROOT / "docs" / "config.md").read_text(), table)
     cls = TABLES[table]
-    keys = set(World.field_names()) if cls is World else {f.name for f in dataclasses.fields(cls)}
-    keys -= {"params"}  # [evaluation.params] has its own section
-    assert keys <= _documented_keys(text, table)
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name == "params":  # [evaluation.params] has its own section
+            continue
+        assert f.name in rows, f"docs/config.md: [{table}] {f.name} is not documented"
+        default, allowed = rows[f.name]
+        if f.default not in (None, ""):  # a None or "" default is described in words
+            assert default == _as_in_docs(f.default), f"[{table}] {f.name}"
+        if not f.metadata.get("parse"):  # ground and terrain take richer forms, described in words
+            assert allowed.startswith(describe(hints[f.name], f.metadata)), f"[{table}] {f.name}"

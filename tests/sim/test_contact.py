@@ -171,7 +171,7 @@ def test_a_ground_table_round_trips_through_the_world_mapping():
         ),
         (
             {"type": "slope", "angle": 5, "extent": [None, 9]},
-            r"world.ground.extent: expected a finite number, got None$",
+            r"world.ground.extent: expected a list of 2 finite numbers, got \[None, 9\]$",
         ),
         # sampled into 8 segments per wavelength for soda contact and drawing: at most 100000 segments
         (
