@@ -1,0 +1,43 @@
+"""The in-process backend (``workers = 1``): the job is called directly, task after task."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from evo.run.backends.base import EvaluationFailed, Job, Progress, Task, run_chunk
+
+__all__ = ["InProcess"]
+
+
+class InProcess:
+    """Run the job in the calling process (``workers = 1``)."""
+
+    workers = 1
+
+    def __init__(self, job: Job, context: Any):
+        self.job = job
+        self.context = context
+
+    def run(
+        self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
+    ) -> list[Any]:
+        """The job's results for ``tasks``, one after the other, in order (``expected`` is not needed)."""
+        out = []
+        for task in tasks:
+            done, error = run_chunk(self.job, self.context, [(task.index, task.payload)])
+            if error is not None:
+                raise EvaluationFailed(*error)
+            out.append(done[0][1])
+            if progress is not None:
+                progress(task.weight)
+        return out
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
