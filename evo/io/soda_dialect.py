@@ -1,10 +1,8 @@
-"""The Sodaconstructor XML dialect: its elements and attributes, its ranges, and its muscle law in evo's.
+"""The Sodaconstructor XML dialect: its elements, attributes and ranges, and its muscle law in evo's terms.
 
-In a file, a muscle's phase p (cycles) is a delay behind the wave, whose phase w (cycles) moves by
-``speed`` per frame: rest length l0 (1 + a A sin(2 pi (p - w))). evo writes l0 (1 + alpha beta
-sin(theta + phi)); with theta = 2 pi w and phi = pi - 2 pi p the two agree at every frame, in either wave
-direction and across reversals (docs/model-format.md derives it). Writing picks the shortest decimal that
-reads back as exactly the same radians.
+A file muscle's phase p is a delay behind the wave phase w: l0 (1 + a A sin(2 pi (p - w))) is evo's
+l0 (1 + alpha beta sin(theta + phi)) with theta = 2 pi w and phi = pi - 2 pi p (docs/model-format.md
+derives it). Writing picks the shortest decimal that reads back as exactly the same radians.
 """
 
 from __future__ import annotations

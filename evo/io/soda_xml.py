@@ -1,23 +1,7 @@
-"""Sodaconstructor XML models: read them, write them, and read terrain (fixed bars) from them.
-
-The dialect (docs/model-format.md has the full table; :mod:`evo.io.soda_dialect` the names and ranges)::
-
-    <model>
-      <name>...</name> <comment>...</comment>
-      <container width height/>  <environment gravity friction springyness/>
-      <collisions surface_friction surface_reflection/>  <wave amplitude phase speed/>
-      <settings gravitydirection wavedirection autoreverse/>
-      <nodes> <mass id x y vx vy/> (free)  <node id x y/> (fixed) </nodes>
-      <links> <spring a b restlength/>  <muscle a b restlength amplitude phase/>  <fixedbar a b/> </links>
-      <polys> <poly color="#770000" points="id,id,id" curvy="1"/> (or nodes="id id id") </polys>
-    </model>
-
-Coordinates are px, y up, floor y = 0 (no flip). Phases in the file are fractions of a cycle and the wave
-speed is in cycles/frame; :mod:`evo.io.soda_dialect` maps them onto evo's radians (the muscle phase is a
-delay: phi = pi - 2 pi p). World settings go into ``Creature.world`` under World's field names. Fixed
-nodes that springs, muscles or polygons use become fixed masses; fixed nodes used only by fixed bars
-become terrain polylines. An element or attribute the dialect does not have is skipped with an
-:class:`~evo.errors.EvoInputWarning`; out-of-range values are errors.
+"""Sodaconstructor XML models: read them (elements evo does not know are skipped with a warning), write them,
+and read terrain (fixed bars) from them. The dialect's names, ranges and muscle law are in
+:mod:`evo.io.soda_dialect`; docs/model-format.md has the whole mapping. Fixed nodes that links or polygons
+use become fixed masses; fixed nodes used only by fixed bars become terrain polylines.
 """
 
 from __future__ import annotations
