@@ -1,9 +1,12 @@
-"""The one exception type that the command line turns into a one-line error and exit status 2."""
+"""The one exception type that the command line turns into a one-line error and exit status 2, and the
+one warning type for input evo reads but partly ignores (the command line prints it as one line)."""
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Iterator
 
 
 class EvoInputError(ValueError):
@@ -19,6 +22,45 @@ class EvoInputError(ValueError):
         parts = [p for p in (source, field) if p]
         prefix = ": ".join(parts)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class EvoInputWarning(UserWarning):
+    """Input that evo reads but partly ignores (an element or attribute of a classic file it does not
+    know): one line naming the file and the field, what is ignored and a hint, e.g.
+    ``x.xml: settings: unknown attribute 'soundon' (ignored); valid: gravitydirection, ...``.
+
+    Library code issues it with :func:`warn_input` and never prints; the command line prints each one on
+    stderr, and :func:`input_warnings_as_errors` turns it into an :class:`EvoInputError` whose message
+    is ``problem`` (the text without "(ignored)").
+    """
+
+    def __init__(
+        self, what: str, *, hint: str | None = None, source: str | None = None, field: str | None = None
+    ):
+        self.problem = f"{what}; {hint}" if hint else what
+        self.source = source
+        self.field = field
+        prefix = "".join(f"{p}: " for p in (source, field) if p)
+        super().__init__(f"{prefix}{what} (ignored)" + (f"; {hint}" if hint else ""))
+
+
+def warn_input(
+    what: str, *, hint: str | None = None, source: str | None = None, field: str | None = None
+) -> None:
+    """Issue one :class:`EvoInputWarning` (shown, or raised under :func:`input_warnings_as_errors`)."""
+    warnings.warn(EvoInputWarning(what, hint=hint, source=source, field=field), stacklevel=2)
+
+
+@contextlib.contextmanager
+def input_warnings_as_errors() -> Iterator[None]:
+    """Inside, an :class:`EvoInputWarning` raises :class:`EvoInputError` with the same place and problem
+    (the strict reading of ``evo validate --strict``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EvoInputWarning)
+        try:
+            yield
+        except EvoInputWarning as warning:
+            raise EvoInputError(warning.problem, source=warning.source, field=warning.field) from None
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:

@@ -10,6 +10,8 @@ Links may also carry a stiffness multiplier S (of the world's k̄, default 1) an
 T = S·k̄·(L − l_r) + D·(r̂ · (v_b − v_a)) and a mass accelerates by (sum of link and ground forces) / M.
 With every value at its default the creature is exactly a Sodaconstructor one.
 
+Polygons (:class:`Polygon`) are drawn under the links and do not take part in the physics.
+
 This module holds the data and its structural checks only; reading and writing files lives in
 :mod:`evo.io`.
 """
@@ -18,12 +20,70 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Creature", "Topology", "is_connected", "topology"]
+__all__ = [
+    "DEFAULT_POLYGON_COLOR",
+    "Creature",
+    "Polygon",
+    "Topology",
+    "closed_curve",
+    "is_color",
+    "is_connected",
+    "topology",
+]
+
+DEFAULT_POLYGON_COLOR = "#ced4da"  # the fill of a polygon that names no colour
+_COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
+
+
+def is_color(value: Any) -> bool:
+    """True for a colour as the model files write it: ``#rgb`` or ``#rrggbb`` (hex digits, any case)."""
+    return isinstance(value, str) and _COLOR.fullmatch(value) is not None
+
+
+@dataclass(frozen=True)
+class Polygon:
+    """A filled polygon drawn under the links (drawing only; no physics).
+
+    Attributes:
+        masses: its corners, mass indices in drawing order.
+        color: ``#rgb`` or ``#rrggbb`` as the file gave it, or None (drawn in DEFAULT_POLYGON_COLOR).
+        curvy: drawn as the smooth closed curve through the corners (:func:`closed_curve`) rather than
+            with straight edges.
+    """
+
+    masses: tuple[int, ...]
+    color: str | None = None
+    curvy: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "masses", tuple(int(i) for i in self.masses))
+        object.__setattr__(self, "curvy", bool(self.curvy))
+
+    @property
+    def fill(self) -> str:
+        """The colour it is drawn in."""
+        return self.color or DEFAULT_POLYGON_COLOR
+
+
+def closed_curve(points: Any) -> np.ndarray:
+    """The closed uniform Catmull-Rom spline through ``points`` ((k, 2) array) as k cubic Bézier segments.
+
+    Returns a (k, 3, 2) array: row i holds the two control points and the end point of the segment from
+    point i to point i + 1 (the last segment closes the curve at point 0). The curve passes through every
+    point, leaving point i along (p[i+1] - p[i-1]) / 2, so the control points are
+    p[i] + (p[i+1] - p[i-1]) / 6 and p[i+1] - (p[i+2] - p[i]) / 6. The gallery page's script draws the
+    same segments.
+    """
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    before, after, after2 = np.roll(p, 1, axis=0), np.roll(p, -1, axis=0), np.roll(p, -2, axis=0)
+    return np.stack([p + (after - before) / 6.0, after - (after2 - p) / 6.0, after], axis=1)
+
 
 # set by evo/__init__.py: draws a creature for Jupyter (the drawing code lives above this layer)
 HTML_RENDERER: Any = None
@@ -57,7 +117,8 @@ class Creature:
         name: a display name.
         world: world-parameter overrides this creature was made or scored in (a plain mapping).
         meta: free-form provenance, kept unchanged through load and save.
-        polys: polygons (tuples of mass indices) kept for drawing only.
+        polys: :class:`Polygon` objects, for drawing only (a plain sequence of mass indices is taken as a
+            polygon without colour, not curvy).
         stiffness: (n_links,) array, multiplier S of the world's stiffness k̄ per link (> 0; default 1).
         dashpot: (n_links,) array, dashpot constant D per link (>= 0, force per px/frame; default 0).
         mass: (n_masses,) array, mass M of each mass (> 0; default 1). Gravity and the world's damping
@@ -100,7 +161,7 @@ class Creature:
         set_(self, "omega", float(self.omega))
         set_(self, "beta", float(self.beta))
         set_(self, "wave_phase", float(self.wave_phase))
-        set_(self, "polys", tuple(tuple(int(i) for i in p) for p in self.polys))
+        set_(self, "polys", tuple(p if isinstance(p, Polygon) else Polygon(tuple(p)) for p in self.polys))
         n = self.positions.shape[0]
         m = self.link_a.shape[0]
         for name, size, default in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
@@ -236,6 +297,11 @@ class Creature:
         for i in range(n):
             if not (self.mass[i] > 0.0 and np.isfinite(self.mass[i])):
                 errors.append((f"masses[{i}].mass", f"a mass > 0, got {self.mass[i]}"))
+        for k, poly in enumerate(self.polys):
+            if not all(0 <= i < n for i in poly.masses):
+                errors.append((f"polys[{k}]", f"mass indices in 0..{n - 1}, got {list(poly.masses)}"))
+            if poly.color is not None and not is_color(poly.color):
+                errors.append((f"polys[{k}].color", f"a colour #rrggbb or #rgb, got {poly.color!r}"))
         if not 0.0 <= self.beta <= 1.0:
             errors.append(("wave.beta", f"a number in [0, 1], got {self.beta}"))
         if not (np.isfinite(self.omega) and self.omega >= 0.0):

@@ -1,6 +1,6 @@
 import numpy as np
 
-from evo.model import Creature, is_connected, topology
+from evo.model import DEFAULT_POLYGON_COLOR, Creature, Polygon, closed_curve, is_color, is_connected, topology
 
 
 def square() -> Creature:
@@ -35,3 +35,34 @@ def test_creature_arrays_are_read_only():
     c = square()
     assert not c.positions.flags.writeable
     assert c.structural_errors() == []
+
+
+def test_the_closed_curve_passes_through_every_corner_with_one_tangent_at_each():
+    corners = np.array([[0.0, 0.0], [40.0, 5.0], [55.0, 40.0], [10.0, 60.0], [-20.0, 25.0]])
+    segments = closed_curve(corners)
+    assert segments.shape == (5, 3, 2)
+    np.testing.assert_array_equal(segments[:, 2], np.roll(corners, -1, axis=0))  # segment i ends at i + 1
+    for i in range(5):
+        leaving = 3 * (segments[i, 0] - corners[i])  # derivative of segment i at its start
+        arriving = 3 * (corners[i] - segments[i - 1, 1])  # derivative of segment i - 1 at its end
+        np.testing.assert_allclose(leaving, arriving, rtol=0, atol=1e-12)
+        # Catmull-Rom: the tangent at a corner is half the chord between its neighbours
+        np.testing.assert_allclose(leaving, (corners[(i + 1) % 5] - corners[i - 1]) / 2, rtol=0, atol=1e-12)
+
+
+def test_a_plain_sequence_of_mass_indices_is_a_polygon_without_colour_or_curve():
+    c = square().replace(polys=[(0, 1, 2), Polygon([2, 3, 0], "#770000", True)])
+    assert c.polys == (Polygon((0, 1, 2), None, False), Polygon((2, 3, 0), "#770000", True))
+    assert c.polys[0].fill == DEFAULT_POLYGON_COLOR
+    assert c.structural_errors() == []
+
+
+def test_a_polygon_with_a_mass_out_of_range_or_a_bad_colour_is_a_structural_error():
+    c = square().replace(polys=[(0, 1, 7), Polygon([0, 1, 2], "blue")])
+    assert c.structural_errors() == [
+        ("polys[0]", "mass indices in 0..3, got [0, 1, 7]"),
+        ("polys[1].color", "a colour #rrggbb or #rgb, got 'blue'"),
+    ]
+    assert [is_color(text) for text in ("#fff", "#A0b1C2", "#ff", "fff", "#ggg", 7)] == [
+        True, True, False, False, False, False,
+    ]  # fmt: skip

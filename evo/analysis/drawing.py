@@ -1,5 +1,6 @@
-"""Mode shapes as plain SVG text: one panel per mode, the equilibrium in grey and the creature displaced
-along the mode (both ways) in colour. No file I/O here; the ``analyze`` command writes the text."""
+"""Mode shapes as plain SVG text: one panel per mode, the equilibrium in grey (its polygons filled) and the
+creature displaced along the mode (both ways) in colour. No file I/O here; the ``analyze`` command writes
+the text. :func:`svg_polygon_path` is the polygon outline every SVG of evo draws."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from html import escape
 import numpy as np
 
 from evo.analysis.modes import Modes
-from evo.model import Creature
+from evo.model import Creature, closed_curve
 
-__all__ = ["ModePanel", "mode_panels", "modes_svg"]
+__all__ = ["ModePanel", "mode_panels", "modes_svg", "svg_polygon_path"]
 
 PANEL = 240  # px per panel side
 MARGIN = 40  # px kept round the drawing inside a panel (its title takes two lines)
@@ -76,6 +77,31 @@ class _Frame:
         )
 
 
+def svg_polygon_path(points: np.ndarray, curvy: bool) -> str:
+    """The ``d`` of an SVG path closing through ``points`` ((k, 2), SVG coordinates): straight edges, or
+    (``curvy``) the closed Catmull-Rom spline of :func:`evo.model.closed_curve`, one cubic Bézier a side."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if points.shape[0] == 0:
+        return ""
+    out = [f"M{points[0, 0]:.2f} {points[0, 1]:.2f}"]
+    if curvy:
+        for (ax, ay), (bx, by), (cx, cy) in closed_curve(points):
+            out.append(f"C{ax:.2f} {ay:.2f} {bx:.2f} {by:.2f} {cx:.2f} {cy:.2f}")
+    else:
+        out += [f"L{x:.2f} {y:.2f}" for x, y in points[1:]]
+    return " ".join(out) + " Z"
+
+
+def _polygons(creature: Creature, points: np.ndarray) -> list[str]:
+    """The creature's polygons (three corners or more) filled in their colours, at ``points`` (SVG)."""
+    return [
+        f'<path d="{svg_polygon_path(points[list(poly.masses)], poly.curvy)}" fill="{escape(poly.fill)}" '
+        f'fill-opacity="0.6"/>'
+        for poly in creature.polys
+        if len(poly.masses) >= 3
+    ]
+
+
 def _polyline(
     points: np.ndarray, links: tuple[np.ndarray, np.ndarray], stroke: str, width: float, dash: str = ""
 ) -> list[str]:
@@ -133,6 +159,7 @@ def modes_svg(creature: Creature, modes: Modes, count: int = 4, columns: int = 2
         lines.append(f'<text x="{x0 + 8}" y="{y0 + 16}" font-weight="bold">{escape(panel.title)}</text>')
         if panel.detail:
             lines.append(f'<text x="{x0 + 8}" y="{y0 + 30}">{escape(panel.detail)}</text>')
+        lines += _polygons(creature, to_svg(positions))
         lines += _polyline(to_svg(positions), links, "#bbb", 1.5)
         lines += _polyline(to_svg(minus), links, "#e07b39", 1.2, "4 3")
         lines += _polyline(to_svg(plus), links, "#1f5fa8", 1.8)

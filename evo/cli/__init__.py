@@ -2,7 +2,8 @@
 
 Every command lives in :mod:`evo.cli` as a module with ``NAME``, ``HELP``, ``add_arguments(parser)``
 and ``run(args) -> int``. Bad input (:class:`evo.errors.EvoInputError`) prints one line on stderr and
-exits with status 2; ``--debug`` shows the traceback instead.
+exits with status 2; ``--debug`` shows the traceback instead. Input that is read but partly ignored
+(:class:`evo.errors.EvoInputWarning`) prints one line on stderr each, once.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import argparse
 import importlib
 import sys
 import traceback
+import warnings
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, EvoInputWarning
 
 # one entry per command module under evo/cli/
 COMMANDS = (
@@ -47,11 +49,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _input_warning_printer(command: str):
+    """A ``warnings.showwarning`` that prints each distinct input warning once, as one line on stderr."""
+    shown: set[str] = set()
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, EvoInputWarning):
+            default(message, category, filename, lineno, file, line)
+        elif str(message) not in shown:
+            shown.add(str(message))
+            print(f"evo {command}: warning: {message}", file=sys.stderr)
+
+    return show
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", EvoInputWarning)
+            warnings.showwarning = _input_warning_printer(args.command)
+            return int(args._run(args) or 0)
     except EvoInputError as exc:
         if args.debug:
             traceback.print_exc()

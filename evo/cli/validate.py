@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
 from evo.model import is_connected
 
@@ -13,6 +14,11 @@ HELP = "check a model file (.json or Sodaconstructor .xml) or a run config (.tom
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="model file or config .toml to check")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse what a Sodaconstructor file holds that evo does not know (otherwise a warning)",
+    )
 
 
 def _validate_config(path: str) -> int:
@@ -26,12 +32,19 @@ def _validate_config(path: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.file.lower().endswith(".toml"):
-        return _validate_config(args.file)
-    creature = load_model(args.file)  # checks everything, its world included
+    if args.strict:  # a warning while reading anything (the model, a terrain file, a config's models)
+        with input_warnings_as_errors():
+            return _validate(args.file)
+    return _validate(args.file)
+
+
+def _validate(path: str) -> int:
+    if path.lower().endswith(".toml"):
+        return _validate_config(path)
+    creature = load_model(path)  # checks everything, its world included
     connected = "connected" if is_connected(creature) else "not connected"
     print(
-        f"{args.file}: ok: '{creature.name}', {creature.n_masses} masses, {creature.n_links} links "
+        f"{path}: ok: '{creature.name}', {creature.n_masses} masses, {creature.n_links} links "
         f"({creature.n_muscles} muscles), {connected}"
     )
     return 0

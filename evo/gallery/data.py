@@ -146,8 +146,8 @@ def _finite_or_none(x: float | None) -> float | None:
 def creature_payload(
     creature: Creature, world: World, frames: float, trajectory: Trajectory
 ) -> dict[str, Any]:
-    """What the page needs to draw one creature's replay: its links, the encoded trajectory, the wave
-    angles and a few measures for the camera and the leaderboard (px, frames)."""
+    """What the page needs to draw one creature's replay: its links and polygons, the encoded trajectory,
+    the wave angles and a few measures for the camera and the leaderboard (px, frames)."""
     positions = trajectory.positions
     n_records, n_masses = positions.shape[:2]
     finite = np.where(np.isfinite(positions), positions, 0.0)
@@ -164,6 +164,12 @@ def creature_payload(
         "muscle": [int(m) for m in creature.is_muscle],
         "phi": [round(float(p), 4) for p in creature.phi],
         "fixed": np.flatnonzero(creature.fixed).tolist(),
+        # filled polygons, drawn under the links: corners (mass indices), fill colour, smooth or not
+        "polys": [
+            {"masses": list(poly.masses), "color": poly.fill, "curvy": poly.curvy}
+            for poly in creature.polys
+            if len(poly.masses) >= 3
+        ],
         "omega": float(creature.omega),
         "beta": float(creature.beta),
         "frames": float(frames),

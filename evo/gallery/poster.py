@@ -8,6 +8,7 @@ from html import escape
 
 import numpy as np
 
+from evo.analysis.drawing import svg_polygon_path
 from evo.gallery.data import wave_angles
 from evo.gallery.replay import (
     FIXED,
@@ -25,6 +26,7 @@ from evo.gallery.replay import (
     fit_scale,
     ground_line,
     marker_spacing,
+    polygon_shapes,
 )
 from evo.model import Creature
 from evo.sim.simulate import Trajectory
@@ -62,7 +64,7 @@ def _scene(
     creature: Creature, world: World, cam: Camera, start: float, poses: list[tuple[np.ndarray, float, float]]
 ) -> list[str]:
     """One view: sky, ground, floor markers (px from ``start``), walls, ceiling, terrain, then each
-    (positions, theta, opacity) pose of the creature."""
+    (positions, theta, opacity) pose of the creature: its polygons, links and masses."""
     w, h = cam.width, cam.height
     out = [_tag("rect", width=w, height=h, fill=SKY)]
     line = ground_line(world, cam.left, cam.right)
@@ -94,6 +96,8 @@ def _scene(
     for positions, theta, opacity in poses:
         lines, dots = creature_shapes(creature, positions, theta, cam, 1.0)
         out.append(f'<g opacity="{opacity:.2f}">')
+        for corners, fill, curvy in polygon_shapes(creature, positions, cam):
+            out.append(_tag("path", d=svg_polygon_path(corners, curvy), fill=fill))
         for x1, y1, x2, y2, colour, width in lines:
             out.append(
                 _tag(

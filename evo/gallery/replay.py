@@ -1,10 +1,11 @@
 """One creature's replay as an animated GIF (Pillow), and the drawing it shares with the SVG poster
 (:mod:`evo.gallery.poster`).
 
-The drawing follows the gallery page: springs are thin dark lines, muscles thick lines coloured by their
-phase sin(theta + phi) (blue contracted, orange extended), masses dots (fixed ones red squares), the
-floor with distance markers every round number of px from the start, walls, ceiling, terrain and a
-non-flat ground. Coordinates are px with y up; the picture's y goes down.
+The drawing follows the gallery page: polygons filled in their colours under the links (curvy ones along
+the Catmull-Rom curve of :func:`evo.model.closed_curve`), springs thin dark lines, muscles thick lines
+coloured by their phase sin(theta + phi) (blue contracted, orange extended), masses dots (fixed ones red
+squares), the floor with distance markers every round number of px from the start, walls, ceiling,
+terrain and a non-flat ground. Coordinates are px with y up; the picture's y goes down.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evo.gallery.data import wave_angles
-from evo.model import Creature
+from evo.model import Creature, closed_curve
 from evo.sim.simulate import Trajectory
 from evo.sim.world import World
 
@@ -27,7 +28,9 @@ __all__ = [
     "gif_frames",
     "ground_line",
     "marker_spacing",
+    "outline_points",
     "phase_colour",
+    "polygon_shapes",
     "save_gif",
 ]
 
@@ -103,6 +106,32 @@ def ground_line(world: World, left: float, right: float) -> list[tuple[float, fl
     return [p for p in outline if p[0] < left][-1:] + inside + [p for p in outline if p[0] > right][:1]
 
 
+def polygon_shapes(
+    creature: Creature, positions: np.ndarray, cam: Camera
+) -> list[tuple[np.ndarray, str, bool]]:
+    """The polygons of three corners or more as (corners (k, 2) in picture px, fill colour, curvy)."""
+    xs, ys = cam.px(positions[:, 0]), cam.py(positions[:, 1])
+    return [
+        (np.stack([xs[list(poly.masses)], ys[list(poly.masses)]], axis=1), poly.fill, poly.curvy)
+        for poly in creature.polys
+        if len(poly.masses) >= 3
+    ]
+
+
+def outline_points(corners: np.ndarray, curvy: bool, per_side: int = 12) -> list[tuple[float, float]]:
+    """A polygon's outline as points: its corners, or ``per_side`` points along each cubic Bézier of the
+    closed Catmull-Rom curve through them (for Pillow, which draws no curves)."""
+    if not curvy:
+        return [(float(x), float(y)) for x, y in corners]
+    t = np.linspace(0.0, 1.0, per_side, endpoint=False)[:, None]
+    out = []
+    for start, (c1, c2, end) in zip(corners, closed_curve(corners), strict=True):
+        s = 1.0 - t
+        curve = s**3 * start + 3 * s**2 * t * c1 + 3 * s * t**2 * c2 + t**3 * end
+        out += [(float(x), float(y)) for x, y in curve]
+    return out
+
+
 def creature_shapes(creature: Creature, positions: np.ndarray, theta: float, cam: Camera, pixel: float):
     """Lines (x1, y1, x2, y2, colour, width) springs first, then muscles; then dots (x, y, r, fixed)."""
     xs, ys = cam.px(positions[:, 0]), cam.py(positions[:, 1])
@@ -168,6 +197,8 @@ def gif_frames(
             draw.line((0, cam.py(world.height), w, cam.py(world.height)), fill=WALL, width=3 * k)
         for poly in world.terrain:
             draw.line([(cam.px(x), cam.py(y)) for x, y in poly], fill=TERRAIN, width=3 * k)
+        for corners, fill, curvy in polygon_shapes(creature, p, cam):
+            draw.polygon(outline_points(corners, curvy), fill=fill)
         lines, dots = creature_shapes(creature, p, float(thetas[r]), cam, k)
         for x1, y1, x2, y2, colour, width in lines:
             draw.line((x1, y1, x2, y2), fill=colour, width=max(1, round(width)))

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from evo.errors import EvoInputError, unknown_key_message
+from evo.errors import EvoInputError, input_warnings_as_errors, unknown_key_message
 from evo.io.atomic import atomic_write_text
 from evo.io.soda_xml import with_terrain_read
-from evo.model import Creature
-from evo.schema import is_finite_number
+from evo.model import Creature, Polygon, is_color
+from evo.schema import describe_number, number_problem, shown
 from evo.sim.world import World
 
 __all__ = [
@@ -38,6 +38,7 @@ _TOP_KEYS = ("format", "version", "name", "masses", "links", "wave", "world", "m
 _MASS_KEYS = ("x", "y", "vx", "vy", "fixed", "mass")
 _LINK_KEYS = ("a", "b", "rest", "alpha", "phi", "stiffness", "dashpot")
 _WAVE_KEYS = ("omega", "beta", "phase", "direction", "autoreverse")
+_POLY_KEYS = ("masses", "color", "curvy")
 
 
 class _Reader:
@@ -60,32 +61,22 @@ class _Reader:
 
     def number(
         self, obj: Mapping, key: str, where: str, default: float | None = None, low: float | None = None,
-        high: float | None = None,
+        high: float | None = None, *, open_low: bool = False,
     ) -> float:  # fmt: skip
+        """A finite number in the bounds (``default`` when absent; required when it is None)."""
         field = f"{where}.{key}" if where else key
         if key not in obj:
             if default is None:
-                raise self.fail(field, "missing (expected a number)")
+                raise self.fail(field, f"missing (expected {describe_number(low=low, high=high)})")
             return default
-        value = obj[key]
-        if not is_finite_number(value):
-            raise self.fail(field, f"expected a finite number, got {value!r}")
-        if low is not None and value < low or high is not None and value > high:
-            if high is None:
-                rng = f">= {low}"
-            elif low is None:
-                rng = f"<= {high}"
-            else:
-                rng = f"in [{low}, {high}]"
-            raise self.fail(field, f"expected a number {rng}, got {value!r}")
-        return float(value)
+        problem = number_problem(obj[key], low=low, high=high, open_low=open_low)
+        if problem:
+            raise self.fail(field, problem)
+        return float(obj[key])
 
     def positive(self, obj: Mapping, key: str, where: str, default: float) -> float:
         """A number > 0 (``default`` when absent)."""
-        value = self.number(obj, key, where, default)
-        if not value > 0.0:
-            raise self.fail(f"{where}.{key}", f"expected a number > 0, got {obj[key]!r}")
-        return value
+        return self.number(obj, key, where, default, low=0.0, open_low=True)
 
     def index(self, obj: Mapping, key: str, where: str, n: int) -> int:
         field = f"{where}.{key}"
@@ -93,13 +84,13 @@ class _Reader:
             raise self.fail(field, "missing (expected a mass index)")
         value = obj[key]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
-            raise self.fail(field, f"expected a mass index in 0..{n - 1}, got {value!r}")
+            raise self.fail(field, f"expected a mass index in 0..{n - 1}, got {shown(value)}")
         return value
 
     def boolean(self, obj: Mapping, key: str, where: str, default: bool = False) -> bool:
         value = obj.get(key, default)
         if not isinstance(value, bool):
-            raise self.fail(f"{where}.{key}" if where else key, f"expected true or false, got {value!r}")
+            raise self.fail(f"{where}.{key}" if where else key, f"expected true or false, got {shown(value)}")
         return value
 
 
@@ -163,11 +154,9 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     if not isinstance(meta, Mapping):
         raise r.fail("meta", "expected an object")
     polys = doc.get("polys", [])
-    if not isinstance(polys, list) or not all(
-        isinstance(p, list) and all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in p)
-        for p in polys
-    ):
-        raise r.fail("polys", "expected a list of lists of mass indices")
+    if not isinstance(polys, list):
+        raise r.fail("polys", "expected a list of polygons")
+    polygons = [_polygon(r, poly, f"polys[{k}]", n) for k, poly in enumerate(polys)]
 
     return Creature(
         positions=np.array(pos, dtype=float).reshape(n, 2),
@@ -186,11 +175,34 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
         name=name,
         world=dict(world),
         meta=dict(meta),
-        polys=tuple(tuple(p) for p in polys),
+        polys=tuple(polygons),
         stiffness=np.array(stiffness, dtype=float),
         dashpot=np.array(dashpot, dtype=float),
         mass=np.array(mass, dtype=float),
     )
+
+
+def _polygon(r: _Reader, poly: Any, where: str, n: int) -> Polygon:
+    """A polygon: a list of mass indices, or ``{"masses": [...], "color": "#rrggbb", "curvy": true}``."""
+    if isinstance(poly, Mapping):
+        r.keys(poly, _POLY_KEYS, where)
+        if "masses" not in poly:
+            raise r.fail(f"{where}.masses", "missing (expected a list of mass indices)")
+        color = poly.get("color")
+        if color is not None and not is_color(color):
+            raise r.fail(f"{where}.color", f"expected a colour #rrggbb or #rgb, got {shown(color)}")
+        masses = _poly_masses(r, poly["masses"], f"{where}.masses", n)
+        return Polygon(masses, color, r.boolean(poly, "curvy", where))
+    return Polygon(_poly_masses(r, poly, where, n))
+
+
+def _poly_masses(r: _Reader, masses: Any, where: str, n: int) -> tuple[int, ...]:
+    if not isinstance(masses, list):
+        raise r.fail(where, f"expected a list of mass indices or a polygon object, got {shown(masses)}")
+    for k, i in enumerate(masses):
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
+            raise r.fail(f"{where}[{k}]", f"expected a mass index in 0..{n - 1}, got {shown(i)}")
+    return tuple(masses)
 
 
 def _num(x: float) -> float | int:
@@ -262,8 +274,20 @@ def creature_to_dict(creature: Creature) -> dict[str, Any]:
         "meta": dict(creature.meta),
     }
     if creature.polys:
-        doc["polys"] = [list(p) for p in creature.polys]
+        doc["polys"] = [_polygon_doc(p) for p in creature.polys]
     return doc
+
+
+def _polygon_doc(poly: Polygon) -> list[int] | dict[str, Any]:
+    """A plain list of mass indices when the polygon has no colour and is not curvy, else an object."""
+    if poly.color is None and not poly.curvy:
+        return list(poly.masses)
+    out: dict[str, Any] = {"masses": list(poly.masses)}
+    if poly.color is not None:
+        out["color"] = poly.color
+    if poly.curvy:
+        out["curvy"] = True
+    return out
 
 
 def dumps_model(creature: Creature) -> str:
@@ -300,8 +324,16 @@ def _object_without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any
     return out
 
 
-def load_model(path: str | Path) -> Creature:
-    """Read a model file: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor)."""
+def load_model(path: str | Path, *, strict: bool = False) -> Creature:
+    """Read a model file: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor).
+
+    What a classic XML file holds that evo does not know is skipped with an
+    :class:`~evo.errors.EvoInputWarning` each; ``strict`` makes the first one an
+    :class:`~evo.errors.EvoInputError` instead.
+    """
+    if strict:
+        with input_warnings_as_errors():
+            return load_model(path)
     path = Path(path)
     source = str(path)
     if path.suffix.lower() == ".xml":

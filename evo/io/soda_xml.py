@@ -1,24 +1,7 @@
-"""Sodaconstructor XML models: read them, write them, and read terrain (fixed bars) from them.
-
-The dialect (see docs/model-format.md for the full table)::
-
-    <model>
-      <name>...</name> <comment>...</comment>
-      <container width height/>  <environment gravity friction springyness/>
-      <collisions surface_friction surface_reflection/>  <wave amplitude phase speed/>
-      <settings gravitydirection wavedirection autoreverse/>
-      <nodes> <mass id x y vx vy/> (free)  <node id x y/> (fixed) </nodes>
-      <links> <spring a b restlength/>  <muscle a b restlength amplitude phase/>  <fixedbar a b/> </links>
-      <polys> <poly nodes="id id id"/> </polys>
-    </model>
-
-Coordinates are px, y up, floor y = 0 (no flip). Phases in the file are fractions of a cycle and the wave
-speed is in cycles/frame; the creature holds radians and rad/frame (phase p -> 2 pi p, omega = 2 pi speed).
-World settings go into ``Creature.world`` under World's field names. Fixed nodes that springs, muscles or
-polygons use become fixed masses; fixed nodes used only by fixed bars become terrain polylines.
-
-Parsing never resolves entities: a document that declares any is refused (expat scans it first, in its
-own encoding), and a DOCTYPE is cut out before the parser sees the text.
+"""Sodaconstructor XML models: read them (elements evo does not know are skipped with a warning), write them,
+and read terrain (fixed bars) from them. The dialect's names, ranges and muscle law are in
+:mod:`evo.io.soda_dialect`; docs/model-format.md has the whole mapping. Fixed nodes that links or polygons
+use become fixed masses; fixed nodes used only by fixed bars become terrain polylines.
 """
 
 from __future__ import annotations
@@ -26,84 +9,60 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
-from xml.parsers import expat
 
 import numpy as np
 
-from evo.errors import EvoInputError, closest
-from evo.model import Creature
+from evo.errors import EvoInputError, closest, input_warnings_as_errors, warn_input
+from evo.io.safe_xml import parse_xml_file
+from evo.io.soda_dialect import (
+    ATTRIBUTES,
+    CHILDREN,
+    CHOICES,
+    WORLD_NUMBERS,
+    file_muscle_phase,
+    file_speed,
+    file_wave_phase,
+    muscle_phase,
+    wave_omega,
+    wave_phase,
+)
+from evo.model import Creature, Polygon, is_color
+from evo.schema import number_problem, shown
 from evo.sim.world import World, field_label
 
 __all__ = ["dumps_soda_xml", "read_soda_xml", "read_terrain"]
 
 Polyline = tuple[tuple[float, float], ...]
 
-# Allowed children of the container elements, and allowed attributes of every other element.
-_CHILDREN = {
-    "model": ("name", "comment", "container", "environment", "collisions", "wave", "settings", "nodes",
-              "links", "polys"),
-    "nodes": ("mass", "node"),
-    "links": ("spring", "muscle", "fixedbar"),
-    "polys": ("poly",),
-}  # fmt: skip
-_ATTRIBUTES = {
-    "nodes": (),
-    "links": (),
-    "polys": (),
-    "name": (),
-    "comment": (),
-    "container": ("width", "height"),
-    "environment": ("gravity", "friction", "springyness"),
-    "collisions": ("surface_friction", "surface_reflection"),
-    "wave": ("amplitude", "phase", "speed"),
-    "settings": ("gravitydirection", "wavedirection", "autoreverse"),
-    "mass": ("id", "x", "y", "vx", "vy"),
-    "node": ("id", "x", "y"),
-    "spring": ("a", "b", "restlength"),
-    "muscle": ("a", "b", "restlength", "amplitude", "phase"),
-    "fixedbar": ("a", "b"),
-    "poly": ("nodes",),
-}
-
-_INF = math.inf
-# (element, attribute) -> (World field, low, high, low bound open?, factor from file to world)
-_WORLD_NUMBERS = {
-    ("container", "width"): ("width", 0.0, _INF, True, 1.0),
-    ("container", "height"): ("height", 0.0, _INF, True, 1.0),
-    ("environment", "gravity"): ("gravity", 0.0, 4.0, False, 1.0),
-    ("environment", "friction"): ("damping", 0.0, 1.0, False, 1.0),
-    ("environment", "springyness"): ("stiffness", 0.0, 0.5, True, 1.0),
-    ("collisions", "surface_friction"): ("restitution_tangential", 0.0, 1.0, False, 1.0),
-    ("collisions", "surface_reflection"): ("restitution_normal", -1.0, 0.0, False, -1.0),
-}
-_CHOICES = {
-    "gravitydirection": ("down", "up", "off"),
-    "wavedirection": ("forward", "reverse"),
-    "autoreverse": ("on", "off"),
-}
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+")
+_ID_LIST = re.compile(r"[\s,]+")
 _NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 # --------------------------------------------------------------------------------------------- reading
 class _Checker:
-    """Reads one element's attributes; errors name the file, ``path@attribute`` and what was expected."""
+    """Reads one element's attributes; errors name the file, ``path@attribute`` and what was expected.
+
+    Attributes the element does not have in the dialect, and children of an element that has none, are
+    skipped with a warning each.
+    """
 
     def __init__(self, element: ET.Element, path: str, source: str):
         self.element, self.path, self.source = element, path, source
-        allowed = _ATTRIBUTES[element.tag]
+        allowed = ATTRIBUTES[element.tag]
         for attr in element.attrib:
             if attr not in allowed:
-                hint = closest(attr, allowed)
-                tip = f"; did you mean '{hint}'?" if hint else f"; valid: {', '.join(allowed) or 'none'}"
-                raise EvoInputError(f"unknown attribute '{attr}'{tip}", source=source, field=path)
-        if element.tag not in _CHILDREN and len(element):
-            unexpected = f"unexpected element <{element[0].tag}> inside <{element.tag}>"
-            raise EvoInputError(unexpected, source=source, field=path)
+                best = closest(attr, allowed)
+                hint = f"did you mean '{best}'?" if best else f"valid: {', '.join(allowed) or 'none'}"
+                warn_input(f"unknown attribute '{attr}'", hint=hint, source=source, field=path)
+        if element.tag not in CHILDREN:
+            for child in element:
+                warn_input(f"unknown element <{child.tag}> inside <{element.tag}>", source=source, field=path)
 
     def fail(self, attr: str | None, expected: str) -> EvoInputError:
         return EvoInputError(expected, source=self.source, field=f"{self.path}@{attr}" if attr else self.path)
@@ -113,28 +72,26 @@ class _Checker:
             raise self.fail(attr, "missing attribute")
         return self.element.attrib[attr]
 
-    def number(self, attr: str, low: float = -_INF, high: float = _INF, *, open_low: bool = False,
-               default: float | None = None) -> float:  # fmt: skip
+    def number(self, attr: str, low: float | None = None, high: float | None = None, *,
+               open_low: bool = False, default: float | None = None) -> float:  # fmt: skip
+        """A decimal literal (``12``, ``-0.5``, ``.5``, ``1e-3``) within the bounds."""
         if default is not None and attr not in self.element.attrib:
             return default
-        raw = self.text(attr)
-        if not _NUMBER.fullmatch(raw.strip()):
-            raise self.fail(attr, f"expected a number, got {raw!r}")
-        value = float(raw)
-        if not math.isfinite(value):
-            raise self.fail(attr, f"expected a finite number, got {raw.strip()}")
-        if (value <= low if open_low else value < low) or value > high:
-            left = "(" if open_low else "["
-            expected = (
-                f"{'>' if open_low else '>='} {low:g}" if high == _INF else f"in {left}{low:g}, {high:g}]"
-            )
-            raise self.fail(attr, f"expected a number {expected}, got {raw.strip()}")
-        return value
+        raw = self.text(attr).strip()
+        value: Any = raw
+        if _NUMBER.fullmatch(raw):
+            value = int(raw) if _INTEGER.fullmatch(raw) else float(raw)
+            if not math.isfinite(value):  # 1e400: say what the file wrote
+                value = raw
+        problem = number_problem(value, low=low, high=high, open_low=open_low)
+        if problem:
+            raise self.fail(attr, problem)
+        return float(value)
 
     def choice(self, attr: str, default: str) -> str:
         value = self.element.attrib.get(attr, default)
-        if value not in _CHOICES[attr]:
-            raise self.fail(attr, f"expected one of {', '.join(_CHOICES[attr])}, got {value!r}")
+        if value not in CHOICES[attr]:
+            raise self.fail(attr, f"expected one of {', '.join(CHOICES[attr])}, got {shown(value)}")
         return value
 
 
@@ -153,7 +110,13 @@ class _Link(NamedTuple):
     b: str
     rest: float  # px
     amplitude: float  # muscle amplitude alpha in [0, 1]
-    phase: float  # cycles in [0, 1]
+    phase: float  # cycles in [0, 1], the file's delay p
+
+
+class _Poly(NamedTuple):
+    ids: list[str]  # node ids, in drawing order
+    color: str | None
+    curvy: bool
 
 
 @dataclass
@@ -166,90 +129,21 @@ class _Document:
     wave: dict = field(default_factory=dict)
     nodes: dict[str, _Node] = field(default_factory=dict)  # by id, in document order
     links: list[_Link] = field(default_factory=list)
-    polys: list = field(default_factory=list)  # lists of ids
+    polys: list[_Poly] = field(default_factory=list)
 
 
-class _EntityDeclared(Exception):
-    pass
-
-
-def _refuse_entities(data: bytes, source: str) -> None:
-    """Refuse a document that declares an entity, in whatever encoding it is written.
-
-    expat itself reads the bytes (UTF-16 included, where a byte search for ``<!ENTITY`` finds nothing)
-    and stops at the first declaration, before any entity could be expanded. A document expat cannot
-    read is left to the parse proper, which reports it.
-    """
-    scanner = expat.ParserCreate()
-
-    def declared(*_: object) -> None:
-        raise _EntityDeclared
-
-    scanner.EntityDeclHandler = declared
-    try:
-        scanner.Parse(data, True)
-    except _EntityDeclared:
-        raise EvoInputError(
-            "entity declarations are not allowed (the DOCTYPE is ignored)", source=source
-        ) from None
-    except (expat.ExpatError, ValueError, LookupError):
-        pass
-
-
-def _strip_doctype(data: bytes, source: str) -> bytes:
-    """Blank out every DOCTYPE (keeping line numbers) of an ASCII-compatible document."""
-    start = data.find(b"<!DOCTYPE")
-    while start >= 0:
-        depth, quote, end = 0, 0, -1
-        for k in range(start + 9, len(data)):
-            c = data[k]
-            if quote:
-                quote = 0 if c == quote else quote
-            elif c in b"\"'":
-                quote = c
-            elif c == ord("["):
-                depth += 1
-            elif c == ord("]"):
-                depth -= 1
-            elif c == ord(">") and depth == 0:
-                end = k + 1
-                break
-        if end < 0:
-            raise EvoInputError("not well-formed XML: unterminated DOCTYPE", source=source)
-        blank = bytes(b if b in b"\r\n" else 32 for b in data[start:end])
-        data = data[:start] + blank + data[end:]
-        start = data.find(b"<!DOCTYPE", end)
-    return data
-
-
-def _parse_xml(path: Path, source: str) -> ET.Element:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise EvoInputError("no such file", source=source) from None
-    except OSError as exc:
-        raise EvoInputError(f"cannot read: {exc.strerror or exc}", source=source) from None
-    _refuse_entities(data, source)
-    parser = ET.XMLParser()
-    try:
-        parser.feed(_strip_doctype(data, source))
-        return parser.close()
-    except ET.ParseError as exc:
-        raise EvoInputError(f"not well-formed XML: {exc}", source=source) from None
-    except (ValueError, LookupError) as exc:  # an encoding expat cannot read ("Shift_JIS", "bogus")
-        raise EvoInputError(f"not readable XML: {exc}", source=source) from None
-
-
-def _children(parent: ET.Element, path: str, source: str):
-    """Yield (child, path of child) and check tags; elements of ``model`` may appear at most once."""
-    allowed = _CHILDREN[parent.tag]
+def _children(parent: ET.Element, path: str, source: str) -> Iterator[tuple[ET.Element, str]]:
+    """Yield (child, path of child) of the children the dialect has (the others are skipped with a
+    warning); elements of ``model`` may appear at most once."""
+    allowed = CHILDREN[parent.tag]
     counts: dict[str, int] = {}
     for child in parent:
         tag = child.tag
         if tag not in allowed:
-            hint = closest(str(tag), allowed)
-            tip = f"; did you mean <{hint}>?" if hint else f"; valid: {', '.join(allowed)}"
-            raise EvoInputError(f"unknown element <{tag}>{tip}", source=source, field=path)
+            best = closest(str(tag), allowed)
+            hint = f"did you mean <{best}>?" if best else f"valid: {', '.join(allowed)}"
+            warn_input(f"unknown element <{tag}>", hint=hint, source=source, field=path)
+            continue
         counts[tag] = counts.get(tag, 0) + 1
         if parent.tag == "model":
             if counts[tag] > 1:
@@ -260,11 +154,10 @@ def _children(parent: ET.Element, path: str, source: str):
 
 
 def _read_document(path: Path, source: str) -> _Document:
-    root = _parse_xml(path, source)
+    root = parse_xml_file(path, source)
     if root.tag != "model":
         raise EvoInputError(f"expected a <model> element, got <{root.tag}>", source=source, field="(root)")
-    if root.attrib:
-        raise EvoInputError(f"unexpected attribute '{next(iter(root.attrib))}'", source=source, field="model")
+    _Checker(root, "model", source)  # warns of attributes
     sections = {tag: _Checker(child, tag, source) for child, tag in _children(root, "model", source)}
     doc = _Document()
     _read_settings(sections, doc)
@@ -272,15 +165,8 @@ def _read_document(path: Path, source: str) -> _Document:
         _read_nodes(sections["nodes"].element, doc, source)
     if "links" in sections:
         _read_links(sections["links"].element, doc, source)
-    for element, where in (
-        _children(sections["polys"].element, "polys", source) if "polys" in sections else ()
-    ):
-        c = _Checker(element, where, source)
-        ids = c.text("nodes").split()
-        for node_id in ids:
-            if node_id not in doc.nodes:
-                raise c.fail("nodes", f"unknown node id {node_id!r}")
-        doc.polys.append(ids)
+    if "polys" in sections:
+        _read_polys(sections["polys"].element, doc, source)
     return doc
 
 
@@ -289,7 +175,7 @@ def _read_settings(sections: dict[str, _Checker], doc: _Document) -> None:
     for tag in ("name", "comment"):
         if tag in sections:
             setattr(doc, tag, sections[tag].element.text or "")
-    for (tag, attr), (key, low, high, open_low, factor) in _WORLD_NUMBERS.items():
+    for (tag, attr), (key, low, high, open_low, factor) in WORLD_NUMBERS.items():
         if tag in sections and attr in sections[tag].element.attrib:
             value = sections[tag].number(attr, low, high, open_low=open_low)
             doc.world[key] = factor * value if factor != 1.0 else value
@@ -338,6 +224,23 @@ def _read_links(parent: ET.Element, doc: _Document, source: str) -> None:
         doc.links.append(_Link(element.tag, a, b, rest, amplitude, phase))
 
 
+def _read_polys(parent: ET.Element, doc: _Document, source: str) -> None:
+    """``<poly color points curvy>`` (classic: ids joined by commas) or ``<poly nodes>`` (ids by spaces)."""
+    for element, where in _children(parent, "polys", source):
+        c = _Checker(element, where, source)
+        given = [attr for attr in ("points", "nodes") if attr in element.attrib]
+        if len(given) != 1:
+            raise c.fail("points", "missing attribute" if not given else "give points or nodes, not both")
+        ids = [i for i in _ID_LIST.split(element.attrib[given[0]].strip()) if i]
+        for node_id in ids:
+            if node_id not in doc.nodes:
+                raise c.fail(given[0], f"unknown node id {node_id!r}")
+        color = element.attrib.get("color")
+        if color is not None and not is_color(color):
+            raise c.fail("color", f"expected a colour #rrggbb or #rgb, got {shown(color)}")
+        doc.polys.append(_Poly(ids, color, c.choice("curvy", "0") in ("1", "true")))
+
+
 def _node_ref(c: _Checker, doc: _Document, end: str) -> str:
     node_id = c.text(end)
     if node_id not in doc.nodes:
@@ -361,14 +264,21 @@ def _terrain_of(doc: _Document) -> tuple[Polyline, ...]:
     return tuple(tuple((doc.nodes[i].x, doc.nodes[i].y) for i in line) for line in lines)
 
 
-def read_soda_xml(path: str | Path) -> Creature:
-    """Read a Sodaconstructor XML model into a creature (world settings go into ``creature.world``)."""
+def read_soda_xml(path: str | Path, *, strict: bool = False) -> Creature:
+    """Read a Sodaconstructor XML model into a creature (world settings go into ``creature.world``).
+
+    An element or attribute the dialect does not have is skipped with an
+    :class:`~evo.errors.EvoInputWarning`; ``strict`` makes it an :class:`~evo.errors.EvoInputError`.
+    """
+    if strict:
+        with input_warnings_as_errors():
+            return read_soda_xml(path)
     path = Path(path)
     source = str(path)
     doc = _read_document(path, source)
     links = [link for link in doc.links if link.kind != "fixedbar"]
     used = {i for link in links for i in (link.a, link.b)}
-    used.update(i for poly in doc.polys for i in poly)
+    used.update(i for poly in doc.polys for i in poly.ids)
     on_bars = {i for bar in doc.links if bar.kind == "fixedbar" for i in (bar.a, bar.b)}
     ids = [i for i, node in doc.nodes.items() if node.kind == "mass" or i in used or i not in on_bars]
     if not ids:
@@ -389,16 +299,16 @@ def read_soda_xml(path: str | Path) -> Creature:
         link_b=np.array([index[link.b] for link in links], dtype=np.int64),
         rest=np.array([link.rest for link in links], dtype=float),
         alpha=np.array([link.amplitude for link in links], dtype=float),
-        phi=np.array([math.tau * link.phase for link in links], dtype=float),
-        omega=math.tau * doc.wave.get("speed", 0.0),
+        phi=np.array([muscle_phase(k.phase) if k.kind == "muscle" else 0.0 for k in links], dtype=float),
+        omega=wave_omega(doc.wave.get("speed", 0.0)),
         beta=doc.wave.get("beta", 0.0),
-        wave_phase=math.tau * doc.wave.get("phase", 0.0),
+        wave_phase=wave_phase(doc.wave.get("phase", 0.0)),
         wave_reverse=doc.wave.get("reverse", False),
         autoreverse=doc.wave.get("autoreverse", False),
         name=path.stem if doc.name is None else doc.name,
         world=world,
         meta=comment,
-        polys=tuple(tuple(index[i] for i in poly) for poly in doc.polys),
+        polys=tuple(Polygon([index[i] for i in poly.ids], poly.color, poly.curvy) for poly in doc.polys),
     )
 
 
@@ -442,12 +352,6 @@ def _num(value: float) -> str:
     return repr(float(value))
 
 
-def _cycles(radians: float) -> float:
-    """A phase in radians as a fraction of a cycle in [0, 1]; outside that it is wrapped (mod 1)."""
-    cycles = float(radians) / math.tau
-    return cycles if 0.0 <= cycles <= 1.0 else cycles % 1.0
-
-
 def _xml_text(value: str, field_name: str) -> str:
     if _NOT_XML_CHAR.search(value):
         raise EvoInputError("contains characters XML cannot hold", field=field_name)
@@ -457,7 +361,7 @@ def _xml_text(value: str, field_name: str) -> str:
 def _world_attributes(world: World) -> dict[str, dict[str, str]]:
     """World values by (element, attribute), checked against the ranges the XML dialect allows."""
     out: dict[str, dict[str, str]] = {}
-    for (tag, attr), (key, low, high, open_low, factor) in _WORLD_NUMBERS.items():
+    for (tag, attr), (key, low, high, open_low, factor) in WORLD_NUMBERS.items():
         value = getattr(world, key)
         if value is None:
             continue
@@ -488,8 +392,7 @@ def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
     world = World().updated(
         with_terrain_read(creature.world, source=source, where="world"), source=source, where="world"
     )
-    speed = creature.omega / math.tau
-    if speed > 1.0:
+    if creature.omega / math.tau > 1.0:
         raise EvoInputError(
             f"{creature.omega!r} rad/frame is above Soda XML's 1 cycle/frame", field="wave.omega"
         )
@@ -504,8 +407,8 @@ def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
             ET.SubElement(root, tag, attributes[tag])
     wave = {
         "amplitude": _num(creature.beta),
-        "phase": _num(_cycles(creature.wave_phase)),
-        "speed": _num(speed),
+        "phase": file_wave_phase(creature.wave_phase),
+        "speed": file_speed(creature.omega),
     }
     ET.SubElement(root, "wave", wave)
     settings = {
@@ -518,7 +421,11 @@ def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
     if creature.polys:
         polys = ET.SubElement(root, "polys")
         for poly in creature.polys:
-            ET.SubElement(polys, "poly", {"nodes": " ".join(f"m{i}" for i in poly)})
+            shape = {} if poly.color is None else {"color": poly.color}
+            shape["points"] = ",".join(f"m{i}" for i in poly.masses)
+            if poly.curvy:
+                shape["curvy"] = "1"
+            ET.SubElement(polys, "poly", shape)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -544,7 +451,7 @@ def _add_nodes_and_links(root: ET.Element, creature: Creature, terrain: tuple[Po
             "restlength": _num(creature.rest[k]),
         }
         if creature.alpha[k] != 0.0 or creature.phi[k] != 0.0:
-            link.update(amplitude=_num(creature.alpha[k]), phase=_num(_cycles(creature.phi[k])))
+            link.update(amplitude=_num(creature.alpha[k]), phase=file_muscle_phase(creature.phi[k]))
             ET.SubElement(links, "muscle", link)
         else:
             ET.SubElement(links, "spring", link)

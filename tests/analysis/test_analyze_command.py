@@ -143,3 +143,11 @@ def test_the_default_euler_step_rings_at_two_arcsin_half_omega_as_docs_analysis_
         measured = _measured_frequency(creature, world, eq_positions, modes.shapes[index], dt_record=1.0)
         assert measured == pytest.approx(2.0 * np.arcsin(omega / 2.0), rel=0.005)
         assert measured > omega
+
+
+def test_analyze_svg_draws_the_polygons_of_a_classic_model(tmp_path, capsys):
+    svg = tmp_path / "roller.svg"
+    _analyze(capsys, ROOT / "genomes" / "classic" / "roller.xml", "--svg", str(svg))
+    text = svg.read_text()
+    assert text.count('fill="#ae3ec9"') >= 1 and text.count('fill="#e599f7"') >= 1
+    assert text.count('<path d="M') == 2 * text.count("<g>") and " C" in text

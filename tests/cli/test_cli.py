@@ -124,6 +124,52 @@ def test_convert_goes_to_xml_and_back_and_validate_accepts_both(tmp_path, capsys
     assert len(again["links"]) == len(original["links"])
 
 
+ODD_CLASSIC = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<!DOCTYPE model SYSTEM "sodaconstructor.dtd">
+<model>
+  <sound on="yes"/>
+  <settings wavedirection="reverse" soundon="1"/>
+  <nodes><mass id="a" x="0" y="0"/><mass id="b" x="40" y="0" colour="red"/></nodes>
+  <links><muscle a="a" b="b" restlength="40" amplitude="0.5" phase="0.25"/></links>
+</model>
+"""
+
+
+def test_what_a_classic_file_holds_that_evo_does_not_know_is_one_warning_line_each(tmp_path, capsys):
+    path = tmp_path / "odd.xml"
+    path.write_bytes(ODD_CLASSIC.encode("latin-1"))
+    for command in (
+        ["validate", path],
+        ["simulate", path, "--frames", 10],
+        ["convert", path, tmp_path / "o.json"],
+    ):
+        code, out, err = run_cli(capsys, *command)
+        assert code == 0 and out
+        assert err.splitlines() == [
+            f"evo {command[0]}: warning: {path}: model: unknown element <sound> (ignored); valid: name, "
+            "comment, container, environment, collisions, wave, settings, nodes, links, polys",
+            f"evo {command[0]}: warning: {path}: settings: unknown attribute 'soundon' (ignored); valid: "
+            "gravitydirection, wavedirection, autoreverse",
+            f"evo {command[0]}: warning: {path}: nodes/mass[2]: unknown attribute 'colour' (ignored); valid: "
+            "id, x, y, vx, vy",
+        ]
+
+
+@pytest.mark.parametrize("command", ["validate", "convert"])
+def test_strict_turns_the_first_warning_into_a_one_line_error_and_writes_nothing(tmp_path, capsys, command):
+    path = tmp_path / "odd.xml"
+    path.write_bytes(ODD_CLASSIC.encode("latin-1"))
+    target = tmp_path / "out.json"
+    argv = [command, "--strict", path] + ([target] if command == "convert" else [])
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == "" and not target.exists()
+    assert err == (
+        f"evo {command}: error: {path}: model: unknown element <sound>; valid: name, comment, container, "
+        "environment, collisions, wave, settings, nodes, links, polys\n"
+    )
+    assert run_cli(capsys, command, "--strict", GENOMES / "classic" / "crawler.xml", *argv[3:])[0] == 0
+
+
 def bad_json(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{"format": "evo-model", "version": 1, "masses": [')
@@ -162,7 +208,7 @@ def world_file(tmp_path, text):
 ERRORS = [
     (lambda t: ["simulate", t / "missing.json"], "missing.json: no such file"),
     (lambda t: ["simulate", bad_json(t)], "bad.json: not valid JSON"),
-    (lambda t: ["simulate", bad_field(t)], "field.json: links[3].rest: expected a number >= 0.0, got -2.0"),
+    (lambda t: ["simulate", bad_field(t)], "field.json: links[3].rest: expected a number >= 0, got -2.0"),
     (lambda t: ["simulate", WALKER, "--frames", "0"], "--frames must be a positive number of frames"),
     (lambda t: ["simulate", WALKER, "--every", "0"], "--every must be a positive number of frames"),
     (

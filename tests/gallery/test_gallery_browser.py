@@ -61,6 +61,23 @@ def _state(page, selector: str) -> dict:
     return page.eval_on_selector(selector, CANVAS_STATE)
 
 
+# pixels of one exact colour on a canvas (a polygon's fill, drawn opaque)
+COLOUR_COUNT = """(canvas, rgb) => {
+  const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+  let count = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    const same = data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2];
+    if (same && data[i + 3] === 255) count++;
+  }
+  return count;
+}"""
+
+
+def _pixels_of(canvas, colour: str) -> int:
+    """Pixels of ``colour`` (#rrggbb) on the canvas of a Playwright locator."""
+    return canvas.evaluate(COLOUR_COUNT, [int(colour[k : k + 2], 16) for k in (1, 3, 5)])
+
+
 def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
     sync_playwright = _browser()
     index = write_gallery(run_dir)
@@ -146,6 +163,62 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
             context.close()
     assert problems == []
     assert (tmp_path / "gallery.png").stat().st_size > 10_000
+
+
+def test_the_gallery_fills_the_polygons_of_classic_models_in_their_colours(tmp_path: Path):
+    """The classic models' polygons (the roller's curvy rim, the hopper's and crawler's bodies) are filled
+    in their own colours on the cards and in the detail view, under the links."""
+    from gallery_builders import made_run
+
+    from evo.io.models import load_model
+
+    sync_playwright = _browser()
+    names = ("roller", "hopper", "crawler")
+    root = Path(__file__).resolve().parents[2] / "genomes" / "classic"
+    creatures = [load_model(root / f"{name}.xml") for name in names]
+    index = write_gallery(made_run(tmp_path / "run", creatures, frames=600, generations=3))
+    problems: list[str] = []
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="evo-profile-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        try:
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.on(
+                "console", lambda m: problems.append(f"console {m.type}: {m.text}") if _counts(m) else None
+            )
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.goto(index.resolve().as_uri())
+            page.wait_for_selector("body[data-ready='1']")
+            page.wait_for_timeout(400)
+            cards = page.locator("article.card canvas")
+            assert cards.count() == 3
+            assert _pixels_of(cards.first, "#ae3ec9") > 30, "the roller's rim on its card"
+            for k, creature in enumerate(creatures):  # at frame 0, where no polygon hides another
+                cards.nth(k).click()
+                page.wait_for_selector("#detail:not([hidden])")
+                if "pause" in page.text_content("#detail-play"):
+                    page.click("#detail-play")  # hold still
+                page.fill("#detail-scrub", "0")
+                page.dispatch_event("#detail-scrub", "input")
+                page.wait_for_timeout(200)
+                for poly in creature.polys:
+                    painted = _pixels_of(page.locator("#detail-canvas"), poly.color)
+                    assert painted > 200, f"{names[k]}: no {poly.color} fill in the detail view"
+                page.screenshot(path=str(tmp_path / f"detail-{names[k]}.png"))
+                page.click("#detail-close")
+            page.click("#race-selected")
+            page.wait_for_selector("#race:not([hidden])")
+            page.wait_for_timeout(300)
+            assert _state(page, "#race-canvas")["painted"] > 0
+        finally:
+            context.close()
+    assert problems == []
 
 
 def test_evo_gallery_screenshot_saves_a_picture_of_the_page(run_dir: Path, tmp_path: Path, capsys):

@@ -17,6 +17,7 @@ from evo.gallery.data import (
     wave_angles,
 )
 from evo.io.models import load_model
+from evo.model import DEFAULT_POLYGON_COLOR
 from evo.sim import simulate
 from evo.sim.world import World
 
@@ -125,3 +126,18 @@ def test_the_drawn_ground_covers_a_creature_that_goes_left_before_it_goes_right(
     creature = {"start_x": 50.0, "span": [80.0, 40.0], "distance": 300.0, "reach": [-1200.0, 420.0]}
     ground = _track(world, [creature], None, {})["ground"]
     assert ground[0][0] <= -1200.0 - GROUND_MARGIN + 1e-9 and ground[-1][0] >= 420.0 + GROUND_MARGIN - 1e-9
+
+
+def test_payload_carries_the_polygons_with_their_fill_and_curve():
+    hopper = load_model(ROOT / "genomes" / "classic" / "hopper.xml")
+    world = World().updated(hopper.world)
+    doc = creature_payload(hopper, world, 30, record_trajectory(hopper, world, 30))
+    assert doc["polys"] == [
+        {"masses": [0, 1, 2], "color": "#74c0fc", "curvy": False},
+        {"masses": [2, 4, 3], "color": "#c2255c", "curvy": True},
+        {"masses": [1, 5, 4, 2], "color": "#fab005", "curvy": False},
+    ]
+    plain = hopper.replace(polys=[(0, 1, 2), (0, 1)])  # no colour: the default fill; two corners: nothing
+    assert creature_payload(plain, world, 30, record_trajectory(plain, world, 30))["polys"] == [
+        {"masses": [0, 1, 2], "color": DEFAULT_POLYGON_COLOR, "curvy": False}
+    ]

@@ -77,6 +77,21 @@ def test_the_svg_poster_parses_and_shows_the_creature(tmp_path: Path):
     assert "frame 600" in texts and "px" in texts
 
 
+def test_the_svg_poster_and_the_gif_fill_a_classic_models_polygons_in_their_colours(tmp_path: Path):
+    roller = ROOT / "genomes" / "classic" / "roller.xml"
+    svg, gif = tmp_path / "roller.svg", tmp_path / "roller.gif"
+    assert main(["replay", str(roller), "--frames", "300", "--svg", str(svg), "--gif", str(gif)]) == 0
+    paths = list(ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}path"))
+    rims = [p for p in paths if p.get("fill") == "#ae3ec9"]
+    assert len(rims) >= 6 and all(p.get("d").count("C") == 8 for p in rims)  # curvy: 8 Béziers
+    assert sum(p.get("fill") == "#e599f7" for p in paths) == len(rims)
+    with Image.open(gif) as picture:
+        picture.seek(20)
+        pixels = np.asarray(picture.convert("RGB")).reshape(-1, 3)
+    near = np.all(np.abs(pixels.astype(int) - [0xAE, 0x3E, 0xC9]) <= 12, axis=1)
+    assert near.sum() > 100, "the rim is filled in its colour"
+
+
 def test_muscle_colours_go_from_blue_when_contracted_to_orange_when_extended():
     assert phase_colour(-1.0) == (28, 126, 214) and phase_colour(1.0) == (232, 89, 12)
     assert phase_colour(0.0) == (130, 108, 113)

@@ -3,6 +3,7 @@
 import json
 import math
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -11,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evo.cli import main
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, EvoInputWarning
 from evo.io.models import creature_from_dict, creature_to_dict, load_model, save_model
 from evo.io.soda_xml import dumps_soda_xml, read_soda_xml, read_terrain
 from evo.io.worlds import world_from
-from evo.model import Creature
+from evo.model import Creature, Polygon
 from evo.sim.simulate import simulate
 from evo.sim.world import World
 
@@ -58,8 +59,12 @@ HEADERS = {
 
 
 def write(tmp_path, text, name="model.xml"):
+    """Write ``text`` (UTF-8) or bytes as they are."""
     path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -75,11 +80,11 @@ def test_a_hand_written_file_reads_with_or_without_declaration_and_doctype(tmp_p
     assert (creature.link_a.tolist(), creature.link_b.tolist()) == ([0, 1], [1, 2])
     assert creature.rest.tolist() == [100.0, 50.0]
     assert creature.alpha.tolist() == [0.0, 0.4]
-    assert creature.phi.tolist() == [0.0, math.pi]
+    assert creature.phi.tolist() == [0.0, 0.0]  # a spring; a muscle half a cycle behind: pi - 2 pi 0.5
     assert creature.beta == 0.5 and creature.wave_phase == math.pi / 2
     assert creature.omega == pytest.approx(2 * math.pi * 0.01, abs=1e-15)
     assert creature.wave_reverse and creature.autoreverse
-    assert creature.polys == ((0, 1, 2),)
+    assert creature.polys == (Polygon((0, 1, 2)),)
     assert creature.world == {
         "width": 800.0, "height": 600.0, "gravity": 0.3, "damping": 0.05, "stiffness": 0.25,
         "restitution_tangential": 0.2, "restitution_normal": 0.5, "gravity_direction": "up",
@@ -137,14 +142,15 @@ BAD = [
     ('restlength="40"', "", "links/spring[1]@restlength: missing attribute"),
     ('restlength="40"', 'restlength="-4"', "links/spring[1]@restlength: expected a number >= 0, got -4"),
     ('<mass id="a" x="0"', '<mass x="0"', "nodes/mass[1]@id: missing attribute"),
-    ('<mass id="b" x="40"', '<mass id="b" x="forty"', "nodes/mass[2]@x: expected a number, got 'forty'"),
-    ('<mass id="b" x="40"', '<mass id="b" x="nan"', "nodes/mass[2]@x: expected a number, got 'nan'"),
-    ('<mass id="b" x="40"', '<mass id="b" x="1e400"', "nodes/mass[2]@x: expected a finite number, got 1e400"),
-    ('<mass id="b" x="40"', '<mass id="b" x="4_0"', "nodes/mass[2]@x: expected a number, got '4_0'"),
+    ('<mass id="b" x="40"', '<mass id="b" x="forty"',
+     "nodes/mass[2]@x: expected a finite number, got 'forty'"),
+    ('<mass id="b" x="40"', '<mass id="b" x="nan"', "nodes/mass[2]@x: expected a finite number, got 'nan'"),
+    ('<mass id="b" x="40"', '<mass id="b" x="1e400"',
+     "nodes/mass[2]@x: expected a finite number, got '1e400'"),
+    ('<mass id="b" x="40"', '<mass id="b" x="4_0"', "nodes/mass[2]@x: expected a finite number, got '4_0'"),
+    ('phase="0.25"', 'phase="quarter"', "links/muscle[1]@phase: expected a number in [0, 1], got 'quarter'"),
     ('<mass id="b"', '<mass id="a"', "nodes/mass[2]@id: duplicate id 'a' (first used by nodes/mass[1])"),
     ('<node id="g"', '<node id="a"', "nodes/node[2]@id: duplicate id 'a'"),
-    ('<mass id="c" x="20" y="30"/>', '<mass id="c" x="20" y="30"><x/></mass>',
-     "nodes/mass[3]: unexpected element <x> inside <mass>"),
     ('gravity="0.5"', 'gravity="5"', "environment@gravity: expected a number in [0, 4], got 5"),
     ('friction="0.02"', 'friction="1.2"', "environment@friction: expected a number in [0, 1], got 1.2"),
     ('springyness="0.3"', 'springyness="0.6"',
@@ -163,14 +169,17 @@ BAD = [
     ('autoreverse="off"', 'autoreverse="yes"', "settings@autoreverse: expected one of on, off, got 'yes'"),
     ('gravitydirection="down"', 'gravitydirection="left"',
      "settings@gravitydirection: expected one of down, up, off, got 'left'"),
-    ('<spring a="a"', '<sprng a="a"', "links: unknown element <sprng>; did you mean <spring>?"),
-    ("<environment ", "<enviroment ", "model: unknown element <enviroment>; did you mean <environment>?"),
-    ('restlength="40"', 'restlenght="40"', "links/spring[1]: unknown attribute 'restlenght'; did you mean"),
-    ('gravity="0.5"', 'gravty="0.5"', "environment: unknown attribute 'gravty'; did you mean 'gravity'?"),
     ("<polys>", '<wave speed="0"/><polys>', "model: <wave> given more than once"),
     ('<poly nodes="a b c"/>', '<poly nodes="a b q"/>', "polys/poly[1]@nodes: unknown node id 'q'"),
+    ('<poly nodes="a b c"/>', '<poly points="a,b,q"/>', "polys/poly[1]@points: unknown node id 'q'"),
+    ('<poly nodes="a b c"/>', '<poly color="#ff0000"/>', "polys/poly[1]@points: missing attribute"),
+    ('<poly nodes="a b c"/>', '<poly points="a,b" nodes="a b"/>',
+     "polys/poly[1]@points: give points or nodes"),
+    ('<poly nodes="a b c"/>', '<poly points="a,b,c" color="red"/>',
+     "polys/poly[1]@color: expected a colour #rrggbb or #rgb, got 'red'"),
+    ('<poly nodes="a b c"/>', '<poly points="a,b,c" curvy="2"/>',
+     "polys/poly[1]@curvy: expected one of 0, 1, false, true, got '2'"),
     ("<model>", "<creature>", "not well-formed XML: mismatched tag"),
-    ("<model>", '<model version="2">', "model: unexpected attribute 'version'"),
 ]  # fmt: skip
 
 
@@ -186,6 +195,123 @@ def test_a_bad_file_gives_one_line_naming_the_file_the_element_and_what_was_expe
     assert message.startswith(f"{path}: ")
     assert expected in message
     assert "\n" not in message
+
+
+# -- what evo does not know: one warning each, or an error when strict -----------------------------
+UNKNOWN = [
+    # (replace this, with this: the warning's place and problem as the strict error words it, and the
+    # text the file then reads as)
+    ('<spring a="a" b="b" restlength="40"/>', '<sprng a="a" b="b" restlength="40"/>',
+     "links: unknown element <sprng>; did you mean <spring>?", ""),
+    ('<environment gravity="0.5" friction="0.02" springyness="0.3"/>',
+     '<enviroment gravity="0.5" friction="0.02" springyness="0.3"/>',
+     "model: unknown element <enviroment>; did you mean <environment>?", ""),
+    ('<mass id="a" x="0" y="0"/>', '<mass id="a" x="0" y="0" vxx="1"/>',
+     "nodes/mass[1]: unknown attribute 'vxx'; did you mean 'vx'?", None),
+    ('gravity="0.5" ', 'gravty="0.5" ',
+     "environment: unknown attribute 'gravty'; did you mean 'gravity'?", ""),
+    ("<model>", '<model version="2">', "model: unknown attribute 'version'; valid: none", None),
+    ('<mass id="c" x="20" y="30"/>', '<mass id="c" x="20" y="30"><x/></mass>',
+     "nodes/mass[3]: unknown element <x> inside <mass>", None),
+    ('autoreverse="off"', 'autoreverse="off" soundon="1"', "settings: unknown attribute 'soundon'; valid: ",
+     None),
+    ("<nodes>", '<sound volume="3"><loud/></sound><nodes>', "model: unknown element <sound>; valid: name, ",
+     None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("old, new, problem, reads_as", UNKNOWN, ids=[u[2][:50] for u in UNKNOWN])
+def test_an_unknown_element_or_attribute_is_one_warning_and_the_rest_of_the_file_loads(
+    tmp_path, old, new, problem, reads_as
+):
+    assert old in VALID
+    path = write(tmp_path, VALID.replace(old, new, 1))
+    with pytest.warns(EvoInputWarning) as record:
+        creature = read_soda_xml(path)
+    assert len(record) == 1
+    text = str(record[0].message)
+    where, what = problem.split(": ", 1)
+    assert text.startswith(f"{path}: {where}: {what.split(';')[0]} (ignored)")
+    assert "\n" not in text
+    (tmp_path / "same").mkdir()
+    same = write(tmp_path / "same", VALID.replace(old, reads_as if reads_as is not None else old, 1))
+    assert creature_to_dict(creature) == creature_to_dict(read_soda_xml(same))
+    with pytest.raises(EvoInputError) as info:
+        read_soda_xml(path, strict=True)
+    assert str(info.value).startswith(f"{path}: {problem}")
+
+
+def test_a_file_evo_knows_entirely_reads_without_a_warning(tmp_path, recwarn):
+    read_soda_xml(write(tmp_path, VALID))
+    read_soda_xml(write(tmp_path, CLASSIC.encode("latin-1"), "classic.xml"), strict=True)
+    assert [w for w in recwarn if issubclass(w.category, EvoInputWarning)] == []
+
+
+# -- classic files: polygons with colours and curves, ISO-8859-1, DOCTYPE -------------------------
+CLASSIC = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<!DOCTYPE model SYSTEM "sodaconstructor.dtd">
+<model>
+  <name>Schrittmacher Nr. 3</name>
+  <comment>gespeichert mitten im Schritt, Geschwindigkeit nach links (à gauche)</comment>
+  <environment gravity="0.3" friction="0.04" springyness="0.3"/>
+  <collisions surface_friction="0.5" surface_reflection="-0.2"/>
+  <wave amplitude="0.8" phase="0.125" speed="0.025"/>
+  <settings gravitydirection="down" wavedirection="reverse" autoreverse="off"/>
+  <nodes>
+    <mass id="m1" x="600" y="9.89" vx="-0.578" vy="-2.276"/>
+    <mass id="m2" x="638.3" y="6.39" vx="-0.352" vy="0.556"/>
+    <mass id="m3" x="686.69" y="0" vx="-0.251"/>
+    <mass id="m9" x="662" y="40"/>
+    <node id="hook" x="640" y="300"/>
+  </nodes>
+  <links>
+    <muscle a="m1" b="m2" restlength="30" amplitude="0.3" phase="0.25"/>
+    <muscle a="m2" b="m3" restlength="40" amplitude="0.3" phase="0.925"/>
+    <spring a="m3" b="m9" restlength="45.5"/>
+    <spring a="m9" b="m1" restlength="70"/>
+    <spring a="m9" b="hook" restlength="260"/>
+  </links>
+  <polys>
+    <poly color="#770000" points="m3,m2,m9" curvy="1"/>
+    <poly color="#0A0" points="m1,m2,m9" curvy="0"/>
+    <poly points="m1, m9, hook"/>
+  </polys>
+</model>
+"""
+
+
+def test_a_classic_file_keeps_its_polygons_colours_and_curves(tmp_path):
+    creature = read_soda_xml(write(tmp_path, CLASSIC.encode("latin-1"), "classic.xml"))
+    assert creature.name == "Schrittmacher Nr. 3" and creature.meta["comment"].endswith("(à gauche)")
+    assert creature.polys == (
+        Polygon((2, 1, 3), "#770000", True),
+        Polygon((0, 1, 3), "#0A0", False),
+        Polygon((0, 3, 4), None, False),
+    )
+    assert creature.velocities[:3, 0].tolist() == [-0.578, -0.352, -0.251]
+    assert creature.wave_reverse and creature.fixed.tolist() == [False] * 4 + [True]
+    doc = creature_to_dict(creature)
+    assert doc["polys"] == [
+        {"masses": [2, 1, 3], "color": "#770000", "curvy": True},
+        {"masses": [0, 1, 3], "color": "#0A0"},
+        [0, 3, 4],
+    ]
+
+
+def test_a_classic_file_goes_to_json_and_back_to_xml_exactly(tmp_path):
+    """XML -> JSON -> XML -> JSON: the second XML is the first export to the byte, and the creature is
+    the one the file held to the last bit (phases, wave phase and speed included)."""
+    first = read_soda_xml(write(tmp_path, CLASSIC.encode("latin-1"), "classic.xml"))
+    json_path, xml_path = tmp_path / "classic.json", tmp_path / "again.xml"
+    save_model(first, json_path)
+    save_model(load_model(json_path), xml_path)
+    again = read_soda_xml(xml_path)
+    assert creature_to_dict(again) == creature_to_dict(first)
+    assert xml_path.read_text(encoding="utf-8") == dumps_soda_xml(again)
+    text = xml_path.read_text(encoding="utf-8")
+    assert '<poly color="#770000" points="m2,m1,m3" curvy="1" />' in text
+    assert 'amplitude="0.3" phase="0.25"' in text and 'amplitude="0.3" phase="0.925"' in text
+    assert '<wave amplitude="0.8" phase="0.125" speed="0.025" />' in text
 
 
 @pytest.mark.parametrize(
@@ -273,6 +399,14 @@ def angles(doc):
     return out + [doc["wave"].pop("omega", 0.0), doc["wave"].pop("phase", 0.0)]
 
 
+def assert_same_angles(actual, desired):
+    """The phases of :func:`angles` equal as angles (mod 2 pi), omega as a number, both to 1e-12."""
+    actual, desired = np.asarray(actual), np.asarray(desired)
+    np.testing.assert_allclose(actual[-2], desired[-2], rtol=0, atol=1e-12)
+    turn = np.angle(np.exp(1j * (np.delete(actual, -2) - np.delete(desired, -2))))
+    np.testing.assert_allclose(turn, 0.0, rtol=0, atol=1e-12)
+
+
 def xml_round_trip(doc, tmp_dir):
     json_in, xml, json_out = (Path(tmp_dir) / name for name in ("in.json", "mid.xml", "out.json"))
     json_in.write_text(json.dumps(doc))
@@ -284,7 +418,7 @@ def xml_round_trip(doc, tmp_dir):
 def test_json_to_xml_to_json_keeps_everything_xml_can_hold(tmp_path):
     back = xml_round_trip(RICH, tmp_path)
     original = creature_to_dict(creature_from_dict(RICH))
-    np.testing.assert_allclose(angles(back), angles(original), rtol=0, atol=1e-12)
+    assert_same_angles(angles(back), angles(original))
     assert back == original
 
 
@@ -345,7 +479,7 @@ def test_any_valid_creature_survives_the_xml_round_trip(creature):
         path = Path(tmp) / "c.xml"
         path.write_text(dumps_soda_xml(creature), encoding="utf-8")
         after = creature_to_dict(read_soda_xml(path))
-    np.testing.assert_allclose(angles(after), angles(before), rtol=0, atol=1e-12)
+    assert_same_angles(angles(after), angles(before))
     del after["world"]
     before.pop("world")
     assert after == before
@@ -385,7 +519,7 @@ def test_evo_convert_goes_json_to_xml_and_back(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "b.xml"), str(tmp_path / "c.json")]) == 0
     back = json.loads((tmp_path / "c.json").read_text())
     original = creature_to_dict(creature_from_dict(RICH))
-    np.testing.assert_allclose(angles(back), angles(original), rtol=0, atol=1e-12)
+    assert_same_angles(angles(back), angles(original))
     assert back == original
     assert "wrote" in capsys.readouterr().out
 
@@ -455,10 +589,13 @@ def test_a_bad_terrain_file_is_reported_under_the_model_and_field_that_named_it(
 
 
 # -- shipped examples ----------------------------------------------------------------------------
-@pytest.mark.parametrize("path", sorted(GENOMES.glob("classic/*.xml")), ids=lambda p: p.name)
-def test_every_shipped_classic_xml_file_reads_as_a_model_or_as_terrain(path):
+CLASSIC_FILES = sorted(GENOMES.glob("classic/*.xml"))
+
+
+@pytest.mark.parametrize("path", CLASSIC_FILES, ids=lambda p: p.name)
+def test_every_shipped_classic_xml_file_reads_strictly_as_a_model_or_as_terrain(path):
     try:
-        creature = read_soda_xml(path)
+        creature = read_soda_xml(path, strict=True)
     except EvoInputError as exc:
         assert "no masses" in str(exc)
         assert read_terrain(path, source=None, field="terrain")
@@ -467,8 +604,31 @@ def test_every_shipped_classic_xml_file_reads_as_a_model_or_as_terrain(path):
         World().updated(creature.world)
 
 
-def test_the_shipped_strider_walks_to_the_right_on_flat_ground():
-    creature = read_soda_xml(GENOMES / "classic" / "strider.xml")
-    trajectory = simulate(creature, World().updated(creature.world), frames=3000, record_every=3000)
+def test_the_shipped_classic_models_draw_polygons_and_use_both_wave_directions():
+    models = [read_soda_xml(path) for path in CLASSIC_FILES if path.name != "hills.xml"]
+    with_polygons = [m for m in models if any(p.color for p in m.polys)]
+    assert {m.wave_reverse for m in with_polygons} == {False, True}
+    assert any(p.curvy for m in with_polygons for p in m.polys)
+
+
+def walked(creature, frames=3000):
+    trajectory = simulate(creature, World().updated(creature.world), frames=frames, record_every=frames)
     assert not trajectory.exploded
-    assert trajectory.centroids[-1, 0] - trajectory.centroids[0, 0] > 1000.0
+    return trajectory.centroids[-1, 0] - trajectory.centroids[0, 0]
+
+
+def test_the_shipped_strider_walks_to_the_right_on_flat_ground():
+    assert walked(read_soda_xml(GENOMES / "classic" / "strider.xml")) > 1000.0
+
+
+def test_a_walker_saved_mid_stride_keeps_walking_the_way_its_velocities_point():
+    """The crawler was saved at frame 641 of its walk, every mass moving left, its wave at phase 0.025:
+    read with the applet's law it walks on to the left. Read the old way (phi = 2 pi p, the muscles in
+    mirror order) it would not."""
+    path = GENOMES / "classic" / "crawler.xml"
+    crawler = read_soda_xml(path)
+    assert np.all(crawler.velocities[:, 0] < 0.0)
+    assert walked(crawler, 300) < -100.0 and walked(crawler) < -1000.0
+    links = ET.parse(path).getroot().find("links")
+    old_phi = [2 * math.pi * float(link.get("phase", 0.0)) for link in links if link.tag != "fixedbar"]
+    assert walked(crawler.replace(phi=old_phi)) > -300.0

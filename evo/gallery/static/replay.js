@@ -179,10 +179,37 @@ function drawWorld(ctx, cam, track, origin, finish) {
   }
 }
 
-/* One creature: springs as thin dark lines, muscles as thick lines coloured by phase (or all in
-   `colour` in a race), masses as dots, fixed masses as red squares. */
+/* A closed outline through the screen points pts ([[X, Y], ...]): straight edges, or (curvy) the closed
+   uniform Catmull-Rom spline through them as one cubic Bezier per edge, whose control points are
+   p[i] + (p[i+1] - p[i-1]) / 6 and p[i+1] - (p[i+2] - p[i]) / 6 (evo.model.closed_curve, the same). */
+function tracePolygon(ctx, pts, curvy) {
+  const k = pts.length;
+  ctx.beginPath();
+  ctx.moveTo(pts[0][0], pts[0][1]);
+  for (let i = 0; i < k; i++) {
+    const a = pts[(i + k - 1) % k], b = pts[i], c = pts[(i + 1) % k], d = pts[(i + 2) % k];
+    if (curvy) {
+      ctx.bezierCurveTo(b[0] + (c[0] - a[0]) / 6, b[1] + (c[1] - a[1]) / 6,
+        c[0] - (d[0] - b[0]) / 6, c[1] - (d[1] - b[1]) / 6, c[0], c[1]);
+    } else {
+      ctx.lineTo(c[0], c[1]);
+    }
+  }
+  ctx.closePath();
+}
+
+/* One creature: its polygons filled in their colours (fainter in a race), then springs as thin dark
+   lines, muscles as thick lines coloured by phase (or all in `colour` in a race), masses as dots, fixed
+   masses as red squares. */
 function drawCreature(ctx, cam, rec, p, theta, colour) {
   const c = rec.c, s = cam.s;
+  for (const poly of c.polys || []) {
+    tracePolygon(ctx, poly.masses.map((i) => [sx(cam, p[2 * i]), sy(cam, p[2 * i + 1])]), poly.curvy);
+    ctx.fillStyle = poly.color;
+    ctx.globalAlpha = colour ? 0.45 : 1;
+    ctx.fill();
+    ctx.globalAlpha = 1;
+  }
   ctx.lineCap = "round";
   for (let pass = 0; pass < 2; pass++) {
     for (let i = 0; i < c.a.length; i++) {
