@@ -1,4 +1,7 @@
-"""``evo simulate MODEL``: run one creature and print its summary (and optionally a CSV trace)."""
+"""``evo simulate MODEL``: run one creature and print its summary (and optionally a CSV trace).
+
+A step that may be unstable for the creature is warned about on stderr.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,10 @@ import math
 
 import numpy as np
 
+from evo.analysis.stability import check_step
 from evo.cli._common import add_world_arguments, world_for, writing
 from evo.cli._fitness import plugin_spec, score
+from evo.cli._stability import warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.models import load_model
@@ -124,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
             "the end of the run"
         )
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
+    warn_if_unstable(NAME, args.model, check_step(creature, world))
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
@@ -134,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"simulated {result['frames']:g} frames with {world.integrator} (dt = {world.dt:g})")
     print(f"centroid x: {result['start_centroid'][0]:.2f} -> {result['end_centroid'][0]:.2f} px")
-    print(f"distance: {result['distance']:.2f} px" + ("  (EXPLODED)" if result["exploded"] else ""))
+    exploded = f"  (EXPLODED at frame {result['exploded_frame']:g})" if result["exploded"] else ""
+    print(f"distance: {result['distance']:.2f} px{exploded}")
     if scoring is not None:
         fitness = score(creature, *scoring)
         if fitness is None:
