@@ -1,6 +1,7 @@
 """``evo simulate MODEL``: run one creature and print its summary (and optionally a CSV trace).
 
-A step that may be unstable for the creature is warned about on stderr.
+On a ground other than flat (or with terrain) the model is first lifted so that no mass starts below the
+surface; a step that may be unstable for it is warned about on stderr.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.models import load_model
 from evo.sim import simulate
+from evo.sim.placement import stand_on_ground
 
 NAME = "simulate"
 HELP = "simulate a model (.json or Sodaconstructor .xml) and print a summary"
@@ -109,6 +111,7 @@ def trace_csv(trajectory) -> str:
 def run(args: argparse.Namespace) -> int:
     creature = load_model(args.model)
     world = world_for(creature, args, args.model)
+    creature = stand_on_ground(creature, world)
     frames = args.frames
     if frames is None:
         frames = creature.meta.get("frames", DEFAULT_FRAMES)
