@@ -12,12 +12,16 @@ from evo.analysis.modes import (
     natural_modes,
     place_frequency,
 )
+from evo.analysis.stability import StepCheck, check_step, frequency_bound, stability_limit
 
 __all__ = [
     "Equilibrium",
     "Modes",
     "StaticModel",
+    "StepCheck",
+    "check_step",
     "damped_frequencies",
+    "frequency_bound",
     "frozen_rest_lengths",
     "gravity_applies",
     "lowest_natural_frequency",
@@ -27,6 +31,7 @@ __all__ = [
     "natural_modes",
     "place_frequency",
     "solve_equilibrium",
+    "stability_limit",
     "static_model",
     "stiffness_matrix",
 ]

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from evo.io.atomic import atomic_write_text
     from evo.io.models import load_model
     from evo.sim import simulate
+    from evo.sim.placement import stand_on_ground
 
     if not args.gif and not args.svg:
         raise EvoInputError("nothing to do: give --gif OUT.gif and/or --svg OUT.svg")
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise EvoInputError(f"--frame-ms must be at least 10, got {args.frame_ms}")
     creature = load_model(args.model)
     world = world_for(creature, args, args.model)
+    creature = stand_on_ground(creature, world)  # as evo simulate does: no mass starts below the ground
     frames = args.frames
     if frames is None:
         frames = frames_in(creature.meta) or DEFAULT_FRAMES

@@ -1,4 +1,8 @@
-"""``evo simulate MODEL``: run one creature and print its summary (and optionally a CSV trace)."""
+"""``evo simulate MODEL``: run one creature and print its summary (and optionally a CSV trace).
+
+On a ground other than flat (or with terrain) the model is first lifted so that no mass starts below the
+surface; a step that may be unstable for it is warned about on stderr.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,15 @@ import json
 import math
 import sys
 
+from evo.analysis.stability import check_step
 from evo.cli._common import add_world_arguments, world_for, writing
 from evo.cli._fitness import plugin_spec, score
+from evo.cli._stability import warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.models import load_model
 from evo.io.trace import write_trace
 from evo.sim import DEFAULT_FRAMES, simulate
+from evo.sim.placement import stand_on_ground
 
 NAME = "simulate"
 HELP = "simulate a model (.json or Sodaconstructor .xml) and print a summary"
@@ -84,6 +91,7 @@ def _frames_value(frames: float) -> int | float:
 def run(args: argparse.Namespace) -> int:
     creature = load_model(args.model)
     world = world_for(creature, args, args.model)
+    creature = stand_on_ground(creature, world)
     frames = args.frames
     if frames is None:
         frames = creature.meta.get("frames", DEFAULT_FRAMES)
@@ -104,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             "the end of the run"
         )
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
+    warn_if_unstable(NAME, args.model, check_step(creature, world))
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
@@ -116,11 +125,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"simulated {result['frames']:g} frames with {world.integrator} (dt = {world.dt:g})", file=human)
     print(f"centroid x: {result['start_centroid'][0]:.2f} -> {result['end_centroid'][0]:.2f} px", file=human)
-    print(
-        f"distance: {result['distance']:.2f} px from frame 0"
-        + ("  (EXPLODED)" if result["exploded"] else ""),
-        file=human,
-    )
+    exploded = f"  (EXPLODED at frame {result['exploded_frame']:g})" if result["exploded"] else ""
+    print(f"distance: {result['distance']:.2f} px from frame 0{exploded}", file=human)
     if scoring is not None:
         fitness = score(creature, *scoring, out=human)
         if fitness is None:

@@ -1,11 +1,18 @@
-"""``evo validate FILE``: check a model file (.json or .xml) or a run config (.toml) without running it."""
+"""``evo validate FILE``: check a model file (.json or .xml) or a run config (.toml) without running it.
+
+A step that may be unstable (for the model, or for any creature the config's ``[genome]`` allows) is
+warned about on stderr; the file is still valid.
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from evo.analysis.stability import check_frequency, check_step, degree_frequency_bound
+from evo.cli._stability import warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
+from evo.io.worlds import resolve_world
 from evo.model import is_connected
 
 NAME = "validate"
@@ -28,6 +35,17 @@ def _validate_config(path: str) -> int:
     print(f"{path}: ok: a run config")
     for line in config.describe():
         print(f"  {line}")
+    genome = config.genome
+    omega_max = degree_frequency_bound(
+        config.world, genome.max_degree, genome.link_stiffness[1], genome.mass[0]
+    )
+    warn_if_unstable(
+        NAME,
+        path,
+        check_frequency(omega_max, config.world),
+        style="[world] ",
+        what=f"creatures of up to [genome] max_degree = {genome.max_degree} links per mass",
+    )
     return 0
 
 
@@ -47,4 +65,6 @@ def _validate(path: str) -> int:
         f"{path}: ok: '{creature.name}', {creature.n_masses} masses, {creature.n_links} links "
         f"({creature.n_muscles} muscles), {connected}"
     )
+    world = resolve_world([(creature.world, path, "world")])
+    warn_if_unstable(NAME, path, check_step(creature, world), style="world.")
     return 0

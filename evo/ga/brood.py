@@ -8,7 +8,8 @@ worker: the worker pool breeds and evaluates in one step, and the parent only se
 
 A brood makes one child (a random creature, or a seed model brought within the limits) or two (the
 children of a pair of parents; a single parent if the population is odd). A child that no operator
-touched is ``None``: a copy of its parent, which keeps its fitness and is not evaluated again.
+touched is ``None``: a copy of its parent, which keeps its fitness and is not evaluated again. Every new
+child stands on the run's ground (:func:`evo.sim.placement.stand_on_ground`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import numpy as np
 
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
+from evo.sim.placement import stand_on_ground
+from evo.sim.world import World
 
 __all__ = ["Brood", "PAIR", "RANDOM", "SEEDED", "Variation", "breed"]
 
@@ -71,12 +74,31 @@ class Brood:
 
 
 def breed(
-    brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation | None = None
+    brood: Brood,
+    genome: GenomeSection,
+    ga: GASection,
+    variation: Variation | None = None,
+    *,
+    world: World | None = None,
 ) -> list[Creature | None]:
-    """The brood's children, in order; ``None`` for a child that is an unchanged copy of its parent."""
+    """The brood's children, in order; ``None`` for a child that is an unchanged copy of its parent.
+
+    The operators place every creature on the floor (lowest mass at y = 0, leftmost at x = 0); each new
+    child is then lifted onto ``world``'s ground and terrain where a mass would start below them
+    (:func:`evo.sim.placement.stand_on_ground`; never on flat ground without terrain, nor without a
+    world). The lift draws no random number.
+    """
+    children = _children(brood, genome, ga, variation or Variation.default())
+    if world is None:
+        return children
+    return [None if child is None else stand_on_ground(child, world) for child in children]
+
+
+def _children(
+    brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation
+) -> list[Creature | None]:
     from evo.ga.creatures import random_creature, seeded_creature
 
-    variation = variation or Variation.default()
     rng = np.random.default_rng(brood.seed)
     if brood.kind == RANDOM:
         return [random_creature(rng, genome)]

@@ -6,7 +6,8 @@
 - :func:`distance` measures how different two creatures are (the hall of fame's near-duplicate test).
 
 Every creature made here starts at rest on the floor: zero velocities, lowest mass at y = 0, leftmost
-mass at x = 0 (px). All randomness comes from the ``numpy.random.Generator`` passed in.
+mass at x = 0 (px); :func:`evo.ga.brood.breed` lifts it onto the run's ground. All randomness comes from
+the ``numpy.random.Generator`` passed in.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def breed_and_evaluate(brood: Brood, context: BreedContext) -> list[tuple[Any, .
     if evaluate is None:
         from evo.fitness.evaluate import evaluate
     out: list[tuple[Any, ...]] = []
-    children = breed(brood, context.genome, context.ga, context.variation)
+    children = breed(brood, context.genome, context.ga, context.variation, world=context.spec.world)
     for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
         if seed is None:
             out.append((None, None))

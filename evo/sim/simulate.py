@@ -26,14 +26,22 @@ from evo.sim.world import World
 
 __all__ = [
     "DEFAULT_FRAMES",
+    "DEFAULT_MAX_SPEED",
     "PackedCreature",
     "Trajectory",
     "centroids_of",
     "pack",
     "simulate",
+    "speed_limit",
     "steps_for",
     "warm_up",
 ]
+
+# px/frame: the explosion bound of a world without ``max_speed`` (or the creature's size per frame, when
+# larger). Sane creatures stay below ~100 px/frame (the shipped genomes below 30, evolved walkers below
+# 65); blown-up runs diverge to inf or NaN, or saturate at 380-20000 px/frame against the floor and walls
+# (docs/simulator.md, "Blow-ups").
+DEFAULT_MAX_SPEED = 200.0
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,7 @@ class Trajectory:
         frames: (n_records,) frame number of each record (frame 0 is the initial state).
         positions: (n_records, n_masses, 2) px.
         velocities: (n_records, n_masses, 2) px/frame.
-        exploded: True if the run stopped early (speed above ``max_speed``, or NaN/inf).
+        exploded: True if the run stopped early (a speed above :func:`speed_limit`, or NaN/inf).
         exploded_frame: the frame at which it stopped, or None.
     """
 
@@ -148,6 +156,19 @@ def steps_for(frames: float, dt: float, what: str = "frames") -> int:
     return int(whole)
 
 
+def speed_limit(world: World, positions: np.ndarray | None = None) -> float:
+    """The speed (px/frame) above which a run counts as exploded: ``world.max_speed``, else the larger of
+    :data:`DEFAULT_MAX_SPEED` and the size of a body starting at ``positions`` (n, 2), the diagonal of
+    their bounding box, per frame: no mass of a sane creature crosses its whole body in one frame."""
+    if world.max_speed is not None:
+        return float(world.max_speed)
+    if positions is None or len(positions) == 0:
+        return DEFAULT_MAX_SPEED
+    extent = np.ptp(np.asarray(positions, dtype=np.float64), axis=0)
+    size = math.hypot(float(extent[0]), float(extent[1]))
+    return max(DEFAULT_MAX_SPEED, size) if math.isfinite(size) else DEFAULT_MAX_SPEED
+
+
 def simulate(
     creature: Creature, world: World | None = None, frames: float = DEFAULT_FRAMES, record_every: float = 1
 ) -> Trajectory:
@@ -161,6 +182,8 @@ def simulate(
 
     Returns:
         The :class:`Trajectory` (numpy arrays). Deterministic: the same inputs give a bit-identical one.
+        A free mass faster than :func:`speed_limit` of the world and the creature's starting positions
+        (or a NaN/inf) stops the run, flagged exploded with its frame.
 
     Raises:
         EvoInputError: frames or record_every that are not whole numbers of steps, or records that do
@@ -189,7 +212,7 @@ def simulate(
         segment_list += [(*a, *b) for a, b in zip(line[:-1], line[1:], strict=False)]
     segments = np.array(segment_list, dtype=np.float64).reshape(-1, 4)
     huge = _kernel.HUGE
-    max_speed2 = huge if world.max_speed is None else world.max_speed**2
+    max_speed2 = speed_limit(world, p.positions) ** 2
     x_min = 0.0 if world.width is not None else -huge
     x_max = float(world.width) if world.width is not None else huge
     y_max = float(world.height) if world.height is not None else huge

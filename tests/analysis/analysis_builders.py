@@ -92,3 +92,17 @@ def random_creature(seed: int, *, n_fixed: int = 0) -> Creature:
         beta=0.7,
         omega=0.1,
     )
+
+
+def wheel(seed: int = 0, *, masses: int = 16, radius: float = 60.0, name: str = "wheel") -> Creature:
+    """A turbine-like wheel: ``masses`` masses on a circle (px), every pair linked (120 links for 16,
+    15 per mass), every link a muscle of full amplitude (alpha = beta = 1) at a random phase."""
+    rng = np.random.default_rng(seed)
+    angles = 2.0 * np.pi * np.arange(masses) / masses
+    positions = radius * (1.0 + np.stack([np.cos(angles), np.sin(angles)], axis=1))
+    links = [(i, j) for i in range(masses) for j in range(i + 1, masses)]
+    rest = [float(np.hypot(*(positions[j] - positions[i]))) for i, j in links]
+    return make_creature(
+        positions, links, rest, alpha=np.ones(len(links)), phi=rng.random(len(links)) * 2.0 * np.pi,
+        omega=0.1, beta=1.0, name=name,
+    )  # fmt: skip
