@@ -8,6 +8,7 @@ files; nothing imports the command line; and the module import graph has no circ
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,12 @@ def test_the_module_import_graph_has_no_circle():
     for module in sorted(MODULES):
         if module not in state:
             visit(module)
+
+
+def test_the_readme_layout_names_every_package_and_top_level_module():
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Layout", 1)[1].split("```", 2)[1]
+    named = set(re.findall(r"evo/(\w+)(?:/|\.py)", block))
+    present = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    present |= {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__main__"}
+    assert named == present
