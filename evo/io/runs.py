@@ -1,5 +1,5 @@
-"""Reading a run folder written by ``evo run``: its config, history, elites, checkpoint and generation bests,
-as typed records (docs/runs.md describes the folder). Only ``elites/`` is required.
+"""Reading a run folder written by ``evo run``: its config, history, elites, checkpoint, generation bests and
+(MAP-Elites) archive, as typed records (docs/runs.md describes the folder). Only ``elites/`` is required.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class RunContents:
     checkpoint: dict[str, Any] | None
     started: str | None
     saved_bests: dict[int, Entry] = field(default_factory=dict)
+    archive: dict[str, Any] | None = None  # archive.json of a MAP-Elites run
 
     def section(self, name: str) -> dict[str, Any]:
         value = self.config.get(name, {})
@@ -161,4 +162,5 @@ def read_run(path: str | Path) -> RunContents:
         checkpoint=checkpoint,
         started=_started(folder),
         saved_bests=saved,
+        archive=folder.read_archive(),
     )
