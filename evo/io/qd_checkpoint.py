@@ -99,9 +99,13 @@ def qd_state_from_dict(doc: Mapping[str, Any], weights: Sequence[float]) -> QDSt
         measures=tuple(str(m) for m in doc["measures"]),
         rng=dict(doc["rng"]),
         elites=elites,
-        logbook=tuple({k: _decode_cell(k, v) for k, v in rec.items()} for rec in doc["logbook"]),
+        logbook=tuple({k: _decode_record_cell(k, v) for k, v in rec.items()} for rec in doc["logbook"]),
         centroids=None if centroids is None else np.asarray(centroids, dtype=np.float64),
     )
+
+
+def _decode_record_cell(key: str, value: Any) -> Any:
+    return int(value) if key == "num_elites" else _decode_cell(key, value)
 
 
 def archive_document(

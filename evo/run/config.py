@@ -153,16 +153,26 @@ class Config:
 
     def replace(self, **tables: Mapping[str, Any]) -> Config:
         """A copy with some keys changed, checked again: ``config.replace(run={"generations": 5},
-        world={"gravity": 0.3})``. Each keyword is a table; its keys replace those of the table.
+        world={"gravity": 0.3})``. Each keyword is a table; its keys replace those of the table. New
+        ``[qd] measures`` keep the ranges of the measures still listed and the default bins, unless
+        ``ranges`` or ``bins`` are given too.
 
         Raises:
             EvoInputError: an unknown table or key, or a bad value.
         """
         doc = self.to_dict()
+        doc.setdefault("qd", self.qd.to_table())  # a GA config keeps its [qd] table for a switch
         for table, changes in tables.items():
             if not isinstance(changes, Mapping):
                 raise EvoInputError(f"replace({table}=...): expected a mapping of keys to new values")
-            doc[table] = {**doc.get(table, {}), **changes}
+            old = dict(doc.get(table, {}))
+            if table == "qd" and "measures" in changes and list(changes["measures"]) != old.get("measures"):
+                old.pop("bins", None)
+                if "ranges" not in changes:
+                    old["ranges"] = {
+                        k: v for k, v in old.get("ranges", {}).items() if k in changes["measures"]
+                    }
+            doc[table] = {**old, **changes}
         return parse_config(doc, source=self.source, default_name=self.run.name)
 
     def with_fitness(self, plugin: Plugin) -> Config:
