@@ -20,7 +20,7 @@ from evo.io.provenance import Provenance
 from evo.io.run_folder import RunFolder, model_digest
 from evo.model import Creature
 
-__all__ = ["Entry", "RunContents", "finite_values", "read_run"]
+__all__ = ["Entry", "RunContents", "archive_entries", "finite_values", "read_run"]
 
 _LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
@@ -164,3 +164,21 @@ def read_run(path: str | Path) -> RunContents:
         saved_bests=saved,
         archive=folder.read_archive(),
     )
+
+
+def archive_entries(run: RunContents) -> dict[str, Entry]:
+    """The model file of each occupied cell of a MAP-Elites run (``archive.json``'s ``file``), by the
+    creature's id; empty for a GA run. A cell whose file is missing is left out.
+
+    Raises:
+        EvoInputError: a cell's file cannot be read as a model.
+    """
+    out: dict[str, Entry] = {}
+    for cell in (run.archive or {}).get("elites", []):
+        name = cell.get("file") if isinstance(cell, dict) else None
+        if not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts:
+            continue
+        path = run.path / name
+        if path.is_file():
+            out[str(cell.get("id"))] = _entry_from_file(path)
+    return out
