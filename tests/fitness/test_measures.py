@@ -181,3 +181,10 @@ def test_a_plugin_whose_measures_are_missing_or_not_finite_fails_in_one_line(tmp
 def test_a_bad_measure_declaration_is_a_one_line_error(measures, message):
     with pytest.raises(EvoInputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         fitness_plugin("x", measures=measures)
+
+
+def test_the_plugin_guide_shows_plugins_stance_py_as_it_is():
+    guide = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    source = (ROOT / "plugins" / "stance.py").read_text(encoding="utf-8")
+    body = source[source.index("from evo.fitness") :]
+    assert f"```python\n{body}```" in guide

@@ -4,6 +4,7 @@ with the archive, the run folder's archive files, ``open_run`` and resuming."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -91,6 +92,14 @@ def test_the_run_folder_holds_the_archive_its_cells_and_their_provenance(config,
     assert [m.id for m in opened.hall_of_fame] == [m.id for m in result.hall_of_fame]
     assert state_text(opened) == state_text(result)
     assert list(opened.history["num_elites"]) == list(result.history["num_elites"])
+
+
+def test_a_map_elites_run_folder_opens_without_pyribs(config, tmp_path, monkeypatch):
+    result = evo.evolve(config, out=tmp_path / "run", progress=False)
+    monkeypatch.setitem(sys.modules, "ribs", None)
+    opened = evo.open_run(tmp_path / "run")
+    assert opened.evolution is None and len(opened.archive.cells) == len(result.archive.cells)
+    assert [m.id for m in opened.hall_of_fame] == [m.id for m in result.hall_of_fame]
 
 
 def test_resuming_goes_on_to_the_same_archive_and_refuses_another_qd_table(config, tmp_path):
