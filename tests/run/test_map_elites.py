@@ -85,8 +85,11 @@ def test_the_run_folder_holds_the_archive_its_cells_and_their_provenance(config,
     assert len(list((folder / "generations").glob("gen*.json"))) == 4
 
     opened = evo.open_run(folder)
+
     def cells(archive):
-        return [(c.index, c.grid, c.measures, c.objective, c.member.id, c.member.fitness) for c in archive.cells]
+        return [
+            (c.index, c.grid, c.measures, c.objective, c.member.id, c.member.fitness) for c in archive.cells
+        ]
 
     assert cells(opened.archive) == cells(result.archive) and opened.generation == 3
     assert [m.id for m in opened.hall_of_fame] == [m.id for m in result.hall_of_fame]
