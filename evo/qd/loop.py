@@ -1,10 +1,7 @@
-"""MAP-Elites as a state machine, like :class:`evo.ga.loop.Evolution`: ``ask`` -> breed and evaluate
-elsewhere -> ``tell``; ``state()`` / ``from_state()`` between iterations.
-
-pyribs keeps the archive (:mod:`evo.qd.archive`) and its ``Scheduler`` asks evo's
-:class:`~evo.qd.emitter.GraphEmitter` s for children; the archive's solutions are serial numbers into
-this object's store of creatures. Iteration 0 is the GA's generation 0 (seed models, their mutants,
-random creatures: ``[run] population`` of them). No file I/O here; docs/qd.md tells the whole story.
+"""MAP-Elites as a state machine like :class:`evo.ga.loop.Evolution`: ``ask`` -> breed and evaluate
+elsewhere -> ``tell``; ``state()`` / ``from_state()`` between iterations. pyribs keeps the archive and its
+``Scheduler`` asks evo's :class:`~evo.qd.emitter.GraphEmitter` s for children; the archive's solutions are
+serial numbers into this object's store of creatures. No file I/O here; docs/qd.md tells the whole story.
 """
 
 from __future__ import annotations

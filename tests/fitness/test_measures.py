@@ -188,3 +188,16 @@ def test_the_plugin_guide_shows_plugins_stance_py_as_it_is():
     source = (ROOT / "plugins" / "stance.py").read_text(encoding="utf-8")
     body = source[source.index("from evo.fitness") :]
     assert f"```python\n{body}```" in guide
+
+
+def test_evo_plugins_lists_a_plugins_measures_with_their_ranges(capsys):
+    import json
+
+    from evo.cli import main
+
+    assert main(["plugins", "--json"]) == 0
+    listed = {p["name"]: p for p in json.loads(capsys.readouterr().out)["plugins"]}
+    assert listed["stance"]["measures"] == {"height": [0.0, 150.0], "reach": [0.0, 200.0]}
+    assert listed["distance"]["measures"] == {}
+    assert main(["plugins"]) == 0
+    assert "measures (for MAP-Elites): height [0, 150], reach [0, 200]" in capsys.readouterr().out

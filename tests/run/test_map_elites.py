@@ -54,6 +54,16 @@ def test_one_and_two_workers_give_the_same_archive(config):
     assert state_text(one) == state_text(two)
 
 
+def test_one_and_two_workers_write_the_same_run_folder(config, tmp_path):
+    evo.evolve(config, out=tmp_path / "one", workers=1, progress=False)
+    evo.evolve(config, out=tmp_path / "two", workers=2, progress=False)
+    for name in ("checkpoint.json", "archive.json", "history.csv"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    for sub in ("archive", "elites", "generations"):
+        one = {p.name: p.read_bytes() for p in (tmp_path / "one" / sub).glob("*.json")}
+        assert one == {p.name: p.read_bytes() for p in (tmp_path / "two" / sub).glob("*.json")} and one
+
+
 def test_a_callback_stops_a_map_elites_run(config):
     def stop(status):
         status.stop()
