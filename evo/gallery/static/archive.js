@@ -40,11 +40,12 @@ function archiveCellAt(u, v) {
     const i = Math.min(Math.floor(u * bx), bx - 1), j = Math.min(Math.floor(v * by), by - 1);
     return archiveView.best.get(i + "," + j) || null;
   }
+  const points = archiveView.points;
   let best = -1, distance = Infinity;
-  A.centroids.forEach((c, k) => {
-    const p = scaled(c), d = (p[0] - u) ** 2 + (p[1] - v) ** 2;
+  for (let k = 0; k < points.length; k++) {
+    const du = points[k][0] - u, dv = points[k][1] - v, d = du * du + dv * dv;
     if (d < distance) { distance = d; best = k; }
-  });
+  }
   return archiveView.byIndex.get(best) || null;
 }
 
@@ -88,6 +89,7 @@ function drawArchive() {
   ctx.fillStyle = "#ffffff"; ctx.fillRect(0, 0, view.w, view.h);
   ctx.fillStyle = "#e9ecef"; ctx.fillRect(area.x, area.y, area.w, area.h);
   archiveView.best = A.kind === "grid" ? gridBests() : null;
+  archiveView.points = A.kind === "grid" ? null : A.centroids.map(scaled);  // the pair's (u, v) of each centroid
   const colourOf = (cell) => viridis((cell.objective - range.low) / (range.high - range.low));
   if (A.kind === "grid") {
     const bx = A.measures[archiveView.x].bins, by = archiveView.y < 0 ? 1 : A.measures[archiveView.y].bins;
@@ -111,8 +113,7 @@ function drawArchive() {
       }
     }
     ctx.fillStyle = "rgba(33,37,41,0.5)";
-    for (const c of A.centroids) {
-      const [u, v] = scaled(c);
+    for (const [u, v] of archiveView.points) {
       ctx.fillRect(area.x + u * area.w - 1, area.y + (1 - v) * area.h - 1, 2, 2);
     }
   }
