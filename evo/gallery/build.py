@@ -32,6 +32,7 @@ GALLERY = Path("gallery") / "index.html"
 NATURAL_SHOWN = 3  # natural frequencies shown beside each creature's omega
 GROUND_MARGIN = 600.0  # px beyond the creatures' reach that the drawn ground outline covers
 ARCHIVE_RECORDS = 300  # records kept of each archive cell's creature (they are many; the elites get more)
+ARCHIVE_BUDGET = 60_000  # records of all cells together: a large archive gets fewer per cell (60 at least)
 
 
 def gallery_path(run_dir: str | os.PathLike) -> Path:
@@ -188,7 +189,9 @@ def build_gallery(
                 "exact": best.exact,
             }
         )
-    archive = _archive_payload(run, add, min(max_records, ARCHIVE_RECORDS))
+    occupied = len((run.archive or {}).get("elites", []))
+    per_cell = max(60, min(ARCHIVE_RECORDS, ARCHIVE_BUDGET // max(occupied, 1)))
+    archive = _archive_payload(run, add, min(max_records, per_cell))
     facts = _run_facts(run, len(elites), worlds[0])
     track = _track(worlds[0], list(creatures.values()), facts["plugin"], facts["params"])
     payload = {
