@@ -1,8 +1,8 @@
 """evo: an evolutionary creature designer in the style of Ed Burton's Sodaconstructor (docs/python.md).
 
 The public API is imported on first use, so ``import evo`` stays light: ``evo.load_model``,
-``evo.simulate``, ``evo.evolve``, ``evo.open_run``, ``evo.Config``, ``evo.Evolution`` and the rest of
-:data:`__all__`.
+``evo.simulate``, ``evo.evolve``, ``evo.open_run``, ``evo.Config``, ``evo.Evolution``,
+``evo.QualityDiversity`` and the rest of :data:`__all__`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 
 # public name -> "module:attribute", imported on first use
 _PUBLIC = {
+    "Archive": "evo.run.map_elites:Archive",
     "Callback": "evo.run.callbacks:Callback",
     "Config": "evo.run.config:Config",
     "Creature": "evo.model:Creature",
@@ -25,6 +26,7 @@ _PUBLIC = {
     "LoopSettings": "evo.ga.loop:LoopSettings",
     "Member": "evo.run.callbacks:Member",
     "Provenance": "evo.io.provenance:Provenance",
+    "QualityDiversity": "evo.qd.loop:QualityDiversity",
     "RunFailed": "evo.run.folder:RunFailed",
     "RunResult": "evo.run.evolve:RunResult",
     "SimulationResult": "evo.fitness:SimulationResult",

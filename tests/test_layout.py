@@ -24,9 +24,9 @@ RANKS = {
     "evo.analysis": 4,
     "evo.fitness": 4,
     "evo.ga": 5,
+    "evo.qd": 5.5,  # MAP-Elites: uses evo.ga's operators; evo.io saves its state
     "evo.io": 6,
     "evo.run": 7,
-    "evo.qd": 8,
     "evo.gallery": 9,
     "evo": 10,  # the package's own __init__: the public API
     "evo.bench": 10,

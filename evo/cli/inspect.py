@@ -1,4 +1,5 @@
-"""``evo inspect RUN_DIR``: the leaderboard of a run -- its elites, best first."""
+"""``evo inspect RUN_DIR``: the leaderboard of a run -- its elites, best first; for a MAP-Elites run the
+archive's figures first, and each elite's cell and measures."""
 
 from __future__ import annotations
 
@@ -53,34 +54,76 @@ def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
                 "file": str(path),
             }
         )
+        if "cell" in meta:
+            rows[-1].update(cell=meta["cell"], measures=dict(meta.get("measures") or {}))
     return rows
+
+
+def archive_summary(run_dir: Path) -> dict[str, Any] | None:
+    """The figures of a MAP-Elites run's ``archive.json`` (None for a GA run)."""
+    from evo.io.run_folder import RunFolder
+
+    doc = RunFolder(run_dir).read_archive()
+    if doc is None:
+        return None
+    return {
+        k: doc.get(k)
+        for k in ("archive", "generation", "objective", "maximise", "cells", "measures", "stats")
+    }
+
+
+def _archive_lines(run_dir: Path, summary: dict[str, Any]) -> list[str]:
+    axes = summary["measures"] or []
+    shape = " x ".join(str(a.get("bins", "?")) for a in axes) if summary["archive"] == "grid" else "CVT"
+    over = ", ".join(f"{a['name']} [{a['low']:g}, {a['high']:g}]" for a in axes)
+    stats = summary["stats"] or {}
+    return [
+        f"{run_dir}: MAP-Elites archive, {shape} ({summary['cells']} cells) over {over}; iteration "
+        f"{summary['generation']}",
+        f"  {stats.get('num_elites')} cells occupied (coverage {_number(stats.get('coverage'))}), "
+        f"QD score {_number(stats.get('qd_score'))} (normalised {_number(stats.get('norm_qd_score'))}), "
+        f"{summary['objective']} best {_number(stats.get('obj_max'))} mean {_number(stats.get('obj_mean'))}",
+    ]
+
+
+def _number(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
 
 
 def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
     rows = leaderboard(run_dir)
+    summary = archive_summary(run_dir)
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps(rows if summary is None else {"archive": summary, "elites": rows}))
         return 0
+    if summary is not None:
+        print("\n".join(_archive_lines(run_dir, summary)))
     if not rows:
         print(f"{run_dir}: no elites yet")
         return 0
+    measures = [a["name"] for a in summary["measures"]] if summary is not None else []
     objectives = ", ".join(rows[0]["objectives"]) or "fitness"
-    header = ["rank", objectives, "gen", "masses", "links", "muscles", "ω (rad/frame)", "β", "file"]
-    table = [
-        [
-            str(r["rank"]),
-            _fitness_text(r["fitness"]),
-            "" if r["generation"] is None else str(r["generation"]),
-            str(r["masses"]),
-            str(r["links"]),
-            str(r["muscles"]),
-            f"{r['omega']:.4f}",
-            f"{r['beta']:.3f}",
-            Path(r["file"]).name,
-        ]
-        for r in rows
-    ]
+    header = ["rank", objectives, *(["cell", *measures] if summary is not None else [])]
+    header += ["gen", "masses", "links", "muscles", "ω (rad/frame)", "β", "file"]
+    table = []
+    for r in rows:
+        cells = [str(r["rank"]), _fitness_text(r["fitness"])]
+        if summary is not None:
+            values = r.get("measures", {})
+            cells += [str(r.get("cell", "")), *(_number(values.get(m, "")) for m in measures)]
+        table.append(
+            cells
+            + [
+                "" if r["generation"] is None else str(r["generation"]),
+                str(r["masses"]),
+                str(r["links"]),
+                str(r["muscles"]),
+                f"{r['omega']:.4f}",
+                f"{r['beta']:.3f}",
+                Path(r["file"]).name,
+            ]
+        )
     widths = [max(len(h), *(len(row[k]) for row in table)) for k, h in enumerate(header)]
     left = {len(header) - 1}  # the file name reads better left-aligned
 
@@ -90,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             for k, (c, w) in enumerate(zip(cells, widths, strict=True))
         ).rstrip()
 
-    print(f"{run_dir}: {len(rows)} elites")
+    print(f"{run_dir}: {len(rows)} elites" + (" (the best cells)" if summary is not None else ""))
     print(line(header))
     for row in table:
         print(line(row))

@@ -44,6 +44,10 @@ def describe(plugin: Plugin) -> dict:
             for k, v in plugin.params.items()
         },
         "origin": plugin.origin,
+        "measures": {
+            name: None if span is None else list(span)
+            for name, span in zip(plugin.measures, plugin.measure_ranges, strict=True)
+        },
     }
 
 
@@ -67,5 +71,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"    objectives: {_objectives_text(plugin)}; records every {plugin.record_every:g} frames")
         params = ", ".join(f"{k} = {v!r}" for k, v in plugin.params.items()) or "none"
         print(f"    parameters: {params}")
+        if plugin.measures:
+            spans = [
+                name if span is None else f"{name} [{span[0]:g}, {span[1]:g}]"
+                for name, span in zip(plugin.measures, plugin.measure_ranges, strict=True)
+            ]
+            print(f"    measures (for MAP-Elites): {', '.join(spans)}")
         print(f"    from: {plugin.origin}")
     return 0

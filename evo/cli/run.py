@@ -113,5 +113,11 @@ def run(args: argparse.Namespace) -> int:
                 f"{name} {value:.6g}" for name, value in zip(best.objectives, best.fitness, strict=True)
             )
             line += f"; best {values} ({files[0]})"
+        if result.archive is not None:
+            archive = result.archive
+            line += (
+                f"; archive: {len(archive.cells)} cells of {archive.total_cells} occupied, "
+                f"QD score {archive.qd_score:.6g}"
+            )
         print(line)
     return 0

@@ -19,10 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from evo.fitness.measures import builtin_measures, measure_stride
 from evo.fitness.protocol import Plugin, PluginRef, SimulationResult
 from evo.fitness.registry import load_ref
 from evo.model import Creature
 from evo.sim import World, simulate
+from evo.sim.simulate import steps_for
 
 __all__ = ["Evaluation", "EvaluationSpec", "PluginFailed", "evaluate", "worst_fitness"]
 
@@ -36,20 +38,27 @@ class EvaluationSpec:
         frames: frames to simulate (a whole number of steps of ``world.dt``).
         plugin: the fitness plugin, by reference.
         params: keyword arguments for the plugin (a plain dict).
+        measures: the measures to report (:mod:`evo.fitness.measures` built-ins or the plugin's own),
+            for quality-diversity runs; () for none.
+        settle_frames: frames the built-in measures leave out at the start.
     """
 
     world: World
     frames: int
     plugin: PluginRef
     params: Mapping[str, Any]
+    measures: tuple[str, ...] = ()
+    settle_frames: float = 200.0
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The outcome of one evaluation: one float per objective, and whether the creature exploded."""
+    """The outcome of one evaluation: one float per objective, whether the creature exploded, and one
+    float per measure of the spec (empty when the spec asks for none, or the creature exploded)."""
 
     fitness: tuple[float, ...]
     exploded: bool
+    measures: tuple[float, ...] = ()
 
 
 class PluginFailed(Exception):
@@ -77,17 +86,36 @@ def worst_fitness(weights: tuple[float, ...]) -> tuple[float, ...]:
 def evaluate(creature: Creature, spec: EvaluationSpec, seed: int) -> Evaluation:
     """Simulate ``creature`` for ``spec.frames`` frames and score it with ``spec.plugin``.
 
-    The simulation records every ``plugin.record_every`` frames. ``seed`` seeds ``result.rng`` (the
-    simulation itself is deterministic).
+    The plugin sees a record every ``plugin.record_every`` frames. When the spec asks for measures the
+    simulation records more often (:func:`~evo.fitness.measures.measure_stride`) and the plugin gets
+    every k-th record, the very same numbers. ``seed`` seeds ``result.rng`` (the simulation itself is
+    deterministic).
+
+    Returns:
+        The :class:`Evaluation`.
+
+    Raises:
+        PluginFailed: the plugin raised, or returned something that is not a fitness (or a measure).
     """
     plugin = load_ref(spec.plugin)
-    trajectory = simulate(creature, spec.world, spec.frames, record_every=plugin.record_every)
+    every, k = plugin.record_every, 1
+    if spec.measures:
+        steps = steps_for(plugin.record_every, spec.world.dt, "record_every")
+        stride = measure_stride(steps, spec.world.dt)
+        if stride < steps:
+            every, k = stride * spec.world.dt, steps // stride
+    trajectory = simulate(creature, spec.world, spec.frames, record_every=every)
     if trajectory.exploded:
         return Evaluation(worst_fitness(plugin.weights), True)
+    positions, velocities, frames = trajectory.positions, trajectory.velocities, trajectory.frames
+    if k > 1:
+        positions, velocities, frames = (
+            np.ascontiguousarray(a[::k]) for a in (positions, velocities, frames)
+        )
     result = SimulationResult(
-        positions=trajectory.positions,
-        velocities=trajectory.velocities,
-        frames=trajectory.frames,
+        positions=positions,
+        velocities=velocities,
+        frames=frames,
         total_frames=spec.frames,
         exploded=False,
         model=creature,
@@ -102,12 +130,21 @@ def evaluate(creature: Creature, spec: EvaluationSpec, seed: int) -> Evaluation:
             plugin.name,
             f"plugin '{plugin.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else ""),
         ) from exc
-    return Evaluation(fitness_values(plugin, value), False)
+    values = fitness_values(plugin, value)
+    arity = len(plugin.weights)
+    fitness, own = values[:arity], dict(zip(plugin.measures, values[arity:], strict=True))
+    if not spec.measures:
+        return Evaluation(fitness, False)
+    computed = builtin_measures(
+        spec.measures, trajectory.positions, trajectory.frames, creature, spec.world, spec.settle_frames
+    )
+    return Evaluation(fitness, False, tuple(own[m] if m in own else computed[m] for m in spec.measures))
 
 
 def fitness_values(plugin: Plugin, value: Any) -> tuple[float, ...]:
-    """Check a plugin's return value against its weights; a tuple of floats or :class:`PluginFailed`."""
-    arity = len(plugin.weights)
+    """Check a plugin's return value against its weights (and its measures, which follow the objectives):
+    a tuple of floats, or :class:`PluginFailed`. Objectives may be infinite, measures may not."""
+    arity = len(plugin.weights) + len(plugin.measures)
     if isinstance(value, tuple | list | np.ndarray):
         values = (
             list(np.asarray(value, dtype=object).ravel()) if isinstance(value, np.ndarray) else list(value)
@@ -116,13 +153,16 @@ def fitness_values(plugin: Plugin, value: Any) -> tuple[float, ...]:
         values = [value]
     if len(values) != arity:
         expected = "one number" if arity == 1 else f"a tuple of {arity} numbers"
+        names = f"objectives {', '.join(plugin.objectives)}"
+        if plugin.measures:
+            names += f", then measures {', '.join(plugin.measures)}"
         raise PluginFailed(
             plugin.name,
-            f"plugin '{plugin.name}' returned {len(values)} value(s); expected {expected} "
-            f"(objectives {', '.join(plugin.objectives)})",
+            f"plugin '{plugin.name}' returned {len(values)} value(s); expected {expected} ({names})",
         )
     out = []
-    for objective, v in zip(plugin.objectives, values, strict=True):
+    names = (*plugin.objectives, *plugin.measures)
+    for k, (objective, v) in enumerate(zip(names, values, strict=True)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise PluginFailed(
                 plugin.name,
@@ -132,6 +172,9 @@ def fitness_values(plugin: Plugin, value: Any) -> tuple[float, ...]:
         f = float(v)
         if math.isnan(f):
             raise PluginFailed(plugin.name, f"plugin '{plugin.name}' returned NaN for '{objective}'")
+        if k >= len(plugin.weights) and not math.isfinite(f):
+            message = f"plugin '{plugin.name}' returned {f} for measure '{objective}'; expected a finite one"
+            raise PluginFailed(plugin.name, message)
         out.append(f)
     return tuple(out)
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from evo.errors import EvoInputError
+from evo.fitness.measures import BUILTIN_MEASURES
 from evo.model import Creature
 from evo.schema import is_finite_number, number_problem
 from evo.sim.simulate import centroids_of
@@ -83,7 +84,7 @@ class PluginRef:
     declaring plugins: entry points), ``python:package.module:function`` (a function registered from
     Python that any process can import) or ``registered:name`` (a function registered in this process,
     reachable only here and in forked workers). For a ``python:`` function the declaration travels with the
-    reference: ``weights``, ``record_every`` and ``objectives``.
+    reference: ``weights``, ``record_every``, ``objectives`` and ``measures`` (with their ranges).
     """
 
     name: str
@@ -91,11 +92,17 @@ class PluginRef:
     weights: tuple[float, ...] = ()
     record_every: float = 0.0
     objectives: tuple[str, ...] = ()
+    measures: tuple[str, ...] = ()
+    measure_ranges: tuple[tuple[float, float] | None, ...] = ()
 
 
 @dataclass(frozen=True)
 class Plugin:
-    """A registered fitness function and what evo needs to know about it."""
+    """A registered fitness function and what evo needs to know about it.
+
+    ``measures`` are the names of the measures it returns after its objectives (quality-diversity runs
+    place creatures by them, docs/qd.md), ``measure_ranges`` a default (low, high) or None for each.
+    """
 
     name: str
     func: Callable[..., Any]
@@ -105,11 +112,28 @@ class Plugin:
     params: dict[str, Any]
     doc: str
     origin: str = ""
+    measures: tuple[str, ...] = ()
+    measure_ranges: tuple[tuple[float, float] | None, ...] = ()
 
     def ref(self) -> PluginRef:
         if self.origin.startswith("python:"):  # the declaration travels with the reference
-            return PluginRef(self.name, self.origin, self.weights, self.record_every, self.objectives)
+            return PluginRef(
+                self.name,
+                self.origin,
+                self.weights,
+                self.record_every,
+                self.objectives,
+                self.measures,
+                self.measure_ranges,
+            )
         return PluginRef(self.name, self.origin)
+
+    @property
+    def measure_spec(self) -> tuple[str, ...] | dict[str, tuple[float, float] | None]:
+        """The measures as the decorator takes them: names, or names with their default ranges."""
+        if any(r is not None for r in self.measure_ranges):
+            return dict(zip(self.measures, self.measure_ranges, strict=True))
+        return self.measures
 
 
 def _checked(
@@ -140,6 +164,39 @@ def _checked(
     return tuple(float(w) for w in weights), float(record_every), objectives
 
 
+def _checked_measures(
+    measures: Any, where: str
+) -> tuple[tuple[str, ...], tuple[tuple[float, float] | None, ...]]:
+    """A declaration's measures: a tuple of names, or a mapping of names to (low, high) or None."""
+    if measures is None:
+        return (), ()
+    if isinstance(measures, Mapping):
+        names, ranges = tuple(measures), tuple(measures.values())
+    elif isinstance(measures, tuple | list):
+        names, ranges = tuple(measures), (None,) * len(measures)
+    else:
+        raise EvoInputError(f"{where}: measures must be a tuple of names or a mapping of names to ranges")
+    for measure in names:
+        if not isinstance(measure, str) or not measure.isidentifier():
+            raise EvoInputError(f"{where}: a measure name must be an identifier, got {measure!r}")
+        if measure in BUILTIN_MEASURES:
+            raise EvoInputError(f"{where}: measure name '{measure}' is taken by a built-in measure")
+    if len(set(names)) != len(names):
+        raise EvoInputError(f"{where}: measures must have distinct names, got {names}")
+    checked: list[tuple[float, float] | None] = []
+    for measure, pair in zip(names, ranges, strict=True):
+        if pair is None:
+            checked.append(None)
+            continue
+        ok = isinstance(pair, tuple | list) and len(pair) == 2 and all(map(is_finite_number, pair))
+        if not ok or not pair[0] < pair[1]:
+            raise EvoInputError(
+                f"{where}: the range of measure '{measure}' must be (low, high) with low < high"
+            )
+        checked.append((float(pair[0]), float(pair[1])))
+    return names, tuple(checked)
+
+
 def declare(
     name: str,
     func: Callable[..., Any],
@@ -147,15 +204,17 @@ def declare(
     weights: tuple[float, ...] = (1.0,),
     record_every: float = 10,
     objectives: tuple[str, ...] | None = None,
+    measures: tuple[str, ...] | Mapping[str, Any] | None = None,
     where: str | None = None,
 ) -> Plugin:
     """Check a fitness function's declaration and return the :class:`Plugin` (not registered anywhere).
 
     Raises:
-        EvoInputError: a bad name, weights, record_every, objectives or signature (one line).
+        EvoInputError: a bad name, weights, record_every, objectives, measures or signature (one line).
     """
     where = where or f"fitness_plugin({name!r})"
     weights, record_every, objectives = _checked(name, weights, record_every, objectives, where)
+    measure_names, measure_ranges = _checked_measures(measures, where)
     if not callable(func):
         raise EvoInputError(f"{where}: expected a function, got {type(func).__name__}")
     return Plugin(
@@ -166,6 +225,8 @@ def declare(
         objectives=objectives,
         params=_defaults_of(func, where),
         doc=_first_line(func.__doc__),
+        measures=measure_names,
+        measure_ranges=measure_ranges,
     )
 
 
@@ -175,6 +236,7 @@ def fitness_plugin(
     weights: tuple[float, ...] = (1.0,),
     record_every: float = 10,
     objectives: tuple[str, ...] | None = None,
+    measures: tuple[str, ...] | Mapping[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the fitness plugin ``name``.
 
@@ -184,6 +246,8 @@ def fitness_plugin(
             (NSGA-II ranks by Pareto dominance and crowding, the hall of fame lexicographically).
         record_every: frames between the records in ``result`` (a whole number of steps of ``dt``).
         objectives: a name per objective (default ``(name,)``, or ``name_0, name_1, ...``).
+        measures: names of measures the function returns after its objectives, for quality-diversity
+            runs (docs/qd.md); or a mapping of each name to its default range ``(low, high)`` (or None).
 
     Returns:
         The decorator; it returns the function unchanged, with a ``__fitness_plugin__`` attribute.
@@ -195,9 +259,12 @@ def fitness_plugin(
     default.
     """
     _checked(name, weights, record_every, objectives, f"fitness_plugin({name!r})")  # fail at once
+    _checked_measures(measures, f"fitness_plugin({name!r})")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        plugin = declare(name, func, weights=weights, record_every=record_every, objectives=objectives)
+        plugin = declare(
+            name, func, weights=weights, record_every=record_every, objectives=objectives, measures=measures
+        )
         func.__fitness_plugin__ = plugin
         DECLARED.setdefault(func.__module__, []).append(plugin)
         return func

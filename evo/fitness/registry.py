@@ -11,7 +11,7 @@ import importlib.metadata
 import importlib.util
 import sys
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -243,12 +243,14 @@ def _import_function(ref: PluginRef) -> Plugin:
     declared = getattr(target, "__fitness_plugin__", None)
     if declared is not None and not ref.weights:
         return replace(declared, name=ref.name, origin=ref.origin)
+    measures = dict(zip(ref.measures, ref.measure_ranges, strict=True)) if ref.measure_ranges else None
     plugin = declare(
         ref.name,
         target,
         weights=ref.weights or (1.0,),
         record_every=ref.record_every or 10,
         objectives=ref.objectives or None,
+        measures=measures,
         where=f"fitness function '{ref.name}'",
     )
     return replace(plugin, origin=ref.origin)
@@ -261,6 +263,7 @@ def register_fitness(
     weights: tuple[float, ...] | None = None,
     record_every: float | None = None,
     objectives: tuple[str, ...] | None = None,
+    measures: tuple[str, ...] | Mapping[str, Any] | None = None,
 ) -> Plugin:
     """Make a Python function a fitness plugin called ``name``, usable in configs and by :func:`evo.evolve`.
 
@@ -268,8 +271,8 @@ def register_fitness(
         name: the plugin's name; None takes the decorated plugin's name or the function's ``__name__``.
         func: the function (``func(result, **params) -> float or tuple``), or ``"module:function"`` to be
             imported (then any process can import it too).
-        weights, record_every, objectives: as in :func:`~evo.fitness.fitness_plugin`; for a function
-            already decorated with it, its own declaration is used unless these are given.
+        weights, record_every, objectives, measures: as in :func:`~evo.fitness.fitness_plugin`; for a
+            function already decorated with it, its own declaration is used unless these are given.
 
     Returns:
         The :class:`~evo.fitness.Plugin`. Registering a name again replaces the earlier function.
@@ -292,7 +295,7 @@ def register_fitness(
         plugin = None
     declared = getattr(target, "__fitness_plugin__", None)
     name = name or (declared.name if declared is not None else getattr(target, "__name__", ""))
-    if plugin is None or any(v is not None for v in (weights, record_every, objectives)):
+    if plugin is None or any(v is not None for v in (weights, record_every, objectives, measures)):
         base = declared
         plugin = declare(
             name,
@@ -300,6 +303,7 @@ def register_fitness(
             weights=weights if weights is not None else (base.weights if base else (1.0,)),
             record_every=record_every if record_every is not None else (base.record_every if base else 10),
             objectives=objectives if objectives is not None else (base.objectives if base else None),
+            measures=measures if measures is not None else (base.measure_spec if base else None),
             where=f"register_fitness({name!r})",
         )
     importable = _importable(target)

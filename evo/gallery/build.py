@@ -1,8 +1,8 @@
 """``evo gallery``: a run folder -> ``gallery/index.html``, one self-contained page.
 
-Each creature shown (the elites, and the best of every generation) is simulated here with
-:func:`evo.sim.simulate`, in the world stored in its model file, for the frames its evaluation used
-(``meta.frames``), and its trajectory is decimated and quantised by :mod:`evo.gallery.data`.
+Each creature shown (the elites, the best of every generation, a MAP-Elites run's archive cells) is
+simulated here with :func:`evo.sim.simulate`, in the world stored in its model file, for the frames its
+evaluation used (``meta.frames``), and its trajectory is decimated and quantised by :mod:`evo.gallery.data`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from typing import Any
 
 from evo.errors import EvoInputError
 from evo.fitness import find_plugin
-from evo.gallery.chart import fitness_chart_svg
+from evo.gallery.chart import curve_chart_svg, fitness_chart_svg
 from evo.gallery.contents import generation_bests
 from evo.gallery.data import DEFAULT_MAX_RECORDS, creature_payload, record_trajectory
 from evo.gallery.page import header_html, render_page
 from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
-from evo.io.runs import Entry, RunContents, read_run
+from evo.io.runs import Entry, RunContents, archive_entries, read_run
 from evo.io.worlds import resolve_world
 from evo.sim import DEFAULT_FRAMES
 from evo.sim.world import World
@@ -31,6 +31,8 @@ __all__ = ["build_gallery", "gallery_path", "write_gallery"]
 GALLERY = Path("gallery") / "index.html"
 NATURAL_SHOWN = 3  # natural frequencies shown beside each creature's omega
 GROUND_MARGIN = 600.0  # px beyond the creatures' reach that the drawn ground outline covers
+ARCHIVE_RECORDS = 300  # records kept of each archive cell's creature (they are many; the elites get more)
+ARCHIVE_BUDGET = 60_000  # records of all cells together: a large archive gets fewer per cell (60 at least)
 
 
 def gallery_path(run_dir: str | os.PathLike) -> Path:
@@ -163,10 +165,10 @@ def build_gallery(
     keys_by_digest: dict[str, str] = {}
     worlds = []
 
-    def add(entry: Entry, key: str) -> str:
+    def add(entry: Entry, key: str, records: int = max_records) -> str:
         if entry.digest in keys_by_digest:
             return keys_by_digest[entry.digest]
-        doc, world = _creature(entry, run, max_records)
+        doc, world = _creature(entry, run, records)
         creatures[key] = doc
         keys_by_digest[entry.digest] = key
         worlds.append(world)
@@ -187,6 +189,9 @@ def build_gallery(
                 "exact": best.exact,
             }
         )
+    occupied = len((run.archive or {}).get("elites", []))
+    per_cell = max(60, min(ARCHIVE_RECORDS, ARCHIVE_BUDGET // max(occupied, 1)))
+    archive = _archive_payload(run, add, min(max_records, per_cell))
     facts = _run_facts(run, len(elites), worlds[0])
     track = _track(worlds[0], list(creatures.values()), facts["plugin"], facts["params"])
     payload = {
@@ -195,11 +200,15 @@ def build_gallery(
         "creatures": creatures,
         "elites": elite_keys,
         "generations": generations,
+        "archive": archive,
     }
     charts = "\n".join(
         fitness_chart_svg(run.history, name, minimise=k < len(run.weights) and run.weights[k] < 0)
         for k, name in enumerate(run.objectives)
     )
+    if archive is not None:
+        charts += "\n" + curve_chart_svg(run.history, "qd_score", "QD score", colour="#ae3ec9")
+        charts += "\n" + curve_chart_svg(run.history, "coverage", "coverage", note="occupied cells / cells")
     if not run.history:
         charts = '<p class="note">This run folder has no history.csv.</p>'
     approximate = [g for g in generations if g["key"] and not g["exact"]]
@@ -220,6 +229,41 @@ def build_gallery(
         payload=payload,
         notes={"GENERATIONS_NOTE": note, "FINISH_NOTE": finish},
     )
+
+
+def _archive_payload(run: RunContents, add: Any, records: int) -> dict[str, Any] | None:
+    """A MAP-Elites run's archive for the page's heatmap (None for a GA run): its shape, figures and
+    every occupied cell with the key of its creature's replay."""
+    doc = run.archive
+    if doc is None:
+        return None
+    entries = archive_entries(run)
+    cells = []
+    for cell in doc.get("elites", []):
+        entry = entries.get(str(cell.get("id")))
+        cells.append(
+            {
+                "index": cell["index"],
+                "grid": cell.get("grid"),
+                "measures": cell["measures"],
+                "objective": cell["objective"],
+                "fitness": [_finite(v) for v in cell.get("fitness", [])],
+                "id": cell.get("id"),
+                "key": add(entry, f"c{cell['index']}", records) if entry is not None else None,
+            }
+        )
+    return {
+        "kind": doc.get("archive"),
+        "objective": doc.get("objective"),
+        "maximise": doc.get("maximise", True),
+        "measures": doc.get("measures"),
+        "cells_total": doc.get("cells"),
+        "centroids": doc.get("centroids"),
+        "stats": {
+            k: _finite(v) if not isinstance(v, int) else v for k, v in (doc.get("stats") or {}).items()
+        },
+        "cells": cells,
+    }
 
 
 def write_gallery(

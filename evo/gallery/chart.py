@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-__all__ = ["fitness_chart_svg", "nice_ticks"]
+__all__ = ["curve_chart_svg", "fitness_chart_svg", "nice_ticks"]
 
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 18, 40
@@ -142,6 +142,68 @@ def fitness_chart_svg(rows: Sequence[dict[str, float]], objective: str, *, minim
         out.append(
             f'<rect x="{sx(g) - column / 2:.1f}" y="{TOP}" width="{column:.1f}" height="{plot_h}" '
             f'fill="transparent"><title>{escape(tip)}</title></rect>'
+        )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def curve_chart_svg(
+    rows: Sequence[dict[str, float]], column: str, label: str, *, colour: str = "#2f9e44", note: str = ""
+) -> str:
+    """An ``<svg>`` element charting one history column (a MAP-Elites run's ``coverage`` or ``qd_score``)
+    against ``generation``; non-finite values leave gaps. ``note`` is a short line under the title."""
+    generations = [row.get("generation", float(i)) for i, row in enumerate(rows)]
+    values = _series(rows, column)
+    finite = [v for v in values if math.isfinite(v)]
+    low, high = (min(finite + [0.0]), max(finite)) if finite else (0.0, 1.0)
+    ticks = nice_ticks(low, high)
+    if ticks:
+        low, high = min(low, ticks[0]), max(high, ticks[-1])
+    g_low, g_high = (min(generations), max(generations)) if generations else (0.0, 1.0)
+    g_span = max(g_high - g_low, 1.0)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+
+    def sx(g: float) -> float:
+        return LEFT + (g - g_low) / g_span * plot_w
+
+    def sy(v: float) -> float:
+        return TOP + (high - v) / ((high - low) or 1.0) * plot_h
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'role="img" aria-label="{escape(label)} over iterations" data-column="{escape(column)}">',
+        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#fbfbfd" stroke="#dee2e6"/>',
+    ]
+    for t in ticks:
+        y = sy(t)
+        out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e9ecef"/>')
+        out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" class="tick">{_fmt(t)}</text>')
+    for g in nice_ticks(g_low, g_high, 8):
+        if g_low <= g <= g_high and float(g).is_integer():
+            y = TOP + plot_h + 16
+            out.append(f'<text x="{sx(g):.1f}" y="{y}" text-anchor="middle" class="tick">{int(g)}</text>')
+    out.append(
+        f'<text x="{LEFT + plot_w / 2}" y="{HEIGHT - 6}" text-anchor="middle" class="axis">iteration</text>'
+    )
+    out.append(
+        f'<text x="14" y="{TOP + plot_h / 2}" text-anchor="middle" class="axis" '
+        f'transform="rotate(-90 14 {TOP + plot_h / 2})">{escape(label)}</text>'
+    )
+    if note:
+        out.append(f'<text x="{LEFT + 10}" y="{TOP + 14}" class="legend">{escape(note)}</text>')
+    points = [
+        f"{sx(g):.1f},{sy(v):.1f}" for g, v in zip(generations, values, strict=True) if math.isfinite(v)
+    ]
+    if points:
+        out.append(
+            f'<polyline points="{" ".join(points)}" fill="none" stroke="{colour}" stroke-width="2">'
+            f"<title>{escape(label)}</title></polyline>"
+        )
+    column_w = plot_w / max(len(generations), 1)
+    for g, v in zip(generations, values, strict=True):
+        out.append(
+            f'<rect x="{sx(g) - column_w / 2:.1f}" y="{TOP}" width="{column_w:.1f}" height="{plot_h}" '
+            f'fill="transparent"><title>{escape(f"iteration {int(g)}: {label} {_fmt(v)}")}</title></rect>'
         )
     out.append("</svg>")
     return "\n".join(out)

@@ -17,7 +17,7 @@ from evo.io.assets import package_text
 
 __all__ = ["SCRIPTS", "header_html", "render_page", "static_text"]
 
-SCRIPTS = ("replay.js", "views.js", "evolution.js")  # in this order: later ones use the earlier ones
+SCRIPTS = ("replay.js", "views.js", "archive.js", "evolution.js")  # in this order: later ones use the earlier
 
 
 def static_text(name: str) -> str:

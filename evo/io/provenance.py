@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evo.io.checkpoint import decode_numbers, encode_numbers
+from evo.schema import is_finite_number
 
 __all__ = ["Provenance", "frames_in"]
 
@@ -42,6 +43,7 @@ class Provenance:
         fitness: its objective values (None for a failed creature, or if unknown).
         objectives: the objective names, in the order of ``fitness``.
         error: the one-line error of a failed evaluation, else None.
+        cell: the archive cell of a MAP-Elites elite, else None; ``measures`` its measures by name.
     """
 
     run: str
@@ -56,6 +58,8 @@ class Provenance:
     fitness: tuple[float, ...] | None = None
     objectives: tuple[str, ...] = ()
     error: str | None = None
+    cell: int | None = None
+    measures: Mapping[str, float] | None = None
 
     def to_meta(self) -> dict[str, Any]:
         """The ``meta`` mapping of the creature's model file (JSON-safe; keys in a fixed order)."""
@@ -75,6 +79,10 @@ class Provenance:
         )
         if self.error is not None:
             meta["error"] = self.error
+        if self.cell is not None:
+            meta["cell"] = self.cell
+        if self.measures is not None:
+            meta["measures"] = dict(self.measures)
         return meta
 
     @classmethod
@@ -93,6 +101,11 @@ class Provenance:
             fitness = None
         params = meta.get("params")
         error = meta.get("error")
+        measures = meta.get("measures")
+        if isinstance(measures, Mapping):
+            measures = {str(k): float(v) for k, v in measures.items() if is_finite_number(v)}
+        else:
+            measures = None
         return cls(
             run=run,
             id=str(meta.get("id", "")),
@@ -106,4 +119,6 @@ class Provenance:
             fitness=fitness,
             objectives=_strings(meta.get("objectives")),
             error=error if isinstance(error, str) else None,
+            cell=_int(meta.get("cell")),
+            measures=measures,
         )

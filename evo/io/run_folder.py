@@ -9,6 +9,8 @@
         elites/           the hall of fame as model files, best first: 01_gen0012_ab12cd.json, ...
         failed/           creatures whose evaluation raised, with the error in their ``meta``
         run.log           progress, timings, worker messages
+        archive.json      MAP-Elites runs: every occupied cell (rewritten with the checkpoint)
+        archive/          MAP-Elites runs: each cell's creature as a model file
 
 Every file is written atomically (temporary file, then ``os.replace``), so a run killed at any moment
 leaves each file either as it was or complete. ``checkpoint.json`` is the source of truth: the history
@@ -29,7 +31,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ from evo.model import Creature
 
 __all__ = [
     "RunFolder",
+    "archive_file_name",
     "elite_file_name",
 ]
 
@@ -52,7 +55,9 @@ LOG = "run.log"
 ELITES = "elites"
 FAILED = "failed"
 GENERATIONS = "generations"  # generations/gen0012.json: the best creature of generation 12
-_OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED, GENERATIONS)
+ARCHIVE = "archive.json"  # a MAP-Elites run's archive: every occupied cell
+ARCHIVE_CELLS = "archive"  # ... and each cell's creature: archive/cell0042_g12-3.json
+_OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED, GENERATIONS, ARCHIVE, ARCHIVE_CELLS)
 
 
 def _csv_cell(value: Any) -> str:
@@ -91,6 +96,13 @@ def elite_file_name(rank: int, count: int, generation: int, digest: str) -> str:
     return f"{rank:0{width}d}_gen{generation:04d}_{digest}.json"
 
 
+def archive_file_name(index: int, cells: int, creature_id: str) -> str:
+    """``cell0042_g12-3.json``: an archive cell (zero-padded to the archive's size, at least 4 digits) and
+    the id of the creature in it."""
+    width = max(4, len(str(max(cells - 1, 0))))
+    return f"cell{index:0{width}d}_{creature_id}.json"
+
+
 class RunFolder:
     """The files of one run, under ``path``. Nothing is created until :meth:`create` is called."""
 
@@ -125,6 +137,14 @@ class RunFolder:
     @property
     def generations(self) -> Path:
         return self.path / GENERATIONS
+
+    @property
+    def archive(self) -> Path:
+        return self.path / ARCHIVE
+
+    @property
+    def archive_cells(self) -> Path:
+        return self.path / ARCHIVE_CELLS
 
     def read_config_text(self) -> str:
         """The text of ``config.toml``; raises :class:`EvoInputError` if it cannot be read."""
@@ -247,6 +267,41 @@ class RunFolder:
     def write_generation_best(self, generation: int, model_text: str) -> None:
         """Keep the best creature of a generation as ``generations/genNNNN.json`` (for the gallery)."""
         atomic_write_text(self.generations / f"gen{generation:04d}.json", model_text)
+
+    def write_archive(self, doc: Mapping[str, Any]) -> None:
+        """Write ``archive.json`` atomically (a JSON-able document, floats at full precision)."""
+        atomic_write_text(self.archive, json.dumps(doc, allow_nan=False, separators=(",", ":")) + "\n")
+
+    def read_archive(self) -> dict[str, Any] | None:
+        """The parsed ``archive.json``, or None when there is none.
+
+        Raises:
+            EvoInputError: it cannot be read or is not an archive document.
+        """
+        source = str(self.archive)
+        if not self.archive.is_file():
+            return None
+        try:
+            doc = json.loads(self.archive.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise EvoInputError(f"cannot read the archive: {exc}", source=source) from None
+        is_archive = isinstance(doc, dict) and doc.get("format") == "evo-archive"
+        if not is_archive or not isinstance(doc.get("elites"), list):
+            raise EvoInputError('expected an "evo-archive" document', source=source)
+        return doc
+
+    def write_archive_cells(self, names: Sequence[str], text_of: Callable[[str], str]) -> None:
+        """Make ``archive/`` hold exactly the model files ``names``; ``text_of(name)`` gives the text of a
+        file that is not there yet. A name stands for one creature in one cell, so a file already there
+        (written atomically) is never written again."""
+        self.archive_cells.mkdir(parents=True, exist_ok=True)
+        wanted = set(names)
+        present = {path.name for path in self.archive_cells.glob("*.json")}
+        for name in names:
+            if name not in present:
+                atomic_write_text(self.archive_cells / name, text_of(name))
+        for name in present - wanted:
+            (self.archive_cells / name).unlink(missing_ok=True)
 
     def elite_files(self) -> list[Path]:
         """The elite model files in rank order."""

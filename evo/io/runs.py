@@ -1,5 +1,5 @@
-"""Reading a run folder written by ``evo run``: its config, history, elites, checkpoint and generation bests,
-as typed records (docs/runs.md describes the folder). Only ``elites/`` is required.
+"""Reading a run folder written by ``evo run``: its config, history, elites, checkpoint, generation bests and
+(MAP-Elites) archive, as typed records (docs/runs.md describes the folder). Only ``elites/`` is required.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from evo.io.provenance import Provenance
 from evo.io.run_folder import RunFolder, model_digest
 from evo.model import Creature
 
-__all__ = ["Entry", "RunContents", "finite_values", "read_run"]
+__all__ = ["Entry", "RunContents", "archive_entries", "finite_values", "read_run"]
 
 _LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
@@ -56,6 +56,7 @@ class RunContents:
     checkpoint: dict[str, Any] | None
     started: str | None
     saved_bests: dict[int, Entry] = field(default_factory=dict)
+    archive: dict[str, Any] | None = None  # archive.json of a MAP-Elites run
 
     def section(self, name: str) -> dict[str, Any]:
         value = self.config.get(name, {})
@@ -161,4 +162,23 @@ def read_run(path: str | Path) -> RunContents:
         checkpoint=checkpoint,
         started=_started(folder),
         saved_bests=saved,
+        archive=folder.read_archive(),
     )
+
+
+def archive_entries(run: RunContents) -> dict[str, Entry]:
+    """The model file of each occupied cell of a MAP-Elites run (``archive.json``'s ``file``), by the
+    creature's id; empty for a GA run. A cell whose file is missing is left out.
+
+    Raises:
+        EvoInputError: a cell's file cannot be read as a model.
+    """
+    out: dict[str, Entry] = {}
+    for cell in (run.archive or {}).get("elites", []):
+        name = cell.get("file") if isinstance(cell, dict) else None
+        if not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts:
+            continue
+        path = run.path / name
+        if path.is_file():
+            out[str(cell.get("id"))] = _entry_from_file(path)
+    return out

@@ -200,7 +200,10 @@ class ProgressBars(Callback):
             self.inner.close()
             self.inner = None
         best, mean = status.stats[f"{self.objective}_best"], status.stats[f"{self.objective}_mean"]
-        self.outer.set_postfix_str(f"best {best:.4g}  mean {mean:.4g}", refresh=False)
+        text = f"best {best:.4g}  mean {mean:.4g}"
+        if "coverage" in status.stats:  # a MAP-Elites run: the archive's
+            text += f"  coverage {status.stats['coverage']:.3g}"
+        self.outer.set_postfix_str(text, refresh=False)
         self.outer.update(1)
 
     def on_run_end(self, stopped: bool) -> None:

@@ -25,12 +25,14 @@ from evo.ga.settings import GASection, GenomeSection
 from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.io.worlds import world_from
+from evo.qd import INSTALL, ArchiveSpec, QDSection, QDSettings, ribs_missing
 from evo.run.backends import default_workers
 from evo.schema import parse_section, section_to_dict, setting
 from evo.sim.simulate import steps_for
 from evo.sim.world import World
 
 __all__ = [
+    "ALGORITHMS",
     "Config",
     "EvaluationSection",
     "PoolSection",
@@ -38,9 +40,11 @@ __all__ = [
     "TABLES",
     "load_config",
     "parse_config",
+    "qd_settings",
 ]
 
 _NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+ALGORITHMS = ("ga", "map-elites")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,11 @@ class RunSection:
     seed: int = setting(1, low=0, doc="seed of every random draw of the run")
     generations: int = setting(40, low=1, doc="generations to evolve")
     population: int = setting(120, low=2, doc="creatures per generation")
+    algorithm: str = setting(
+        "ga",
+        choices=ALGORITHMS,
+        doc="ga: the genetic algorithm; map-elites: quality diversity with pyribs ([qd], docs/qd.md)",
+    )
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,7 @@ TABLES: dict[str, type] = {
     "genome": GenomeSection,
     "ga": GASection,
     "pool": PoolSection,
+    "qd": QDSection,
 }
 
 
@@ -100,7 +110,8 @@ class Config:
 
     ``plugin`` is the resolved fitness plugin (by reference) and ``evaluation.params`` holds every one of
     its parameters, defaults filled in. ``evaluation.plugin_paths`` and ``genome.seed_models`` are
-    absolute. ``pool.workers`` is always a number. ``source`` is the file it was read from.
+    absolute. ``pool.workers`` is always a number. ``source`` is the file it was read from. ``qd`` is the
+    ``[qd]`` table, resolved (every measure's range and bins) when ``run.algorithm`` is ``"map-elites"``.
     """
 
     run: RunSection
@@ -111,6 +122,12 @@ class Config:
     pool: PoolSection
     plugin: PluginRef
     source: str | None = dataclasses.field(default=None, compare=False)
+    qd: QDSection = dataclasses.field(default_factory=QDSection)
+
+    @property
+    def map_elites(self) -> bool:
+        """Whether the run is MAP-Elites (``[run] algorithm = "map-elites"``) rather than the GA."""
+        return self.run.algorithm == "map-elites"
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike) -> Config:
@@ -136,16 +153,26 @@ class Config:
 
     def replace(self, **tables: Mapping[str, Any]) -> Config:
         """A copy with some keys changed, checked again: ``config.replace(run={"generations": 5},
-        world={"gravity": 0.3})``. Each keyword is a table; its keys replace those of the table.
+        world={"gravity": 0.3})``. Each keyword is a table; its keys replace those of the table. New
+        ``[qd] measures`` keep the ranges of the measures still listed and the default bins, unless
+        ``ranges`` or ``bins`` are given too.
 
         Raises:
             EvoInputError: an unknown table or key, or a bad value.
         """
         doc = self.to_dict()
+        doc.setdefault("qd", self.qd.to_table())  # a GA config keeps its [qd] table for a switch
         for table, changes in tables.items():
             if not isinstance(changes, Mapping):
                 raise EvoInputError(f"replace({table}=...): expected a mapping of keys to new values")
-            doc[table] = {**doc.get(table, {}), **changes}
+            old = dict(doc.get(table, {}))
+            if table == "qd" and "measures" in changes and list(changes["measures"]) != old.get("measures"):
+                old.pop("bins", None)
+                if "ranges" not in changes:
+                    old["ranges"] = {
+                        k: v for k, v in old.get("ranges", {}).items() if k in changes["measures"]
+                    }
+            doc[table] = {**old, **changes}
         return parse_config(doc, source=self.source, default_name=self.run.name)
 
     def with_fitness(self, plugin: Plugin) -> Config:
@@ -159,7 +186,8 @@ class Config:
         params = check_params(plugin, given, source=self.source)
         evaluation = dataclasses.replace(self.evaluation, plugin=plugin.name, params=params)
         _check_records(plugin, self.world, self.source)
-        return dataclasses.replace(self, evaluation=evaluation, plugin=plugin.ref())
+        qd = _resolved_qd(self.qd, plugin, self.genome, self.source) if self.map_elites else self.qd
+        return dataclasses.replace(self, evaluation=evaluation, plugin=plugin.ref(), qd=qd)
 
     def loop_settings(self) -> LoopSettings:
         """What :class:`evo.Evolution` needs from this config (its plugin's objectives and weights too)."""
@@ -173,8 +201,23 @@ class Config:
             ga=self.ga,
         )
 
+    def qd_settings(self) -> QDSettings:
+        """What :class:`evo.QualityDiversity` needs from this config (a MAP-Elites one)."""
+        plugin = load_ref(self.plugin)
+        return qd_settings(self, plugin.objectives, plugin.weights)
+
     def evaluation_spec(self) -> EvaluationSpec:
-        """What each evaluation needs, as plain data for the workers."""
+        """What each evaluation needs, as plain data for the workers (with the measures of a MAP-Elites
+        run)."""
+        if self.map_elites:
+            return EvaluationSpec(
+                world=self.world,
+                frames=self.evaluation.frames,
+                plugin=self.plugin,
+                params=dict(self.evaluation.params),
+                measures=tuple(self.qd.measures),
+                settle_frames=float(self.qd.settle_frames),
+            )
         return EvaluationSpec(
             world=self.world,
             frames=self.evaluation.frames,
@@ -186,14 +229,20 @@ class Config:
         """Every table and key with its resolved value (TOML-friendly: lists, no None)."""
         evaluation = section_to_dict(self.evaluation)
         evaluation["params"] = {k: v for k, v in self.evaluation.params.items() if v is not None}
-        return {
-            "run": section_to_dict(self.run),
+        run = section_to_dict(self.run)
+        if not self.map_elites:  # a GA run's config.toml stays as it was before MAP-Elites existed
+            del run["algorithm"]
+        doc = {
+            "run": run,
             "evaluation": evaluation,
             "world": self.world.to_dict(),
             "genome": section_to_dict(self.genome),
             "ga": section_to_dict(self.ga),
             "pool": section_to_dict(self.pool),
         }
+        if self.map_elites:
+            doc["qd"] = self.qd.to_table()
+        return doc
 
     def to_toml(self) -> str:
         """The resolved configuration as TOML; ``load_config`` of it gives an equal Config."""
@@ -206,8 +255,21 @@ class Config:
         """A short human summary (``python -m evo validate CONFIG``)."""
         run, ev, world = self.run, self.evaluation, self.world
         params = ", ".join(f"{k}={v!r}" for k, v in ev.params.items()) or "no parameters"
+        if self.map_elites:
+            qd = self.qd
+            shape = (
+                f"{qd.cells} CVT cells" if qd.archive == "cvt" else " x ".join(map(str, qd.bins_per_measure))
+            )
+            what = (
+                f"run '{run.name}': MAP-Elites, seed {run.seed}, {run.population} creatures, then "
+                f"{run.generations - 1} iterations of {qd.emitters} x {qd.batch_size}; archive {shape} over "
+                + ", ".join(f"{m} [{qd.range_of(m)[0]:g}, {qd.range_of(m)[1]:g}]" for m in qd.measures)
+            )
+        else:
+            sizes = f"{run.generations} generations of {run.population} creatures"
+            what = f"run '{run.name}': seed {run.seed}, {sizes}"
         return [
-            f"run '{run.name}': seed {run.seed}, {run.generations} generations of {run.population} creatures",
+            what,
             f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {self.plugin.origin}",
             f"world: gravity {world.gravity:g}, damping {world.damping:g}, stiffness {world.stiffness:g}, "
             f"{world.integrator} dt {world.dt:g}, {world.contact} contact, ground {_ground_text(world)}, "
@@ -296,6 +358,13 @@ def parse_config(
     if pool.workers is None:
         pool = dataclasses.replace(pool, workers=default_workers())
 
+    qd = parse_section(QDSection, doc.get("qd"), source=source, table_name="qd")
+    if run.algorithm == "map-elites" and require_plugin:  # a run to start, not a run folder to read
+        if ribs_missing():
+            raise EvoInputError(f"[run] algorithm: 'map-elites' needs pyribs: {INSTALL}", source=source)
+        if plugin is not None:
+            qd = _resolved_qd(qd, plugin, genome, source)
+
     return Config(
         run=run,
         evaluation=evaluation,
@@ -305,6 +374,45 @@ def parse_config(
         pool=pool,
         plugin=plugin.ref() if plugin else PluginRef(evaluation.plugin, ""),
         source=source,
+        qd=qd,
+    )
+
+
+def _resolved_qd(qd: QDSection, plugin: Plugin, genome: GenomeSection, source: str | None) -> QDSection:
+    """The ``[qd]`` table checked against the plugin's measures, every range and bin filled in."""
+    return qd.resolved(
+        plugin.measures,
+        plugin.measure_ranges,
+        masses=genome.masses,
+        omega=genome.omega,
+        plugin=plugin.name,
+        source=source,
+    )
+
+
+def qd_settings(config: Config, objectives: tuple[str, ...], weights: tuple[float, ...]) -> QDSettings:
+    """What the MAP-Elites loop needs: the config's archive, emitters, sizes and seed, the plugin's
+    objectives and weights."""
+    qd = config.qd
+    spec = ArchiveSpec(
+        kind=qd.archive,
+        measures=tuple(qd.measures),
+        ranges=tuple(qd.range_of(m) for m in qd.measures),
+        bins=tuple(qd.bins_per_measure) if qd.archive == "grid" else (),
+        cells=qd.cells if qd.archive == "cvt" else 0,
+        cvt_samples=qd.cvt_samples if qd.archive == "cvt" else 0,
+        score_offset=float(qd.score_offset),
+    )
+    return QDSettings(
+        seed=config.run.seed,
+        initial=config.run.population,
+        objectives=tuple(objectives),
+        weights=tuple(weights),
+        archive=spec,
+        batch_size=qd.batch_size,
+        emitters=qd.emitters,
+        genome=config.genome,
+        ga=config.ga,
     )
 
 

@@ -16,11 +16,14 @@ import numpy as np
 from evo.errors import EvoInputError
 from evo.fitness import plugin_of
 from evo.ga.brood import Brood
-from evo.ga.loop import Evolution, history_columns
+from evo.ga.loop import history_columns
 from evo.io.checkpoint import evolution_from_dict
 from evo.io.provenance import Provenance
-from evo.io.runs import read_run
+from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
+from evo.io.runs import RunContents, read_run
 from evo.model import Creature
+from evo.qd import ribs_missing
+from evo.run.archive_writer import QDFolderWriter
 from evo.run.backends import EvaluationFailed, Task, make_backend
 from evo.run.callbacks import (
     Callback,
@@ -31,9 +34,10 @@ from evo.run.callbacks import (
     as_callbacks,
     member_of,
 )
-from evo.run.config import Config, load_config, parse_config
+from evo.run.config import Config, load_config, parse_config, qd_settings
 from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.job import BreedContext, breed_and_evaluate
+from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
 from evo.sim import warm_up
 
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
@@ -44,11 +48,14 @@ log = logging.getLogger("evo.run")
 HTML_RENDERER: Callable[[RunResult], str] | None = None
 
 
-def history_array(objectives: Sequence[str], records: Iterable[Mapping[str, Any]]) -> np.ndarray:
+def history_array(
+    objectives: Sequence[str], records: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None
+) -> np.ndarray:
     """The history as a numpy structured array, one row per generation, the columns of ``history.csv``
-    (``generation``, ``evaluations`` and ``exploded`` as integers, the rest as floats)."""
-    columns = history_columns(objectives)
-    integer = {"generation", "evaluations", "exploded"}
+    (``generation``, ``evaluations``, ``exploded`` and ``num_elites`` as integers, the rest as floats).
+    ``columns`` defaults to the GA's (a MAP-Elites run adds the archive's figures)."""
+    columns = list(columns) if columns is not None else history_columns(objectives)
+    integer = {"generation", "evaluations", "exploded", "num_elites"}
     dtype = [(c, np.int64 if c in integer else np.float64) for c in columns]
     rows = [tuple(record.get(c, np.nan) for c in columns) for record in records]
     return np.array(rows, dtype=dtype)
@@ -67,15 +74,18 @@ class RunResult:
         folder: the run folder, or None for a run kept in memory.
         generation: the last generation finished.
         stopped: True when a callback (or Ctrl-C) stopped it before its last generation.
+        archive: a MAP-Elites run's :class:`~evo.run.map_elites.Archive` (None for the GA). Its
+            ``evolution`` is then a :class:`~evo.qd.loop.QualityDiversity` (None when pyribs is missing).
     """
 
     config: Config
     history: np.ndarray
     hall_of_fame: tuple[Member, ...]
-    evolution: Evolution | None
+    evolution: Any
     folder: Path | None
     generation: int
     stopped: bool = False
+    archive: Archive | None = None
 
     @property
     def best(self) -> Member | None:
@@ -92,7 +102,8 @@ class RunResult:
     def __repr__(self) -> str:
         where = f" in {self.folder}" if self.folder else ""
         generations = f"{self.generation + 1} generations"
-        return f"RunResult({self.config.run.name!r}{where}: {generations}, best {self.best})"
+        archive = f", {self.archive}" if self.archive is not None else ""
+        return f"RunResult({self.config.run.name!r}{where}: {generations}, best {self.best}{archive})"
 
 
 # -- the loop --------------------------------------------------------------------------------------
@@ -230,14 +241,18 @@ def run_prepared(
         if errors:
             raise errors[0]
     objectives = tuple(prepared.plugin.objectives)
+    archive = None
+    if config.map_elites:
+        archive = archive_of(evolution.state(), evolution.settings.archive)
     return RunResult(
         config=config,
-        history=history_array(objectives, evolution.logbook),
+        history=history_array(objectives, evolution.logbook, getattr(evolution, "columns", None)),
         hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
         evolution=evolution,
         folder=prepared.folder.path if prepared.folder else None,
         generation=evolution.generation,
         stopped=stopped,
+        archive=archive,
     )
 
 
@@ -294,7 +309,7 @@ def evolve(
     prepared = prepare(config, out=out, resume=resume, force=force)
     listeners: list[Callback] = []
     if prepared.folder is not None:
-        listeners.append(FolderWriter(prepared))
+        listeners.append(QDFolderWriter(prepared) if config.map_elites else FolderWriter(prepared))
     if progress:
         listeners.append(ProgressBars())
     listeners += as_callbacks(callbacks)
@@ -320,6 +335,8 @@ def open_run(path: str | os.PathLike) -> RunResult:
     )
     objectives = tuple(contents.objectives)
     evolution = None
+    if contents.checkpoint is not None and is_qd_checkpoint(contents.checkpoint):
+        return _open_map_elites(contents, config, folder)
     if contents.checkpoint is not None:
         weights = tuple(contents.weights)
         settings = loop_settings(config, objectives, weights)
@@ -340,6 +357,31 @@ def open_run(path: str | os.PathLike) -> RunResult:
         evolution=evolution,
         folder=folder,
         generation=generation,
+    )
+
+
+def _open_map_elites(contents: RunContents, config: Config, folder: Path) -> RunResult:
+    """:func:`open_run` of a MAP-Elites run folder: the archive from its checkpoint (and the state machine
+    when pyribs is installed here)."""
+    source = str(folder / "checkpoint.json")
+    try:
+        state = qd_state_from_dict(contents.checkpoint or {}, contents.weights)
+        settings = qd_settings(config, tuple(state.objectives), tuple(contents.weights))
+        evolution = None
+        if not ribs_missing():
+            evolution = search_from_state(state, config, contents.weights)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
+    objectives = tuple(state.objectives)
+    members = hall_of_fame_of(state, config.ga.hall_of_fame)
+    return RunResult(
+        config=config,
+        history=history_array(objectives, contents.history, settings.columns),
+        hall_of_fame=tuple(member_of(ind, objectives) for ind in members),
+        evolution=evolution,
+        folder=folder,
+        generation=state.generation,
+        archive=archive_of(state, settings.archive),
     )
 
 

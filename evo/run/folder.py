@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
@@ -23,11 +24,13 @@ from evo.ga.loop import Evolution, LoopSettings, history_columns
 from evo.io.checkpoint import evolution_from_dict, model_document, state_parts
 from evo.io.models import dumps_model, load_model
 from evo.io.provenance import Provenance
+from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
 from evo.io.run_folder import RunFolder, elite_file_name, model_digest
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
 from evo.run.config import Config
+from evo.run.map_elites import new_search, search_from_state
 
 __all__ = ["FolderWriter", "Prepared", "RunFailed", "loop_settings", "prepare", "provenance_of"]
 
@@ -44,12 +47,14 @@ class RunFailed(Exception):
 
 @dataclass(frozen=True)
 class Prepared:
-    """A run ready to start or continue: nothing has been written yet. ``folder`` is None in memory."""
+    """A run ready to start or continue: nothing has been written yet. ``folder`` is None in memory.
+    ``evolution`` is the state machine: an :class:`Evolution`, or a
+    :class:`~evo.qd.loop.QualityDiversity` for a MAP-Elites run."""
 
     config: Config
     folder: RunFolder | None
     plugin: Plugin
-    evolution: Evolution
+    evolution: Any
     resumed: bool
 
 
@@ -93,14 +98,20 @@ def prepare(
     plugin = load_ref(config.plugin)
     settings = loop_settings(config, plugin.objectives, plugin.weights)
     models = [load_model(path) for path in config.genome.seed_models]
+
+    def start() -> Any:
+        if config.map_elites:
+            return new_search(config, plugin, models)
+        return Evolution(settings, seed_models=models)
+
     if out is None:
         if resume:
             raise EvoInputError("resuming needs the run folder (out=...)")
-        return Prepared(config, None, plugin, Evolution(settings, seed_models=models), resumed=False)
+        return Prepared(config, None, plugin, start(), resumed=False)
     folder = RunFolder(out)
     if not resume:
         folder.check_new(force=force)
-        return Prepared(config, folder, plugin, Evolution(settings, seed_models=models), resumed=False)
+        return Prepared(config, folder, plugin, start(), resumed=False)
     folder.check_resumable()
     if folder.config.is_file():
         changed = _config_changes(folder.read_config_text(), config, str(folder.config))
@@ -112,7 +123,13 @@ def prepare(
             )
     doc = folder.read_checkpoint()
     try:
-        evolution = evolution_from_dict(doc, settings, seed_models=models)
+        if config.map_elites:
+            state = qd_state_from_dict(doc, plugin.weights)
+            evolution = search_from_state(state, config, plugin.weights, seed_models=models)
+        elif is_qd_checkpoint(doc):
+            raise ValueError("it is a MAP-Elites run's, and the config asks for the GA")
+        else:
+            evolution = evolution_from_dict(doc, settings, seed_models=models)
     except (KeyError, TypeError, ValueError) as exc:
         source = str(folder.checkpoint)
         raise EvoInputError(f"cannot resume from this checkpoint: {exc}", source=source) from None

@@ -33,7 +33,7 @@ from evo.sim import World
 
 ROOT = Path(__file__).resolve().parents[2]
 USER_PLUGINS = ROOT / "tests" / "fixtures" / "user_plugins"
-SHIPPED = ("climb", "distance", "jump", "race", "speed")
+SHIPPED = ("climb", "distance", "jump", "race", "speed", "stance")
 
 
 def one_mass() -> Creature:

@@ -86,6 +86,7 @@ function main() {
   buildDetail();
   buildRace();
   buildEvolution();
+  buildArchive();
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
     if (!document.getElementById("detail").hidden) closeDetail();
