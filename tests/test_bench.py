@@ -118,8 +118,10 @@ def test_bench_json_prints_the_kernel_numpy_ratio_and_compile_fields_on_the_last
     monkeypatch.setattr(bench, "NUMPY_FRAMES", 100)
     # a cold numba compile takes tens of seconds: the probe itself is tested above
     monkeypatch.setattr(bench, "_probe_first_call", lambda cache_dir: 0.5)
-    # the evolution section (whole evo runs) has its own test; keep this one to the simulator's
-    monkeypatch.setattr(bench, "SECTIONS", {k: v for k, v in bench.SECTIONS.items() if k != "evolution"})
+    # the evolution and batch sections have their own tests; keep this one to the simulator's
+    monkeypatch.setattr(
+        bench, "SECTIONS", {k: v for k, v in bench.SECTIONS.items() if k not in ("evolution", "batch")}
+    )
     assert cli_main(["bench", "--json", "--repeats", "1"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     result = json.loads(out[-1])
