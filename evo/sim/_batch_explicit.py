@@ -51,10 +51,11 @@ STAGES = np.array([1, 1, 2, 2, 4])
 
 @nb.njit(**_JIT)
 def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k,
-                   dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, acc):  # fmt: skip
+                   dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave, acc):  # fmt: skip
     """acc = g − f̄·v + (link forces + ground force) / M on free masses, 0 on fixed ones, per lane.
 
-    ``theta`` (n_lanes,) rad; ``pos``, ``vel``, ``acc`` (2, n_masses, n_lanes). The same operations as
+    ``theta`` (n_lanes,) rad; ``pos``, ``vel``, ``acc`` (2, n_masses, n_lanes); ``wave`` (2, n_lanes)
+    scratch for sin θ and cos θ. The same operations as
     :func:`evo.sim._forces.accelerations`: per mass, link forces added in link order from zero, a link
     of length 0 skipped, then the ground force (penalty contact; skipped on exploded lanes).
     """
@@ -62,8 +63,8 @@ def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, rest, amp, c
     lanes = pos.shape[2]
     fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
     fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
-    st = np.empty(lanes)
-    ct = np.empty(lanes)
+    st = wave[0]
+    ct = wave[1]
     for lane in range(lanes):
         st[lane] = math.sin(theta[lane])
         ct[lane] = math.cos(theta[lane])
@@ -165,11 +166,12 @@ def _stage(p0, v0, free, dx, dv, h, pt, vt):
 
 
 @nb.njit(**_JIT)
-def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed):
+def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, one):
     """:func:`evo.sim._forces.soda_contacts` on every live lane: ``touched`` and ``changed`` (n_lanes,)
     are set where a side wall was touched and where a contact moved a mass (or a position is NaN).
 
-    ``_walls`` changes nothing unless a mass is outside the box, so it is only called then.
+    ``_walls`` changes nothing unless a mass is outside the box, so it is only called then. ``one``
+    (2, 1, 2) is scratch for one mass's position and velocity.
     """
     y_min = -HUGE if ip[I_PENALTY] != 0 else 0.0
     x_min = fp[F_XMIN]
@@ -177,8 +179,8 @@ def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed):
     y_max = fp[F_YMAX]
     has_segments = segments.shape[0] > 0
     up = 1.0 if fp[F_GY] < 0.0 else (-1.0 if fp[F_GY] > 0.0 else 0.0)  # against gravity, for _segments
-    one_pos = np.empty((1, 2))
-    one_vel = np.empty((1, 2))
+    one_pos = one[0]
+    one_vel = one[1]
     for i in range(pos.shape[1]):
         if not free[i]:
             continue
@@ -209,15 +211,19 @@ def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed):
 
 @nb.njit(**_JIT)
 def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before,
-                 have_acc, ring, written, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
+                 have_acc, ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one):  # fmt: skip
     """:func:`evo.sim._forces.end_of_step` per live lane; returns (lanes exploded in this step, record
-    slices written)."""
+    slices written). ``flags`` (3, n_lanes) bool and ``one`` (2, 1, 2) are scratch."""
     lanes = pos.shape[2]
-    touched = np.zeros(lanes, dtype=np.bool_)
-    changed = np.zeros(lanes, dtype=np.bool_)
-    _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed)
+    touched = flags[0]
+    changed = flags[1]
+    too_fast = flags[2]
+    for lane in range(lanes):
+        touched[lane] = False
+        changed[lane] = False
+        too_fast[lane] = False
+    _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, one)
     max_speed2 = fp[F_MAX_SPEED2]
-    too_fast = np.zeros(lanes, dtype=np.bool_)
     for i in range(pos.shape[1]):
         if free[i]:
             for lane in range(lanes):
@@ -275,13 +281,16 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_
     have_acc = np.zeros(lanes, dtype=np.bool_)  # finite-difference: acc holds a(x, v) of the lane's state
     alive = np.ones(lanes, dtype=np.bool_)
     touching_before = np.zeros(lanes, dtype=np.bool_)
+    flags = np.zeros((3, lanes), dtype=np.bool_)  # scratch for _end_of_step
+    one = np.empty((2, 1, 2))  # scratch for one mass's position and velocity
+    wave = np.empty((2, lanes))  # scratch for sin θ, cos θ
     n_alive = lanes
     for lane in range(lanes):
         n_rec[lane] = 0
         exploded_at[lane] = -1
     written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
     args = (free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k, dashpot, has_dashpot, alive,
-            ground_params, ground_points, fp, ip)  # fmt: skip
+            ground_params, ground_points, fp, ip, wave)  # fmt: skip
     for step in range(1, ip[I_STEPS] + 1):
         _copy(old, pos)
         for lane in range(lanes):
@@ -377,7 +386,7 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_
             theta[lane] += dtheta[lane]
         exploded, written = _end_of_step(
             step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before, have_acc,
-            ring, written, rec_pos, rec_vel, n_rec, exploded_at,
+            ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one,
         )  # fmt: skip
         n_alive -= exploded
         if n_alive == 0:

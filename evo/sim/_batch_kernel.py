@@ -112,33 +112,40 @@ def park_lane(lane, x, y, vx, vy):
 
 
 @nb.njit(**_JIT)
-def _surfaces(i, x, y, vx, vy, old_x, old_y, alive, x_min, x_max, y_max, segments, c_n, c_t, up, touched):
-    """Walls, ceiling and terrain for mass i of every live lane, after the floor, as run_euler does.
+def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segments, c_n, c_t, up, touched,
+              one):  # fmt: skip
+    """Walls, ceiling and terrain for every free mass of every live lane, after the floor, as run_euler.
 
     ``old_x``, ``old_y`` (n_masses, n_lanes): positions before the step. ``touched`` (n_lanes,) is set
-    where a side wall was touched. One lane at a time, through the scalar kernel's own helpers.
+    where a side wall was touched. One mass and lane at a time, through the scalar kernel's own
+    helpers, on ``one`` (2, 1, 2) scratch: a position and a velocity.
     """
-    pos = np.empty((1, 2))
-    vel = np.empty((1, 2))
+    pos = one[0]
+    vel = one[1]
     has_segments = segments.shape[0] > 0
-    for lane in range(x.shape[1]):
-        if not alive[lane]:
+    for i in range(x.shape[0]):
+        if not free[i]:
             continue
-        new_x = x[i, lane]
-        new_y = y[i, lane]
-        pos[0, 0] = new_x
-        pos[0, 1] = new_y
-        vel[0, 0] = vx[i, lane]
-        vel[0, 1] = vy[i, lane]
-        if new_y > y_max or new_x < x_min or new_x > x_max:
-            if _walls(0, pos, vel, 0.0, x_min, x_max, y_max, c_n, c_t):
+        for lane in range(x.shape[1]):
+            if not alive[lane]:
+                continue
+            new_x = x[i, lane]
+            new_y = y[i, lane]
+            outside = new_y > y_max or new_x < x_min or new_x > x_max
+            if not (outside or has_segments):
+                continue
+            pos[0, 0] = new_x
+            pos[0, 1] = new_y
+            vel[0, 0] = vx[i, lane]
+            vel[0, 1] = vy[i, lane]
+            if outside and _walls(0, pos, vel, 0.0, x_min, x_max, y_max, c_n, c_t):
                 touched[lane] = True
-        if has_segments:
-            _segments(0, pos, vel, old_x[i, lane], old_y[i, lane], segments, c_n, c_t, up)
-        x[i, lane] = pos[0, 0]
-        y[i, lane] = pos[0, 1]
-        vx[i, lane] = vel[0, 0]
-        vy[i, lane] = vel[0, 1]
+            if has_segments:
+                _segments(0, pos, vel, old_x[i, lane], old_y[i, lane], segments, c_n, c_t, up)
+            x[i, lane] = pos[0, 0]
+            y[i, lane] = pos[0, 1]
+            vx[i, lane] = vel[0, 0]
+            vy[i, lane] = vel[0, 1]
 
 
 @nb.njit(**_JIT)
@@ -174,9 +181,11 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
     alive = np.ones(lanes, dtype=np.bool_)
     touched = np.zeros(lanes, dtype=np.bool_)
     touching_before = np.zeros(lanes, dtype=np.bool_)
+    one = np.empty((2, 1, 2))  # one mass's position and velocity, for _surfaces
     has_segments = segments.shape[0] > 0
     up = 1.0 if gy < 0.0 else (-1.0 if gy > 0.0 else 0.0)  # against gravity, for _segments
-    has_other_surfaces = has_segments or x_min > -HUGE or x_max < HUGE or y_max < HUGE
+    has_side_walls = x_min > -HUGE or x_max < HUGE
+    has_other_surfaces = has_segments or has_side_walls or y_max < HUGE
     n_alive = lanes
     for lane in range(lanes):
         n_rec[lane] = 0
@@ -233,10 +242,8 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
             touched[lane] = False
             speed2_sum[lane] = 0.0
         if has_other_surfaces:
-            for i in range(n):
-                if free[i]:
-                    _surfaces(i, x, y, vx, vy, old_x, old_y, alive, x_min, x_max, y_max, segments,
-                              c_n, c_t, up, touched)  # fmt: skip
+            _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segments, c_n, c_t, up,
+                      touched, one)  # fmt: skip
         for i in range(n):
             if free[i]:
                 for lane in range(lanes):
@@ -261,10 +268,11 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
                         park_lane(lane, x, y, vx, vy)
             if n_alive == 0:
                 break
-        for lane in range(lanes):  # on an exploded lane the wave no longer matters
-            if autoreverse[lane] and touched[lane] and not touching_before[lane]:
-                sign[lane] = -sign[lane]  # once per contact, when it starts
-            touching_before[lane] = touched[lane]
+        if has_side_walls:
+            for lane in range(lanes):  # on an exploded lane the wave no longer matters
+                if autoreverse[lane] and touched[lane] and not touching_before[lane]:
+                    sign[lane] = -sign[lane]  # once per contact, when it starts
+                touching_before[lane] = touched[lane]
         if step % stride == 0:
             written = record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel)
     finish_records(ring, written, n_rec, rec_pos, rec_vel)
