@@ -73,19 +73,22 @@ def test_each_lane_of_a_batch_of_walker_mutants_is_bit_identical_to_its_own_simu
     assert len({t.positions[-1, 0, 0] for t in scalar}) == LANES  # the mutants really differ
 
 
-@pytest.mark.parametrize("integrator", ["euler", "rk4"])
-def test_walls_a_ceiling_terrain_and_autoreverse_stay_bit_identical_in_a_batch(integrator):
+@pytest.mark.parametrize(("integrator", "gravity"), [("euler", "down"), ("rk4", "down"), ("euler", "up")])
+def test_walls_a_ceiling_terrain_and_autoreverse_stay_bit_identical_in_a_batch(integrator, gravity):
     creatures = mutants(WALKER, LANES, seed=2)
     for lane in (1, 4, 6, 11):
         creatures[lane] = creatures[lane].replace(autoreverse=True)
     creatures[4] = creatures[4].replace(wave_reverse=True, wave_phase=0.7)
     terrain = (((20.0, 0.0), (60.0, 12.0), (130.0, 0.0)),)
-    world = walker_world(integrator=integrator, width=150.0, height=60.0, terrain=terrain)
+    world = walker_world(
+        integrator=integrator, gravity_direction=gravity, width=150.0, height=60.0, terrain=terrain
+    )
     scalar = run_both(creatures, world, frames=400)
-    x = np.concatenate([t.positions[1:, :, 0].ravel() for t in scalar])
-    assert x.min() == 0.0 and x.max() == 150.0  # both side walls were touched
-    assert max(t.positions[..., 1].max() for t in scalar) == 60.0  # and the ceiling
-    assert any(0.0 in scalar[lane].positions[1:, :, 0] for lane in (1, 4, 6, 11))  # by an autoreverse lane
+    assert max(t.positions[..., 1].max() for t in scalar) == 60.0  # the ceiling was touched
+    if gravity == "down":  # and, walking on the floor, both side walls, one by an autoreverse lane
+        x = np.concatenate([t.positions[1:, :, 0].ravel() for t in scalar])
+        assert x.min() == 0.0 and x.max() == 150.0
+        assert any(0.0 in scalar[lane].positions[1:, :, 0] for lane in (1, 4, 6, 11))
 
 
 @pytest.mark.parametrize("integrator", ["euler", "rk4"])
@@ -128,6 +131,18 @@ def test_the_other_explicit_integrators_dashpots_masses_and_penalty_ground_stay_
             mass=rng.uniform(0.5, 2.0, WALKER.n_masses),
         )
     run_both(creatures, walker_world(**params), frames=150, record_every=2)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_fixed_masses_stay_put_at_rest_in_every_lane(integrator):
+    pinned = WALKER.replace(fixed=np.arange(WALKER.n_masses) == 3)
+    creatures = [
+        c.replace(velocities=np.full((WALKER.n_masses, 2), 0.5)) for c in mutants(pinned, LANES, seed=12)
+    ]
+    scalar = run_both(creatures, walker_world(integrator=integrator), frames=100)
+    for creature, trajectory in zip(creatures, scalar, strict=True):
+        assert np.all(trajectory.positions[:, 3] == creature.positions[3])
+        assert np.all(trajectory.velocities[:, 3] == 0.0)
 
 
 def test_default_and_non_default_physics_in_one_euler_batch_run_on_both_kernels(monkeypatch):
