@@ -1,12 +1,7 @@
-"""The ``batch`` section of ``python -m evo bench``: the batched kernel against the scalar one.
-
-Spring-updates per second (links x frames x creatures / s) of ``simulate`` called creature by creature
-and of :func:`evo.sim.batch.simulate_batch` on the same creatures, for ``euler`` and ``rk4``, on two
-batches of 64 same-topology mutants: of genomes/walker.json and of the 60-mass / 200-link standard
-creature, in :func:`evo.bench.bench_world`. Both are timed end to end (packing and records included),
-best of ``repeats`` after a warm-up; the median is reported as well, as a measure of the noise.
-Then the batched kernels' JIT compile time, cold (fresh interpreter, empty ``NUMBA_CACHE_DIR``) and
-cached.
+"""The ``batch`` section of ``python -m evo bench``: :func:`evo.sim.batch.simulate_batch` against
+``simulate`` creature by creature, in spring-updates per second (links x frames x creatures / s), for
+euler and rk4 on 64 mutants of genomes/walker.json and of the 60x200 standard creature, timed end to end
+and interleaved (best and median); and the batched kernels' cold and cached compile time.
 """
 
 from __future__ import annotations
@@ -57,12 +52,15 @@ def mutants(base: Creature, count: int, rng: np.random.Generator) -> list[Creatu
     return out
 
 
-def _timings(run, repeats: int) -> list[float]:
-    out = []
+def _timings(runs, repeats: int) -> list[list[float]]:
+    """Wall-clock seconds of each of ``runs`` (callables), ``repeats`` times, interleaved (a b a b ...)
+    so that a noisy spell on a shared machine falls on both alike."""
+    out: list[list[float]] = [[] for _ in runs]
     for _ in range(max(1, repeats)):
-        start = time.perf_counter()
-        run()
-        out.append(time.perf_counter() - start)
+        for run, seconds in zip(runs, out, strict=True):
+            start = time.perf_counter()
+            run()
+            seconds.append(time.perf_counter() - start)
     return out
 
 
@@ -83,8 +81,11 @@ def _case(name: str, creatures: list[Creature], world: World, frames: int, repea
     batched = simulate_batch(creatures, world, frames, every)
     exploded = sum(t.exploded for t in scalar)
     updates = creatures[0].n_links * frames * len(creatures)
-    scalar_s = _timings(lambda: [simulate(c, world, frames, every) for c in creatures], repeats)
-    batch_s = _timings(lambda: simulate_batch(creatures, world, frames, every), repeats)
+    scalar_s, batch_s = _timings(
+        [lambda: [simulate(c, world, frames, every) for c in creatures],
+         lambda: simulate_batch(creatures, world, frames, every)],
+        repeats,
+    )  # fmt: skip
     row = {
         "creature": name,
         "integrator": world.integrator,

@@ -1,9 +1,7 @@
-"""The explicit one-step integrators of :mod:`evo.sim._explicit` for a batch of same-topology creatures.
+"""The explicit integrators of :mod:`evo.sim._explicit` for a batch of same-topology creatures.
 
 :func:`run_explicit_batch` is :func:`evo.sim._explicit.run_explicit` with the creature (the lane) as
-the last, contiguous axis of every array: positions and velocities are (2, n_masses, n_lanes), per-link
-values (n_links, n_lanes), per-mass masses (n_masses, n_lanes). Each lane does the scalar kernel's
-floating-point operations in the same order, so it reproduces that creature's run bit for bit.
+the last, contiguous axis of every array; each lane does the scalar kernel's operations in its order.
 """
 
 from __future__ import annotations

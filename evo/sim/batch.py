@@ -61,7 +61,7 @@ def _check_topology(creatures: list[Creature]) -> None:
 
 
 def simulate_batch(
-    creatures: Sequence[Creature], world: World, frames: float, record_every: float = 1
+    creatures: Sequence[Creature], world: World, frames: int, record_every: float = 1
 ) -> list[Trajectory]:
     """Simulate creatures of one topology in ``world`` for ``frames`` frames, recording every
     ``record_every`` frames: the trajectories :func:`evo.sim.simulate` would give, in order.
@@ -83,7 +83,7 @@ def simulate_batch(
     groups: dict[bool, list[int]] = {True: [], False: []}
     for index, creature in enumerate(creatures):
         groups[fast and creature.has_default_physics].append(index)
-    out: list[Trajectory | None] = [None] * len(creatures)
+    out: list = [None] * len(creatures)  # filled in input order
     lane_limit = min(MAX_LANES, _batch_kernel.STACK_DOUBLES // max(1, creatures[0].n_masses))
     for use_euler_kernel, indices in groups.items():
         if len(indices) < MIN_LANES or lane_limit < MIN_LANES:
@@ -96,7 +96,7 @@ def simulate_batch(
             run = _run_euler if use_euler_kernel else _run_explicit
             for index, trajectory in zip(chunk, run(batch, world, n_steps, stride), strict=True):
                 out[index] = trajectory
-    return out  # type: ignore[return-value]
+    return out
 
 
 # -- packing: one creature per lane, the lane the last axis ---------------------------------------------
