@@ -14,10 +14,10 @@ import numpy as np
 from evo.sim._batch_kernel import (
     STACK_DOUBLES,
     _stack_doubles,
+    check_lanes_fit_stack,
     finish_records,
     park_lane,
     record_lanes,
-    stack_force_buffers,
 )
 from evo.sim._explicit import EXPLICIT, FINITE_DIFFERENCE, MIDPOINT, SEMI_IMPLICIT
 from evo.sim._forces import (
@@ -262,7 +262,7 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_
     method = ip[I_METHOD]
     n = pos.shape[1]
     lanes = pos.shape[2]
-    stack_force_buffers(n, lanes)
+    check_lanes_fit_stack(n, lanes)
     h = fp[F_DT]
     has_dashpot = False
     for k in range(dashpot.shape[0]):

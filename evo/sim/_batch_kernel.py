@@ -42,7 +42,7 @@ def _stack_doubles(typingctx, count):
 
 
 @nb.njit(**_JIT)
-def stack_force_buffers(n, lanes):
+def check_lanes_fit_stack(n, lanes):
     """Check that (n, lanes) force accumulators fit in :data:`STACK_DOUBLES`; raises ValueError if not."""
     if n * lanes > STACK_DOUBLES:
         raise ValueError("too many masses x lanes for the stack force buffers")
@@ -168,7 +168,7 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
     n = x.shape[0]
     lanes = x.shape[1]
     n_links = link_a.shape[0]
-    stack_force_buffers(n, lanes)
+    check_lanes_fit_stack(n, lanes)
     fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
     fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
     theta = theta0.copy()
