@@ -28,8 +28,10 @@ BATCHED_INTEGRATORS = tuple(_explicit.METHODS)
 # a 60-mass / 200-link creature's arrays in a 1 MiB L2 cache).
 MIN_LANES = 8
 MAX_LANES = 64
-# records are gathered lane-innermost, this many at a time, then copied out to each creature's own
+# records are gathered lane-innermost, up to this many at a time and in at most RING_BYTES (so that the
+# ring stays in cache beside the kernel's arrays), then copied out to each creature's own
 RING_RECORDS = 16
+RING_BYTES = 2**19
 
 
 def topology_key(creature: Creature) -> str:
@@ -154,11 +156,12 @@ def _walls_of(world: World) -> tuple[np.ndarray, float, float, float, float]:
 
 
 def _records(lanes: int, n_steps: int, stride: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ring (RING_RECORDS, 4, n, lanes) scratch, rec_pos, rec_vel (lanes, n_records, n, 2))."""
+    """(ring (ring_records, 4, n, lanes) scratch, rec_pos, rec_vel (lanes, n_records, n, 2))."""
     n_records = n_steps // stride + 1
+    ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * max(1, n) * lanes)))
     try:
         return (
-            np.empty((min(RING_RECORDS, n_records), 4, n, lanes)),
+            np.empty((ring_records, 4, n, lanes)),
             np.empty((lanes, n_records, n, 2)),
             np.empty((lanes, n_records, n, 2)),
         )

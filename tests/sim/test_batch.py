@@ -175,6 +175,15 @@ def test_batches_larger_than_max_lanes_are_split_into_even_kernel_calls(monkeypa
     assert sizes == [7, 6, 6]
 
 
+@pytest.mark.parametrize("ring", [1, 3])
+def test_records_come_out_the_same_whatever_the_size_of_the_ring_they_pass_through(monkeypatch, ring):
+    monkeypatch.setattr(batch_module, "RING_RECORDS", ring)
+    creatures = mutants(WALKER, LANES, seed=13)
+    creatures[5] = creatures[5].replace(positions=creatures[5].positions + [0.0, 1500.0])  # stops early
+    for integrator in ("euler", "rk4"):
+        run_both(creatures, walker_world(integrator=integrator, max_speed=22.0), frames=100, record_every=2)
+
+
 def fake_simulate(calls):
     def simulate_one(creature, world, frames, record_every=1):
         calls.append(creature.name)
