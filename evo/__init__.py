@@ -41,6 +41,7 @@ _PUBLIC = {
     "register_fitness": "evo.fitness:register_fitness",
     "save_model": "evo.io.models:save_model",
     "simulate": "evo.sim:simulate",
+    "simulate_batch": "evo.sim:simulate_batch",
 }
 
 __all__ = sorted(_PUBLIC)

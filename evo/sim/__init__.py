@@ -1,5 +1,6 @@
 """The simulator: world parameters and a numba kernel, as pure functions of arrays."""
 
+from evo.sim.batch import simulate_batch, topology_key
 from evo.sim.ground import Ground
 from evo.sim.simulate import DEFAULT_FRAMES, PackedCreature, Trajectory, pack, simulate, warm_up
 from evo.sim.world import World
@@ -12,5 +13,7 @@ __all__ = [
     "World",
     "pack",
     "simulate",
+    "simulate_batch",
+    "topology_key",
     "warm_up",
 ]

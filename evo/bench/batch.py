@@ -1,0 +1,187 @@
+"""The ``batch`` section of ``python -m evo bench``: :func:`evo.sim.batch.simulate_batch` against
+``simulate`` creature by creature, in spring-updates per second (links x frames x creatures / s), for
+euler and rk4 on 64 mutants of genomes/walker.json and of the 60x200 standard creature, timed end to end
+and interleaved (best and median); and the batched kernels' cold and cached compile time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evo.bench import Section, simulator
+from evo.io.models import load_model
+from evo.model import Creature
+from evo.sim import World, simulate
+from evo.sim.batch import simulate_batch
+
+__all__ = ["BATCH", "INTEGRATORS", "batch_section", "mutants"]
+
+BATCH = 64  # creatures per batch
+INTEGRATORS = ("euler", "rk4")
+RK4_FRAMES_DIVISOR = 4  # rk4 takes four force evaluations a step: a quarter of the frames keeps it short
+SEED = 20240602
+WALKER = Path(__file__).resolve().parents[2] / "genomes" / "walker.json"
+
+
+def mutants(base: Creature, count: int, rng: np.random.Generator) -> list[Creature]:
+    """``count`` children of ``base`` with its topology: rest lengths within ±5 %, phases ±0.2 rad,
+    alpha +0..0.05, omega and beta within ±10 % (beta at most 1), positions ±0.5 px."""
+    out = []
+    for _ in range(count):
+        out.append(
+            base.replace(
+                rest=base.rest * rng.uniform(0.95, 1.05, base.n_links),
+                phi=base.phi + rng.uniform(-0.2, 0.2, base.n_links),
+                alpha=np.minimum(1.0, base.alpha + rng.uniform(0.0, 0.05, base.n_links)),
+                omega=base.omega * rng.uniform(0.9, 1.1),
+                beta=min(1.0, base.beta * rng.uniform(0.9, 1.1)),
+                positions=base.positions + rng.uniform(-0.5, 0.5, base.positions.shape),
+            )
+        )
+    return out
+
+
+def _timings(runs, repeats: int) -> list[list[float]]:
+    """Wall-clock seconds of each of ``runs`` (callables), ``repeats`` times, interleaved (a b a b ...)
+    so that a noisy spell on a shared machine falls on both alike."""
+    out: list[list[float]] = [[] for _ in runs]
+    for _ in range(max(1, repeats)):
+        for run, seconds in zip(runs, out, strict=True):
+            start = time.perf_counter()
+            run()
+            seconds.append(time.perf_counter() - start)
+    return out
+
+
+def _identical(a, b) -> bool:
+    return all(
+        np.array_equal(x.frames, y.frames)
+        and np.array_equal(x.positions, y.positions)
+        and np.array_equal(x.velocities, y.velocities)
+        and x.exploded_frame == y.exploded_frame
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+def _case(name: str, creatures: list[Creature], world: World, frames: int, repeats: int) -> dict[str, Any]:
+    """Scalar and batched timings of one batch in one world."""
+    every = simulator.RECORD_EVERY
+    scalar = [simulate(c, world, frames, every) for c in creatures]
+    batched = simulate_batch(creatures, world, frames, every)
+    exploded = sum(t.exploded for t in scalar)
+    updates = creatures[0].n_links * frames * len(creatures)
+    scalar_s, batch_s = _timings(
+        [lambda: [simulate(c, world, frames, every) for c in creatures],
+         lambda: simulate_batch(creatures, world, frames, every)],
+        repeats,
+    )  # fmt: skip
+    row = {
+        "creature": name,
+        "integrator": world.integrator,
+        "masses": creatures[0].n_masses,
+        "links": creatures[0].n_links,
+        "creatures": len(creatures),
+        "frames": frames,
+        "exploded": exploded,
+        "bit_identical": _identical(scalar, batched),
+        "scalar_spring_updates_per_s": updates / min(scalar_s),
+        "batch_spring_updates_per_s": updates / min(batch_s),
+        "scalar_median_spring_updates_per_s": updates / statistics.median(scalar_s),
+        "batch_median_spring_updates_per_s": updates / statistics.median(batch_s),
+    }
+    row["ratio"] = row["batch_spring_updates_per_s"] / row["scalar_spring_updates_per_s"]
+    return row
+
+
+# Run in a fresh interpreter: time the first (compiling or cache-loading) batched call per kernel.
+_COMPILE_PROBE = """
+import json, time
+import numpy as np
+from evo.model import Creature
+from evo.sim import World
+from evo.sim.batch import MIN_LANES, simulate_batch
+creature = Creature(positions=[[0.0, 10.0], [30.0, 10.0]], velocities=np.zeros((2, 2)),
+                    fixed=[False, False], link_a=[0], link_b=[1], rest=[30.0], alpha=[0.2], phi=[0.0],
+                    omega=0.1, beta=0.5)
+out = {}
+for integrator in ("euler", "rk4"):
+    start = time.perf_counter()
+    simulate_batch([creature] * MIN_LANES, World(integrator=integrator, max_speed=100.0), 10, record_every=5)
+    out[integrator] = time.perf_counter() - start
+print(json.dumps(out))
+"""
+
+
+def _probe_first_call(cache_dir: str | None) -> dict[str, float]:
+    """Seconds of the first batched euler and rk4 calls in a fresh interpreter with ``NUMBA_CACHE_DIR``
+    on ``cache_dir`` (None: numba's usual cache)."""
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPILE_PROBE], env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the batch compile-time probe failed:\n{done.stderr.strip()}")
+    return {k: float(v) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+
+
+def batch_section(args: argparse.Namespace) -> Section:
+    """Scalar vs batched spring-updates per second, and the batched kernels' compile time."""
+    repeats = int(getattr(args, "repeats", 7))
+    frames = int(getattr(args, "frames", simulator.FRAMES))
+    size = int(getattr(args, "batch_size", BATCH))
+    world = simulator.bench_world()
+    rng = np.random.default_rng(SEED)
+    batches = {
+        "walker": mutants(load_model(WALKER), size, rng),
+        "standard 60x200": mutants(simulator.standard_creature(60, 200), size, rng),
+    }
+    for integrator in INTEGRATORS:  # JIT warm-up
+        warm = world.updated({"integrator": integrator})
+        simulate_batch(batches["walker"], warm, simulator.RECORD_EVERY, simulator.RECORD_EVERY)
+        simulate(batches["walker"][0], warm, simulator.RECORD_EVERY, simulator.RECORD_EVERY)
+    rows = []
+    for integrator in INTEGRATORS:
+        case_world = world.updated({"integrator": integrator})
+        case_frames = (
+            frames if integrator == "euler" else max(simulator.RECORD_EVERY, frames // RK4_FRAMES_DIVISOR)
+        )
+        for name, creatures in batches.items():
+            rows.append(_case(name, creatures, case_world, case_frames, repeats))
+    with tempfile.TemporaryDirectory(prefix="evo-bench-batch-numba-") as cache_dir:
+        cold = _probe_first_call(cache_dir)
+        cached = _probe_first_call(cache_dir)
+    lines = [
+        f"{size} mutants per batch (one topology), world as the simulator section, record every"
+        f" {simulator.RECORD_EVERY} frames; best of {repeats} (median in brackets: the noise), end to end",
+        f"{'creature':>16} {'integr.':>7} {'masses':>6} {'links':>5} {'frames':>6} {'scalar M/s':>17}"
+        f" {'batch M/s':>17} {'batch/scalar':>12} {'identical':>9}",
+    ]
+    for row in rows:
+        lines.append(
+            f"{row['creature']:>16} {row['integrator']:>7} {row['masses']:>6} {row['links']:>5}"
+            f" {row['frames']:>6} {row['scalar_spring_updates_per_s'] / 1e6:>8.1f}"
+            f" ({row['scalar_median_spring_updates_per_s'] / 1e6:>6.1f})"
+            f" {row['batch_spring_updates_per_s'] / 1e6:>8.1f}"
+            f" ({row['batch_median_spring_updates_per_s'] / 1e6:>6.1f})"
+            f" {row['ratio']:>11.2f}x {'yes' if row['bit_identical'] else 'NO':>9}"
+        )
+    lines.append(
+        "batched kernels' first call in a fresh interpreter (empty NUMBA_CACHE_DIR / same folder again):"
+        f" euler {cold['euler']:.2f} s / {cached['euler']:.3f} s,"
+        f" rk4 {cold['rk4']:.2f} s / {cached['rk4']:.3f} s"
+    )
+    data = {"batch": {"repeats": repeats, "rows": rows, "compile_s": {"cold": cold, "cached": cached}}}
+    return Section("batch: scalar vs batched kernel, spring-updates per second", lines, data)

@@ -1,0 +1,391 @@
+"""The explicit integrators of :mod:`evo.sim.kernels.explicit` for a batch of same-topology creatures.
+
+:func:`run_explicit_batch` is :func:`evo.sim.kernels.explicit.run_explicit` with the creature (the lane) as
+the last, contiguous axis of every array; each lane does the scalar kernel's operations in its order.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from evo.sim.kernels.batch_euler import (
+    STACK_DOUBLES,
+    _stack_doubles,
+    check_lanes_fit_stack,
+    finish_records,
+    park_lane,
+    record_lanes,
+)
+from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
+from evo.sim.kernels.explicit import EXPLICIT, FINITE_DIFFERENCE, MIDPOINT, SEMI_IMPLICIT
+from evo.sim.kernels.forces import (
+    F_CN,
+    F_CT,
+    F_DAMPING,
+    F_DT,
+    F_GROUND_K,
+    F_GX,
+    F_GY,
+    F_MU,
+    F_SLIP,
+    F_XMAX,
+    F_XMIN,
+    F_YMAX,
+    I_GROUND,
+    I_METHOD,
+    I_PENALTY,
+    I_STEPS,
+    I_STRIDE,
+    ground_force,
+)
+
+# force evaluations per step of each method of evo.sim.kernels.explicit.METHODS (finite-difference: at most)
+STAGES = np.array([1, 1, 2, 2, 4])
+
+
+@nb.njit(**_JIT)
+def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k,
+                   dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave, acc):  # fmt: skip
+    """acc = g − f̄·v + (link forces + ground force) / M on free masses, 0 on fixed ones, per lane.
+
+    ``theta`` (n_lanes,) rad; ``pos``, ``vel``, ``acc`` (2, n_masses, n_lanes); ``wave`` (2, n_lanes)
+    scratch for sin θ and cos θ. The same operations as
+    :func:`evo.sim.kernels.forces.accelerations`: per mass, link forces added in link order from zero, a link
+    of length 0 skipped, then the ground force (penalty contact; skipped on exploded lanes).
+    """
+    n = pos.shape[1]
+    lanes = pos.shape[2]
+    fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    st = wave[0]
+    ct = wave[1]
+    for lane in range(lanes):
+        st[lane] = math.sin(theta[lane])
+        ct[lane] = math.cos(theta[lane])
+    for i in range(n):
+        for lane in range(lanes):
+            fx[i, lane] = 0.0
+            fy[i, lane] = 0.0
+    x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
+    # two copies of the link loop, so that the common one has no dashpot term to compute and discard
+    for k in range(link_a.shape[0]):
+        a = link_a[k]
+        b = link_b[k]
+        if has_dashpot:
+            for lane in range(lanes):
+                dx = x[b, lane] - x[a, lane]
+                dy = y[b, lane] - y[a, lane]
+                length = math.sqrt(dx * dx + dy * dy)
+                rest_now = rest[k, lane] + amp[k, lane] * (
+                    st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
+                )
+                f = link_k[k, lane] * (length - rest_now) / length
+                d = dashpot[k, lane]
+                damp = (
+                    d
+                    * (dx * (vx[b, lane] - vx[a, lane]) + dy * (vy[b, lane] - vy[a, lane]))
+                    / (length * length)
+                )
+                f = f + damp if d != 0.0 else f
+                # the scalar kernel skips a link of length 0; adding 0 instead is the same, as a force
+                # sum, which starts at +0 and only grows by + and -, is never -0
+                link_x = f * dx if length != 0.0 else 0.0
+                link_y = f * dy if length != 0.0 else 0.0
+                fx[a, lane] += link_x
+                fy[a, lane] += link_y
+                fx[b, lane] -= link_x
+                fy[b, lane] -= link_y
+        else:
+            for lane in range(lanes):
+                dx = x[b, lane] - x[a, lane]
+                dy = y[b, lane] - y[a, lane]
+                length = math.sqrt(dx * dx + dy * dy)
+                rest_now = rest[k, lane] + amp[k, lane] * (
+                    st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
+                )
+                f = link_k[k, lane] * (length - rest_now) / length
+                link_x = f * dx if length != 0.0 else 0.0
+                link_y = f * dy if length != 0.0 else 0.0
+                fx[a, lane] += link_x
+                fy[a, lane] += link_y
+                fx[b, lane] -= link_x
+                fy[b, lane] -= link_y
+    penalty = ip[I_PENALTY] != 0
+    gx = fp[F_GX]
+    gy = fp[F_GY]
+    damping = fp[F_DAMPING]
+    for i in range(n):
+        if free[i]:
+            if penalty:
+                for lane in range(lanes):
+                    if alive[lane]:
+                        ground_x, ground_y = ground_force(
+                            ip[I_GROUND], ground_params, ground_points, x[i, lane], y[i, lane], vx[i, lane],
+                            vy[i, lane], fp[F_GROUND_K], fp[F_MU], fp[F_SLIP],
+                        )  # fmt: skip
+                        fx[i, lane] += ground_x
+                        fy[i, lane] += ground_y
+            for lane in range(lanes):
+                acc[0, i, lane] = gx - damping * vx[i, lane] + inv_mass[i, lane] * fx[i, lane]
+                acc[1, i, lane] = gy - damping * vy[i, lane] + inv_mass[i, lane] * fy[i, lane]
+        else:
+            for lane in range(lanes):
+                acc[0, i, lane] = 0.0
+                acc[1, i, lane] = 0.0
+
+
+@nb.njit(**_JIT)
+def _copy(dst, src):
+    """dst[...] = src for (2, n_masses, n_lanes) arrays (a plain loop compiles to far less code)."""
+    for d in range(src.shape[0]):
+        for i in range(src.shape[1]):
+            for lane in range(src.shape[2]):
+                dst[d, i, lane] = src[d, i, lane]
+
+
+@nb.njit(**_JIT)
+def _stage(p0, v0, free, dx, dv, h, pt, vt):
+    """pt = p0 + h·dx, vt = v0 + h·dv on free masses; fixed masses stay where they are, at rest."""
+    for i in range(p0.shape[1]):
+        for d in range(2):
+            if free[i]:
+                for lane in range(p0.shape[2]):
+                    pt[d, i, lane] = p0[d, i, lane] + h * dx[d, i, lane]
+                for lane in range(p0.shape[2]):
+                    vt[d, i, lane] = v0[d, i, lane] + h * dv[d, i, lane]
+            else:
+                for lane in range(p0.shape[2]):
+                    pt[d, i, lane] = p0[d, i, lane]
+                    vt[d, i, lane] = 0.0
+
+
+@nb.njit(**_JIT)
+def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, one):
+    """:func:`evo.sim.kernels.forces.soda_contacts` on every live lane: ``touched`` and ``changed`` (n_lanes,)
+    are set where a side wall was touched and where a contact moved a mass (or a position is NaN).
+
+    ``_walls`` changes nothing unless a mass is outside the box, so it is only called then. ``one``
+    (2, 1, 2) is scratch for one mass's position and velocity.
+    """
+    y_min = -HUGE if ip[I_PENALTY] != 0 else 0.0
+    x_min = fp[F_XMIN]
+    x_max = fp[F_XMAX]
+    y_max = fp[F_YMAX]
+    has_segments = segments.shape[0] > 0
+    up = 1.0 if fp[F_GY] < 0.0 else (-1.0 if fp[F_GY] > 0.0 else 0.0)  # against gravity, for _segments
+    one_pos = one[0]
+    one_vel = one[1]
+    for i in range(pos.shape[1]):
+        if not free[i]:
+            continue
+        for lane in range(pos.shape[2]):
+            if not alive[lane]:
+                continue
+            x = pos[0, i, lane]
+            y = pos[1, i, lane]
+            outside = y < y_min or y > y_max or x < x_min or x > x_max
+            if outside or has_segments:
+                one_pos[0, 0] = x
+                one_pos[0, 1] = y
+                one_vel[0, 0] = vel[0, i, lane]
+                one_vel[0, 1] = vel[1, i, lane]
+                if outside and _walls(0, one_pos, one_vel, y_min, x_min, x_max, y_max, fp[F_CN], fp[F_CT]):
+                    touched[lane] = True
+                if has_segments:
+                    old_x = old[0, i, lane]
+                    old_y = old[1, i, lane]
+                    _segments(0, one_pos, one_vel, old_x, old_y, segments, fp[F_CN], fp[F_CT], up)
+                pos[0, i, lane] = one_pos[0, 0]
+                pos[1, i, lane] = one_pos[0, 1]
+                vel[0, i, lane] = one_vel[0, 0]
+                vel[1, i, lane] = one_vel[0, 1]
+            if pos[0, i, lane] != x or pos[1, i, lane] != y:
+                changed[lane] = True
+
+
+@nb.njit(**_JIT)
+def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before,
+                 have_acc, ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one,
+                 max_speed2):  # fmt: skip
+    """:func:`evo.sim.kernels.forces.end_of_step` per live lane; returns (lanes exploded in this step, record
+    slices written). ``flags`` (3, n_lanes) bool and ``one`` (2, 1, 2) are scratch."""
+    lanes = pos.shape[2]
+    touched = flags[0]
+    changed = flags[1]
+    too_fast = flags[2]
+    for lane in range(lanes):
+        touched[lane] = False
+        changed[lane] = False
+        too_fast[lane] = False
+    _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, one)
+    for i in range(pos.shape[1]):
+        if free[i]:
+            for lane in range(lanes):
+                speed2 = vel[0, i, lane] * vel[0, i, lane] + vel[1, i, lane] * vel[1, i, lane]
+                too_fast[lane] |= not (speed2 <= max_speed2[lane])
+    exploded = 0
+    for lane in range(lanes):
+        if alive[lane] and too_fast[lane]:
+            exploded_at[lane] = step
+            alive[lane] = False
+            park_lane(lane, pos[0], pos[1], vel[0], vel[1])
+            exploded += 1
+    for lane in range(lanes):  # on an exploded lane the wave and the state no longer matter
+        if autoreverse[lane] and touched[lane] and not touching_before[lane]:
+            sign[lane] = -sign[lane]
+        touching_before[lane] = touched[lane]
+        if changed[lane]:
+            have_acc[lane] = False
+    if step % ip[I_STRIDE] == 0:
+        written = record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel)
+    return exploded, written
+
+
+@nb.njit(**_JIT)
+def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k, dashpot,
+                       omega, theta0, wave_sign, autoreverse, segments, ground_params, ground_points, fp, ip,
+                       max_speed2, ring, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
+    """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane, as run_explicit per lane.
+
+    ``pos``, ``vel``: (2, n_masses, n_lanes), updated in place. ``inv_mass``: (n_masses, n_lanes) 1/M.
+    ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
+    ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8; the
+    wave entries of ``fp`` are not used. Records go into ``rec_pos`` / ``rec_vel`` (n_lanes, n_records,
+    n_masses, 2) through the ``ring`` scratch (see :func:`evo.sim.kernels.batch_euler.record_lanes`);
+    ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
+    lane exploded (or -1). An exploded lane is parked and no longer recorded.
+    """
+    method = ip[I_METHOD]
+    n = pos.shape[1]
+    lanes = pos.shape[2]
+    check_lanes_fit_stack(n, lanes)
+    h = fp[F_DT]
+    has_dashpot = False
+    for k in range(dashpot.shape[0]):
+        for lane in range(lanes):
+            if dashpot[k, lane] != 0.0:
+                has_dashpot = True
+    theta = theta0.copy()
+    sign = wave_sign.copy()
+    dtheta = np.empty(lanes)
+    theta_stage = np.empty(lanes)
+    buf = np.zeros((11, 2, n, lanes))
+    acc, acc2, p0, v0, pt, vt, k2, k3, k4, vs, old = (buf[0], buf[1], buf[2], buf[3], buf[4], buf[5],
+                                                      buf[6], buf[7], buf[8], buf[9], buf[10])  # fmt: skip
+    have_acc = np.zeros(lanes, dtype=np.bool_)  # finite-difference: acc holds a(x, v) of the lane's state
+    alive = np.ones(lanes, dtype=np.bool_)
+    touching_before = np.zeros(lanes, dtype=np.bool_)
+    flags = np.zeros((3, lanes), dtype=np.bool_)  # scratch for _end_of_step
+    one = np.empty((2, 1, 2))  # scratch for one mass's position and velocity
+    wave = np.empty((2, lanes))  # scratch for sin θ, cos θ
+    n_alive = lanes
+    for lane in range(lanes):
+        n_rec[lane] = 0
+        exploded_at[lane] = -1
+    written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
+    args = (free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k, dashpot, has_dashpot, alive,
+            ground_params, ground_points, fp, ip, wave)  # fmt: skip
+    for step in range(1, ip[I_STEPS] + 1):
+        _copy(old, pos)
+        for lane in range(lanes):
+            dtheta[lane] = sign[lane] * omega[lane] * h
+        # The method's force evaluations, through one call site: the jitted code holds one copy of
+        # the inlined force loop instead of seven, which halves the compile time.
+        for stage in range(STAGES[method]):
+            at_pos, at_vel, out, fraction = pos, vel, acc, 0.0  # state, acceleration, θ + fraction·dθ
+            if method == FINITE_DIFFERENCE:
+                if stage == 0:
+                    if have_acc.all():
+                        continue
+                    out = acc2  # a(x, v) for the lanes whose acc is stale
+                else:
+                    for i in range(n):
+                        for d in range(2):
+                            if free[i]:
+                                for lane in range(lanes):
+                                    pos[d, i, lane] += h * vel[d, i, lane] + 0.5 * h * h * acc[d, i, lane]
+                                    vs[d, i, lane] = vel[d, i, lane] + h * acc[d, i, lane]
+                            else:
+                                for lane in range(lanes):
+                                    vs[d, i, lane] = 0.0
+                    at_vel, out, fraction = vs, acc2, 1.0
+            elif method >= MIDPOINT:  # MIDPOINT or RK4
+                if stage == 0:
+                    _copy(p0, pos)
+                    _copy(v0, vel)
+                    at_pos, at_vel = p0, v0
+                else:
+                    if stage == 1:
+                        _stage(p0, v0, free, v0, acc, 0.5 * h, pt, vt)
+                        _copy(vs, vt)  # v at stage 2
+                        out, fraction = (acc2, 0.5) if method == MIDPOINT else (k2, 0.5)
+                    elif stage == 2:
+                        _stage(p0, v0, free, vs, k2, 0.5 * h, pt, vt)
+                        _copy(acc2, vt)  # v at stage 3
+                        out, fraction = k3, 0.5
+                    else:
+                        _stage(p0, v0, free, acc2, k3, h, pt, vt)
+                        out, fraction = k4, 1.0
+                    at_pos, at_vel = pt, vt
+            for lane in range(lanes):
+                theta_stage[lane] = theta[lane] if fraction == 0.0 else theta[lane] + fraction * dtheta[lane]
+            _accelerations(at_pos, at_vel, theta_stage, *args, out)
+            if method == FINITE_DIFFERENCE and stage == 0:
+                for d in range(2):
+                    for i in range(n):
+                        for lane in range(lanes):
+                            if not have_acc[lane]:
+                                acc[d, i, lane] = acc2[d, i, lane]
+        if method <= EXPLICIT:  # SEMI_IMPLICIT or EXPLICIT
+            for i in range(n):
+                if free[i]:
+                    for d in range(2):
+                        for lane in range(lanes):
+                            v_new = vel[d, i, lane] + h * acc[d, i, lane]
+                            pos[d, i, lane] += h * (v_new if method == SEMI_IMPLICIT else vel[d, i, lane])
+                            vel[d, i, lane] = v_new
+        elif method == FINITE_DIFFERENCE:
+            for i in range(n):
+                if free[i]:
+                    for d in range(2):
+                        for lane in range(lanes):
+                            vel[d, i, lane] += 0.5 * h * (acc[d, i, lane] + acc2[d, i, lane])
+            _copy(acc, acc2)
+            for lane in range(lanes):
+                have_acc[lane] = True
+        elif method == MIDPOINT:
+            _stage(p0, v0, free, vt, acc2, h, pos, vs)
+            for d in range(2):
+                for i in range(n):
+                    if free[i]:
+                        for lane in range(lanes):
+                            vel[d, i, lane] = vs[d, i, lane]
+        else:  # RK4
+            w = h / 6.0
+            for i in range(n):
+                if free[i]:
+                    for d in range(2):
+                        for lane in range(lanes):
+                            pos[d, i, lane] = p0[d, i, lane] + w * (
+                                v0[d, i, lane]
+                                + 2.0 * vs[d, i, lane]
+                                + 2.0 * acc2[d, i, lane]
+                                + vt[d, i, lane]
+                            )
+                        for lane in range(lanes):
+                            vel[d, i, lane] = v0[d, i, lane] + w * (
+                                acc[d, i, lane] + 2.0 * k2[d, i, lane] + 2.0 * k3[d, i, lane] + k4[d, i, lane]
+                            )
+        for lane in range(lanes):
+            theta[lane] += dtheta[lane]
+        exploded, written = _end_of_step(
+            step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before, have_acc,
+            ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one, max_speed2,
+        )  # fmt: skip
+        n_alive -= exploded
+        if n_alive == 0:
+            break
+    finish_records(ring, written, n_rec, rec_pos, rec_vel)

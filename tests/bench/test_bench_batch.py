@@ -1,0 +1,50 @@
+"""The ``batch`` section of ``evo bench``: it runs with tiny arguments and returns its fields.
+
+No timing is asserted: timings belong to ``python -m evo bench``, not to the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from evo import bench
+from evo.bench import batch as bench_batch
+from evo.io.models import load_model
+
+
+def test_the_batch_section_reports_scalar_and_batched_rates_for_both_creatures_and_integrators(monkeypatch):
+    # a cold numba compile takes tens of seconds: the probe itself is tested below
+    monkeypatch.setattr(bench_batch, "_probe_first_call", lambda cache_dir: {"euler": 2.0, "rk4": 3.0})
+    section = bench_batch.batch_section(argparse.Namespace(repeats=1, frames=20, batch_size=8))
+    data = json.loads(json.dumps(section.data))["batch"]
+    assert [(row["creature"], row["integrator"], row["masses"], row["links"]) for row in data["rows"]] == [
+        ("walker", "euler", 6, 11),
+        ("standard 60x200", "euler", 60, 200),
+        ("walker", "rk4", 6, 11),
+        ("standard 60x200", "rk4", 60, 200),
+    ]
+    for row in data["rows"]:
+        assert row["creatures"] == 8 and row["exploded"] == 0 and row["bit_identical"]
+        assert row["scalar_spring_updates_per_s"] > 0 and row["batch_spring_updates_per_s"] > 0
+        assert row["ratio"] == row["batch_spring_updates_per_s"] / row["scalar_spring_updates_per_s"]
+    assert data["compile_s"] == {"cold": {"euler": 2.0, "rk4": 3.0}, "cached": {"euler": 2.0, "rk4": 3.0}}
+    assert "batch/scalar" in "\n".join(section.lines)
+    assert bench.SECTIONS["batch"] == "evo.bench.batch:batch_section"
+
+
+def test_the_batch_compile_probe_runs_in_a_fresh_interpreter():
+    # on numba's usual (warm) cache, so that this stays quick; the bench itself uses an empty folder
+    times = bench_batch._probe_first_call(None)
+    assert set(times) == {"euler", "rk4"} and all(0.0 < t < 120.0 for t in times.values())
+
+
+def test_the_bench_mutants_keep_the_topology_and_differ():
+    walker = load_model(bench_batch.WALKER)
+    children = bench_batch.mutants(walker, 4, np.random.default_rng(0))
+    assert all(
+        np.array_equal(c.link_a, walker.link_a) and np.array_equal(c.link_b, walker.link_b) for c in children
+    )
+    assert len({c.omega for c in children}) == 4

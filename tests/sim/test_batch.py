@@ -1,0 +1,249 @@
+"""``simulate_batch``: same-topology creatures simulated together, one per SIMD lane, must give exactly
+(``np.array_equal``, not allclose) what ``simulate`` gives each of them alone.
+
+The creatures are mutants of genomes/walker.json (6 masses, 11 links) made with a seeded Generator;
+13 of them, an odd number above ``MIN_LANES``, so the kernels run both their vector and remainder lanes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evo.io.models import load_model
+from evo.model import Creature
+from evo.sim import World, simulate
+from evo.sim import batch as batch_module
+from evo.sim.batch import MIN_LANES, simulate_batch, topology_key
+
+GENOMES = Path(__file__).resolve().parents[2] / "genomes"
+WALKER = load_model(GENOMES / "walker.json")
+LANES = 13
+FRAMES = 300
+
+
+def mutants(base: Creature, count: int, seed: int) -> list[Creature]:
+    """Children of ``base`` with its topology: rest, alpha, phi, omega, beta and positions perturbed."""
+    rng = np.random.default_rng(seed)
+    return [
+        base.replace(
+            rest=base.rest * rng.uniform(0.9, 1.1, base.n_links),
+            alpha=np.clip(base.alpha + rng.uniform(-0.1, 0.1, base.n_links), 0.0, 1.0),
+            phi=base.phi + rng.normal(0.0, 0.3, base.n_links),
+            omega=base.omega * rng.uniform(0.8, 1.2),
+            beta=min(1.0, base.beta * rng.uniform(0.8, 1.2)),
+            positions=base.positions + rng.normal(0.0, 0.5, base.positions.shape),
+        )
+        for _ in range(count)
+    ]
+
+
+def walker_world(**params) -> World:
+    return World().updated({**WALKER.world, **params})
+
+
+def bits(array: np.ndarray) -> np.ndarray:
+    """The float64s as int64 bit patterns: equal only if bit for bit equal (NaN, -0.0 and all)."""
+    return np.ascontiguousarray(array, dtype=np.float64).view(np.int64)
+
+
+def assert_identical(batched, scalar) -> None:
+    assert len(batched) == len(scalar)
+    for lane, (got, want) in enumerate(zip(batched, scalar, strict=True)):
+        assert np.array_equal(got.frames, want.frames), lane
+        assert np.array_equal(bits(got.positions), bits(want.positions)), lane
+        assert np.array_equal(bits(got.velocities), bits(want.velocities)), lane
+        assert (got.exploded, got.exploded_frame) == (want.exploded, want.exploded_frame), lane
+
+
+def run_both(creatures, world, frames=FRAMES, record_every=1):
+    batched = simulate_batch(creatures, world, frames, record_every)
+    scalar = [simulate(creature, world, frames, record_every) for creature in creatures]
+    assert_identical(batched, scalar)
+    return scalar
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_each_lane_of_a_batch_of_walker_mutants_is_bit_identical_to_its_own_simulate_run(integrator):
+    creatures = mutants(WALKER, LANES, seed=1)
+    scalar = run_both(creatures, walker_world(integrator=integrator), record_every=3)
+    assert not any(t.exploded for t in scalar)
+    assert len({t.positions[-1, 0, 0] for t in scalar}) == LANES  # the mutants really differ
+
+
+@pytest.mark.parametrize(("integrator", "gravity"), [("euler", "down"), ("rk4", "down"), ("euler", "up")])
+def test_walls_a_ceiling_terrain_and_autoreverse_stay_bit_identical_in_a_batch(integrator, gravity):
+    creatures = mutants(WALKER, LANES, seed=2)
+    for lane in (1, 4, 6, 11):
+        creatures[lane] = creatures[lane].replace(autoreverse=True)
+    creatures[4] = creatures[4].replace(wave_reverse=True, wave_phase=0.7)
+    terrain = (((20.0, 0.0), (60.0, 12.0), (130.0, 0.0)),)
+    world = walker_world(
+        integrator=integrator, gravity_direction=gravity, width=150.0, height=60.0, terrain=terrain
+    )
+    scalar = run_both(creatures, world, frames=400)
+    assert max(t.positions[..., 1].max() for t in scalar) == 60.0  # the ceiling was touched
+    if gravity == "down":  # and, walking on the floor, both side walls, one by an autoreverse lane
+        x = np.concatenate([t.positions[1:, :, 0].ravel() for t in scalar])
+        assert x.min() == 0.0 and x.max() == 150.0
+        assert any(0.0 in scalar[lane].positions[1:, :, 0] for lane in (1, 4, 6, 11))
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_exploding_lanes_stop_where_simulate_stops_and_leave_the_other_lanes_untouched(integrator):
+    creatures = mutants(WALKER, LANES, seed=3)
+    creatures[2] = creatures[2].replace(positions=creatures[2].positions * 2.5)  # torn apart at once
+    creatures[7] = creatures[7].replace(positions=creatures[7].positions + [0.0, 1500.0])  # falls, later
+    nan_positions = creatures[9].positions.copy()
+    nan_positions[3, 0] = np.nan
+    creatures[9] = creatures[9].replace(positions=nan_positions)  # NaN must not leak into other lanes
+    scalar = run_both(creatures, walker_world(integrator=integrator, max_speed=22.0))
+    exploded = {lane: t.exploded_frame for lane, t in enumerate(scalar) if t.exploded}
+    assert sorted(exploded) == [2, 7, 9]
+    assert exploded[7] > 30.0  # one lane explodes while the others run on
+    assert all(len(scalar[lane].frames) == FRAMES + 1 for lane in range(LANES) if lane not in exploded)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"integrator": "explicit-euler"},
+        {"integrator": "finite-difference", "width": 250.0},
+        {"integrator": "midpoint"},
+        {"integrator": "euler", "contact": "penalty"},
+        {
+            "integrator": "rk4",
+            "contact": "penalty",
+            "ground": {"type": "hills", "amplitude": 5, "wavelength": 90},
+        },
+    ],
+    ids=lambda params: "-".join(str(value) for value in params.values())[:40],
+)
+def test_the_other_explicit_integrators_dashpots_masses_and_penalty_ground_stay_bit_identical(params):
+    creatures = mutants(WALKER, LANES, seed=4)
+    rng = np.random.default_rng(5)
+    for lane in range(0, LANES, 2):
+        creatures[lane] = creatures[lane].replace(
+            stiffness=rng.uniform(0.5, 1.5, WALKER.n_links),
+            dashpot=rng.uniform(0.0, 0.2, WALKER.n_links) * (lane % 4 == 0),
+            mass=rng.uniform(0.5, 2.0, WALKER.n_masses),
+        )
+    run_both(creatures, walker_world(**params), frames=150, record_every=2)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_fixed_masses_stay_put_at_rest_in_every_lane(integrator):
+    pinned = WALKER.replace(fixed=np.arange(WALKER.n_masses) == 3)
+    creatures = [
+        c.replace(velocities=np.full((WALKER.n_masses, 2), 0.5)) for c in mutants(pinned, LANES, seed=12)
+    ]
+    scalar = run_both(creatures, walker_world(integrator=integrator), frames=100)
+    for creature, trajectory in zip(creatures, scalar, strict=True):
+        assert np.all(trajectory.positions[:, 3] == creature.positions[3])
+        assert np.all(trajectory.velocities[:, 3] == 0.0)
+
+
+def test_default_and_non_default_physics_in_one_euler_batch_run_on_both_kernels(monkeypatch):
+    calls = []
+    for name in ("_run_euler", "_run_explicit"):
+        real = getattr(batch_module, name)
+        monkeypatch.setattr(
+            batch_module, name, lambda *args, _real=real, _name=name: calls.append(_name) or _real(*args)
+        )
+    creatures = mutants(WALKER, 2 * MIN_LANES, seed=6)
+    for lane in range(1, 2 * MIN_LANES, 2):
+        creatures[lane] = creatures[lane].replace(mass=np.full(WALKER.n_masses, 1.5))
+    run_both(creatures, walker_world(), frames=100)
+    assert sorted(calls) == ["_run_euler", "_run_explicit"]
+
+
+@pytest.mark.parametrize("count", [1, 2, MIN_LANES + 1])
+def test_batches_of_one_and_of_odd_sizes_are_bit_identical_on_the_batched_kernel(monkeypatch, count):
+    monkeypatch.setattr(batch_module, "MIN_LANES", 1)
+    for integrator in ("euler", "rk4"):
+        run_both(mutants(WALKER, count, seed=7), walker_world(integrator=integrator), frames=60)
+
+
+def test_batches_larger_than_max_lanes_are_split_into_even_kernel_calls(monkeypatch):
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)
+    sizes = []
+    real = batch_module._run_euler
+    monkeypatch.setattr(batch_module, "_run_euler", lambda c, *args: sizes.append(len(c)) or real(c, *args))
+    run_both(mutants(WALKER, 19, seed=8), walker_world(), frames=60)
+    assert sizes == [7, 6, 6]
+
+
+@pytest.mark.parametrize("ring", [1, 3])
+def test_records_come_out_the_same_whatever_the_size_of_the_ring_they_pass_through(monkeypatch, ring):
+    monkeypatch.setattr(batch_module, "RING_RECORDS", ring)
+    creatures = mutants(WALKER, LANES, seed=13)
+    creatures[5] = creatures[5].replace(positions=creatures[5].positions + [0.0, 1500.0])  # stops early
+    for integrator in ("euler", "rk4"):
+        run_both(creatures, walker_world(integrator=integrator, max_speed=22.0), frames=100, record_every=2)
+
+
+def fake_simulate(calls):
+    def simulate_one(creature, world, frames, record_every=1):
+        calls.append(creature.name)
+        return creature.name
+
+    return simulate_one
+
+
+@pytest.mark.parametrize(
+    "case", ["backward-euler", "psm", "fewer creatures than MIN_LANES", "too many masses for the stack"]
+)
+def test_what_the_batch_cannot_run_goes_creature_by_creature_through_simulate(monkeypatch, case):
+    calls: list[str] = []
+    monkeypatch.setattr(batch_module, "simulate", fake_simulate(calls))
+    count = MIN_LANES - 1 if case.startswith("fewer") else MIN_LANES + 2
+    creatures = [c.replace(name=f"c{k}") for k, c in enumerate(mutants(WALKER, count, seed=9))]
+    world = walker_world(integrator=case if case in ("backward-euler", "psm") else "euler")
+    if case.startswith("too many"):
+        monkeypatch.setattr(batch_module._batch_kernel, "STACK_DOUBLES", WALKER.n_masses * (MIN_LANES - 1))
+    assert simulate_batch(creatures, world, 10) == [c.name for c in creatures]
+    assert calls == [c.name for c in creatures]
+
+
+def test_creatures_of_different_topologies_are_refused():
+    creatures = mutants(WALKER, 3, seed=10)
+    other_links = WALKER.replace(link_b=np.roll(WALKER.link_b, 1))
+    pinned = WALKER.replace(fixed=np.arange(WALKER.n_masses) == 0)
+    fewer_masses = WALKER.replace(
+        positions=WALKER.positions[:5], velocities=WALKER.velocities[:5], fixed=WALKER.fixed[:5],
+        link_a=WALKER.link_a[:4], link_b=WALKER.link_b[:4], rest=WALKER.rest[:4], alpha=WALKER.alpha[:4],
+        phi=WALKER.phi[:4],
+    )  # fmt: skip
+    for stranger in (other_links, pinned, fewer_masses):
+        with pytest.raises(ValueError, match="one topology; creature 2"):
+            simulate_batch([*creatures[:2], stranger], World(), 10)
+    assert simulate_batch([], World(), 10) == []
+
+
+def test_the_topology_key_groups_children_of_one_topology_and_tells_other_topologies_apart():
+    keys = {topology_key(creature) for creature in mutants(WALKER, 5, seed=11)}
+    assert len(keys) == 1
+    assert topology_key(WALKER) in keys
+    others = [
+        WALKER.replace(link_b=np.roll(WALKER.link_b, 1)),
+        WALKER.replace(fixed=np.arange(WALKER.n_masses) == 0),
+        WALKER.replace(link_a=WALKER.link_b, link_b=WALKER.link_a),
+    ]
+    assert len({topology_key(c) for c in others} | keys) == 1 + len(others)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_without_max_speed_each_lane_explodes_at_its_own_size_bound_as_simulate_says(integrator):
+    # stretched copies of the walker: a lane's bound is max(200 px/frame, its body's size per frame), so
+    # the same fling stops some lanes and not others; every lane must stop exactly where simulate stops it
+    creatures = []
+    for k, stretch in enumerate(np.linspace(1.0, 60.0, LANES)):
+        positions = WALKER.positions * np.array([stretch, 1.0])
+        velocities = np.zeros_like(positions)
+        velocities[:, 0] = 150.0 + 10.0 * k  # px/frame: above 200 for the later lanes
+        creatures.append(WALKER.replace(positions=positions, velocities=velocities, name=f"fling{k}"))
+    world = walker_world(integrator=integrator, max_speed=None)
+    scalar = run_both(creatures, world, frames=30)  # asserts the lanes bit-identical
+    assert {t.exploded for t in scalar} == {True, False}
