@@ -46,10 +46,13 @@ class EvaluationSpec:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The outcome of one evaluation: one float per objective, and whether the creature exploded."""
+    """The outcome of one evaluation: one float per objective, whether the creature exploded, and whether
+    its evaluation ran past the run's time limit (then it has the worst fitness, ``[evaluation]
+    on_timeout = "worst"``)."""
 
     fitness: tuple[float, ...]
     exploded: bool
+    timed_out: bool = False
 
 
 class PluginFailed(Exception):

@@ -28,6 +28,7 @@ __all__ = [
     "creature_to_dict",
     "dumps_model",
     "load_model",
+    "loads_model",
     "save_model",
 ]
 
@@ -314,6 +315,15 @@ def load_model(path: str | Path) -> Creature:
         raise EvoInputError("no such file", source=source) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise EvoInputError(f"cannot read: {exc}", source=source) from None
+    return loads_model(text, source=source)
+
+
+def loads_model(text: str, *, source: str | None = None) -> Creature:
+    """A creature from the text of an ``evo-model`` JSON file (``source`` names it in errors).
+
+    Raises:
+        EvoInputError: not valid JSON, or not a valid model.
+    """
     try:
         doc = json.loads(text, object_pairs_hook=_object_without_repeated_keys)
     except _RepeatedKey as exc:

@@ -66,6 +66,15 @@ class EvaluationSection:
         default_factory=dict,
         metadata={"doc": "keyword arguments for the plugin, checked against its signature"},
     )
+    timeout: float = setting(
+        60.0, low=0.0, doc="seconds one creature's evaluation (simulation and plugin) may take; 0: no limit"
+    )
+    on_timeout: str = setting(
+        "stop",
+        choices=("stop", "worst"),
+        doc="past the timeout: stop the run (the creature is saved under failed/), or give the creature "
+        "the worst fitness and go on",
+    )
 
 
 @dataclass(frozen=True)

@@ -153,10 +153,13 @@ def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback])
     record = evolution.tell(results)
     told = time.perf_counter()
     first = prepared.plugin.objectives[0]
+    timed_out = sum(getattr(kid[1], "timed_out", False) for kids in results for kid in kids)
     log.info(
-        "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selection %.3f s, "
+        "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
         "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
-        g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"],
+        g, evaluations, record["exploded"],
+        f", {timed_out} timed out (worst fitness)" if timed_out else "",
+        first, record[f"{first}_best"], record[f"{first}_mean"],
         asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
     )  # fmt: skip
     objectives = tuple(prepared.plugin.objectives)
@@ -179,7 +182,7 @@ def run_prepared(
     """Evolve a prepared run until it has ``generations`` generations or a callback stops it.
 
     ``evaluate`` replaces :func:`evo.fitness.evaluate` (tests and benchmarks). The callbacks' hooks are
-    called in order; ``on_run_end`` always, whatever happens.
+    called in order; ``on_run_end`` always, whatever happens; then the folder's lock is released.
 
     Raises:
         RunFailed: an evaluation failed or the run folder could not be written.
@@ -194,6 +197,8 @@ def run_prepared(
         for callback in callbacks:
             callback.on_run_start(start)
         spec = config.evaluation_spec()
+        if workers <= 1 and config.evaluation.timeout > 0:
+            warm_up(spec.world)  # the kernel's compilation must not count against the first creature
         # with worker processes, they also write each new child's JSON (the parent only splices it)
         context = BreedContext(
             spec,
@@ -201,6 +206,8 @@ def run_prepared(
             config.ga,
             evaluate=evaluate,
             model_text=workers > 1 and prepared.folder is not None,
+            timeout=config.evaluation.timeout,
+            on_timeout=config.evaluation.on_timeout,
         )
         with make_backend(
             breed_and_evaluate,
@@ -208,6 +215,7 @@ def run_prepared(
             workers,
             config.pool.chunksize or 0,
             before_fork=lambda: warm_up(spec.world),
+            timeout=config.evaluation.timeout,
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
             while evolution.generation + 1 < generations:
@@ -222,11 +230,14 @@ def run_prepared(
             log.info("finished: %d generations", evolution.generation + 1)
     finally:
         errors = []
-        for callback in callbacks:  # the last checkpoint is always finished, whatever happened
-            try:
-                callback.on_run_end(stopped)
-            except RunFailed as exc:
-                errors.append(exc)
+        try:
+            for callback in callbacks:  # the last checkpoint is always finished, whatever happened
+                try:
+                    callback.on_run_end(stopped)
+                except RunFailed as exc:
+                    errors.append(exc)
+        finally:
+            prepared.release()  # the folder's lock, once its last file is written
         if errors:
             raise errors[0]
     objectives = tuple(prepared.plugin.objectives)
@@ -281,7 +292,8 @@ def evolve(
         The :class:`RunResult`.
 
     Raises:
-        EvoInputError: bad config or folder (nothing was written).
+        EvoInputError: bad config or folder, or the folder is in use by another run (its pid is named;
+            nothing was written).
         RunFailed: an evaluation failed (the creature is saved under ``failed/`` in a run folder).
     """
     config = _as_config(config)
@@ -292,12 +304,16 @@ def evolve(
             raise EvoInputError(f"workers: expected an integer >= 1, got {workers!r}")
         config = config.replace(pool={"workers": workers}) if workers != config.pool.workers else config
     prepared = prepare(config, out=out, resume=resume, force=force)
-    listeners: list[Callback] = []
-    if prepared.folder is not None:
-        listeners.append(FolderWriter(prepared))
-    if progress:
-        listeners.append(ProgressBars())
-    listeners += as_callbacks(callbacks)
+    try:
+        listeners: list[Callback] = []
+        if prepared.folder is not None:
+            listeners.append(FolderWriter(prepared))
+        if progress:
+            listeners.append(ProgressBars())
+        listeners += as_callbacks(callbacks)
+    except BaseException:
+        prepared.release()
+        raise
     return run_prepared(prepared, listeners)
 
 
