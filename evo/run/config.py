@@ -27,6 +27,7 @@ from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.io.worlds import world_from
 from evo.run.backends import default_workers
 from evo.schema import parse_section, section_to_dict, setting
+from evo.sim.limits import Limits, check_size
 from evo.sim.simulate import steps_for
 from evo.sim.world import World
 
@@ -355,12 +356,17 @@ def _existing_plugin_path(entry: str, base: Path, source: str | None) -> str:
 
 
 def _readable_seed_model(entry: str, base: Path, source: str | None) -> str:
-    """The absolute path of a seed model, once it has been read as a model file."""
+    """The absolute path of a seed model, once it has been read as a model file (and found within the
+    size limits of a simulation)."""
     path = os.path.abspath(base / Path(entry).expanduser())
     try:
-        load_model(path)
+        model = load_model(path)
     except EvoInputError as exc:
         raise EvoInputError(f"[genome] seed_models: {exc}", source=source) from None
+    try:
+        check_size(model.n_masses, model.n_links, 0, Limits.from_environment())
+    except EvoInputError as exc:
+        raise EvoInputError(f"[genome] seed_models: {path}: {exc}", source=source) from None
     return path
 
 

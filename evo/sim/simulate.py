@@ -22,6 +22,7 @@ from evo.sim.kernels import explicit as _explicit
 from evo.sim.kernels import forces as _forces
 from evo.sim.kernels import implicit as _implicit
 from evo.sim.kernels import psm as _psm
+from evo.sim.limits import Limits, check_size
 from evo.sim.world import World
 
 __all__ = [
@@ -149,7 +150,12 @@ def steps_for(frames: float, dt: float, what: str = "frames") -> int:
 
 
 def simulate(
-    creature: Creature, world: World | None = None, frames: float = DEFAULT_FRAMES, record_every: float = 1
+    creature: Creature,
+    world: World | None = None,
+    frames: float = DEFAULT_FRAMES,
+    record_every: float = 1,
+    *,
+    limits: Limits | None = None,
 ) -> Trajectory:
     """Simulate ``creature`` in ``world`` for ``frames`` frames, recording every ``record_every`` frames.
 
@@ -158,13 +164,15 @@ def simulate(
         world: the world; None: :meth:`World.from_model` (the defaults with the creature's own ``world``).
         frames: frames to simulate (a whole number of steps of ``world.dt``).
         record_every: frames between records (a whole number of steps); record 0 is frame 0.
+        limits: the most masses, links and record memory (:class:`~evo.sim.limits.Limits`); None: the
+            defaults, or the environment's ``EVO_MAX_MASSES`` and ``EVO_MAX_LINKS``.
 
     Returns:
         The :class:`Trajectory` (numpy arrays). Deterministic: the same inputs give a bit-identical one.
 
     Raises:
-        EvoInputError: frames or record_every that are not whole numbers of steps, or records that do
-            not fit in memory.
+        EvoInputError: frames or record_every that are not whole numbers of steps, a creature over the
+            limits, or records that do not fit in free memory (checked before anything is allocated).
     """
     if world is None:
         world = World.from_model(creature)
@@ -172,9 +180,10 @@ def simulate(
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
-    p = pack(creature)
     n = creature.n_masses
     n_records = n_steps // stride + 1
+    check_size(n, creature.n_links, n_records, limits or Limits.from_environment())
+    p = pack(creature)
     try:
         rec_pos = np.empty((n_records, n, 2))
         rec_vel = np.empty((n_records, n, 2))
