@@ -18,7 +18,7 @@ from evo.errors import EvoInputError, unknown_key_message
 from evo.io.atomic import atomic_write_text
 from evo.io.soda_xml import with_terrain_read
 from evo.model import Creature
-from evo.schema import is_finite_number
+from evo.schema import is_finite_number, shown
 from evo.sim.world import World
 
 __all__ = [
@@ -70,7 +70,7 @@ class _Reader:
             return default
         value = obj[key]
         if not is_finite_number(value):
-            raise self.fail(field, f"expected a finite number, got {value!r}")
+            raise self.fail(field, f"expected a finite number, got {shown(value)}")
         if low is not None and value < low or high is not None and value > high:
             if high is None:
                 rng = f">= {low}"
@@ -78,14 +78,14 @@ class _Reader:
                 rng = f"<= {high}"
             else:
                 rng = f"in [{low}, {high}]"
-            raise self.fail(field, f"expected a number {rng}, got {value!r}")
+            raise self.fail(field, f"expected a number {rng}, got {shown(value)}")
         return float(value)
 
     def positive(self, obj: Mapping, key: str, where: str, default: float) -> float:
         """A number > 0 (``default`` when absent)."""
         value = self.number(obj, key, where, default)
         if not value > 0.0:
-            raise self.fail(f"{where}.{key}", f"expected a number > 0, got {obj[key]!r}")
+            raise self.fail(f"{where}.{key}", f"expected a number > 0, got {shown(obj[key])}")
         return value
 
     def index(self, obj: Mapping, key: str, where: str, n: int) -> int:
@@ -94,13 +94,13 @@ class _Reader:
             raise self.fail(field, "missing (expected a mass index)")
         value = obj[key]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
-            raise self.fail(field, f"expected a mass index in 0..{n - 1}, got {value!r}")
+            raise self.fail(field, f"expected a mass index in 0..{n - 1}, got {shown(value)}")
         return value
 
     def boolean(self, obj: Mapping, key: str, where: str, default: bool = False) -> bool:
         value = obj.get(key, default)
         if not isinstance(value, bool):
-            raise self.fail(f"{where}.{key}" if where else key, f"expected true or false, got {value!r}")
+            raise self.fail(f"{where}.{key}" if where else key, f"expected true or false, got {shown(value)}")
         return value
 
 
@@ -109,13 +109,13 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     r = _Reader(source)
     r.keys(doc, _TOP_KEYS, "")
     if doc.get("format") != FORMAT:
-        raise r.fail("format", f'expected "{FORMAT}", got {doc.get("format")!r}')
+        raise r.fail("format", f'expected "{FORMAT}", got {shown(doc.get("format"))}')
     version = doc.get("version")
     if type(version) is not int or version != VERSION:  # not true, not 1.0
-        raise r.fail("version", f"expected {VERSION}, got {version!r}")
+        raise r.fail("version", f"expected {VERSION}, got {shown(version)}")
     name = doc.get("name", "creature")
     if not isinstance(name, str):
-        raise r.fail("name", f"expected a string, got {name!r}")
+        raise r.fail("name", f"expected a string, got {shown(name)}")
 
     masses = doc.get("masses")
     if not isinstance(masses, list) or not masses:
@@ -152,7 +152,7 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     r.keys(wave, _WAVE_KEYS, "wave")
     direction = wave.get("direction", "forward")
     if direction not in ("forward", "reverse"):
-        raise r.fail("wave.direction", f'expected "forward" or "reverse", got {direction!r}')
+        raise r.fail("wave.direction", f'expected "forward" or "reverse", got {shown(direction)}')
 
     world = doc.get("world", {})
     if not isinstance(world, Mapping):

@@ -23,7 +23,7 @@ from evo.io.run_folder import RunFolder, elite_file_name, model_digest
 from evo.model import Creature
 from evo.sim.world import World
 
-__all__ = ["Entry", "RunContents", "finite_values", "read_run"]
+__all__ = ["CHECKPOINT_ERRORS", "Entry", "RunContents", "finite_values", "read_run"]
 
 _LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
@@ -132,6 +132,20 @@ def _started(folder: RunFolder) -> str | None:
         if path.is_file():
             return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return None
+
+
+# what a malformed checkpoint raises while it is read (wrong types, missing keys, odd values)
+CHECKPOINT_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError)
+
+
+def _one_line(exc: BaseException) -> str:
+    """``KeyError: 'objectives'``: an exception's type and message, on one short line."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text if len(text) <= 100 else text[:97] + '...'}"
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
 
 
 def _read_checkpoint(folder: RunFolder) -> dict[str, Any] | None:
@@ -252,13 +266,17 @@ def read_run(path: str | Path, *, require_elites: bool = True) -> RunContents:
     checkpoint = _read_checkpoint(folder)
     config = _read_config(folder.config)
     if checkpoint is not None:
-        try:
+        try:  # a checkpoint edited by hand, or not evo's: any surprise is one line naming it
             history = _history_of(checkpoint)
             elites = _elites_of(folder, checkpoint, config)
             last = int(checkpoint["generation"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            objectives = tuple(str(o) for o in checkpoint["objectives"])
+            weights = tuple(float(w) for w in checkpoint["weights"])
+            if len(weights) != len(objectives):
+                raise ValueError(f"{len(objectives)} objectives but {len(weights)} weights")
+        except CHECKPOINT_ERRORS as exc:
             raise EvoInputError(
-                f"cannot read the checkpoint: {type(exc).__name__}: {exc}", source=str(folder.checkpoint)
+                f"cannot read the checkpoint: {_one_line(exc)}", source=str(folder.checkpoint)
             ) from None
     else:
         try:
@@ -267,18 +285,16 @@ def read_run(path: str | Path, *, require_elites: bool = True) -> RunContents:
             raise EvoInputError("an elite file went away while being read", source=exc.filename) from None
         history = _read_history(folder.history)
         last = None
+        objectives = _strings(elites[0].creature.meta.get("objectives")) if elites else ()
+        if not objectives:
+            objectives = tuple(
+                k[: -len("_best")] for k in (history[0] if history else {}) if k.endswith("_best")
+            )
+        weights = (1.0,) * len(objectives)
     if not elites and (require_elites or not folder.holds_a_run()):
         raise EvoInputError(
             "no elites/*.json model files: is this a run folder of evo run?", source=str(path)
         )
-    objectives = tuple(
-        (checkpoint or {}).get("objectives")
-        or (elites[0].creature.meta.get("objectives") if elites else ())
-        or ()
-    )
-    if not objectives:
-        objectives = tuple(k[: -len("_best")] for k in (history[0] if history else {}) if k.endswith("_best"))
-    weights = tuple(float(w) for w in (checkpoint or {}).get("weights") or (1.0,) * len(objectives))
     saved = {}
     generations_dir = folder.generations
     if generations_dir.is_dir():

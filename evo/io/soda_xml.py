@@ -36,6 +36,7 @@ import numpy as np
 
 from evo.errors import EvoInputError, closest
 from evo.model import Creature
+from evo.schema import shown
 from evo.sim.world import World, field_label
 
 __all__ = ["dumps_soda_xml", "read_soda_xml", "read_terrain"]
@@ -90,6 +91,11 @@ _NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010fff
 
 
 # --------------------------------------------------------------------------------------------- reading
+def _cut(text: str, limit: int = 40) -> str:
+    """A value as messages show it, cut to ``limit`` characters (a 400-digit number)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class _Checker:
     """Reads one element's attributes; errors name the file, ``path@attribute`` and what was expected."""
 
@@ -119,22 +125,22 @@ class _Checker:
             return default
         raw = self.text(attr)
         if not _NUMBER.fullmatch(raw.strip()):
-            raise self.fail(attr, f"expected a number, got {raw!r}")
+            raise self.fail(attr, f"expected a number, got {shown(raw)}")
         value = float(raw)
         if not math.isfinite(value):
-            raise self.fail(attr, f"expected a finite number, got {raw.strip()}")
+            raise self.fail(attr, f"expected a finite number, got {_cut(raw.strip())}")
         if (value <= low if open_low else value < low) or value > high:
             left = "(" if open_low else "["
             expected = (
                 f"{'>' if open_low else '>='} {low:g}" if high == _INF else f"in {left}{low:g}, {high:g}]"
             )
-            raise self.fail(attr, f"expected a number {expected}, got {raw.strip()}")
+            raise self.fail(attr, f"expected a number {expected}, got {_cut(raw.strip())}")
         return value
 
     def choice(self, attr: str, default: str) -> str:
         value = self.element.attrib.get(attr, default)
         if value not in _CHOICES[attr]:
-            raise self.fail(attr, f"expected one of {', '.join(_CHOICES[attr])}, got {value!r}")
+            raise self.fail(attr, f"expected one of {', '.join(_CHOICES[attr])}, got {shown(value)}")
         return value
 
 

@@ -19,7 +19,7 @@ from evo.ga.brood import Brood
 from evo.ga.loop import Evolution, history_columns
 from evo.io.checkpoint import evolution_from_dict
 from evo.io.provenance import Provenance
-from evo.io.runs import read_run
+from evo.io.runs import CHECKPOINT_ERRORS, read_run
 from evo.model import Creature
 from evo.run.backends import EvaluationFailed, Task, make_backend
 from evo.run.callbacks import (
@@ -336,22 +336,25 @@ def open_run(path: str | os.PathLike) -> RunResult:
     )
     objectives = tuple(contents.objectives)
     evolution = None
-    if contents.checkpoint is not None:
-        weights = tuple(contents.weights)
-        settings = loop_settings(config, objectives, weights)
-        try:
+    source = str(folder / "checkpoint.json")
+    try:
+        if contents.checkpoint is not None:
+            weights = tuple(contents.weights)
+            settings = loop_settings(config, objectives, weights)
             evolution = evolution_from_dict(contents.checkpoint, settings)
-        except (KeyError, TypeError, ValueError) as exc:
-            source = str(folder / "checkpoint.json")
-            raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
-        members = tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame)
-        generation = evolution.generation
-    else:
-        members = tuple(_member_from_file(entry.creature, objectives) for entry in contents.elites)
-        generation = int(contents.history[-1]["generation"]) if contents.history else -1
+            members = tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame)
+            generation = evolution.generation
+        else:
+            source = str(folder / "history.csv")
+            members = tuple(_member_from_file(entry.creature, objectives) for entry in contents.elites)
+            generation = int(contents.history[-1]["generation"]) if contents.history else -1
+        history = history_array(objectives, contents.history)
+    except CHECKPOINT_ERRORS as exc:
+        text = " ".join(str(exc).split())[:100]
+        raise EvoInputError(f"cannot read the run: {type(exc).__name__}: {text}", source=source) from None
     return RunResult(
         config=config,
-        history=history_array(objectives, contents.history),
+        history=history,
         hall_of_fame=members,
         evolution=evolution,
         folder=folder,

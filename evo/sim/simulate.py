@@ -17,6 +17,7 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.model import Creature
+from evo.schema import shown
 from evo.sim.kernels import euler as _kernel
 from evo.sim.kernels import explicit as _explicit
 from evo.sim.kernels import forces as _forces
@@ -138,10 +139,14 @@ MAX_STEPS = 2**53
 
 def steps_for(frames: float, dt: float, what: str = "frames") -> int:
     """Number of steps of ``dt`` frames in ``frames`` frames; it must be a whole number."""
-    steps = frames / dt
+    try:
+        steps = frames / dt
+    except OverflowError:  # an integer beyond the float range
+        steps = math.inf
     if not (math.isfinite(steps) and abs(steps) <= MAX_STEPS):
         raise EvoInputError(
-            f"{what} = {frames} takes {steps:g} steps of dt = {dt} frames; at most {MAX_STEPS:g} are possible"
+            f"{what} = {shown(frames)} takes {steps:g} steps of dt = {dt} frames; at most {MAX_STEPS:g} "
+            "are possible"
         )
     whole = round(steps)
     if whole < 0 or not math.isclose(steps, whole, rel_tol=0, abs_tol=1e-9 * max(1.0, steps)):
@@ -198,7 +203,7 @@ def simulate(
         segment_list += [(*a, *b) for a, b in zip(line[:-1], line[1:], strict=False)]
     segments = np.array(segment_list, dtype=np.float64).reshape(-1, 4)
     huge = _kernel.HUGE
-    max_speed2 = huge if world.max_speed is None else world.max_speed**2
+    max_speed2 = huge if world.max_speed is None else min(world.max_speed, math.sqrt(huge)) ** 2
     x_min = 0.0 if world.width is not None else -huge
     x_max = float(world.width) if world.width is not None else huge
     y_max = float(world.height) if world.height is not None else huge
