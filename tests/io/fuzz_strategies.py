@@ -24,7 +24,7 @@ from evo.errors import EvoInputError
 
 # every fuzz test runs this many examples, derandomized: the same inputs on every run of the suite
 FUZZ = settings(
-    max_examples=300,
+    max_examples=200,
     deadline=None,
     derandomize=True,
     database=None,
