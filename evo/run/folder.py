@@ -25,6 +25,7 @@ from evo.io.models import dumps_model, load_model
 from evo.io.provenance import Provenance
 from evo.io.run_folder import RunFolder, elite_file_name, model_digest
 from evo.io.run_lock import RunLock
+from evo.io.runs import CHECKPOINT_ERRORS
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
@@ -147,9 +148,11 @@ def _checked_evolution(
     doc = folder.read_checkpoint()
     try:
         return evolution_from_dict(doc, settings, seed_models=models)
-    except (KeyError, TypeError, ValueError) as exc:
-        source = str(folder.checkpoint)
-        raise EvoInputError(f"cannot resume from this checkpoint: {exc}", source=source) from None
+    except CHECKPOINT_ERRORS as exc:
+        text = " ".join(str(exc).split())[:100]
+        raise EvoInputError(
+            f"cannot resume from this checkpoint: {text}", source=str(folder.checkpoint)
+        ) from None
 
 
 def provenance_of(config: Config, ind: Individual, objectives: tuple[str, ...]) -> Provenance:

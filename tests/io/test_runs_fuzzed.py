@@ -1,5 +1,5 @@
 """A run folder whose checkpoint was edited (fuzzed) is read, or refused in one line, by read_run,
-open_run and evo inspect; never another exception."""
+open_run, evo inspect and --resume; never another exception."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import evo
 from evo.cli.inspect import leaderboard
 from evo.io.runs import read_run
+from evo.run.folder import prepare
 
 
 @pytest.fixture(scope="module")
@@ -36,5 +37,11 @@ def test_an_edited_checkpoint_is_read_or_refused_in_one_line(run, data):
     folder, checkpoint = run
     doc = data.draw(mutated(st.just(checkpoint)))
     (folder / "checkpoint.json").write_text(json.dumps(doc, allow_nan=True))
-    for read in (read_run, evo.open_run, leaderboard):
+    for read in (read_run, evo.open_run, leaderboard, _resume):
         loads_or_refuses(lambda read=read: read(folder), folder)
+
+
+def _resume(folder: Path) -> None:
+    """What --resume reads before it starts (the lock it takes is released again)."""
+    config = evo.Config.from_toml(folder / "config.toml")
+    prepare(config, out=folder, resume=True).release()
