@@ -76,8 +76,15 @@ def run_chunk(
 ) -> tuple[list[tuple[int, Any]], ErrorData | None]:
     """Run a chunk; stop at the first error and return it as data with what was done so far.
 
-    ``timed_out`` holds (task index, evaluation number) pairs known to run past the time limit (their
-    worker hung and was replaced): :func:`evaluation_time_limit` times them out at once.
+    Args:
+        job: ``job(payload, context)``, run on each payload in order.
+        context: the job's context.
+        chunk: (task index, payload) pairs.
+        timed_out: (task index, evaluation number) pairs known to run past the time limit (their worker
+            hung and was replaced): :func:`evaluation_time_limit` times them out at once.
+
+    Returns:
+        The (task index, result) pairs done, and the first error as data (:func:`error_data`) or None.
     """
     global _task, _timed_out
     done = []
@@ -116,21 +123,35 @@ REPEAT = 1.0  # s: a plugin that swallows the timeout gets it again this often
 
 
 def set_evaluation_monitor(monitor: Monitor | None) -> None:
-    """Have ``monitor(task, evaluation, started)`` called as each evaluation starts (``started``:
-    ``time.monotonic()``) and ``monitor(-1, -1, 0.0)`` as it ends, in this process. A backend installs
-    one in its workers to find a worker stuck where the time limit cannot interrupt it."""
+    """Have ``monitor(task, evaluation, started)`` called as each evaluation starts and ``monitor(-1, -1,
+    0.0)`` as it ends, in this process. A backend installs one in its workers to find a worker stuck where
+    the time limit cannot interrupt it.
+
+    Args:
+        monitor: the callable (``started`` is ``time.monotonic()``, the same clock in every process of
+            the machine), or None for none.
+    """
     global _monitor
     _monitor = monitor
 
 
 @contextlib.contextmanager
 def evaluation_time_limit(seconds: float, evaluation: int = 0) -> Iterator[None]:
-    """Raise :class:`EvaluationTimeout` in the body once it has run ``seconds`` (0: never).
+    """Raise :class:`EvaluationTimeout` in the body once it has run ``seconds``.
 
     In the main thread a ``SIGALRM`` timer interrupts Python code and blocking calls (``time.sleep``,
-    I/O, lock waits); in another thread an asynchronous exception interrupts Python code only. Neither
-    reaches into C code that never returns to the interpreter: the fork backend's parent replaces such
-    a worker. ``evaluation`` numbers the evaluation within the task (for the monitor).
+    I/O, lock waits), again every second if the body swallows it; in another thread an asynchronous
+    exception interrupts Python code only. Neither reaches into C code that never returns to the
+    interpreter: the fork backend's parent replaces such a worker. The timer of the main thread is
+    ``ITIMER_REAL``: the body must not use its own.
+
+    Args:
+        seconds: the time limit (wall-clock seconds); 0 for none.
+        evaluation: the number of the evaluation within the task run now (for the monitor, and to time
+            out at once one that :func:`run_chunk` was told is known to hang).
+
+    Raises:
+        EvaluationTimeout: the body ran too long.
     """
     if (_task, evaluation) in _timed_out:
         raise EvaluationTimeout(seconds)

@@ -1,9 +1,8 @@
 """The fork backend (``workers >= 2``): forked worker processes, warm from the parent, fed in chunks.
 
-Workers ignore SIGINT and SIGTERM (the parent decides what they mean), are killed if the parent dies
-(Linux), and send errors back as data; a worker that dies raises :class:`EvaluationFailed` instead of
-hanging, and one stuck in an evaluation past the time limit is killed and replaced. Log records of
-workers reach the parent's handlers when the parent wrapped them with multiprocessing_logging.
+Workers ignore SIGINT and SIGTERM, die with the parent (Linux) and send errors back as data; a worker
+that dies raises :class:`EvaluationFailed`, one stuck past the time limit is replaced. Their log records
+reach the parent's handlers when the parent wrapped them with multiprocessing_logging.
 """
 
 from __future__ import annotations
