@@ -23,6 +23,7 @@ _PUBLIC = {
     "Evaluation": "evo.fitness:Evaluation",
     "Evolution": "evo.ga.loop:Evolution",
     "GenerationStatus": "evo.run.callbacks:GenerationStatus",
+    "Limits": "evo.sim:Limits",
     "LoopSettings": "evo.ga.loop:LoopSettings",
     "Member": "evo.run.callbacks:Member",
     "Provenance": "evo.io.provenance:Provenance",

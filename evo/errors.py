@@ -21,7 +21,9 @@ class EvoInputError(ValueError):
         self.message = message  # without the source and field: for relabelling an error
         parts = [p for p in (source, field) if p]
         prefix = ": ".join(parts)
-        super().__init__(f"{prefix}: {message}" if prefix else message)
+        text = f"{prefix}: {message}" if prefix else message
+        # one line, whatever a file name, a key or a value holds
+        super().__init__(text.replace("\r", "\\r").replace("\n", "\\n"))
 
 
 class EvoInputWarning(UserWarning):
@@ -69,11 +71,18 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
+def quoted(key: object, limit: int = 60) -> str:
+    """``'populaton'``: a name as messages quote it, on one line and cut to ``limit`` characters (a key
+    with a newline or a control character in it is shown with escapes, as Python writes it)."""
+    text = f"'{key}'" if isinstance(key, str) and key.isprintable() and "'" not in key else repr(key)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
 def unknown_key_message(key: str, where: str, choices: Iterable[str]) -> str:
     """``unknown key 'populaton' in [run]; did you mean 'population'?``"""
     choices = sorted(choices)
-    hint = closest(key, choices)
-    msg = f"unknown key '{key}' in {where}"
+    hint = closest(str(key), choices)
+    msg = f"unknown key {quoted(key)} in {where}"
     if hint:
         return f"{msg}; did you mean '{hint}'?"
     return f"{msg}; valid keys: {', '.join(choices)}"

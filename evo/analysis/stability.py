@@ -151,9 +151,12 @@ def amplification(integrator: str, omega_dt, damping_dt: float = 0.0, psm_order:
     if integrator not in INTEGRATORS:
         raise ValueError(f"unknown integrator {integrator!r}")
     y = np.atleast_1d(np.asarray(omega_dt, dtype=np.float64))
-    radius = np.max(
-        np.abs(np.linalg.eigvals(_one_step(integrator, y, float(damping_dt), int(psm_order)))), -1
-    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        steps = np.array(_one_step(integrator, y, float(damping_dt), int(psm_order)))
+    broken = ~np.isfinite(steps).all(axis=(-2, -1))  # a step that overflows (f*dt of 1e300) grows
+    steps[broken] = 0.0
+    radius = np.max(np.abs(np.linalg.eigvals(steps)), -1)
+    radius[broken] = math.inf
     return float(radius[0]) if np.ndim(omega_dt) == 0 else radius
 
 

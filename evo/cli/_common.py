@@ -10,6 +10,7 @@ from evo.errors import EvoInputError
 from evo.io.tomlfiles import parse_value, read_world_file
 from evo.io.worlds import resolve_world
 from evo.model import Creature
+from evo.schema import shown
 from evo.sim.world import World
 
 
@@ -39,7 +40,7 @@ def parse_sets(items: list[str]) -> dict:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
-            raise EvoInputError(f"--set expects NAME=VALUE, got {item!r}")
+            raise EvoInputError(f"--set expects NAME=VALUE, got {shown(item)}")
         out[name.strip()] = parse_value(value.strip())
     return out
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from evo.errors import EvoInputError
 from evo.model import Creature
+from evo.schema import shown
 from evo.sim.world import World
 
 
@@ -29,7 +30,7 @@ def plugin_spec(creature: Creature, args: argparse.Namespace, world: World, fram
         except json.JSONDecodeError as exc:
             raise EvoInputError(f"--params: not valid JSON: {exc.msg}") from None
         if not isinstance(params, dict):
-            raise EvoInputError(f"--params: expected a JSON object, got {args.params!r}")
+            raise EvoInputError(f"--params: expected a JSON object, got {shown(args.params)}")
     return scoring(
         creature,
         args.plugin,

@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evo.errors import EvoInputError
-
 NAME = "inspect"
 HELP = "print the leaderboard of a run folder (its elites, best first)"
 
@@ -27,18 +25,14 @@ def _fitness_text(values: list[Any]) -> str:
 
 
 def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
-    """One row per elite file, in rank order."""
-    from evo.io.models import load_model
-    from evo.io.run_folder import RunFolder
+    """One row per elite, in rank order: the hall of fame of the run's last checkpoint (a consistent
+    generation even while the run is being written), or its elite files when it has no checkpoint."""
+    from evo.io.runs import read_run
 
-    folder = RunFolder(run_dir)
-    if not folder.path.is_dir():
-        raise EvoInputError("no such run folder", source=str(run_dir))
-    if not folder.elites.is_dir() and not folder.checkpoint.exists():
-        raise EvoInputError("not a run folder (no elites/ and no checkpoint.json)", source=str(run_dir))
+    contents = read_run(run_dir, require_elites=False)
     rows = []
-    for rank, path in enumerate(folder.elite_files(), start=1):
-        creature = load_model(path)
+    for rank, entry in enumerate(contents.elites, start=1):
+        creature = entry.creature
         meta = creature.meta if isinstance(creature.meta, dict) else {}
         rows.append(
             {
@@ -51,7 +45,7 @@ def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
                 "muscles": creature.n_muscles,
                 "omega": creature.omega,
                 "beta": creature.beta,
-                "file": str(path),
+                "file": str(Path(run_dir) / "elites" / entry.file_name),
             }
         )
         if "cell" in meta:

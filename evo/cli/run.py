@@ -1,10 +1,10 @@
 """``evo run CONFIG``: evolve creatures into a run folder (see docs/runs.md).
 
 Exit status: 0 when the run reached its generations, 2 for bad input (config, an existing folder, a
-checkpoint that does not match), 1 when an evaluation failed (a plugin raised: the creature is saved under
-``failed/`` and the last checkpoint is intact), 130 when stopped by Ctrl-C (the generation being
-evaluated is finished and checkpointed first; a second Ctrl-C abandons it, and the last checkpoint
-stays as it was).
+folder in use by another run, a checkpoint that does not match), 1 when an evaluation failed (a plugin
+raised or timed out: the creature is saved under ``failed/`` and the last checkpoint is intact), 130 when
+stopped by Ctrl-C and 143 by SIGTERM (the generation being evaluated is finished and checkpointed first;
+a second signal of either kind abandons it, and the last checkpoint stays as it was).
 """
 
 from __future__ import annotations
@@ -39,36 +39,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
 
 
+_SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+
+
 @contextlib.contextmanager
-def _graceful_interrupt() -> Iterator[list[bool]]:
-    """First Ctrl-C: ask the run to stop after the current generation; second: KeyboardInterrupt."""
-    requested = [False]
+def _graceful_interrupt() -> Iterator[list[int]]:
+    """The first Ctrl-C or SIGTERM asks the run to stop after the current generation (the signal is
+    recorded in the list yielded); a second one of either raises KeyboardInterrupt."""
+    received: list[int] = []
 
     def handler(signum: int, frame: Any) -> None:
-        if requested[0]:
+        if received:
             raise KeyboardInterrupt
-        requested[0] = True
+        received.append(signum)
         print(
-            "\nevo run: stopping after this generation's checkpoint (Ctrl-C again to abandon it)",
+            f"\nevo run: {_SIGNALS[signum]}: stopping after this generation's checkpoint "
+            "(Ctrl-C again to abandon it)",
             file=sys.stderr,
             flush=True,
         )
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {signum: signal.signal(signum, handler) for signum in _SIGNALS}
     try:
-        yield requested
+        yield received
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 class _StopOnRequest(Callback):
-    """Stops the run after the generation under way once the user asked (the first Ctrl-C)."""
+    """Stops the run after the generation under way once the user asked (the first Ctrl-C or SIGTERM)."""
 
-    def __init__(self, requested: list[bool]):
+    def __init__(self, requested: list[int]):
         self.requested = requested
 
     def on_generation_end(self, status: GenerationStatus) -> None:
-        if self.requested[0]:
+        if self.requested:
             status.stop()
 
 
@@ -81,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     out = args.out if args.out else Path("runs") / config.run.name
     show_bars = not args.quiet and sys.stdout.isatty()
+    stop: list[int] = []
     try:
         with _graceful_interrupt() as stop:
             result = evolve(
@@ -95,15 +102,20 @@ def run(args: argparse.Namespace) -> int:
     except RunFailed as exc:
         print(f"evo run: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        if stop[:1] != [signal.SIGTERM]:
+            raise  # evo's main says so and exits 130
+        print("evo run: interrupted; the last checkpoint stays as it was", file=sys.stderr)
+        return 128 + signal.SIGTERM
     generations = config.run.generations
     if result.stopped:
         print(
             f"evo run: stopped after generation {result.generation}; continue with --resume", file=sys.stderr
         )
-        return 130
-    if stop[0]:  # Ctrl-C during the last generation: the run is complete, but it was interrupted
+        return 128 + stop[0] if stop else 130
+    if stop:  # a signal during the last generation: the run is complete, but it was interrupted
         print(f"evo run: interrupted; all {generations} generations were done", file=sys.stderr)
-        return 130
+        return 128 + stop[0]
     if not args.quiet:
         files = RunFolder(out).elite_files()
         best = result.best

@@ -18,6 +18,7 @@ from evo.cli._stability import warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.models import load_model
 from evo.io.trace import write_trace
+from evo.schema import shown
 from evo.sim import DEFAULT_FRAMES, simulate
 from evo.sim.placement import stand_on_ground
 
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         frames = creature.meta.get("frames", DEFAULT_FRAMES)
         if isinstance(frames, bool) or not isinstance(frames, int) or frames <= 0:
             raise EvoInputError(
-                f"expected a whole number of frames > 0 (or give --frames), got {frames!r}",
+                f"expected a whole number of frames > 0 (or give --frames), got {shown(frames)}",
                 source=args.model,
                 field="meta.frames",
             )

@@ -53,12 +53,15 @@ class EvaluationSpec:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """The outcome of one evaluation: one float per objective, whether the creature exploded, and one
-    float per measure of the spec (empty when the spec asks for none, or the creature exploded)."""
+    """The outcome of one evaluation: one float per objective, whether the creature exploded, one float
+    per measure of the spec (empty when the spec asks for none, or the creature exploded), and whether its
+    evaluation ran past the run's time limit (then it has the worst fitness, ``[evaluation] on_timeout =
+    "worst"``)."""
 
     fitness: tuple[float, ...]
     exploded: bool
     measures: tuple[float, ...] = ()
+    timed_out: bool = False
 
 
 class PluginFailed(Exception):

@@ -28,6 +28,7 @@ __all__ = [
     "creature_to_dict",
     "dumps_model",
     "load_model",
+    "loads_model",
     "save_model",
 ]
 
@@ -99,13 +100,13 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     r = _Reader(source)
     r.keys(doc, _TOP_KEYS, "")
     if doc.get("format") != FORMAT:
-        raise r.fail("format", f'expected "{FORMAT}", got {doc.get("format")!r}')
+        raise r.fail("format", f'expected "{FORMAT}", got {shown(doc.get("format"))}')
     version = doc.get("version")
     if type(version) is not int or version != VERSION:  # not true, not 1.0
-        raise r.fail("version", f"expected {VERSION}, got {version!r}")
+        raise r.fail("version", f"expected {VERSION}, got {shown(version)}")
     name = doc.get("name", "creature")
     if not isinstance(name, str):
-        raise r.fail("name", f"expected a string, got {name!r}")
+        raise r.fail("name", f"expected a string, got {shown(name)}")
 
     masses = doc.get("masses")
     if not isinstance(masses, list) or not masses:
@@ -142,7 +143,7 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     r.keys(wave, _WAVE_KEYS, "wave")
     direction = wave.get("direction", "forward")
     if direction not in ("forward", "reverse"):
-        raise r.fail("wave.direction", f'expected "forward" or "reverse", got {direction!r}')
+        raise r.fail("wave.direction", f'expected "forward" or "reverse", got {shown(direction)}')
 
     world = doc.get("world", {})
     if not isinstance(world, Mapping):
@@ -346,6 +347,15 @@ def load_model(path: str | Path, *, strict: bool = False) -> Creature:
         raise EvoInputError("no such file", source=source) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise EvoInputError(f"cannot read: {exc}", source=source) from None
+    return loads_model(text, source=source)
+
+
+def loads_model(text: str, *, source: str | None = None) -> Creature:
+    """A creature from the text of an ``evo-model`` JSON file (``source`` names it in errors).
+
+    Raises:
+        EvoInputError: not valid JSON, or not a valid model.
+    """
     try:
         doc = json.loads(text, object_pairs_hook=_object_without_repeated_keys)
     except _RepeatedKey as exc:

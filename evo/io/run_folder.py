@@ -11,6 +11,7 @@
         run.log           progress, timings, worker messages
         archive.json      MAP-Elites runs: every occupied cell (rewritten with the checkpoint)
         archive/          MAP-Elites runs: each cell's creature as a model file
+        run.lock          while a run writes here: its pid, under an flock (evo.io.run_lock)
 
 Every file is written atomically (temporary file, then ``os.replace``), so a run killed at any moment
 leaves each file either as it was or complete. ``checkpoint.json`` is the source of truth: the history
@@ -39,6 +40,7 @@ from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, encode_number
 from evo.io.models import creature_to_dict, dumps_model
+from evo.io.run_lock import LOCK
 from evo.model import Creature
 
 __all__ = [
@@ -155,14 +157,29 @@ class RunFolder:
 
     # -- life cycle --------------------------------------------------------------------------
     def holds_anything(self) -> bool:
-        return self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir()))
+        """True when the path is a file, or a folder holding anything but a run's lock file."""
+        if not self.path.exists():
+            return False
+        return not self.path.is_dir() or any(p.name != LOCK for p in self.path.iterdir())
+
+    def holds_a_run(self) -> bool:
+        return self.checkpoint.exists() or self.config.exists()
+
+    def check_not_foreign(self) -> None:
+        """Raise :class:`EvoInputError` if the path is a file, or a folder of files that are not an evo
+        run (nothing is changed): checked before the folder is locked, so that nothing is put there."""
+        if self.path.exists() and not self.path.is_dir():
+            raise EvoInputError("exists and is not a folder", source=str(self.path))
+        if self.holds_anything() and not self.holds_a_run():
+            message = "the folder holds files that are not an evo run; choose a new or an empty folder"
+            raise EvoInputError(message, source=str(self.path))
 
     def check_new(self, *, force: bool) -> None:
         """Raise :class:`EvoInputError` unless a new run may be written here (nothing is changed)."""
         if self.path.exists() and not self.path.is_dir():
             raise EvoInputError("exists and is not a folder", source=str(self.path))
         if self.holds_anything() and not force:
-            if self.checkpoint.exists() or self.config.exists():
+            if self.holds_a_run():
                 message = (
                     "the folder already holds a run; use --resume to continue it or --force to start over"
                 )

@@ -1,9 +1,11 @@
 """Reading a run folder written by ``evo run``: its config, history, elites, checkpoint, generation bests and
-(MAP-Elites) archive, as typed records (docs/runs.md describes the folder). Only ``elites/`` is required.
+(MAP-Elites) archive, as typed records (docs/runs.md describes the folder). A folder with a checkpoint is
+read as of that checkpoint, even while a run writes it; without one, ``elites/`` is required.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import re
@@ -15,12 +17,14 @@ from typing import Any
 
 from evo.errors import EvoInputError
 from evo.io.checkpoint import decode_numbers
-from evo.io.models import load_model
+from evo.io.models import creature_from_dict, dumps_model, loads_model
 from evo.io.provenance import Provenance
-from evo.io.run_folder import RunFolder, model_digest
+from evo.io.qd_checkpoint import is_qd_checkpoint
+from evo.io.run_folder import RunFolder, elite_file_name, model_digest
 from evo.model import Creature
+from evo.sim.world import World
 
-__all__ = ["Entry", "RunContents", "archive_entries", "finite_values", "read_run"]
+__all__ = ["CHECKPOINT_ERRORS", "Entry", "RunContents", "archive_entries", "finite_values", "read_run"]
 
 _LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
@@ -98,8 +102,14 @@ def finite_values(raw: Any) -> tuple[float | None, ...]:
 
 
 def _entry_from_file(path: Path) -> Entry:
-    creature = load_model(path)
-    text = path.read_text(encoding="utf-8")
+    """The entry of a model file; FileNotFoundError when it is not (or no longer) there."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise EvoInputError(f"cannot read: {exc}", source=str(path)) from None
+    creature = loads_model(text, source=str(path))
     provenance = Provenance.from_meta(creature.meta)
     return Entry(
         creature=creature,
@@ -126,35 +136,189 @@ def _started(folder: RunFolder) -> str | None:
     return None
 
 
-def read_run(path: str | Path) -> RunContents:
-    """Read a run folder; raises :class:`EvoInputError` when it holds no elites or a file is unreadable."""
+# what a malformed checkpoint raises while it is read (wrong types, missing keys, odd values)
+CHECKPOINT_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError)
+
+
+def _one_line(exc: BaseException) -> str:
+    """``KeyError: 'objectives'``: an exception's type and message, on one short line."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text if len(text) <= 100 else text[:97] + '...'}"
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
+
+
+def _read_checkpoint(folder: RunFolder) -> dict[str, Any] | None:
+    """The checkpoint, or None when there is none (a run removed by ``--force`` meanwhile included)."""
+    if not folder.checkpoint.is_file():
+        return None
+    try:
+        return folder.read_checkpoint()
+    except EvoInputError:
+        if not folder.checkpoint.is_file():
+            return None
+        raise
+
+
+def _history_of(checkpoint: dict[str, Any]) -> list[dict[str, float]]:
+    """The rows of history.csv, from the checkpoint's logbook (the file is derived from it)."""
+    return [{k: float(decode_numbers([v])[0]) for k, v in record.items()} for record in checkpoint["logbook"]]
+
+
+def _elite_of_file(path: Path, member: dict[str, Any], digest: str) -> Entry | None:
+    """The entry of an elite file if it is the checkpoint's ``member`` (same id and body), else None: the
+    file may be missing, or be another generation's while a live run rewrites ``elites/``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        creature = loads_model(text, source=str(path))
+    except (OSError, UnicodeDecodeError, EvoInputError):
+        return None
+    provenance = Provenance.from_meta(creature.meta)
+    if provenance is None or provenance.id != str(member["id"]) or model_digest(creature) != digest:
+        return None
+    return Entry(
+        creature=creature,
+        text=text,
+        file_name=path.name,
+        fitness=finite_values(creature.meta.get("fitness")),
+        generation=provenance.generation,
+        digest=digest,
+        provenance=provenance,
+    )
+
+
+def _elite_of_checkpoint(
+    name: str, member: dict[str, Any], digest: str, config: dict[str, Any], objectives: tuple[str, ...],
+    source: str,
+) -> Entry:  # fmt: skip
+    """The entry of a hall-of-fame member as ``evo run`` writes its file (the run's name, world and the
+    provenance in ``meta``), made from the checkpoint and config.toml."""
+    run = config.get("run", {})
+    evaluation = config.get("evaluation", {})
+    world = config.get("world", {})
+    order = [*World.field_names(), *world]
+    provenance = Provenance(
+        run=str(run.get("name", "")),
+        id=str(member["id"]),
+        generation=int(member["born"]),
+        plugin=str(evaluation.get("plugin", "")),
+        frames=int(evaluation.get("frames", 0)),
+        parents=tuple(str(p) for p in member["parents"]),
+        plugin_paths=tuple(evaluation.get("plugin_paths", ())),
+        params=dict(evaluation.get("params", {})),
+        seed=member.get("seed"),
+        fitness=decode_numbers(member["fitness"] or ()),
+        objectives=objectives,
+    )
+    creature = creature_from_dict(member["model"], source=source).replace(
+        name=f"{provenance.run}-{provenance.id}",
+        world={key: world[key] for key in dict.fromkeys(order) if key in world},
+        meta=provenance.to_meta(),
+    )
+    return Entry(
+        creature=creature,
+        text=dumps_model(creature),
+        file_name=name,
+        fitness=finite_values(member["fitness"]),
+        generation=provenance.generation,
+        digest=digest,
+        provenance=provenance,
+    )
+
+
+def _elites_of(folder: RunFolder, checkpoint: dict[str, Any], config: dict[str, Any]) -> list[Entry]:
+    """The checkpoint's hall of fame, best first: each elite's file when it holds that member, else the
+    same entry made from the checkpoint (a live run may be rewriting ``elites/`` right now)."""
+    members = checkpoint["hall_of_fame"]
+    objectives = tuple(str(o) for o in checkpoint["objectives"])
+    out = []
+    for rank, member in enumerate(members, start=1):
+        digest = model_digest(member["model"])
+        name = elite_file_name(rank, len(members), int(member["born"]), digest)
+        entry = _elite_of_file(folder.elites / name, member, digest)
+        if entry is None:
+            entry = _elite_of_checkpoint(name, member, digest, config, objectives, str(folder.checkpoint))
+        out.append(entry)
+    return out
+
+
+def _elite_files(folder: RunFolder, attempts: int = 5) -> list[Entry]:
+    """The elite files as they are; read again when one went away meanwhile (a live run renames them)."""
+    for attempt in range(attempts):
+        try:
+            return [_entry_from_file(p) for p in folder.elite_files()]
+        except FileNotFoundError as exc:
+            if attempt == attempts - 1:
+                raise EvoInputError("an elite file went away while being read", source=exc.filename) from None
+    return []
+
+
+def read_run(path: str | Path, *, require_elites: bool = True) -> RunContents:
+    """Read a run folder, consistently even while ``evo run`` writes it.
+
+    With a checkpoint, everything is read as of that checkpoint (it is read first, and written
+    atomically): the history is its logbook, the elites its hall of fame (their files, or the same
+    entries made from it where a file is not there yet or not any more), the generation bests those up to
+    its generation. Without one (an older folder), the elite files and history.csv are read as they are.
+
+    Args:
+        path: the run folder.
+        require_elites: refuse a folder with neither a checkpoint nor elite files.
+
+    Returns:
+        The :class:`RunContents`.
+
+    Raises:
+        EvoInputError: not a run folder, or a file in it cannot be read.
+    """
     folder = RunFolder(path)
     if not folder.path.is_dir():
         raise EvoInputError("no such run folder", source=str(folder.path))
-    files = folder.elite_files()
-    if not files:
+    checkpoint = _read_checkpoint(folder)
+    config = _read_config(folder.config)
+    if checkpoint is not None:
+        try:  # a checkpoint edited by hand, or not evo's: any surprise is one line naming it
+            history = _history_of(checkpoint)
+            if is_qd_checkpoint(checkpoint):  # a MAP-Elites run: its elites are derived from the archive
+                elites = _elite_files(folder)
+            else:
+                elites = _elites_of(folder, checkpoint, config)
+            last = int(checkpoint["generation"])
+            objectives = tuple(str(o) for o in checkpoint["objectives"])
+            weights = tuple(float(w) for w in checkpoint["weights"])
+            if len(weights) != len(objectives):
+                raise ValueError(f"{len(objectives)} objectives but {len(weights)} weights")
+        except CHECKPOINT_ERRORS as exc:
+            raise EvoInputError(
+                f"cannot read the checkpoint: {_one_line(exc)}", source=str(folder.checkpoint)
+            ) from None
+    else:
+        elites = _elite_files(folder)
+        history = _read_history(folder.history)
+        last = None
+        objectives = _strings(elites[0].creature.meta.get("objectives")) if elites else ()
+        if not objectives:
+            objectives = tuple(
+                k[: -len("_best")] for k in (history[0] if history else {}) if k.endswith("_best")
+            )
+        weights = (1.0,) * len(objectives)
+    if not elites and (require_elites or not folder.holds_a_run()):
         raise EvoInputError(
             "no elites/*.json model files: is this a run folder of evo run?", source=str(path)
         )
-    elites = [_entry_from_file(p) for p in files]
-    checkpoint = folder.read_checkpoint() if folder.checkpoint.is_file() else None
-    history = _read_history(folder.history)
-    objectives = tuple(
-        (checkpoint or {}).get("objectives") or elites[0].creature.meta.get("objectives") or ()
-    )
-    if not objectives:
-        objectives = tuple(k[: -len("_best")] for k in (history[0] if history else {}) if k.endswith("_best"))
-    weights = tuple(float(w) for w in (checkpoint or {}).get("weights") or (1.0,) * len(objectives))
     saved = {}
     generations_dir = folder.generations
     if generations_dir.is_dir():
         for file in sorted(generations_dir.glob("gen*.json")):
             match = _GENERATION_FILE.match(file.name)
-            if match:
-                saved[int(match.group(1))] = _entry_from_file(file)
+            if match and (last is None or int(match.group(1)) <= last):
+                with contextlib.suppress(FileNotFoundError):  # a --force may remove it meanwhile
+                    saved[int(match.group(1))] = _entry_from_file(file)
     return RunContents(
         path=folder.path,
-        config=_read_config(folder.config),
+        config=config,
         history=history,
         objectives=objectives,
         weights=weights,

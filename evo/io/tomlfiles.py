@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError
+from evo.schema import shown
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -23,6 +24,11 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise EvoInputError("no such file", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise EvoInputError(f"not valid TOML: {exc}", source=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise EvoInputError(
+            f"not valid TOML: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
+            source=str(path),
+        ) from None
     except RecursionError:
         raise EvoInputError("not valid TOML: nested too deeply", source=str(path)) from None
     except OSError as exc:
@@ -40,7 +46,7 @@ def read_world_file(path: str | Path) -> dict[str, Any]:
         return doc
     if not isinstance(doc["world"], dict):
         raise EvoInputError(
-            f"expected a [world] table, got {doc['world']!r}", source=str(path), field="world"
+            f"expected a [world] table, got {shown(doc['world'])}", source=str(path), field="world"
         )
     for key, value in doc.items():
         if not isinstance(value, dict):

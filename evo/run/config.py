@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evo.errors import EvoInputError, closest
+from evo.errors import EvoInputError, closest, quoted
 from evo.fitness import Plugin, PluginRef, check_params, find_plugin, load_ref
 from evo.fitness.evaluate import EvaluationSpec
 from evo.ga.loop import LoopSettings
@@ -27,8 +27,9 @@ from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.io.worlds import world_from
 from evo.qd import INSTALL, ArchiveSpec, QDSection, QDSettings, ribs_missing
 from evo.run.backends import default_workers
-from evo.schema import parse_section, section_to_dict, setting
-from evo.sim.simulate import steps_for
+from evo.schema import parse_section, section_to_dict, setting, shown
+from evo.sim.limits import Limits, check_size
+from evo.sim.simulate import MAX_STEPS, steps_for
 from evo.sim.world import World
 
 __all__ = [
@@ -74,6 +75,15 @@ class EvaluationSection:
     params: Mapping[str, Any] = dataclasses.field(
         default_factory=dict,
         metadata={"doc": "keyword arguments for the plugin, checked against its signature"},
+    )
+    timeout: float = setting(
+        60.0, low=0.0, doc="seconds one creature's evaluation (simulation and plugin) may take; 0: no limit"
+    )
+    on_timeout: str = setting(
+        "stop",
+        choices=("stop", "worst"),
+        doc="past the timeout: stop the run (the creature is saved under failed/), or give the creature "
+        "the worst fitness and go on",
     )
 
 
@@ -340,7 +350,9 @@ def parse_config(
     if not isinstance(world_table, Mapping):
         raise EvoInputError("[world]: expected a table", source=source)
     world = world_from(world_table, source=source, where="[world]")
-    _check_steps(evaluation.frames, f"[evaluation] frames: {evaluation.frames} frames is", world, source)
+    _check_steps(
+        evaluation.frames, f"[evaluation] frames: {shown(evaluation.frames)} frames is", world, source
+    )
     if plugin is not None:
         _check_records(plugin, world, source)
 
@@ -425,15 +437,18 @@ def _check_tables(doc: Mapping[str, Any], source: str | None) -> None:
     for key, value in doc.items():
         if key in TABLES:
             if not isinstance(value, Mapping):
-                raise EvoInputError(f"'{key}' must be a table [{key}], got {value!r}", source=source)
+                raise EvoInputError(f"'{key}' must be a table [{key}], got {shown(value)}", source=source)
             continue
         tables = "tables are " + ", ".join(f"[{t}]" for t in TABLES)
+        name = quoted(key)[1:-1] if quoted(key).startswith("'") else quoted(key)
         if isinstance(value, Mapping):
             hint = closest(key, TABLES)
-            message = f"unknown table [{key}]; " + (f"did you mean [{hint}]?" if hint else tables)
+            message = f"unknown table [{name}]; " + (f"did you mean [{hint}]?" if hint else tables)
         else:
             owner = next((t for t, cls in TABLES.items() if _has_key(cls, key)), None)
-            message = f"key '{key}' outside any table; " + (f"it belongs in [{owner}]" if owner else tables)
+            message = f"key {quoted(key)} outside any table; " + (
+                f"it belongs in [{owner}]" if owner else tables
+            )
         raise EvoInputError(message, source=source)
 
 
@@ -454,20 +469,31 @@ def _existing_plugin_path(entry: str, base: Path, source: str | None) -> str:
 
 
 def _readable_seed_model(entry: str, base: Path, source: str | None) -> str:
-    """The absolute path of a seed model, once it has been read as a model file."""
+    """The absolute path of a seed model, once it has been read as a model file (and found within the
+    size limits of a simulation)."""
     path = os.path.abspath(base / Path(entry).expanduser())
     try:
-        load_model(path)
+        model = load_model(path)
     except EvoInputError as exc:
         raise EvoInputError(f"[genome] seed_models: {exc}", source=source) from None
+    try:
+        check_size(model.n_masses, model.n_links, 0, Limits.from_environment())
+    except EvoInputError as exc:
+        raise EvoInputError(f"[genome] seed_models: {path}: {exc}", source=source) from None
     return path
 
 
 def _check_steps(frames: float, message: str, world: World, source: str | None) -> None:
-    """``frames`` must be a whole number of integration steps of ``world.dt``."""
+    """``frames`` must be a whole number of integration steps of ``world.dt``, and not too many."""
     try:
         steps_for(frames, world.dt)
     except EvoInputError:
-        raise EvoInputError(
-            f"{message} not a whole number of steps of dt = {world.dt:g} frames", source=source
-        ) from None
+        try:
+            too_many = not frames / world.dt <= MAX_STEPS
+        except OverflowError:
+            too_many = True
+        if too_many:
+            problem = f"more than the {MAX_STEPS:g} steps of dt = {world.dt:g} frames one simulation may take"
+        else:
+            problem = f"not a whole number of steps of dt = {world.dt:g} frames"
+        raise EvoInputError(f"{message} {problem}", source=source) from None

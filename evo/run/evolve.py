@@ -20,7 +20,7 @@ from evo.ga.loop import history_columns
 from evo.io.checkpoint import evolution_from_dict
 from evo.io.provenance import Provenance
 from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.runs import RunContents, read_run
+from evo.io.runs import CHECKPOINT_ERRORS, RunContents, read_run
 from evo.model import Creature
 from evo.qd import ribs_missing
 from evo.run.archive_writer import QDFolderWriter
@@ -164,10 +164,13 @@ def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback])
     record = evolution.tell(results)
     told = time.perf_counter()
     first = prepared.plugin.objectives[0]
+    timed_out = sum(getattr(kid[1], "timed_out", False) for kids in results for kid in kids)
     log.info(
-        "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selection %.3f s, "
+        "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
         "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
-        g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"],
+        g, evaluations, record["exploded"],
+        f", {timed_out} timed out (worst fitness)" if timed_out else "",
+        first, record[f"{first}_best"], record[f"{first}_mean"],
         asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
     )  # fmt: skip
     objectives = tuple(prepared.plugin.objectives)
@@ -190,7 +193,7 @@ def run_prepared(
     """Evolve a prepared run until it has ``generations`` generations or a callback stops it.
 
     ``evaluate`` replaces :func:`evo.fitness.evaluate` (tests and benchmarks). The callbacks' hooks are
-    called in order; ``on_run_end`` always, whatever happens.
+    called in order; ``on_run_end`` always, whatever happens; then the folder's lock is released.
 
     Raises:
         RunFailed: an evaluation failed or the run folder could not be written.
@@ -205,6 +208,8 @@ def run_prepared(
         for callback in callbacks:
             callback.on_run_start(start)
         spec = config.evaluation_spec()
+        if workers <= 1 and config.evaluation.timeout > 0:
+            warm_up(spec.world)  # the kernel's compilation must not count against the first creature
         # with worker processes, they also write each new child's JSON (the parent only splices it)
         context = BreedContext(
             spec,
@@ -212,6 +217,8 @@ def run_prepared(
             config.ga,
             evaluate=evaluate,
             model_text=workers > 1 and prepared.folder is not None,
+            timeout=config.evaluation.timeout,
+            on_timeout=config.evaluation.on_timeout,
         )
         with make_backend(
             breed_and_evaluate,
@@ -219,6 +226,7 @@ def run_prepared(
             workers,
             config.pool.chunksize or 0,
             before_fork=lambda: warm_up(spec.world),
+            timeout=config.evaluation.timeout,
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
             while evolution.generation + 1 < generations:
@@ -233,11 +241,14 @@ def run_prepared(
             log.info("finished: %d generations", evolution.generation + 1)
     finally:
         errors = []
-        for callback in callbacks:  # the last checkpoint is always finished, whatever happened
-            try:
-                callback.on_run_end(stopped)
-            except RunFailed as exc:
-                errors.append(exc)
+        try:
+            for callback in callbacks:  # the last checkpoint is always finished, whatever happened
+                try:
+                    callback.on_run_end(stopped)
+                except RunFailed as exc:
+                    errors.append(exc)
+        finally:
+            prepared.release()  # the folder's lock, once its last file is written
         if errors:
             raise errors[0]
     objectives = tuple(prepared.plugin.objectives)
@@ -296,7 +307,8 @@ def evolve(
         The :class:`RunResult`.
 
     Raises:
-        EvoInputError: bad config or folder (nothing was written).
+        EvoInputError: bad config or folder, or the folder is in use by another run (its pid is named;
+            nothing was written).
         RunFailed: an evaluation failed (the creature is saved under ``failed/`` in a run folder).
     """
     config = _as_config(config)
@@ -307,12 +319,16 @@ def evolve(
             raise EvoInputError(f"workers: expected an integer >= 1, got {workers!r}")
         config = config.replace(pool={"workers": workers}) if workers != config.pool.workers else config
     prepared = prepare(config, out=out, resume=resume, force=force)
-    listeners: list[Callback] = []
-    if prepared.folder is not None:
-        listeners.append(QDFolderWriter(prepared) if config.map_elites else FolderWriter(prepared))
-    if progress:
-        listeners.append(ProgressBars())
-    listeners += as_callbacks(callbacks)
+    try:
+        listeners: list[Callback] = []
+        if prepared.folder is not None:
+            listeners.append(QDFolderWriter(prepared) if config.map_elites else FolderWriter(prepared))
+        if progress:
+            listeners.append(ProgressBars())
+        listeners += as_callbacks(callbacks)
+    except BaseException:
+        prepared.release()
+        raise
     return run_prepared(prepared, listeners)
 
 
@@ -337,22 +353,25 @@ def open_run(path: str | os.PathLike) -> RunResult:
     evolution = None
     if contents.checkpoint is not None and is_qd_checkpoint(contents.checkpoint):
         return _open_map_elites(contents, config, folder)
-    if contents.checkpoint is not None:
-        weights = tuple(contents.weights)
-        settings = loop_settings(config, objectives, weights)
-        try:
+    source = str(folder / "checkpoint.json")
+    try:
+        if contents.checkpoint is not None:
+            weights = tuple(contents.weights)
+            settings = loop_settings(config, objectives, weights)
             evolution = evolution_from_dict(contents.checkpoint, settings)
-        except (KeyError, TypeError, ValueError) as exc:
-            source = str(folder / "checkpoint.json")
-            raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
-        members = tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame)
-        generation = evolution.generation
-    else:
-        members = tuple(_member_from_file(entry.creature, objectives) for entry in contents.elites)
-        generation = int(contents.history[-1]["generation"]) if contents.history else -1
+            members = tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame)
+            generation = evolution.generation
+        else:
+            source = str(folder / "history.csv")
+            members = tuple(_member_from_file(entry.creature, objectives) for entry in contents.elites)
+            generation = int(contents.history[-1]["generation"]) if contents.history else -1
+        history = history_array(objectives, contents.history)
+    except CHECKPOINT_ERRORS as exc:
+        text = " ".join(str(exc).split())[:100]
+        raise EvoInputError(f"cannot read the run: {type(exc).__name__}: {text}", source=source) from None
     return RunResult(
         config=config,
-        history=history_array(objectives, contents.history),
+        history=history,
         hall_of_fame=members,
         evolution=evolution,
         folder=folder,
@@ -370,8 +389,11 @@ def _open_map_elites(contents: RunContents, config: Config, folder: Path) -> Run
         evolution = None
         if not ribs_missing():
             evolution = search_from_state(state, config, contents.weights)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
+    except CHECKPOINT_ERRORS as exc:
+        text = " ".join(str(exc).split())[:100]
+        raise EvoInputError(
+            f"cannot read the checkpoint: {type(exc).__name__}: {text}", source=source
+        ) from None
     objectives = tuple(state.objectives)
     members = hall_of_fame_of(state, config.ga.hall_of_fame)
     return RunResult(

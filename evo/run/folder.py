@@ -11,7 +11,7 @@ import time
 import tomllib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,8 @@ from evo.io.models import dumps_model, load_model
 from evo.io.provenance import Provenance
 from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
 from evo.io.run_folder import RunFolder, elite_file_name, model_digest
+from evo.io.run_lock import RunLock
+from evo.io.runs import CHECKPOINT_ERRORS
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
@@ -37,7 +39,13 @@ __all__ = ["FolderWriter", "Prepared", "RunFailed", "loop_settings", "prepare", 
 log = logging.getLogger("evo.run")
 
 # keys that may change between a run and its --resume: how far it goes, and how it is computed
-RESUMABLE_CHANGES = {("run", "generations"), ("pool", "workers"), ("pool", "chunksize")}
+RESUMABLE_CHANGES = {
+    ("run", "generations"),
+    ("pool", "workers"),
+    ("pool", "chunksize"),
+    ("evaluation", "timeout"),
+    ("evaluation", "on_timeout"),
+}
 
 
 class RunFailed(Exception):
@@ -47,7 +55,8 @@ class RunFailed(Exception):
 
 @dataclass(frozen=True)
 class Prepared:
-    """A run ready to start or continue: nothing has been written yet. ``folder`` is None in memory.
+    """A run ready to start or continue: nothing but the folder's lock has been written yet. ``folder``
+    and ``lock`` are None in memory; :func:`evo.run.evolve.run_prepared` releases the lock at the end.
     ``evolution`` is the state machine: an :class:`Evolution`, or a
     :class:`~evo.qd.loop.QualityDiversity` for a MAP-Elites run."""
 
@@ -56,6 +65,12 @@ class Prepared:
     plugin: Plugin
     evolution: Any
     resumed: bool
+    lock: RunLock | None = field(default=None, compare=False, repr=False)
+
+    def release(self) -> None:
+        """Release the run folder's lock (idempotent)."""
+        if self.lock is not None:
+            self.lock.release()
 
 
 def loop_settings(config: Config, objectives: tuple[str, ...], weights: tuple[float, ...]) -> LoopSettings:
@@ -89,11 +104,16 @@ def _config_changes(old_text: str, config: Config, source: str) -> list[str]:
 def prepare(
     config: Config, *, out: str | Path | None = None, resume: bool = False, force: bool = False
 ) -> Prepared:
-    """Check that the run can start (or resume) in ``out`` (None: in memory); writes nothing.
+    """Check that the run can start (or resume) in ``out`` (None: in memory), and lock the folder.
+
+    The lock (:class:`~evo.io.run_lock.RunLock`) is taken before anything in the folder is read for the
+    checks, so that no other process can start, resume or ``--force`` it from then on; it is released
+    if a check fails (and a folder made for it removed). Nothing else is written.
 
     Raises:
-        EvoInputError: the folder holds a run (without ``resume`` or ``force``), there is no checkpoint to
-            resume, or the config changes more than ``[run] generations`` and ``[pool]``.
+        EvoInputError: the folder is in use by another run (:class:`~evo.io.run_lock.FolderInUse`, with
+            its pid), it holds a run (without ``resume`` or ``force``), there is no checkpoint to resume,
+            or the config changes more than ``[run] generations``, ``[pool]`` and the timeout.
     """
     plugin = load_ref(config.plugin)
     settings = loop_settings(config, plugin.objectives, plugin.weights)
@@ -109,31 +129,45 @@ def prepare(
             raise EvoInputError("resuming needs the run folder (out=...)")
         return Prepared(config, None, plugin, start(), resumed=False)
     folder = RunFolder(out)
-    if not resume:
-        folder.check_new(force=force)
-        return Prepared(config, folder, plugin, start(), resumed=False)
+    if not resume and not force:
+        folder.check_not_foreign()  # refused without putting a lock file among someone else's files
+    lock = RunLock.acquire(folder.path)
+    try:
+        if resume:
+            evolution = _resumed(config, folder, plugin, settings, models)
+        else:
+            folder.check_new(force=force)
+            evolution = start()
+    except BaseException:
+        lock.release()
+        raise
+    return Prepared(config, folder, plugin, evolution, resumed=resume, lock=lock)
+
+
+def _resumed(config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSettings, models: list) -> Any:
+    """The evolution (or MAP-Elites search) of the folder's checkpoint, once the folder is locked."""
     folder.check_resumable()
     if folder.config.is_file():
         changed = _config_changes(folder.read_config_text(), config, str(folder.config))
         if changed:
             raise EvoInputError(
-                f"{', '.join(changed)} differ(s) from the run's config.toml; only [run] generations and "
-                "[pool] may change when resuming (use --force to start over)",
+                f"{', '.join(changed)} differ(s) from the run's config.toml; only [run] generations, "
+                "[pool] and the [evaluation] timeout may change when resuming (use --force to start over)",
                 source=config.source,
             )
     doc = folder.read_checkpoint()
     try:
         if config.map_elites:
             state = qd_state_from_dict(doc, plugin.weights)
-            evolution = search_from_state(state, config, plugin.weights, seed_models=models)
-        elif is_qd_checkpoint(doc):
+            return search_from_state(state, config, plugin.weights, seed_models=models)
+        if is_qd_checkpoint(doc):
             raise ValueError("it is a MAP-Elites run's, and the config asks for the GA")
-        else:
-            evolution = evolution_from_dict(doc, settings, seed_models=models)
-    except (KeyError, TypeError, ValueError) as exc:
-        source = str(folder.checkpoint)
-        raise EvoInputError(f"cannot resume from this checkpoint: {exc}", source=source) from None
-    return Prepared(config, folder, plugin, evolution, resumed=True)
+        return evolution_from_dict(doc, settings, seed_models=models)
+    except CHECKPOINT_ERRORS as exc:
+        text = " ".join(str(exc).split())[:100]
+        raise EvoInputError(
+            f"cannot resume from this checkpoint: {text}", source=str(folder.checkpoint)
+        ) from None
 
 
 def provenance_of(config: Config, ind: Individual, objectives: tuple[str, ...]) -> Provenance:

@@ -17,11 +17,13 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.model import Creature
+from evo.schema import shown
 from evo.sim.kernels import euler as _kernel
 from evo.sim.kernels import explicit as _explicit
 from evo.sim.kernels import forces as _forces
 from evo.sim.kernels import implicit as _implicit
 from evo.sim.kernels import psm as _psm
+from evo.sim.limits import Limits, check_size
 from evo.sim.world import World
 
 __all__ = [
@@ -145,10 +147,14 @@ MAX_STEPS = 2**53
 
 def steps_for(frames: float, dt: float, what: str = "frames") -> int:
     """Number of steps of ``dt`` frames in ``frames`` frames; it must be a whole number."""
-    steps = frames / dt
+    try:
+        steps = frames / dt
+    except OverflowError:  # an integer beyond the float range
+        steps = math.inf
     if not (math.isfinite(steps) and abs(steps) <= MAX_STEPS):
         raise EvoInputError(
-            f"{what} = {frames} takes {steps:g} steps of dt = {dt} frames; at most {MAX_STEPS:g} are possible"
+            f"{what} = {shown(frames)} takes {steps:g} steps of dt = {dt} frames; at most {MAX_STEPS:g} "
+            "are possible"
         )
     whole = round(steps)
     if whole < 0 or not math.isclose(steps, whole, rel_tol=0, abs_tol=1e-9 * max(1.0, steps)):
@@ -161,7 +167,7 @@ def speed_limit(world: World, positions: np.ndarray | None = None) -> float:
     :data:`DEFAULT_MAX_SPEED` and the size of a body starting at ``positions`` (n, 2), the diagonal of
     their bounding box, per frame: no mass of a sane creature crosses its whole body in one frame."""
     if world.max_speed is not None:
-        return float(world.max_speed)
+        return min(float(world.max_speed), 1e150)  # squared by the kernels: 1e300 would overflow
     if positions is None or len(positions) == 0:
         return DEFAULT_MAX_SPEED
     extent = np.ptp(np.asarray(positions, dtype=np.float64), axis=0)
@@ -170,7 +176,12 @@ def speed_limit(world: World, positions: np.ndarray | None = None) -> float:
 
 
 def simulate(
-    creature: Creature, world: World | None = None, frames: float = DEFAULT_FRAMES, record_every: float = 1
+    creature: Creature,
+    world: World | None = None,
+    frames: float = DEFAULT_FRAMES,
+    record_every: float = 1,
+    *,
+    limits: Limits | None = None,
 ) -> Trajectory:
     """Simulate ``creature`` in ``world`` for ``frames`` frames, recording every ``record_every`` frames.
 
@@ -179,6 +190,8 @@ def simulate(
         world: the world; None: :meth:`World.from_model` (the defaults with the creature's own ``world``).
         frames: frames to simulate (a whole number of steps of ``world.dt``).
         record_every: frames between records (a whole number of steps); record 0 is frame 0.
+        limits: the most masses, links and record memory (:class:`~evo.sim.limits.Limits`); None: the
+            defaults, or the environment's ``EVO_MAX_MASSES`` and ``EVO_MAX_LINKS``.
 
     Returns:
         The :class:`Trajectory` (numpy arrays). Deterministic: the same inputs give a bit-identical one.
@@ -186,8 +199,8 @@ def simulate(
         (or a NaN/inf) stops the run, flagged exploded with its frame.
 
     Raises:
-        EvoInputError: frames or record_every that are not whole numbers of steps, or records that do
-            not fit in memory.
+        EvoInputError: frames or record_every that are not whole numbers of steps, a creature over the
+            limits, or records that do not fit in free memory (checked before anything is allocated).
     """
     if world is None:
         world = World.from_model(creature)
@@ -195,9 +208,10 @@ def simulate(
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
-    p = pack(creature)
     n = creature.n_masses
     n_records = n_steps // stride + 1
+    check_size(n, creature.n_links, n_records, limits or Limits.from_environment())
+    p = pack(creature)
     try:
         rec_pos = np.empty((n_records, n, 2))
         rec_vel = np.empty((n_records, n, 2))

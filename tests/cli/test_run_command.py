@@ -188,7 +188,9 @@ def _signal_after_checkpoint(config: Path, folder: Path, generation: int, how: i
     return proc.returncode, err
 
 
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill-9", "ctrl-c"])
+@pytest.mark.parametrize(
+    "how", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=["kill-9", "ctrl-c", "sigterm"]
+)
 def test_a_run_stopped_in_the_middle_resumes_to_the_same_files_as_an_uninterrupted_one(tmp_path, how):
     config = write_config(
         tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=7, workers=2
@@ -197,8 +199,8 @@ def test_a_run_stopped_in_the_middle_resumes_to_the_same_files_as_an_uninterrupt
     returncode, err = _signal_after_checkpoint(config, stopped, 2, how)
     checkpoint = json.loads((stopped / "checkpoint.json").read_text())
     assert checkpoint["generation"] < 6, "the run ended before it could be stopped"
-    if how == signal.SIGINT:
-        assert returncode == 130
+    if how in (signal.SIGINT, signal.SIGTERM):
+        assert returncode == 128 + how  # 130 for Ctrl-C, 143 for SIGTERM
         assert "stopped after generation" in err and "Traceback" not in err
     else:
         assert returncode == -signal.SIGKILL

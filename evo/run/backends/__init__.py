@@ -11,20 +11,34 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from evo.run.backends.base import EvaluationFailed, Job, Task
+from evo.run.backends.base import EvaluationFailed, EvaluationTimeout, Job, Task
 from evo.run.backends.fork import ForkPool
 from evo.run.backends.inprocess import InProcess
 
-__all__ = ["EvaluationFailed", "ForkPool", "InProcess", "Task", "default_workers", "make_backend"]
+__all__ = [
+    "EvaluationFailed",
+    "EvaluationTimeout",
+    "ForkPool",
+    "InProcess",
+    "Task",
+    "default_workers",
+    "make_backend",
+]
 
 
 def make_backend(
-    job: Job, context: Any, workers: int, chunksize: int = 0, before_fork: Callable[[], None] | None = None
+    job: Job,
+    context: Any,
+    workers: int,
+    chunksize: int = 0,
+    before_fork: Callable[[], None] | None = None,
+    timeout: float = 0.0,
 ) -> InProcess | ForkPool:
-    """:class:`InProcess` for one worker, else :class:`ForkPool`."""
+    """:class:`InProcess` for one worker, else :class:`ForkPool`. ``timeout`` is the time limit of one
+    evaluation (s, 0: none), which the fork pool's parent enforces on workers stuck beyond its reach."""
     if workers <= 1:
         return InProcess(job, context)
-    return ForkPool(job, context, workers, chunksize, before_fork)
+    return ForkPool(job, context, workers, chunksize, before_fork, timeout=timeout)
 
 
 def default_workers() -> int:

@@ -1,4 +1,5 @@
-"""What every backend shares: tasks, the failure they report, and running a chunk with errors as data.
+"""What every backend shares: tasks, the failure they report, running a chunk with errors as data, and
+the per-evaluation time limit that runs where the job runs (docs/runs.md, "Timeouts").
 
 A backend runs a *job* -- ``job(payload, context) -> result``, a module-level function -- on each
 :class:`Task` and returns the results in task order, whatever the number of workers or the chunking.
@@ -6,12 +7,27 @@ A backend runs a *job* -- ``job(payload, context) -> result``, a module-level fu
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
-from collections.abc import Callable, Sequence
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["EvaluationFailed", "Job", "Progress", "Task", "error_data", "run_chunk"]
+__all__ = [
+    "EvaluationFailed",
+    "EvaluationTimeout",
+    "Job",
+    "Progress",
+    "Task",
+    "error_data",
+    "evaluation_time_limit",
+    "run_chunk",
+    "set_evaluation_monitor",
+]
 
 log = logging.getLogger("evo.run.backends")
 
@@ -53,13 +69,160 @@ def error_data(index: int, exc: BaseException) -> ErrorData:
 
 
 def run_chunk(
-    job: Job, context: Any, chunk: Sequence[tuple[int, Any]]
+    job: Job,
+    context: Any,
+    chunk: Sequence[tuple[int, Any]],
+    timed_out: frozenset[tuple[int, int]] = frozenset(),
 ) -> tuple[list[tuple[int, Any]], ErrorData | None]:
-    """Run a chunk; stop at the first error and return it as data with what was done so far."""
+    """Run a chunk; stop at the first error and return it as data with what was done so far.
+
+    Args:
+        job: ``job(payload, context)``, run on each payload in order.
+        context: the job's context.
+        chunk: (task index, payload) pairs.
+        timed_out: (task index, evaluation number) pairs known to run past the time limit (their worker
+            hung and was replaced): :func:`evaluation_time_limit` times them out at once.
+
+    Returns:
+        The (task index, result) pairs done, and the first error as data (:func:`error_data`) or None.
+    """
+    global _task, _timed_out
     done = []
-    for index, payload in chunk:
-        try:
-            done.append((index, job(payload, context)))
-        except Exception as exc:  # errors travel back as data, never as a traceback wall
-            return done, error_data(index, exc)
+    _timed_out = timed_out
+    try:
+        for index, payload in chunk:
+            _task = index
+            try:
+                done.append((index, job(payload, context)))
+            except (Exception, EvaluationTimeout) as exc:  # errors travel back as data, never as a traceback
+                return done, error_data(index, exc)
+    finally:
+        _task, _timed_out = -1, frozenset()
     return done, None
+
+
+# -- the time limit of one evaluation (worker side) -------------------------------------------------
+class EvaluationTimeout(BaseException):
+    """An evaluation ran past its time limit. A BaseException, like KeyboardInterrupt, so that neither a
+    plugin's ``except Exception`` nor :func:`evo.fitness.evaluate` (which reports what a plugin raises)
+    takes it for an error of the plugin's own."""
+
+    def __init__(self, seconds: float = 0.0):
+        super().__init__(f"no result within {seconds:g} s")
+        self.seconds = seconds
+
+    def __reduce__(self) -> tuple:  # picklable, so a worker can send it back to the parent
+        return (type(self), (self.seconds,))
+
+
+Monitor = Callable[[int, int, float], None]
+_task = -1  # the task run_chunk is running in this process
+_timed_out: frozenset[tuple[int, int]] = frozenset()
+_monitor: Monitor | None = None
+REPEAT = 1.0  # s: a plugin that swallows the timeout gets it again this often
+
+
+def set_evaluation_monitor(monitor: Monitor | None) -> None:
+    """Have ``monitor(task, evaluation, started)`` called as each evaluation starts and ``monitor(-1, -1,
+    0.0)`` as it ends, in this process. A backend installs one in its workers to find a worker stuck where
+    the time limit cannot interrupt it.
+
+    Args:
+        monitor: the callable (``started`` is ``time.monotonic()``, the same clock in every process of
+            the machine), or None for none.
+    """
+    global _monitor
+    _monitor = monitor
+
+
+@contextlib.contextmanager
+def evaluation_time_limit(seconds: float, evaluation: int = 0) -> Iterator[None]:
+    """Raise :class:`EvaluationTimeout` in the body once it has run ``seconds``.
+
+    In the main thread a ``SIGALRM`` timer interrupts Python code and blocking calls (``time.sleep``,
+    I/O, lock waits), again every second if the body swallows it; in another thread an asynchronous
+    exception interrupts Python code only. Neither reaches into C code that never returns to the
+    interpreter: the fork backend's parent replaces such a worker. The timer of the main thread is
+    ``ITIMER_REAL``: the body must not use its own.
+
+    Args:
+        seconds: the time limit (wall-clock seconds); 0 for none.
+        evaluation: the number of the evaluation within the task run now (for the monitor, and to time
+            out at once one that :func:`run_chunk` was told is known to hang).
+
+    Raises:
+        EvaluationTimeout: the body ran too long.
+    """
+    if (_task, evaluation) in _timed_out:
+        raise EvaluationTimeout(seconds)
+    if _monitor is not None:
+        _monitor(_task, evaluation, time.monotonic())
+    try:
+        if seconds <= 0:
+            yield
+        elif threading.current_thread() is threading.main_thread():
+            with _alarm(seconds):
+                yield
+        else:
+            with _thread_alarm(seconds):
+                yield
+    finally:
+        if _monitor is not None:
+            _monitor(-1, -1, 0.0)
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    armed = [True]
+
+    def fire(signum: int, frame: Any) -> None:
+        if armed[0]:
+            raise EvaluationTimeout(seconds)
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
+        yield
+    except EvaluationTimeout:
+        raise EvaluationTimeout(seconds) from None
+    finally:
+        while True:  # a timeout that fires while this disarms is dropped: the body is over
+            try:
+                armed[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0.0)
+                signal.signal(signal.SIGALRM, previous)
+                break
+            except EvaluationTimeout:
+                continue
+
+
+@contextlib.contextmanager
+def _thread_alarm(seconds: float) -> Iterator[None]:
+    target = ctypes.c_ulong(threading.get_ident())
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def watch() -> None:
+        delay = seconds
+        while not done.wait(delay):
+            with lock:
+                if not done.is_set():
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(target, ctypes.py_object(EvaluationTimeout))
+            delay = REPEAT
+
+    watcher = threading.Thread(target=watch, name="evo-time-limit", daemon=True)
+    watcher.start()
+    try:
+        yield
+    except EvaluationTimeout:
+        raise EvaluationTimeout(seconds) from None
+    finally:
+        while True:  # as above; one raised but not yet delivered is withdrawn
+            try:
+                with lock:
+                    done.set()
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(target, None)
+                break
+            except EvaluationTimeout:
+                continue
+        watcher.join()

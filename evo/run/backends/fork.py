@@ -1,29 +1,41 @@
 """The fork backend (``workers >= 2``): forked worker processes, warm from the parent, fed in chunks.
 
-Workers ignore SIGINT (the parent decides what Ctrl-C means), are killed if the parent dies (Linux), and
-send errors back as data; a worker that dies raises :class:`EvaluationFailed` instead of hanging. Log
-records of workers reach the parent's handlers when the parent wrapped them with multiprocessing_logging.
+Workers ignore SIGINT and SIGTERM, die with the parent (Linux) and send errors back as data; a worker
+that dies raises :class:`EvaluationFailed`, one stuck past the time limit is replaced. Their log records
+reach the parent's handlers when the parent wrapped them with multiprocessing_logging.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import os
 import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, log, run_chunk
+from evo.run.backends.base import (
+    ErrorData,
+    EvaluationFailed,
+    Job,
+    Progress,
+    Task,
+    log,
+    run_chunk,
+    set_evaluation_monitor,
+)
 
 __all__ = ["ForkPool"]
 
 # -- worker side ----------------------------------------------------------------------------------
 _worker_job: Job | None = None
 _worker_context: Any = None
+# the pool's table of what each worker evaluates: per slot (pid, task, evaluation, start), task -1 idle
+_COLUMNS = 4
 
 
 def _die_with_parent(parent: int) -> None:
@@ -39,17 +51,34 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _init_worker(job: Job, context: Any, parent: int) -> None:
+def _init_worker(job: Job, context: Any, parent: int, table: Any = None, claimed: Any = None) -> None:
     global _worker_job, _worker_context
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a scheduler's SIGTERM to every process: the parent's
     _die_with_parent(parent)
     _worker_job, _worker_context = job, context
+    if table is not None:
+        with claimed.get_lock():
+            slot, claimed.value = claimed.value, claimed.value + 1
+        if slot < len(table) // _COLUMNS:
+            row = slot * _COLUMNS
+            table[row] = os.getpid()
+
+            def report(task: int, evaluation: int, started: float) -> None:
+                if task < 0:
+                    table[row + 1] = -1.0
+                else:  # the task last: the parent reads it first
+                    table[row + 3], table[row + 2], table[row + 1] = started, evaluation, task
+
+            set_evaluation_monitor(report)
     log.info("worker %d started", os.getpid())
 
 
-def _worker_chunk(chunk: Sequence[tuple[int, Any]]) -> tuple[list, ErrorData | None, float]:
+def _worker_chunk(
+    chunk: Sequence[tuple[int, Any]], timed_out: frozenset[tuple[int, int]] = frozenset()
+) -> tuple[list, ErrorData | None, float]:
     start = time.perf_counter()
-    done, error = run_chunk(_worker_job, _worker_context, chunk)
+    done, error = run_chunk(_worker_job, _worker_context, chunk, timed_out)
     if error is not None:
         log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
     return done, error, time.perf_counter() - start
@@ -57,7 +86,13 @@ def _worker_chunk(chunk: Sequence[tuple[int, Any]]) -> tuple[list, ErrorData | N
 
 class ForkPool:
     """Run the job in ``workers`` forked processes, ``chunksize`` tasks at a time (0: about eight chunks
-    per worker per batch)."""
+    per worker per batch).
+
+    With a ``timeout`` (s per evaluation), the job's own time limit (:func:`~evo.run.backends.base.
+    evaluation_time_limit`) ends most evaluations that run too long; a worker still in one ``grace``
+    seconds later (stuck in C code) is killed, the pool is started again, and the chunks under way are
+    run again with that evaluation timed out at once -- the same outcome the time limit gives.
+    """
 
     def __init__(
         self,
@@ -66,23 +101,50 @@ class ForkPool:
         workers: int,
         chunksize: int = 0,
         before_fork: Callable[[], None] | None = None,
+        *,
+        timeout: float = 0.0,
     ):
         if workers < 2:
             raise ValueError("ForkPool needs at least 2 workers; use InProcess for 1")
         self.workers = workers
         self.chunksize = chunksize
+        self.timeout = timeout
+        self.grace = min(max(1.0, timeout / 2), 30.0)  # s after the timeout before a worker counts as stuck
+        self._job, self._context = job, context
+        self._table: Any = None
         if before_fork is not None:
             before_fork()
+        self._executor = self._start()
+
+    def _start(self) -> ProcessPoolExecutor:
         context_ = multiprocessing.get_context("fork")
-        self._executor = ProcessPoolExecutor(
-            max_workers=workers,
+        claimed = None
+        if self.timeout > 0:
+            self._table = context_.Array("d", [0.0, -1.0, 0.0, 0.0] * self.workers, lock=False)
+            claimed = context_.Value("i", 0)
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
             mp_context=context_,
             initializer=_init_worker,
-            initargs=(job, context, os.getpid()),
+            initargs=(self._job, self._context, os.getpid(), self._table, claimed),
         )
 
     def _chunk_size(self, expected: int) -> int:
         return self.chunksize or max(1, math.ceil(expected / (8 * self.workers)))
+
+    def _stuck(self) -> list[tuple[int, int, int]]:
+        """(pid, task, evaluation) of each worker in one evaluation for longer than timeout + grace."""
+        if self._table is None:
+            return []
+        now, out = time.monotonic(), []
+        for row in range(0, len(self._table), _COLUMNS):
+            task = self._table[row + 1]
+            if task < 0:
+                continue
+            pid, evaluation, started = self._table[row], self._table[row + 2], self._table[row + 3]
+            if self._table[row + 1] == task and now - started > self.timeout + self.grace and pid > 0:
+                out.append((int(pid), int(task), int(evaluation)))
+        return out
 
     def run(
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
@@ -102,25 +164,62 @@ class ForkPool:
         weight: dict[int, int] = {}
         results: dict[int, Any] = {}
         errors: list[ErrorData] = []
-        pending: set = set()
+        pending: set[Future] = set()
+        chunks: dict[Future, list[tuple[int, Any]]] = {}
+        timed_out: set[tuple[int, int]] = set()  # (task, evaluation) of workers killed while stuck
+        redo: list[list[tuple[int, Any]]] = []  # chunks lost with the pool of a killed worker
+        replacing = False
         busy = 0.0
+        poll = min(1.0, max(0.05, self.timeout / 4)) if self.timeout > 0 else None
+
+        def submit(chunk: list[tuple[int, Any]]) -> None:
+            if replacing:
+                redo.append(chunk)
+                return
+            indices = {index for index, _ in chunk}
+            known = frozenset(pair for pair in timed_out if pair[0] in indices)
+            future = self._executor.submit(_worker_chunk, chunk, known)
+            chunks[future] = chunk
+            pending.add(future)
 
         def collect(block: bool) -> None:
-            nonlocal pending, busy
-            finished, pending = wait(pending, timeout=None if block else 0, return_when=FIRST_COMPLETED)
+            nonlocal pending, busy, replacing
+            finished, pending = wait(pending, timeout=poll if block else 0, return_when=FIRST_COMPLETED)
             for future in finished:
+                chunk = chunks.pop(future)
                 if future.cancelled():
                     continue
                 try:
                     done, error, seconds = future.result()
                 except BrokenProcessPool:
-                    raise EvaluationFailed(-1, None, "a worker process died") from None
+                    if not replacing:
+                        raise EvaluationFailed(-1, None, "a worker process died") from None
+                    redo.append(chunk)
+                    continue
                 busy += seconds
                 results.update(done)
                 if error is not None:
                     errors.append(error)
                 if progress is not None:
                     progress(sum(weight[index] for index, _ in done))
+            if not replacing:
+                for pid, task, evaluation in self._stuck():
+                    log.warning(
+                        "worker %d: task %d, evaluation %d still running %.3g s past the %g s timeout; "
+                        "killing the worker and timing that evaluation out",
+                        pid, task, evaluation, self.grace, self.timeout,
+                    )  # fmt: skip
+                    timed_out.add((task, evaluation))
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    replacing = True
+            if replacing and not pending:  # every chunk under way is back or lost: a new pool
+                self._executor.shutdown(wait=True)
+                self._executor = self._start()
+                replacing = False
+                again, redo[:] = sorted(redo, key=lambda chunk: order.index(chunk[0][0])), []
+                for chunk in again:
+                    submit(chunk)
 
         try:
             chunk: list[tuple[int, Any]] = []
@@ -129,20 +228,20 @@ class ForkPool:
                 weight[task.index] = task.weight
                 chunk.append((task.index, task.payload))
                 if len(chunk) >= size:
-                    pending.add(self._executor.submit(_worker_chunk, chunk))
+                    submit(chunk)
                     chunk = []
                     collect(block=False)
                     if errors:
                         break
             else:
                 if chunk:
-                    pending.add(self._executor.submit(_worker_chunk, chunk))
-            while pending and not errors:
+                    submit(chunk)
+            while (pending or redo or replacing) and not errors:
                 collect(block=True)
             if errors:
                 for future in pending:
                     future.cancel()
-                while pending:
+                while pending or redo or replacing:  # chunks run again may hold an earlier failure
                     collect(block=True)
                 raise EvaluationFailed(*min(errors, key=lambda error: order.index(error[0])))
         finally:
@@ -151,11 +250,19 @@ class ForkPool:
         log.debug("%d tasks, %.3f s of worker time", len(order), busy)
         return [results[index] for index in order]
 
+    def kill(self) -> None:
+        """Kill the worker processes at once (a second Ctrl-C: nothing they do is waited for)."""
+        for process in list((getattr(self._executor, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                process.kill()
+
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
     def __enter__(self) -> ForkPool:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type | None, *exc: object) -> None:
+        if exc_type is not None:  # nothing the workers still do is wanted (and one may be stuck)
+            self.kill()
         self.close()
