@@ -12,6 +12,8 @@ Sections, each a function ``section(args) -> Section`` named in :data:`SECTIONS`
 - ``evolution``: end-to-end evaluations per second of ``evo run`` generations (population 200, ~20
   masses / 60 links, 3000 frames) with 1 and 2 workers against the bare kernel on the same creatures
   (see :mod:`evo.bench.evolution`).
+- ``dask``: the same runs on a dask LocalCluster of 2 workers against the fork pool of 2, and the cost of
+  starting the cluster (see :mod:`evo.bench.cluster`).
 
 Every section returns lines of text (printed as a table) and a dict of JSON fields; ``--json`` prints
 all the sections' fields merged into one JSON object on stdout (the tables go to stderr). Besides ``json`` and
@@ -38,6 +40,7 @@ SECTIONS: dict[str, str] = {
     "simulator": "evo.bench.simulator:simulator_section",
     "compile": "evo.bench.simulator:compile_section",
     "evolution": "evo.bench.evolution:evolution_section",
+    "dask": "evo.bench.cluster:dask_section",
 }
 
 

@@ -34,7 +34,13 @@ __all__ = ["FolderWriter", "Prepared", "RunFailed", "loop_settings", "prepare", 
 log = logging.getLogger("evo.run")
 
 # keys that may change between a run and its --resume: how far it goes, and how it is computed
-RESUMABLE_CHANGES = {("run", "generations"), ("pool", "workers"), ("pool", "chunksize")}
+RESUMABLE_CHANGES = {
+    ("run", "generations"),
+    ("pool", "workers"),
+    ("pool", "chunksize"),
+    ("pool", "backend"),
+    ("pool", "address"),
+}
 
 
 class RunFailed(Exception):

@@ -1,4 +1,4 @@
-"""The fork backend (``workers >= 2``): forked worker processes, warm from the parent, fed in chunks.
+"""The fork backend (the default for ``workers >= 2``): forked processes, warm from the parent, fed in chunks.
 
 Workers ignore SIGINT (the parent decides what Ctrl-C means), are killed if the parent dies (Linux), and
 send errors back as data; a worker that dies raises :class:`EvaluationFailed` instead of hanging. Log
@@ -67,8 +67,8 @@ class ForkPool:
         chunksize: int = 0,
         before_fork: Callable[[], None] | None = None,
     ):
-        if workers < 2:
-            raise ValueError("ForkPool needs at least 2 workers; use InProcess for 1")
+        if workers < 1:
+            raise ValueError("ForkPool needs at least 1 worker")
         self.workers = workers
         self.chunksize = chunksize
         if before_fork is not None:

@@ -1,0 +1,470 @@
+"""The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
+
+The job and its context travel once per worker as bytes (set up there by ``worker_setup``, checked on
+every worker before the first batch); each chunk carries its tasks and comes back with its results, its
+first error as data and the worker's ``evo`` log records. See docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import pickle
+import queue
+import signal
+import socket
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import dask
+import distributed
+
+from evo.errors import EvoInputError
+from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, log, run_chunk
+
+__all__ = ["DaskPool"]
+
+WorkerSetup = Callable[[Any, str], Any]
+
+# dask settings of the LocalCluster the backend starts: no sampling profiler in the workers (it wakes up
+# every 10 ms to read the stack of the task thread, which is evo's Python code half of the time)
+LOCAL_CLUSTER_CONFIG: dict[str, Any] = {"distributed.worker.profile.enabled": False}
+
+# -- worker side ----------------------------------------------------------------------------------
+_STATES: dict[str, tuple[Job, Any]] = {}  # run token -> (job, context ready to use), in this worker
+_STATE_LOCK = threading.Lock()
+_KEPT_STATES = 4  # runs remembered per worker (a long-lived cluster serves run after run)
+
+
+def _local_folder(worker: Any = None) -> str:
+    if worker is None:
+        try:
+            worker = distributed.get_worker()
+        except ValueError:
+            worker = None
+    folder = getattr(worker, "local_directory", None)
+    return str(folder) if folder else os.path.join(tempfile.gettempdir(), f"evo-worker-{os.getpid()}")
+
+
+def _state(token: str, blob: bytes, level: int, worker: Any = None) -> tuple[Job, Any, bool]:
+    """The run's (job, context) in this worker, set up on first use: (job, context, set up just now)."""
+    with _STATE_LOCK:
+        state = _STATES.get(token)
+        if state is not None:
+            return state[0], state[1], False
+        logging.getLogger("evo").setLevel(level)
+        job, context, setup = pickle.loads(blob)
+        if setup is not None:
+            context = setup(context, _local_folder(worker))
+        _STATES[token] = (job, context)
+        while len(_STATES) > _KEPT_STATES:
+            del _STATES[next(iter(_STATES))]
+        return job, context, True
+
+
+class _Records(logging.Handler):
+    """Keeps the ``evo`` log records of one thread, as plain dicts (to send back with a result)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.thread = threading.get_ident()
+        self.records: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self.thread:
+            return
+        data = dict(record.__dict__)
+        data["msg"], data["args"] = record.getMessage(), None
+        if record.exc_info:
+            data["exc_text"] = logging.Formatter().formatException(record.exc_info)
+        data["exc_info"] = None
+        self.records.append({k: v for k, v in data.items() if _plain(v)})
+
+    def __enter__(self) -> _Records:
+        logging.getLogger("evo").addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger("evo").removeHandler(self)
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one line: an :class:`EvoInputError`'s message, else ``Type: message``."""
+    if isinstance(exc, EvoInputError):
+        return " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _where_am_i(worker: Any = None) -> str:
+    try:
+        worker = worker or distributed.get_worker()
+    except ValueError:
+        return f"dask worker process {os.getpid()} on {socket.gethostname()}"
+    return f"dask worker {worker.address} (host {socket.gethostname()})"
+
+
+def _setup_on_worker(token: str, blob: bytes, level: int, dask_worker: Any = None) -> dict[str, Any]:
+    """The check run on every worker before the first batch: set the run up; errors come back as data."""
+    start = time.perf_counter()
+    with _Records() as records:
+        try:
+            _state(token, blob, level, dask_worker)
+            error = None
+        except Exception as exc:
+            error = _one_line(exc)
+    return {
+        "error": error if error is None else f"{_where_am_i(dask_worker)}: {error}",
+        "seconds": time.perf_counter() - start,
+        "versions": _versions(),
+        "records": records.records,
+    }
+
+
+def _versions() -> dict[str, str]:
+    """The versions that must match between machines for bit-identical results."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in ("evo", "numba", "numpy"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "unknown"
+    return found
+
+
+def _chunk_on_worker(token: str, blob: bytes, level: int, chunk: bytes) -> bytes:
+    """Run a pickled chunk (setting the run up first in a worker that joined late); return the pickled
+    ``(results, first error, seconds, log records)``. Pickling here, in one piece, is much cheaper than
+    dask's serialisation of many small arrays."""
+    start = time.perf_counter()
+    with _Records() as records:
+        try:
+            job, context, _ = _state(token, blob, level)
+        except Exception as exc:  # a worker that joined after the check cannot run this run's job
+            failed: ErrorData = (-1, None, f"{_where_am_i()}: {_one_line(exc)}", None)
+            outcome = ([], failed, time.perf_counter() - start, records.records)
+            return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+        done, error = run_chunk(job, context, pickle.loads(chunk))
+        if error is not None:
+            log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
+    outcome = (done, error, time.perf_counter() - start, records.records)
+    return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class _IgnoreInterrupt(distributed.WorkerPlugin):
+    """Ctrl-C reaches the workers of a LocalCluster too (one process group): the parent decides."""
+
+    name = "evo-ignore-sigint"
+
+    def setup(self, worker: Any) -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# -- client side ----------------------------------------------------------------------------------
+class DaskPool:
+    """Run the job on a dask cluster, ``chunksize`` tasks per dask task (0: about eight chunks per worker
+    per batch), results in task order.
+
+    Args:
+        job: a module-level function ``job(payload, context)``, importable on the workers.
+        context: plain data for the job; sent once per worker.
+        workers: worker processes of the LocalCluster started when ``address`` is None.
+        chunksize: tasks per chunk (0: automatic).
+        address: a running scheduler (``tcp://host:8786``); None starts a LocalCluster on this machine.
+        worker_setup: module-level ``setup(context, folder) -> context``, run once per worker and run
+            (``folder``: the worker's scratch folder); an exception there fails the run naming the worker.
+        before_start: called before a LocalCluster's workers start (to fill numba's on-disk cache once).
+        worker_wait: seconds to wait for a first worker, and for one to come back when none is left.
+        connect_timeout: seconds to try to reach the scheduler at ``address``.
+        poll: seconds between checks that the scheduler and some worker are still there.
+
+    The cluster is started (or connected to) and checked by the first :meth:`run`, so that every failure
+    reaches the caller as :class:`EvaluationFailed`.
+    """
+
+    def __init__(
+        self,
+        job: Job,
+        context: Any,
+        workers: int,
+        chunksize: int = 0,
+        *,
+        address: str | None = None,
+        worker_setup: WorkerSetup | None = None,
+        before_start: Callable[[], None] | None = None,
+        worker_wait: float = 60.0,
+        connect_timeout: float = 30.0,
+        poll: float = 1.0,
+    ):
+        self.workers = max(1, workers)
+        self.chunksize = chunksize
+        self.address = address
+        self.worker_wait = worker_wait
+        self.connect_timeout = connect_timeout
+        self.poll = poll
+        self._before_start = before_start
+        self._token = uuid.uuid4().hex[:12]  # names this run's tasks; never reaches a result
+        self._blob = pickle.dumps((job, context, worker_setup), protocol=pickle.HIGHEST_PROTOCOL)
+        self._level = logging.getLogger("evo").getEffectiveLevel()
+        self._batches = 0
+        self._cluster: Any = None
+        self._client: Any = None
+        self._no_workers_since: float | None = None
+        self.startup_seconds: dict[str, float] = {}  # "cluster", "setup": the first run's costs
+
+    # -- the cluster ------------------------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        return f"the dask scheduler at {self.address}" if self.address else "the local dask cluster"
+
+    def _start(self) -> None:
+        start = time.perf_counter()
+        if self.address:
+            try:
+                self._client = distributed.Client(
+                    self.address, timeout=self.connect_timeout, set_as_default=False
+                )
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise EvaluationFailed(-1, None, f"cannot reach {self.where}: {_one_line(exc)}") from None
+        else:
+            if self._before_start is not None:
+                self._before_start()
+            self._cluster = self._local_cluster()
+            self._client = distributed.Client(self._cluster, set_as_default=False)
+            self._client.register_plugin(_IgnoreInterrupt(), name=_IgnoreInterrupt.name)
+        try:
+            self._client.wait_for_workers(1, timeout=self.worker_wait)
+        except TimeoutError:
+            raise EvaluationFailed(
+                -1, None, f"no dask worker joined {self.where} within {self.worker_wait:g} s"
+            ) from None
+        self.startup_seconds["cluster"] = time.perf_counter() - start
+        self._check_workers()
+
+    def _local_cluster(self) -> Any:
+        """A LocalCluster of ``workers`` single-threaded processes on 127.0.0.1, no dashboard; they start
+        with Ctrl-C ignored (the parent decides what it means)."""
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            with dask.config.set(LOCAL_CLUSTER_CONFIG):
+                return distributed.LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    scheduler_port=0,
+                    dashboard_address=None,
+                    # its small HTTP server (health, metrics) on any free port, not on 8787
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                )
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+
+    def _check_workers(self) -> None:
+        """Set the run up on every worker now (plugin, warm kernel); the first failure, by address, fails
+        the run naming the worker."""
+        start = time.perf_counter()
+        answers = self._client.run(_setup_on_worker, self._token, self._blob, self._level, on_error="return")
+        here = _versions()
+        problems = []
+        ready = 0
+        for address in sorted(answers):
+            answer = answers[address]
+            if isinstance(answer, BaseException):  # gone meanwhile: a replacement sets itself up later
+                log.warning("dask worker %s did not answer the check: %s", address, _one_line(answer))
+                continue
+            _replay(answer["records"])
+            if answer["error"] is not None:
+                problems.append(answer["error"])
+                continue
+            for name, version in answer["versions"].items():
+                if version != here[name]:
+                    log.warning(
+                        "dask worker %s has %s %s, this machine %s: results may differ from a local run",
+                        address, name, version, here[name],
+                    )  # fmt: skip
+            ready += 1
+        if problems or not ready:
+            raise EvaluationFailed(
+                -1, None, problems[0] if problems else f"no dask worker of {self.where} answered"
+            )
+        self.startup_seconds["setup"] = time.perf_counter() - start
+        log.info(
+            "dask: %d worker(s) of %s ready; cluster %.2f s, plugin and kernel on every worker %.2f s",
+            ready, self.where, self.startup_seconds["cluster"], self.startup_seconds["setup"],
+            extra={"dask_startup": dict(self.startup_seconds)},  # for benchmarks
+        )  # fmt: skip
+
+    def _worker_count(self) -> int:
+        return len(self._client.nthreads())
+
+    def _check_alive(self) -> None:
+        """Raise when the scheduler is gone, or when no worker has been there for ``worker_wait``."""
+        if self._client.status != "running":
+            raise EvaluationFailed(-1, None, f"lost the connection to {self.where}")
+        try:
+            count = self._worker_count()
+        except Exception as exc:
+            raise EvaluationFailed(
+                -1, None, f"lost the connection to {self.where}: {_one_line(exc)}"
+            ) from None
+        now = time.monotonic()
+        if count:
+            self._no_workers_since = None
+        elif self._no_workers_since is None:
+            self._no_workers_since = now
+        elif now - self._no_workers_since > self.worker_wait:
+            raise EvaluationFailed(
+                -1, None, f"no dask worker left on {self.where} for {self.worker_wait:g} s"
+            )
+
+    # -- a batch ----------------------------------------------------------------------------------------
+    def _chunk_size(self, expected: int, workers: int) -> int:
+        return self.chunksize or max(1, math.ceil(expected / (8 * workers)))
+
+    def run(
+        self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
+    ) -> list[Any]:
+        """The job's results for ``tasks`` in order; ``progress(weight)`` as each chunk comes back.
+
+        If tasks fail, the one reported is the first in task order (as with the other backends): once a
+        chunk fails, later chunks are cancelled and earlier ones waited for. A worker that dies has its
+        chunks run again elsewhere (by dask); a chunk whose workers keep dying, a lost scheduler, or no
+        worker for ``worker_wait`` seconds raise :class:`EvaluationFailed` (``index`` -1).
+        """
+        if self._client is None:
+            self._start()
+        if expected is None:
+            tasks = list(tasks)
+            expected = len(tasks)
+        size = self._chunk_size(expected, max(1, self._worker_count()))
+        batch = self._batches
+        self._batches += 1
+        order: list[int] = []
+        weight: dict[int, int] = {}
+        chunk_of: dict[Any, int] = {}  # future -> chunk number
+        chunk: list[tuple[int, Any]] = []
+
+        def submit() -> None:
+            number = len(chunk_of)
+            future = self._client.submit(
+                _chunk_on_worker,
+                self._token,
+                self._blob,
+                self._level,
+                pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL),
+                key=f"evo-{self._token}-{batch}-{number}",
+                pure=False,
+            )
+            chunk_of[future] = number
+
+        for task in tasks:
+            order.append(task.index)
+            weight[task.index] = task.weight
+            chunk.append((task.index, task.payload))
+            if len(chunk) >= size:
+                submit()
+                chunk = []
+        if chunk:
+            submit()
+        results = self._collect(chunk_of, weight, progress)
+        return [results[index] for index in order]
+
+    def _collect(self, chunk_of: dict[Any, int], weight: dict[int, int], progress: Progress | None) -> dict:
+        results: dict[int, Any] = {}
+        errors: dict[int, ErrorData] = {}  # chunk number -> its first error
+        pending = set(chunk_of)
+        arrived: queue.SimpleQueue = queue.SimpleQueue()  # futures as they finish, err or are cancelled
+        for future in chunk_of:
+            future.add_done_callback(arrived.put)
+        busy = 0.0
+        try:
+            while pending:
+                try:
+                    future = arrived.get(timeout=self.poll)
+                except queue.Empty:
+                    self._check_alive()
+                    continue
+                if future not in pending:  # cancelled here after an earlier chunk failed
+                    continue
+                pending.discard(future)
+                done, error, seconds = self._outcome(future)
+                busy += seconds
+                results.update(done)
+                if progress is not None:
+                    progress(sum(weight[index] for index, _ in done))
+                if error is not None:
+                    errors[chunk_of[future]] = error
+                    first = min(errors)
+                    for other in [f for f in pending if chunk_of[f] > first]:
+                        pending.discard(other)
+                        other.cancel()
+        finally:
+            for future in pending:
+                future.cancel()
+        if errors:
+            raise EvaluationFailed(*errors[min(errors)])
+        log.debug("%d chunks, %.3f s of worker time", len(chunk_of), busy)
+        return results
+
+    def _outcome(self, future: Any) -> tuple[list, ErrorData | None, float]:
+        if future.status == "cancelled":
+            self._check_alive()
+            raise EvaluationFailed(-1, None, f"lost the connection to {self.where}")
+        if future.status == "error":
+            exc = future.exception()
+            if type(exc).__name__ == "KilledWorker":
+                message = "dask workers kept dying while running a chunk of this generation"
+            else:
+                message = f"a dask task failed: {_one_line(exc)}"
+            raise EvaluationFailed(-1, None, message)
+        done, error, seconds, records = pickle.loads(future.result())
+        _replay(records)
+        return done, error, seconds
+
+    def close(self) -> None:
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            # a client that lost its scheduler logs that it gives up reconnecting: the run said it already
+            lost = client.status != "running"
+            quiet = logging.getLogger("distributed.client")
+            level = quiet.level
+            if lost:
+                quiet.setLevel(logging.CRITICAL)
+            try:
+                client.close(timeout=10)
+            except Exception as exc:  # a scheduler already gone
+                log.debug("closing the dask client: %s", exc)
+            finally:
+                quiet.setLevel(level)
+        if cluster is not None:
+            cluster.close(timeout=10)
+
+    def __enter__(self) -> DaskPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _replay(records: list[dict[str, Any]]) -> None:
+    """Hand a worker's log records to this process's loggers (``run.log`` among their handlers)."""
+    for data in records:
+        record = logging.makeLogRecord(data)
+        logger = logging.getLogger(record.name)
+        if logger.isEnabledFor(record.levelno):
+            logger.handle(record)
