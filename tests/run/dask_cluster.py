@@ -31,7 +31,7 @@ class ExternalCluster:
         dask = [sys.executable, "-m", "dask"]
         self.scheduler = self._start(
             [*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-             "--scheduler-file", str(scheduler_file)],
+             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(scheduler_file)],
             "scheduler.log",
         )  # fmt: skip
         deadline = time.monotonic() + START_TIMEOUT

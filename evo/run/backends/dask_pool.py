@@ -1,8 +1,8 @@
 """The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
 
-The job and its context travel once per worker as bytes (set up there by ``worker_setup``, checked on
-every worker before the first batch); each chunk carries its tasks and comes back with its results, its
-first error as data and the worker's ``evo`` log records. See docs/cluster.md.
+The job and its context travel as bytes with each chunk and are set up once per worker (``worker_setup``,
+checked on every worker before the first batch); a chunk comes back with its results, its first error
+as data and the worker's ``evo`` log records. See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -51,20 +51,20 @@ def _local_folder(worker: Any = None) -> str:
     return str(folder) if folder else os.path.join(tempfile.gettempdir(), f"evo-worker-{os.getpid()}")
 
 
-def _state(token: str, blob: bytes, level: int, worker: Any = None) -> tuple[Job, Any, bool]:
-    """The run's (job, context) in this worker, set up on first use: (job, context, set up just now)."""
+def _state(token: str, blob: bytes, level: int, worker: Any = None) -> tuple[Job, Any]:
+    """The run's (job, context) in this worker, set up on first use."""
     with _STATE_LOCK:
         state = _STATES.get(token)
         if state is not None:
-            return state[0], state[1], False
+            return state
         logging.getLogger("evo").setLevel(level)
         job, context, setup = pickle.loads(blob)
         if setup is not None:
             context = setup(context, _local_folder(worker))
-        _STATES[token] = (job, context)
+        _STATES[token] = state = (job, context)
         while len(_STATES) > _KEPT_STATES:
             del _STATES[next(iter(_STATES))]
-        return job, context, True
+        return state
 
 
 class _Records(logging.Handler):
@@ -114,16 +114,14 @@ def _where_am_i(worker: Any = None) -> str:
 
 def _setup_on_worker(token: str, blob: bytes, level: int, dask_worker: Any = None) -> dict[str, Any]:
     """The check run on every worker before the first batch: set the run up; errors come back as data."""
-    start = time.perf_counter()
     with _Records() as records:
         try:
             _state(token, blob, level, dask_worker)
             error = None
         except Exception as exc:
-            error = _one_line(exc)
+            error = f"{_where_am_i(dask_worker)}: {_one_line(exc)}"
     return {
-        "error": error if error is None else f"{_where_am_i(dask_worker)}: {error}",
-        "seconds": time.perf_counter() - start,
+        "error": error,
         "versions": _versions(),
         "records": records.records,
     }
@@ -149,7 +147,7 @@ def _chunk_on_worker(token: str, blob: bytes, level: int, chunk: bytes) -> bytes
     start = time.perf_counter()
     with _Records() as records:
         try:
-            job, context, _ = _state(token, blob, level)
+            job, context = _state(token, blob, level)
         except Exception as exc:  # a worker that joined after the check cannot run this run's job
             failed: ErrorData = (-1, None, f"{_where_am_i()}: {_one_line(exc)}", None)
             outcome = ([], failed, time.perf_counter() - start, records.records)
@@ -178,7 +176,7 @@ class DaskPool:
 
     Args:
         job: a module-level function ``job(payload, context)``, importable on the workers.
-        context: plain data for the job; sent once per worker.
+        context: plain data for the job; sent with each chunk, unpickled and set up once per worker.
         workers: worker processes of the LocalCluster started when ``address`` is None.
         chunksize: tasks per chunk (0: automatic).
         address: a running scheduler (``tcp://host:8786``); None starts a LocalCluster on this machine.
@@ -240,9 +238,14 @@ class DaskPool:
         else:
             if self._before_start is not None:
                 self._before_start()
-            self._cluster = self._local_cluster()
-            self._client = distributed.Client(self._cluster, set_as_default=False)
-            self._client.register_plugin(_IgnoreInterrupt(), name=_IgnoreInterrupt.name)
+            try:
+                self._cluster = self._local_cluster()
+                self._client = distributed.Client(self._cluster, set_as_default=False)
+                self._client.register_plugin(_IgnoreInterrupt(), name=_IgnoreInterrupt.name)
+            except Exception as exc:
+                raise EvaluationFailed(
+                    -1, None, f"cannot start a local dask cluster: {_one_line(exc)}"
+                ) from None
         try:
             self._client.wait_for_workers(1, timeout=self.worker_wait)
         except TimeoutError:
@@ -270,7 +273,7 @@ class DaskPool:
                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                 )
         finally:
-            if main:
+            if main and previous is not None:
                 signal.signal(signal.SIGINT, previous)
 
     def _check_workers(self) -> None:
