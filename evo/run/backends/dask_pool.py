@@ -1,20 +1,16 @@
 """The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
 
-The job and its context travel as bytes with each chunk and are set up once per worker (``worker_setup``,
-checked on every worker before the first batch); a chunk comes back with its results, its first error
-as data and the worker's ``evo`` log records. See docs/cluster.md.
+The job and its context travel as bytes with each chunk and are set up once per worker (worker side:
+:mod:`evo.run.backends.dask_worker`); results come back in task order, errors as data. See docs/cluster.md.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import os
 import pickle
 import queue
 import signal
-import socket
-import tempfile
 import threading
 import time
 import uuid
@@ -24,8 +20,8 @@ from typing import Any
 import dask
 import distributed
 
-from evo.errors import EvoInputError
-from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, log, run_chunk
+from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, log
+from evo.run.backends.dask_worker import IgnoreInterrupt, chunk_on_worker, one_line, setup_on_worker, versions
 
 __all__ = ["DaskPool"]
 
@@ -35,141 +31,7 @@ WorkerSetup = Callable[[Any, str], Any]
 # every 10 ms to read the stack of the task thread, which is evo's Python code half of the time)
 LOCAL_CLUSTER_CONFIG: dict[str, Any] = {"distributed.worker.profile.enabled": False}
 
-# -- worker side ----------------------------------------------------------------------------------
-_STATES: dict[str, tuple[Job, Any]] = {}  # run token -> (job, context ready to use), in this worker
-_STATE_LOCK = threading.Lock()
-_KEPT_STATES = 4  # runs remembered per worker (a long-lived cluster serves run after run)
 
-
-def _local_folder(worker: Any = None) -> str:
-    if worker is None:
-        try:
-            worker = distributed.get_worker()
-        except ValueError:
-            worker = None
-    folder = getattr(worker, "local_directory", None)
-    return str(folder) if folder else os.path.join(tempfile.gettempdir(), f"evo-worker-{os.getpid()}")
-
-
-def _state(token: str, blob: bytes, level: int, worker: Any = None) -> tuple[Job, Any]:
-    """The run's (job, context) in this worker, set up on first use."""
-    with _STATE_LOCK:
-        state = _STATES.get(token)
-        if state is not None:
-            return state
-        logging.getLogger("evo").setLevel(level)
-        job, context, setup = pickle.loads(blob)
-        if setup is not None:
-            context = setup(context, _local_folder(worker))
-        _STATES[token] = state = (job, context)
-        while len(_STATES) > _KEPT_STATES:
-            del _STATES[next(iter(_STATES))]
-        return state
-
-
-class _Records(logging.Handler):
-    """Keeps the ``evo`` log records of one thread, as plain dicts (to send back with a result)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.NOTSET)
-        self.thread = threading.get_ident()
-        self.records: list[dict[str, Any]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.thread != self.thread:
-            return
-        data = dict(record.__dict__)
-        data["msg"], data["args"] = record.getMessage(), None
-        if record.exc_info:
-            data["exc_text"] = logging.Formatter().formatException(record.exc_info)
-        data["exc_info"] = None
-        self.records.append({k: v for k, v in data.items() if _plain(v)})
-
-    def __enter__(self) -> _Records:
-        logging.getLogger("evo").addHandler(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        logging.getLogger("evo").removeHandler(self)
-
-
-def _plain(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
-
-
-def _one_line(exc: BaseException) -> str:
-    """An exception as one line: an :class:`EvoInputError`'s message, else ``Type: message``."""
-    if isinstance(exc, EvoInputError):
-        return " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-
-
-def _where_am_i(worker: Any = None) -> str:
-    try:
-        worker = worker or distributed.get_worker()
-    except ValueError:
-        return f"dask worker process {os.getpid()} on {socket.gethostname()}"
-    return f"dask worker {worker.address} (host {socket.gethostname()})"
-
-
-def _setup_on_worker(token: str, blob: bytes, level: int, dask_worker: Any = None) -> dict[str, Any]:
-    """The check run on every worker before the first batch: set the run up; errors come back as data."""
-    with _Records() as records:
-        try:
-            _state(token, blob, level, dask_worker)
-            error = None
-        except Exception as exc:
-            error = f"{_where_am_i(dask_worker)}: {_one_line(exc)}"
-    return {
-        "error": error,
-        "versions": _versions(),
-        "records": records.records,
-    }
-
-
-def _versions() -> dict[str, str]:
-    """The versions that must match between machines for bit-identical results."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {}
-    for name in ("evo", "numba", "numpy"):
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = "unknown"
-    return found
-
-
-def _chunk_on_worker(token: str, blob: bytes, level: int, chunk: bytes) -> bytes:
-    """Run a pickled chunk (setting the run up first in a worker that joined late); return the pickled
-    ``(results, first error, seconds, log records)``. Pickling here, in one piece, is much cheaper than
-    dask's serialisation of many small arrays."""
-    start = time.perf_counter()
-    with _Records() as records:
-        try:
-            job, context = _state(token, blob, level)
-        except Exception as exc:  # a worker that joined after the check cannot run this run's job
-            failed: ErrorData = (-1, None, f"{_where_am_i()}: {_one_line(exc)}", None)
-            outcome = ([], failed, time.perf_counter() - start, records.records)
-            return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
-        done, error = run_chunk(job, context, pickle.loads(chunk))
-        if error is not None:
-            log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
-    outcome = (done, error, time.perf_counter() - start, records.records)
-    return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-class _IgnoreInterrupt(distributed.WorkerPlugin):
-    """Ctrl-C reaches the workers of a LocalCluster too (one process group): the parent decides."""
-
-    name = "evo-ignore-sigint"
-
-    def setup(self, worker: Any) -> None:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-# -- client side ----------------------------------------------------------------------------------
 class DaskPool:
     """Run the job on a dask cluster, ``chunksize`` tasks per dask task (0: about eight chunks per worker
     per batch), results in task order.
@@ -234,17 +96,17 @@ class DaskPool:
                     self.address, timeout=self.connect_timeout, set_as_default=False
                 )
             except (OSError, TimeoutError, ValueError) as exc:
-                raise EvaluationFailed(-1, None, f"cannot reach {self.where}: {_one_line(exc)}") from None
+                raise EvaluationFailed(-1, None, f"cannot reach {self.where}: {one_line(exc)}") from None
         else:
             if self._before_start is not None:
                 self._before_start()
             try:
                 self._cluster = self._local_cluster()
                 self._client = distributed.Client(self._cluster, set_as_default=False)
-                self._client.register_plugin(_IgnoreInterrupt(), name=_IgnoreInterrupt.name)
+                self._client.register_plugin(IgnoreInterrupt(), name=IgnoreInterrupt.name)
             except Exception as exc:
                 raise EvaluationFailed(
-                    -1, None, f"cannot start a local dask cluster: {_one_line(exc)}"
+                    -1, None, f"cannot start a local dask cluster: {one_line(exc)}"
                 ) from None
         try:
             self._client.wait_for_workers(1, timeout=self.worker_wait)
@@ -280,14 +142,14 @@ class DaskPool:
         """Set the run up on every worker now (plugin, warm kernel); the first failure, by address, fails
         the run naming the worker."""
         start = time.perf_counter()
-        answers = self._client.run(_setup_on_worker, self._token, self._blob, self._level, on_error="return")
-        here = _versions()
+        answers = self._client.run(setup_on_worker, self._token, self._blob, self._level, on_error="return")
+        here = versions()
         problems = []
         ready = 0
         for address in sorted(answers):
             answer = answers[address]
             if isinstance(answer, BaseException):  # gone meanwhile: a replacement sets itself up later
-                log.warning("dask worker %s did not answer the check: %s", address, _one_line(answer))
+                log.warning("dask worker %s did not answer the check: %s", address, one_line(answer))
                 continue
             _replay(answer["records"])
             if answer["error"] is not None:
@@ -322,7 +184,7 @@ class DaskPool:
             count = self._worker_count()
         except Exception as exc:
             raise EvaluationFailed(
-                -1, None, f"lost the connection to {self.where}: {_one_line(exc)}"
+                -1, None, f"lost the connection to {self.where}: {one_line(exc)}"
             ) from None
         now = time.monotonic()
         if count:
@@ -364,7 +226,7 @@ class DaskPool:
         def submit() -> None:
             number = len(chunk_of)
             future = self._client.submit(
-                _chunk_on_worker,
+                chunk_on_worker,
                 self._token,
                 self._blob,
                 self._level,
@@ -432,7 +294,7 @@ class DaskPool:
             if type(exc).__name__ == "KilledWorker":
                 message = "dask workers kept dying while running a chunk of this generation"
             else:
-                message = f"a dask task failed: {_one_line(exc)}"
+                message = f"a dask task failed: {one_line(exc)}"
             raise EvaluationFailed(-1, None, message)
         done, error, seconds, records = pickle.loads(future.result())
         _replay(records)
