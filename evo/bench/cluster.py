@@ -26,6 +26,7 @@ from evo.run.folder import FolderWriter, prepare
 __all__ = ["dask_section", "timed_generations"]
 
 WORKERS = 2
+GENERATIONS = 8  # generation 0 plus seven timed ones: dask's overhead is a few ms a chunk, so more samples
 
 
 class _Clock(Callback):
@@ -81,7 +82,8 @@ def dask_section(args: argparse.Namespace):
     population = int(getattr(args, "population", POPULATION))
     frames = int(getattr(args, "frames", None) or FRAMES)
     repeats = max(1, min(int(getattr(args, "repeats", REPEATS)), REPEATS))
-    config = bench_config(population=population, frames=frames).replace(pool={"workers": WORKERS})
+    generations = int(getattr(args, "generations", None) or GENERATIONS)
+    config = bench_config(population, frames, generations).replace(pool={"workers": WORKERS})
     on_dask = config.replace(pool={"backend": "dask"})
     firsts: dict[str, list[float]] = {"fork": [], "dask": []}
     runs: dict[str, list[Any]] = {"fork": [], "dask": []}
@@ -119,6 +121,7 @@ def dask_section(args: argparse.Namespace):
         "dask": {
             "population": population,
             "repeats": repeats,
+            "generations": generations,
             "fork_two_workers_per_s": fork["per_s"],
             "dask_two_workers_per_s": dask["per_s"],
             "dask_vs_fork": ratio,

@@ -13,7 +13,7 @@ from evo.bench import cluster  # noqa: E402
 
 
 def test_the_dask_section_times_dask_against_fork_and_the_cost_of_starting_the_cluster():
-    section = cluster.dask_section(argparse.Namespace(repeats=1, population=8, frames=300))
+    section = cluster.dask_section(argparse.Namespace(repeats=1, population=8, frames=300, generations=3))
     text = "\n".join(section.lines)
     assert "x fork" in text and "cluster start" in text
     fields = json.loads(json.dumps(section.data))["dask"]

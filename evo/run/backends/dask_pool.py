@@ -25,6 +25,8 @@ from evo.run.backends.dask_worker import IgnoreInterrupt, chunk_on_worker, one_l
 
 __all__ = ["DaskPool"]
 
+WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size) is taken as known
+
 WorkerSetup = Callable[[Any, str], Any]
 
 # dask settings of the LocalCluster the backend starts: its scheduler and nannies share this process with
@@ -87,6 +89,7 @@ class DaskPool:
         self._cluster: Any = None
         self._client: Any = None
         self._no_workers_since: float | None = None
+        self._counted: tuple[float, int] | None = None  # (when, how many workers)
         self.startup_seconds: dict[str, float] = {}  # "cluster", "setup": the first run's costs
 
     # -- the cluster ------------------------------------------------------------------------------------
@@ -182,6 +185,13 @@ class DaskPool:
     def _worker_count(self) -> int:
         return len(self._client.nthreads())
 
+    def _known_workers(self) -> int:
+        """The number of workers, asked of the scheduler at most every ``WORKER_COUNT_AGE`` seconds."""
+        now = time.monotonic()
+        if self._counted is None or now - self._counted[0] > WORKER_COUNT_AGE:
+            self._counted = (now, max(1, self._worker_count()))
+        return self._counted[1]
+
     def _check_alive(self) -> None:
         """Raise when the scheduler is gone, or when no worker has been there for ``worker_wait``."""
         if self._client.status != "running":
@@ -222,35 +232,38 @@ class DaskPool:
         if expected is None:
             tasks = list(tasks)
             expected = len(tasks)
-        size = self._chunk_size(expected, max(1, self._worker_count()))
+        workers = self._known_workers()
+        size = self._chunk_size(expected, workers)
         batch = self._batches
         self._batches += 1
         order: list[int] = []
         weight: dict[int, int] = {}
-        chunks: list[bytes] = []
-        chunk: list[tuple[int, Any]] = []
+        chunks: list[list[tuple[int, Any]]] = [[]]
         for task in tasks:
             order.append(task.index)
             weight[task.index] = task.weight
-            chunk.append((task.index, task.payload))
-            if len(chunk) >= size:
-                chunks.append(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))
-                chunk = []
-        if chunk:
-            chunks.append(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))
-        if not chunks:
+            if len(chunks[-1]) >= size:
+                chunks.append([])
+            chunks[-1].append((task.index, task.payload))
+        if not order:
             return []
-        # one graph for the whole batch (a submit per chunk costs the scheduler far more), a key per chunk
-        futures = self._client.map(
-            chunk_on_worker,
-            [self._token] * len(chunks),
-            [self._blob] * len(chunks),
-            [self._level] * len(chunks),
-            chunks,
-            key=[f"evo-{self._token}-{batch}-{number}" for number in range(len(chunks))],
-            pure=False,
-        )
-        chunk_of = {future: number for number, future in enumerate(futures)}
+        # a graph for the first chunk of each worker, sent at once, then one for the rest while they
+        # run (a submit per chunk would cost the scheduler far more); a key per chunk
+        chunk_of: dict[Any, int] = {}
+        for start, stop in ((0, workers), (workers, len(chunks))):
+            numbers = range(start, min(stop, len(chunks)))
+            if not numbers:
+                continue
+            futures = self._client.map(
+                chunk_on_worker,
+                [self._token] * len(numbers),
+                [self._blob] * len(numbers),
+                [self._level] * len(numbers),
+                [pickle.dumps(chunks[n], protocol=pickle.HIGHEST_PROTOCOL) for n in numbers],
+                key=[f"evo-{self._token}-{batch}-{n}" for n in numbers],
+                pure=False,
+            )
+            chunk_of.update(zip(futures, numbers, strict=True))
         results = self._collect(chunk_of, weight, progress)
         return [results[index] for index in order]
 
