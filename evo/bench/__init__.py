@@ -14,6 +14,8 @@ Sections, each a function ``section(args) -> Section`` named in :data:`SECTIONS`
   (see :mod:`evo.bench.evolution`).
 - ``batch``: the batched kernel (:func:`evo.sim.batch.simulate_batch`) against the scalar one on 64
   same-topology mutants, and its compile time (see :mod:`evo.bench.batch`).
+- ``dask``: the same runs on a dask LocalCluster of 2 workers against the fork pool of 2, and the cost of
+  starting the cluster (see :mod:`evo.bench.cluster`).
 
 Every section returns lines of text (printed as a table) and a dict of JSON fields; ``--json`` prints
 all the sections' fields merged into one JSON object on stdout (the tables go to stderr). Besides ``json`` and
@@ -41,6 +43,7 @@ SECTIONS: dict[str, str] = {
     "compile": "evo.bench.simulator:compile_section",
     "evolution": "evo.bench.evolution:evolution_section",
     "batch": "evo.bench.batch:batch_section",
+    "dask": "evo.bench.cluster:dask_section",
 }
 
 

@@ -35,6 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=int, metavar="N", help="worker processes (overrides [pool] workers)"
     )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="evaluate on the dask scheduler at ADDRESS, e.g. tcp://host:8786 ([pool] backend and address)",
+    )
     parser.add_argument("--out", metavar="DIR", help="run folder (default: runs/<name>/)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
 
@@ -94,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 config,
                 out=out,
                 workers=args.workers,
+                address=args.dask,
                 callbacks=[_StopOnRequest(stop)],
                 progress=show_bars,
                 resume=args.resume,

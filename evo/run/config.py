@@ -26,7 +26,7 @@ from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.io.worlds import world_from
 from evo.qd import INSTALL, ArchiveSpec, QDSection, QDSettings, ribs_missing
-from evo.run.backends import default_workers
+from evo.run.backends import BACKENDS, default_workers, require_dask
 from evo.schema import parse_section, section_to_dict, setting, shown
 from evo.sim.limits import Limits, check_size
 from evo.sim.simulate import MAX_STEPS, steps_for
@@ -99,6 +99,15 @@ class PoolSection:
         low=1,
         doc="broods (one or two children, bred and evaluated together) sent to a worker at a time; "
         "default: about eight chunks per worker per generation",
+    )
+    backend: str | None = setting(
+        None,
+        choices=BACKENDS,
+        doc="how evaluations run: in this process, in forked processes, or on a dask cluster; "
+        "default: inprocess for 1 worker, fork for more",
+    )
+    address: str | None = setting(
+        None, doc="the dask scheduler (tcp://host:8786) with backend = 'dask'; default: a local cluster"
     )
 
 
@@ -197,6 +206,7 @@ class Config:
         evaluation = dataclasses.replace(self.evaluation, plugin=plugin.name, params=params)
         _check_records(plugin, self.world, self.source)
         qd = _resolved_qd(self.qd, plugin, self.genome, self.source) if self.map_elites else self.qd
+        _check_backend(self.pool, plugin.ref(), self.source)
         return dataclasses.replace(self, evaluation=evaluation, plugin=plugin.ref(), qd=qd)
 
     def loop_settings(self) -> LoopSettings:
@@ -286,8 +296,17 @@ class Config:
             f"{len(world.terrain)} terrain polyline(s), "
             + (f"max_speed {world.max_speed:g} px/frame" if world.max_speed is not None else "no max_speed"),
             f"pool: {self.pool.workers} worker(s)"
-            + (f", chunks of {self.pool.chunksize}" if self.pool.chunksize else ""),
+            + (f", chunks of {self.pool.chunksize}" if self.pool.chunksize else "")
+            + _backend_text(self.pool),
         ]
+
+
+def _backend_text(pool: PoolSection) -> str:
+    if pool.backend is None:
+        return ""
+    if pool.backend != "dask":
+        return f", backend {pool.backend}"
+    return f", dask scheduler at {pool.address}" if pool.address else ", dask local cluster"
 
 
 def _ground_text(world: World) -> str:
@@ -369,6 +388,8 @@ def parse_config(
     pool = parse_section(PoolSection, doc.get("pool"), source=source, table_name="pool")
     if pool.workers is None:
         pool = dataclasses.replace(pool, workers=default_workers())
+    ref = plugin.ref() if plugin else PluginRef(evaluation.plugin, "")
+    _check_backend(pool, ref, source)
 
     qd = parse_section(QDSection, doc.get("qd"), source=source, table_name="qd")
     if run.algorithm == "map-elites" and require_plugin:  # a run to start, not a run folder to read
@@ -384,7 +405,7 @@ def parse_config(
         genome=genome,
         ga=ga,
         pool=pool,
-        plugin=plugin.ref() if plugin else PluginRef(evaluation.plugin, ""),
+        plugin=ref,
         source=source,
         qd=qd,
     )
@@ -431,6 +452,35 @@ def qd_settings(config: Config, objectives: tuple[str, ...], weights: tuple[floa
 def _check_records(plugin: Plugin, world: World, source: str | None) -> None:
     records = f"[world] dt: plugin '{plugin.name}' records every {plugin.record_every:g} frames, which is"
     _check_steps(plugin.record_every, records, world, source)
+
+
+def _check_backend(pool: PoolSection, plugin: PluginRef, source: str | None) -> None:
+    """``[pool] address`` only with dask; dask installed; a plugin that dask workers can import."""
+    if pool.address is not None and pool.backend != "dask":
+        raise EvoInputError(
+            f'only used with backend = "dask", but backend is {pool.backend or "not set"}',
+            source=source,
+            field="[pool] address",
+        )
+    if pool.backend != "dask":
+        return
+    if pool.address is not None and not pool.address.strip():
+        raise EvoInputError(
+            f"expected a scheduler address such as 'tcp://host:8786', got {shown(pool.address)}",
+            source=source,
+            field="[pool] address",
+        )
+    try:
+        require_dask()
+    except EvoInputError as exc:
+        raise EvoInputError(exc.message, source=source, field="[pool] backend") from None
+    if plugin.origin.startswith("registered:"):
+        raise EvoInputError(
+            f"fitness function '{plugin.name}' was defined in __main__ or a notebook, which dask workers "
+            "cannot import; put it in an importable module (or a plugin file in plugin_paths)",
+            source=source,
+            field="[pool] backend",
+        )
 
 
 def _check_tables(doc: Mapping[str, Any], source: str | None) -> None:

@@ -24,7 +24,7 @@ from evo.io.runs import CHECKPOINT_ERRORS, RunContents, read_run
 from evo.model import Creature
 from evo.qd import ribs_missing
 from evo.run.archive_writer import QDFolderWriter
-from evo.run.backends import EvaluationFailed, Task, make_backend
+from evo.run.backends import EvaluationFailed, Task, backend_kind, make_backend
 from evo.run.callbacks import (
     Callback,
     GenerationStatus,
@@ -36,7 +36,7 @@ from evo.run.callbacks import (
 )
 from evo.run.config import Config, load_config, parse_config, qd_settings
 from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
-from evo.run.job import BreedContext, breed_and_evaluate
+from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
 from evo.sim import warm_up
 
@@ -208,7 +208,8 @@ def run_prepared(
         for callback in callbacks:
             callback.on_run_start(start)
         spec = config.evaluation_spec()
-        if workers <= 1 and config.evaluation.timeout > 0:
+        kind = backend_kind(config.pool.backend, workers)
+        if kind == "inprocess" and config.evaluation.timeout > 0:
             warm_up(spec.world)  # the kernel's compilation must not count against the first creature
         # with worker processes, they also write each new child's JSON (the parent only splices it)
         context = BreedContext(
@@ -216,10 +217,12 @@ def run_prepared(
             config.genome,
             config.ga,
             evaluate=evaluate,
-            model_text=workers > 1 and prepared.folder is not None,
+            model_text=kind != "inprocess" and prepared.folder is not None,
             timeout=config.evaluation.timeout,
             on_timeout=config.evaluation.on_timeout,
         )
+        if kind == "dask":  # workers on other machines get the plugin's files with the context
+            context = with_plugin_files(context)
         with make_backend(
             breed_and_evaluate,
             context,
@@ -227,6 +230,9 @@ def run_prepared(
             config.pool.chunksize or 0,
             before_fork=lambda: warm_up(spec.world),
             timeout=config.evaluation.timeout,
+            kind=kind,
+            address=config.pool.address,
+            worker_setup=setup_worker,
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
             while evolution.generation + 1 < generations:
@@ -283,6 +289,8 @@ def evolve(
     fitness: Callable[..., Any] | str | None = None,
     out: str | os.PathLike | None = None,
     workers: int | None = None,
+    backend: str | None = None,
+    address: str | None = None,
     callbacks: Sequence[Callback | Callable[[GenerationStatus], Any]] = (),
     progress: bool = True,
     resume: bool = False,
@@ -298,6 +306,10 @@ def evolve(
         out: the run folder to write, exactly as ``evo run --out`` does; None keeps the run in memory and
             writes nothing.
         workers: processes that evaluate (default ``[pool] workers``); 1 evaluates in this process.
+        backend: ``"inprocess"``, ``"fork"`` or ``"dask"``, overriding ``[pool] backend``.
+        address: the dask scheduler to use (``"tcp://host:8786"``), overriding ``[pool] address``; it
+            implies ``backend="dask"``. With dask and no address, a LocalCluster of ``workers`` processes
+            is started and closed at the end (docs/cluster.md).
         callbacks: called after each generation with a :class:`~evo.run.callbacks.GenerationStatus`
             (``status.stop()`` ends the run after that generation), or :class:`Callback` objects.
         progress: draw tqdm bars (generations, evaluations).
@@ -318,6 +330,8 @@ def evolve(
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise EvoInputError(f"workers: expected an integer >= 1, got {workers!r}")
         config = config.replace(pool={"workers": workers}) if workers != config.pool.workers else config
+    if backend is not None or address is not None:
+        config = config.replace(pool=_pool_override(config, backend, address))
     prepared = prepare(config, out=out, resume=resume, force=force)
     try:
         listeners: list[Callback] = []
@@ -330,6 +344,20 @@ def evolve(
         prepared.release()
         raise
     return run_prepared(prepared, listeners)
+
+
+def _pool_override(config: Config, backend: str | None, address: str | None) -> dict[str, Any]:
+    """The ``[pool]`` keys that ``backend`` and ``address`` change (an address means dask)."""
+    changes: dict[str, Any] = {}
+    if address is not None:
+        changes = {"backend": "dask", "address": address}
+        if backend not in (None, "dask"):
+            raise EvoInputError(f"address: only used with backend='dask', got backend={backend!r}")
+    elif backend is not None:
+        changes = {"backend": backend}
+        if backend != "dask" and config.pool.address is not None:
+            changes["address"] = None
+    return changes
 
 
 def open_run(path: str | os.PathLike) -> RunResult:

@@ -45,6 +45,8 @@ RESUMABLE_CHANGES = {
     ("pool", "chunksize"),
     ("evaluation", "timeout"),
     ("evaluation", "on_timeout"),
+    ("pool", "backend"),
+    ("pool", "address"),
 }
 
 

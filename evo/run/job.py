@@ -2,25 +2,34 @@
 
 Running the variation operators where the evaluations run keeps the parent process light (it only
 selects), so that two workers keep two cores busy even when a creature's simulation is as cheap as its
-mutation. Everything here is plain data: a :class:`~evo.ga.brood.Brood` in, creatures and
-:class:`~evo.fitness.evaluate.Evaluation` s out; the :class:`BreedContext` reaches each worker once.
+mutation. Plain data in and out; the :class:`BreedContext` reaches each worker once (on a dask worker
+with its plugin's files: :func:`with_plugin_files`, :func:`setup_worker`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from evo.errors import EvoInputError
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, worst_fitness
 from evo.ga.brood import Brood, Variation, breed
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.checkpoint import model_json
+from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
+from evo.sim import warm_up
 
-__all__ = ["BreedContext", "ChildFailed", "breed_and_evaluate"]
+__all__ = ["BreedContext", "ChildFailed", "breed_and_evaluate", "setup_worker", "with_plugin_files"]
+
+log = logging.getLogger("evo.run.job")
 
 
 @dataclass(frozen=True)
@@ -31,7 +40,8 @@ class BreedContext:
     ``model_text``, each new child also comes back as its ``model_json`` text (made in the worker, so the
     parent only splices it into the checkpoint). ``timeout`` is the time limit of one child's evaluation
     in seconds (0: none); past it, ``on_timeout = "stop"`` fails the brood (:class:`ChildFailed`) and
-    ``"worst"`` gives the child the worst fitness.
+    ``"worst"`` gives the child the worst fitness. ``plugin_files`` carries the source of a ``file:``
+    plugin to workers that may not see it (:func:`with_plugin_files`).
     """
 
     spec: Any
@@ -42,6 +52,7 @@ class BreedContext:
     model_text: bool = False
     timeout: float = 0.0
     on_timeout: str = "stop"
+    plugin_files: PluginFiles | None = None
 
 
 class ChildFailed(Exception):
@@ -93,3 +104,55 @@ def breed_and_evaluate(brood: Brood, context: BreedContext) -> list[tuple[Any, .
             raise ChildFailed(exc, k, child, seed) from exc
         out.append((child, outcome, model_json(child)) if context.model_text else (child, outcome))
     return out
+
+
+def with_plugin_files(context: BreedContext) -> BreedContext:
+    """The context carrying the source of its plugin (and of the files beside it) when the plugin comes
+    from a file, so that a worker on another machine can load it (:func:`setup_worker`).
+
+    Raises:
+        EvoInputError: a plugin file that cannot be read, or a folder too big to send.
+    """
+    kind, _, where = context.spec.plugin.origin.partition(":")
+    if kind != "file":
+        return context
+    return dataclasses.replace(context, plugin_files=read_plugin_files(where))
+
+
+def setup_worker(context: BreedContext, folder: str | os.PathLike) -> BreedContext:
+    """Make a worker ready for the context's broods: write the carried plugin files under ``folder`` and
+    point the plugin at that copy, load the plugin, and compile (or load from numba's cache) and run the
+    kernel once.
+
+    Args:
+        context: the run's context, as the worker received it.
+        folder: a folder of the worker's machine for the plugin files.
+
+    Returns:
+        The context to run broods with.
+
+    Raises:
+        EvoInputError: the plugin cannot be loaded here (one line naming it and where it came from).
+    """
+    start = time.perf_counter()
+    spec = context.spec
+    ref = spec.plugin
+    shipped = context.plugin_files
+    try:
+        if shipped is not None:
+            copy = write_plugin_files(shipped, folder)
+            ref = dataclasses.replace(ref, origin=f"file:{copy}")
+            context = dataclasses.replace(context, spec=dataclasses.replace(spec, plugin=ref))
+        load_ref(ref)
+    except (EvoInputError, OSError) as exc:
+        where = shipped.origin if shipped is not None else spec.plugin.origin
+        detail = exc.message if isinstance(exc, EvoInputError) else str(exc)
+        raise EvoInputError(f"cannot load plugin '{ref.name}' (from {where}): {detail}") from None
+    warm_up(spec.world)
+    log.info(
+        "process %d: plugin '%s' loaded and kernel warm in %.2f s",
+        os.getpid(),
+        ref.name,
+        time.perf_counter() - start,
+    )
+    return context

@@ -1,4 +1,4 @@
-"""The fork backend (``workers >= 2``): forked worker processes, warm from the parent, fed in chunks.
+"""The fork backend (the default for ``workers >= 2``): forked processes, warm from the parent, fed in chunks.
 
 Workers ignore SIGINT and SIGTERM, die with the parent (Linux) and send errors back as data; a worker
 that dies raises :class:`EvaluationFailed`, one stuck past the time limit is replaced. Their log records
@@ -104,8 +104,8 @@ class ForkPool:
         *,
         timeout: float = 0.0,
     ):
-        if workers < 2:
-            raise ValueError("ForkPool needs at least 2 workers; use InProcess for 1")
+        if workers < 1:
+            raise ValueError("ForkPool needs at least 1 worker")
         self.workers = workers
         self.chunksize = chunksize
         self.timeout = timeout

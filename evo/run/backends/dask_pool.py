@@ -1,0 +1,356 @@
+"""The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
+
+The job and its context travel as bytes with each chunk and are set up once per worker (worker side:
+:mod:`evo.run.backends.dask_worker`); results come back in task order, errors as data. See docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import pickle
+import queue
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import dask
+import distributed
+
+from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, log
+from evo.run.backends.dask_worker import IgnoreInterrupt, chunk_on_worker, one_line, setup_on_worker, versions
+
+__all__ = ["DaskPool"]
+
+WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size) is taken as known
+
+WorkerSetup = Callable[[Any, str], Any]
+
+# dask settings of the LocalCluster the backend starts: its scheduler and nannies share this process with
+# the run, and its workers share the machine, so fewer housekeeping wake-ups (no sampling profiler in
+# the workers, memory and system monitors every second or two, the event-loop watchdog every 200 ms)
+LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.tick.interval": "200ms",
+}
+
+
+class DaskPool:
+    """Run the job on a dask cluster, ``chunksize`` tasks per dask task (0: about eight chunks per worker
+    per batch), results in task order.
+
+    Args:
+        job: a module-level function ``job(payload, context)``, importable on the workers.
+        context: plain data for the job; sent with each chunk, unpickled and set up once per worker.
+        workers: worker processes of the LocalCluster started when ``address`` is None.
+        chunksize: tasks per chunk (0: automatic).
+        address: a running scheduler (``tcp://host:8786``); None starts a LocalCluster on this machine.
+        worker_setup: module-level ``setup(context, folder) -> context``, run once per worker and run
+            (``folder``: the worker's scratch folder); an exception there fails the run naming the worker.
+        before_start: called before a LocalCluster's workers start (to fill numba's on-disk cache once).
+        worker_wait: seconds to wait for a first worker, and for one to come back when none is left.
+        connect_timeout: seconds to try to reach the scheduler at ``address``.
+        poll: seconds between checks that the scheduler and some worker are still there.
+
+    The cluster is started (or connected to) and checked by the first :meth:`run`, so that every failure
+    reaches the caller as :class:`EvaluationFailed`.
+    """
+
+    def __init__(
+        self,
+        job: Job,
+        context: Any,
+        workers: int,
+        chunksize: int = 0,
+        *,
+        address: str | None = None,
+        worker_setup: WorkerSetup | None = None,
+        before_start: Callable[[], None] | None = None,
+        worker_wait: float = 60.0,
+        connect_timeout: float = 30.0,
+        poll: float = 1.0,
+    ):
+        self.workers = max(1, workers)
+        self.chunksize = chunksize
+        self.address = address
+        self.worker_wait = worker_wait
+        self.connect_timeout = connect_timeout
+        self.poll = poll
+        self._before_start = before_start
+        self._token = uuid.uuid4().hex[:12]  # names this run's tasks; never reaches a result
+        self._blob = pickle.dumps((job, context, worker_setup), protocol=pickle.HIGHEST_PROTOCOL)
+        self._level = logging.getLogger("evo").getEffectiveLevel()
+        self._batches = 0
+        self._cluster: Any = None
+        self._client: Any = None
+        self._no_workers_since: float | None = None
+        self._counted: tuple[float, int] | None = None  # (when, how many workers)
+        self.startup_seconds: dict[str, float] = {}  # "cluster", "setup": the first run's costs
+
+    # -- the cluster ------------------------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        return f"the dask scheduler at {self.address}" if self.address else "the local dask cluster"
+
+    def _start(self) -> None:
+        start = time.perf_counter()
+        if self.address:
+            try:
+                self._client = distributed.Client(
+                    self.address, timeout=self.connect_timeout, set_as_default=False
+                )
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise EvaluationFailed(-1, None, f"cannot reach {self.where}: {one_line(exc)}") from None
+        else:
+            if self._before_start is not None:
+                self._before_start()
+            try:
+                self._cluster = self._local_cluster()
+                self._client = distributed.Client(self._cluster, set_as_default=False)
+                self._client.register_plugin(IgnoreInterrupt(), name=IgnoreInterrupt.name)
+            except Exception as exc:
+                raise EvaluationFailed(
+                    -1, None, f"cannot start a local dask cluster: {one_line(exc)}"
+                ) from None
+        try:
+            self._client.wait_for_workers(1, timeout=self.worker_wait)
+        except TimeoutError:
+            raise EvaluationFailed(
+                -1, None, f"no dask worker joined {self.where} within {self.worker_wait:g} s"
+            ) from None
+        self.startup_seconds["cluster"] = time.perf_counter() - start
+        self._check_workers()
+
+    def _local_cluster(self) -> Any:
+        """A LocalCluster of ``workers`` single-threaded processes on 127.0.0.1, no dashboard; they start
+        with Ctrl-C ignored (the parent decides what it means)."""
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            with dask.config.set(LOCAL_CLUSTER_CONFIG):
+                return distributed.LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    scheduler_port=0,
+                    dashboard_address=None,
+                    # its small HTTP server (health, metrics) on any free port, not on 8787
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                )
+        finally:
+            if main and previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    def _check_workers(self) -> None:
+        """Set the run up on every worker now (plugin, warm kernel); the first failure, by address, fails
+        the run naming the worker."""
+        start = time.perf_counter()
+        answers = self._client.run(setup_on_worker, self._token, self._blob, self._level, on_error="return")
+        here = versions()
+        problems = []
+        ready = 0
+        for address in sorted(answers):
+            answer = answers[address]
+            if isinstance(answer, BaseException):  # gone meanwhile: a replacement sets itself up later
+                log.warning("dask worker %s did not answer the check: %s", address, one_line(answer))
+                continue
+            _replay(answer["records"])
+            if answer["error"] is not None:
+                problems.append(answer["error"])
+                continue
+            for name, version in answer["versions"].items():
+                if version != here[name]:
+                    log.warning(
+                        "dask worker %s has %s %s, this machine %s: results may differ from a local run",
+                        address, name, version, here[name],
+                    )  # fmt: skip
+            ready += 1
+        if problems or not ready:
+            raise EvaluationFailed(
+                -1, None, problems[0] if problems else f"no dask worker of {self.where} answered"
+            )
+        self.startup_seconds["setup"] = time.perf_counter() - start
+        log.info(
+            "dask: %d worker(s) of %s ready; cluster %.2f s, plugin and kernel on every worker %.2f s",
+            ready, self.where, self.startup_seconds["cluster"], self.startup_seconds["setup"],
+            extra={"dask_startup": dict(self.startup_seconds)},  # for benchmarks
+        )  # fmt: skip
+
+    def _worker_count(self) -> int:
+        return len(self._client.nthreads())
+
+    def _known_workers(self) -> int:
+        """The number of workers, asked of the scheduler at most every ``WORKER_COUNT_AGE`` seconds."""
+        now = time.monotonic()
+        if self._counted is None or now - self._counted[0] > WORKER_COUNT_AGE:
+            self._counted = (now, max(1, self._worker_count()))
+        return self._counted[1]
+
+    def _check_alive(self) -> None:
+        """Raise when the scheduler is gone, or when no worker has been there for ``worker_wait``."""
+        if self._client.status != "running":
+            raise EvaluationFailed(-1, None, f"lost the connection to {self.where}")
+        try:
+            count = self._worker_count()
+        except Exception as exc:
+            raise EvaluationFailed(
+                -1, None, f"lost the connection to {self.where}: {one_line(exc)}"
+            ) from None
+        now = time.monotonic()
+        if count:
+            self._no_workers_since = None
+        elif self._no_workers_since is None:
+            self._no_workers_since = now
+        elif now - self._no_workers_since > self.worker_wait:
+            raise EvaluationFailed(
+                -1, None, f"no dask worker left on {self.where} for {self.worker_wait:g} s"
+            )
+
+    # -- a batch ----------------------------------------------------------------------------------------
+    def _chunk_size(self, expected: int, workers: int) -> int:
+        return self.chunksize or max(1, math.ceil(expected / (8 * workers)))
+
+    def run(
+        self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
+    ) -> list[Any]:
+        """The job's results for ``tasks`` in order; ``progress(weight)`` as each chunk comes back. The
+        batch is sent once all its tasks are known (``expected`` is not needed).
+
+        If tasks fail, the one reported is the first in task order (as with the other backends): once a
+        chunk fails, later chunks are cancelled and earlier ones waited for. A worker that dies has its
+        chunks run again elsewhere (by dask); a chunk whose workers keep dying, a lost scheduler, or no
+        worker for ``worker_wait`` seconds raise :class:`EvaluationFailed` (``index`` -1).
+        """
+        if self._client is None:
+            self._start()
+        if expected is None:
+            tasks = list(tasks)
+            expected = len(tasks)
+        workers = self._known_workers()
+        size = self._chunk_size(expected, workers)
+        batch = self._batches
+        self._batches += 1
+        order: list[int] = []
+        weight: dict[int, int] = {}
+        chunks: list[list[tuple[int, Any]]] = [[]]
+        for task in tasks:
+            order.append(task.index)
+            weight[task.index] = task.weight
+            if len(chunks[-1]) >= size:
+                chunks.append([])
+            chunks[-1].append((task.index, task.payload))
+        if not order:
+            return []
+        # a graph for the first chunk of each worker, sent at once, then one for the rest while they
+        # run (a submit per chunk would cost the scheduler far more); a key per chunk
+        chunk_of: dict[Any, int] = {}
+        for start, stop in ((0, workers), (workers, len(chunks))):
+            numbers = range(start, min(stop, len(chunks)))
+            if not numbers:
+                continue
+            futures = self._client.map(
+                chunk_on_worker,
+                [self._token] * len(numbers),
+                [self._blob] * len(numbers),
+                [self._level] * len(numbers),
+                [pickle.dumps(chunks[n], protocol=pickle.HIGHEST_PROTOCOL) for n in numbers],
+                key=[f"evo-{self._token}-{batch}-{n}" for n in numbers],
+                pure=False,
+            )
+            chunk_of.update(zip(futures, numbers, strict=True))
+        results = self._collect(chunk_of, weight, progress)
+        return [results[index] for index in order]
+
+    def _collect(self, chunk_of: dict[Any, int], weight: dict[int, int], progress: Progress | None) -> dict:
+        results: dict[int, Any] = {}
+        errors: dict[int, ErrorData] = {}  # chunk number -> its first error
+        pending = set(chunk_of)
+        # fetches each chunk's result in the client's event loop as soon as it is done (all at once)
+        arrived = distributed.as_completed(
+            list(chunk_of), loop=self._client.loop, with_results=True, raise_errors=False
+        )
+        busy = 0.0
+        try:
+            while pending:
+                try:
+                    future, outcome = arrived.queue.get(timeout=self.poll)
+                except queue.Empty:
+                    self._check_alive()
+                    continue
+                if future not in pending:  # cancelled here after an earlier chunk failed
+                    continue
+                pending.discard(future)
+                done, error, seconds = self._outcome(future, outcome)
+                busy += seconds
+                results.update(done)
+                if progress is not None:
+                    progress(sum(weight[index] for index, _ in done))
+                if error is not None:
+                    errors[chunk_of[future]] = error
+                    first = min(errors)
+                    for other in [f for f in pending if chunk_of[f] > first]:
+                        pending.discard(other)
+                        other.cancel()
+        finally:
+            for future in pending:
+                future.cancel()
+        if errors:
+            raise EvaluationFailed(*errors[min(errors)])
+        log.debug("%d chunks, %.3f s of worker time", len(chunk_of), busy)
+        return results
+
+    def _outcome(self, future: Any, outcome: Any) -> tuple[list, ErrorData | None, float]:
+        """A chunk's (results, first error, seconds) from what came back for its future."""
+        if future.status == "cancelled":
+            self._check_alive()
+            raise EvaluationFailed(-1, None, f"lost the connection to {self.where}")
+        if future.status == "error":
+            exc = outcome[1] if isinstance(outcome, tuple) else outcome
+            if type(exc).__name__ == "KilledWorker":
+                message = "dask workers kept dying while running a chunk of this generation"
+            else:
+                message = f"a dask task failed: {one_line(exc)}"
+            raise EvaluationFailed(-1, None, message)
+        done, error, seconds, records = pickle.loads(outcome)
+        _replay(records)
+        return done, error, seconds
+
+    def close(self) -> None:
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            # a client that lost its scheduler logs that it gives up reconnecting: the run said it already
+            lost = client.status != "running"
+            quiet = logging.getLogger("distributed.client")
+            level = quiet.level
+            if lost:
+                quiet.setLevel(logging.CRITICAL)
+            try:
+                client.close(timeout=10)
+            except Exception as exc:  # a scheduler already gone
+                log.debug("closing the dask client: %s", exc)
+            finally:
+                quiet.setLevel(level)
+        if cluster is not None:
+            cluster.close(timeout=10)
+
+    def __enter__(self) -> DaskPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _replay(records: list[dict[str, Any]]) -> None:
+    """Hand a worker's log records to this process's loggers (``run.log`` among their handlers)."""
+    for data in records:
+        record = logging.makeLogRecord(data)
+        logger = logging.getLogger(record.name)
+        if logger.isEnabledFor(record.levelno):
+            logger.handle(record)

@@ -1,0 +1,153 @@
+"""The worker side of the dask backend: the run set up once per worker, chunks run with their errors
+as data and the worker's ``evo`` log records, and Ctrl-C ignored in the workers of a LocalCluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import signal
+import socket
+import tempfile
+import threading
+import time
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import distributed
+
+from evo.errors import EvoInputError
+from evo.run.backends.base import ErrorData, Job, log, run_chunk
+
+__all__ = ["IgnoreInterrupt", "chunk_on_worker", "one_line", "setup_on_worker", "versions"]
+
+_STATES: dict[str, tuple[Job, Any]] = {}  # run token -> (job, context ready to use), in this worker
+_STATE_LOCK = threading.Lock()
+_KEPT_STATES = 4  # runs remembered per worker (a long-lived cluster serves run after run)
+
+
+def _local_folder(worker: Any = None) -> str:
+    if worker is None:
+        try:
+            worker = distributed.get_worker()
+        except ValueError:
+            worker = None
+    folder = getattr(worker, "local_directory", None)
+    return str(folder) if folder else os.path.join(tempfile.gettempdir(), f"evo-worker-{os.getpid()}")
+
+
+def _state(token: str, blob: bytes, level: int, worker: Any = None) -> tuple[Job, Any]:
+    """The run's (job, context) in this worker, set up on first use."""
+    with _STATE_LOCK:
+        state = _STATES.get(token)
+        if state is not None:
+            return state
+        logging.getLogger("evo").setLevel(level)
+        job, context, setup = pickle.loads(blob)
+        if setup is not None:
+            context = setup(context, _local_folder(worker))
+        _STATES[token] = state = (job, context)
+        while len(_STATES) > _KEPT_STATES:
+            del _STATES[next(iter(_STATES))]
+        return state
+
+
+class _Records(logging.Handler):
+    """Keeps the ``evo`` log records of one thread, as plain dicts (to send back with a result)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.thread = threading.get_ident()
+        self.records: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self.thread:
+            return
+        data = dict(record.__dict__)
+        data["msg"], data["args"] = record.getMessage(), None
+        if record.exc_info:
+            data["exc_text"] = logging.Formatter().formatException(record.exc_info)
+        data["exc_info"] = None
+        self.records.append({k: v for k, v in data.items() if _plain(v)})
+
+    def __enter__(self) -> _Records:
+        logging.getLogger("evo").addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger("evo").removeHandler(self)
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: an :class:`EvoInputError`'s message, else ``Type: message``."""
+    if isinstance(exc, EvoInputError):
+        return " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _where_am_i(worker: Any = None) -> str:
+    try:
+        worker = worker or distributed.get_worker()
+    except ValueError:
+        return f"dask worker process {os.getpid()} on {socket.gethostname()}"
+    return f"dask worker {worker.address} (host {socket.gethostname()})"
+
+
+def setup_on_worker(token: str, blob: bytes, level: int, dask_worker: Any = None) -> dict[str, Any]:
+    """The check run on every worker before the first batch: set the run up; errors come back as data."""
+    with _Records() as records:
+        try:
+            _state(token, blob, level, dask_worker)
+            error = None
+        except Exception as exc:
+            error = f"{_where_am_i(dask_worker)}: {one_line(exc)}"
+    return {
+        "error": error,
+        "versions": versions(),
+        "records": records.records,
+    }
+
+
+def versions() -> dict[str, str]:
+    """The versions that must match between machines for bit-identical results."""
+    found = {}
+    for name in ("evo", "numba", "numpy"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "unknown"
+    return found
+
+
+def chunk_on_worker(token: str, blob: bytes, level: int, chunk: bytes) -> bytes:
+    """Run a pickled chunk (setting the run up first in a worker that joined late); return the pickled
+    ``(results, first error, seconds, log records)``. Pickling here, in one piece, is much cheaper than
+    dask's serialisation of many small arrays."""
+    start = time.perf_counter()
+    with _Records() as records:
+        try:
+            job, context = _state(token, blob, level)
+        except Exception as exc:  # a worker that joined after the check cannot run this run's job
+            failed: ErrorData = (-1, None, f"{_where_am_i()}: {one_line(exc)}", None)
+            outcome = ([], failed, time.perf_counter() - start, records.records)
+            return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+        done, error = run_chunk(job, context, pickle.loads(chunk))
+        if error is not None:
+            log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
+    outcome = (done, error, time.perf_counter() - start, records.records)
+    return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class IgnoreInterrupt(distributed.WorkerPlugin):
+    """Ctrl-C reaches the workers of a LocalCluster too (one process group): the parent decides."""
+
+    name = "evo-ignore-sigint"
+
+    def setup(self, worker: Any) -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)

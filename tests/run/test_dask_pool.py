@@ -1,0 +1,191 @@
+"""The dask backend on its own: task order, chunk keys, errors as data, progress, logs, and the ways a
+cluster can fail (no scheduler, no worker, workers that die)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
+
+from evo.fitness import find_plugin  # noqa: E402
+from evo.fitness.evaluate import EvaluationSpec, PluginFailed, evaluate  # noqa: E402
+from evo.ga.creatures import random_creature  # noqa: E402
+from evo.ga.settings import GenomeSection  # noqa: E402
+from evo.run.backends import EvaluationFailed, InProcess, Task  # noqa: E402
+from evo.run.backends.dask_pool import DaskPool  # noqa: E402
+from evo.run.folder import run_logging  # noqa: E402
+from evo.sim import World  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def spec() -> EvaluationSpec:
+    plugin = find_plugin("distance")
+    return EvaluationSpec(World(), 300, plugin.ref(), dict(plugin.params))
+
+
+@pytest.fixture(scope="module")
+def tasks() -> list[Task]:
+    rng = np.random.default_rng(4)
+    genome = GenomeSection()
+    return [Task(i, (random_creature(rng, genome), 1000 + i)) for i in range(13)]
+
+
+def local_cluster(**options):
+    """A LocalCluster on 127.0.0.1, no dashboard, its HTTP server on a free port."""
+    return distributed.LocalCluster(
+        host="127.0.0.1", dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        **options,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def address():
+    """A LocalCluster of two worker processes, shared by the tests; a task whose worker dies is not
+    tried again (``allowed-failures`` 0), so that a test of dying workers stays short."""
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        cluster = local_cluster(n_workers=2, threads_per_worker=1)
+    yield cluster.scheduler_address
+    cluster.close(timeout=20)
+
+
+def _evaluate(payload, spec):
+    creature, seed = payload
+    return evaluate(creature, spec, seed)
+
+
+def test_results_come_back_in_task_order_equal_to_in_process_whatever_the_chunks(spec, tasks, address):
+    with InProcess(_evaluate, spec) as local:
+        expected = local.run(tasks)
+    for chunksize in (0, 1):
+        with DaskPool(_evaluate, spec, 2, chunksize, address=address) as pool:
+            assert pool.run(tasks) == expected
+            assert pool.run(list(reversed(tasks))) == expected[::-1]
+
+
+def _square(payload, context):
+    return payload * payload + context
+
+
+def test_equal_payloads_in_chunks_of_later_batches_are_not_taken_for_earlier_ones(address):
+    with DaskPool(_square, 0, 2, 1, address=address) as pool:
+        assert pool.run([Task(0, 3), Task(1, 3)]) == [9, 9]
+        assert pool.run([Task(0, 4), Task(1, 5)]) == [16, 25]  # same chunk numbers, new keys
+    with DaskPool(_square, 1, 2, 1, address=address) as pool:  # another pool: another context
+        assert pool.run([Task(0, 3), Task(1, 3)]) == [10, 10]
+
+
+def test_progress_counts_the_weight_of_the_tasks_as_chunks_come_back(tasks, spec, address):
+    seen = []
+    weighted = [Task(t.index, t.payload, weight=2) for t in tasks]
+    with DaskPool(_evaluate, spec, 2, 3, address=address) as pool:
+        pool.run(iter(weighted), seen.append, expected=len(weighted))
+    assert sum(seen) == 2 * len(tasks) and len(seen) == 5  # 13 tasks in chunks of 3
+
+
+def _fails_on_the_fifth(payload, spec):
+    if payload[1] == 1004:
+        error = PluginFailed("distance", "plugin 'distance' raised ZeroDivisionError: division by zero")
+        error.detail = ("the creature", 1004)
+        raise error
+    return _evaluate(payload, spec)
+
+
+def test_a_failing_task_comes_back_as_data_naming_the_plugin_and_what_failed(spec, tasks, address):
+    with DaskPool(_fails_on_the_fifth, spec, 2, address=address) as pool:
+        with pytest.raises(EvaluationFailed) as caught:
+            pool.run(tasks)
+        assert caught.value.index == 4 and caught.value.plugin == "distance"
+        assert caught.value.detail == ("the creature", 1004)
+        assert pool.run(tasks[:4]) == [_evaluate(t.payload, spec) for t in tasks[:4]]  # still usable
+
+
+def _fails_late_on_one_and_at_once_on_a_later_one(payload, context):
+    """Task ``slow`` fails once task ``fast`` (later in order) has failed, or after 2 s; ``fast`` at once."""
+    spec, marker, slow, fast = context
+    if payload[1] == 1000 + slow:
+        deadline = time.monotonic() + 2.0
+        while not os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise KeyError("slow")
+    if payload[1] == 1000 + fast:
+        Path(marker).touch()
+        raise KeyError("fast")
+    return _evaluate(payload, spec)
+
+
+def test_the_first_failing_task_in_order_is_reported_whatever_fails_first(spec, tasks, address, tmp_path):
+    context = (spec, str(tmp_path / "fast-failed"), 2, 3)
+    with (
+        DaskPool(_fails_late_on_one_and_at_once_on_a_later_one, context, 2, 1, address=address) as pool,
+        pytest.raises(EvaluationFailed, match="KeyError: 'slow'") as caught,
+    ):
+        pool.run(tasks)
+    assert caught.value.index == 2
+
+
+def _logs(payload, spec):
+    logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
+    return _evaluate(payload, spec)
+
+
+def test_log_records_of_dask_workers_reach_the_run_log(spec, tasks, address, tmp_path):
+    path = tmp_path / "run.log"
+    with run_logging(path), DaskPool(_logs, spec, 2, 1, address=address) as pool:
+        pool.run(tasks)
+    lines = [line for line in path.read_text().splitlines() if "evaluated seed" in line]
+    assert sorted(int(line.split()[-4]) for line in lines) == [1000 + t.index for t in tasks]
+    pids = {line.split()[2] for line in lines}
+    assert str(os.getpid()) not in pids and {line.split()[-1] for line in lines} == pids
+
+
+def _dies(payload, spec):
+    os._exit(3)
+
+
+def test_a_task_whose_workers_die_raises_instead_of_hanging(spec, tasks, address):
+    with DaskPool(_dies, spec, 2, address=address) as pool, pytest.raises(EvaluationFailed) as caught:
+        pool.run(tasks[:2])
+    assert caught.value.index == -1 and "dask workers kept dying" in caught.value.message
+    with distributed.Client(address, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=60)  # the nannies start them again
+
+
+def test_an_unreachable_scheduler_is_one_line_and_no_hang():
+    start = time.monotonic()
+    with (
+        DaskPool(_square, 0, 2, address="tcp://127.0.0.1:9", connect_timeout=1) as pool,
+        pytest.raises(EvaluationFailed) as caught,
+    ):
+        pool.run([Task(0, 1)])
+    assert caught.value.message.startswith("cannot reach the dask scheduler at tcp://127.0.0.1:9: ")
+    assert "\n" not in caught.value.message and time.monotonic() - start < 30
+
+
+def test_a_cluster_without_workers_fails_after_the_wait_and_so_does_one_that_loses_them():
+    no_worker = "no dask worker joined the dask scheduler at .* within 0.5 s"
+    with (
+        local_cluster(n_workers=0) as empty,
+        DaskPool(_square, 0, 2, address=empty.scheduler_address, worker_wait=0.5) as pool,
+        pytest.raises(EvaluationFailed, match=no_worker),
+    ):
+        pool.run([Task(0, 1)])
+    with (
+        local_cluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://") as cluster,
+        DaskPool(_square, 0, 1, address=cluster.scheduler_address, worker_wait=0.5, poll=0.1) as pool,
+    ):
+        assert pool.run([Task(0, 2)]) == [4]
+        cluster.scale(0)
+        deadline = time.monotonic() + 30
+        while cluster.workers and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(
+            EvaluationFailed, match="no dask worker left on the dask scheduler at .* for 0.5 s"
+        ):
+            pool.run([Task(0, 3)])
