@@ -23,10 +23,10 @@ from evo.fitness.measures import builtin_measures, measure_stride
 from evo.fitness.protocol import Plugin, PluginRef, SimulationResult
 from evo.fitness.registry import load_ref
 from evo.model import Creature
-from evo.sim import World, simulate
+from evo.sim import Trajectory, World, simulate
 from evo.sim.simulate import steps_for
 
-__all__ = ["Evaluation", "EvaluationSpec", "PluginFailed", "evaluate", "worst_fitness"]
+__all__ = ["Evaluation", "EvaluationSpec", "PluginFailed", "evaluate", "recording", "worst_fitness"]
 
 
 @dataclass(frozen=True)
@@ -86,13 +86,34 @@ def worst_fitness(weights: tuple[float, ...]) -> tuple[float, ...]:
     return tuple(-math.inf if w > 0 else math.inf for w in weights)
 
 
-def evaluate(creature: Creature, spec: EvaluationSpec, seed: int) -> Evaluation:
+def recording(spec: EvaluationSpec) -> tuple[float, int]:
+    """(frames between the simulation's records, k): the plugin sees every k-th record. k is 1 unless the
+    spec asks for measures, which need records more often (:func:`~evo.fitness.measures.measure_stride`)."""
+    plugin = load_ref(spec.plugin)
+    every, k = plugin.record_every, 1
+    if spec.measures:
+        steps = steps_for(plugin.record_every, spec.world.dt, "record_every")
+        stride = measure_stride(steps, spec.world.dt)
+        if stride < steps:
+            every, k = stride * spec.world.dt, steps // stride
+    return every, k
+
+
+def evaluate(
+    creature: Creature, spec: EvaluationSpec, seed: int, trajectory: Trajectory | None = None
+) -> Evaluation:
     """Simulate ``creature`` for ``spec.frames`` frames and score it with ``spec.plugin``.
 
     The plugin sees a record every ``plugin.record_every`` frames. When the spec asks for measures the
-    simulation records more often (:func:`~evo.fitness.measures.measure_stride`) and the plugin gets
-    every k-th record, the very same numbers. ``seed`` seeds ``result.rng`` (the simulation itself is
-    deterministic).
+    simulation records more often (:func:`recording`) and the plugin gets every k-th record, the very
+    same numbers. ``seed`` seeds ``result.rng`` (the simulation itself is deterministic).
+
+    Args:
+        creature: the creature.
+        spec: the world, frames, plugin and params.
+        seed: the plugin's seed.
+        trajectory: the creature's simulation, when it was made already (a batch of same-topology
+            creatures, :func:`evo.sim.simulate_batch`): ``simulate`` of it with :func:`recording`.
 
     Returns:
         The :class:`Evaluation`.
@@ -101,13 +122,9 @@ def evaluate(creature: Creature, spec: EvaluationSpec, seed: int) -> Evaluation:
         PluginFailed: the plugin raised, or returned something that is not a fitness (or a measure).
     """
     plugin = load_ref(spec.plugin)
-    every, k = plugin.record_every, 1
-    if spec.measures:
-        steps = steps_for(plugin.record_every, spec.world.dt, "record_every")
-        stride = measure_stride(steps, spec.world.dt)
-        if stride < steps:
-            every, k = stride * spec.world.dt, steps // stride
-    trajectory = simulate(creature, spec.world, spec.frames, record_every=every)
+    every, k = recording(spec)
+    if trajectory is None:
+        trajectory = simulate(creature, spec.world, spec.frames, record_every=every)
     if trajectory.exploded:
         return Evaluation(worst_fitness(plugin.weights), True)
     positions, velocities, frames = trajectory.positions, trajectory.velocities, trajectory.frames

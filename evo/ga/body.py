@@ -44,6 +44,8 @@ MASS_EXTRAS = {"mass": 1.0}
 
 def extras_of(creature: Creature, defaults: dict[str, float]) -> dict[str, np.ndarray]:
     """The optional arrays of ``creature`` named in ``defaults`` that differ from their default."""
+    if getattr(creature, "has_default_physics", False):  # the applet's model: none differs (cached)
+        return {}
     out = {}
     for name, default in defaults.items():
         values = getattr(creature, name, None)

@@ -12,6 +12,9 @@ the ``numpy.random.Generator`` passed in.
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
+
 import numpy as np
 
 from evo.analysis import lowest_natural_frequency
@@ -216,14 +219,15 @@ def distance(a: Creature, b: Creature) -> float:
     muscles in both) when both have the same links between the same masses, else via alpha quantiles.
     Positions are not compared directly: they only set the starting pose (rest lengths carry the shape).
     """
+    sa, sb = _signature(a), _signature(b)
     terms = [
         _relative(a.n_masses, b.n_masses),
         _relative(a.n_links, b.n_links),
-        _relative(a.n_muscles, b.n_muscles),
+        _relative(sa.muscles, sb.muscles),
         _relative(a.omega, b.omega),
         abs(a.beta - b.beta),
     ]
-    qa, qb = _quantiles(a.rest), _quantiles(b.rest)
+    qa, qb = sa.rest, sb.rest
     scale = np.maximum(np.abs(qa), np.abs(qb))
     terms.append(float(np.mean(np.divide(np.abs(qa - qb), scale, out=np.zeros_like(scale), where=scale > 0))))
     same_links = (
@@ -235,5 +239,25 @@ def distance(a: Creature, b: Creature) -> float:
         circular = np.minimum(turn, TWO_PI - turn) / np.pi
         terms.append(float(np.mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0))))
     else:
-        terms.append(float(np.mean(np.abs(_quantiles(a.alpha) - _quantiles(b.alpha)))))
+        terms.append(float(np.mean(np.abs(sa.alpha - sb.alpha))))
     return float(sum(terms) / len(terms))
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """What :func:`distance` compares of one creature, made once (creatures never change)."""
+
+    muscles: int
+    rest: np.ndarray
+    alpha: np.ndarray
+
+
+_SIGNATURES: weakref.WeakKeyDictionary[Creature, _Signature] = weakref.WeakKeyDictionary()
+
+
+def _signature(creature: Creature) -> _Signature:
+    found = _SIGNATURES.get(creature)
+    if found is None:
+        found = _Signature(creature.n_muscles, _quantiles(creature.rest), _quantiles(creature.alpha))
+        _SIGNATURES[creature] = found
+    return found

@@ -46,17 +46,11 @@ from deap import tools
 
 from evo.ga.brood import PAIR, RANDOM, SEEDED, Brood
 from evo.ga.individual import Individual
+from evo.ga.seeds import plugin_seed, plugin_seeds
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
 __all__ = ["Evolution", "EvolutionState", "HallOfFame", "LoopSettings", "history_columns", "plugin_seed"]
-
-
-def plugin_seed(run_seed: int, generation: int, index: int) -> int:
-    """The seed a plugin is called with for creature ``index`` of ``generation``: a uint64 of
-    ``SeedSequence([run_seed, generation, index])``."""
-    sequence = np.random.SeedSequence([run_seed, generation, index])
-    return int(sequence.generate_state(1, np.uint64)[0])
 
 
 def history_columns(objectives: Sequence[str]) -> list[str]:
@@ -246,13 +240,17 @@ class Evolution:
             elite = min(s.ga.elite, s.population - 1)
             survivors = [copy.deepcopy(ind) for ind in tools.selBest(self.population, elite)]
             plan = self._pairs(self._tournament(self.population, s.population - elite))
+        changes = [
+            [parent is None or brood.mate or brood.mutate[k] for k, parent in enumerate(parents)]
+            for brood, parents in plan
+        ]
+        made = plugin_seeds(s.seed, g, sum(map(sum, changes))).tolist()  # one per new child, in order
         broods, index = [], 0
-        for brood, parents in plan:
+        for (brood, _), changed in zip(plan, changes, strict=True):
             seeds: list[int | None] = []
-            for k, parent in enumerate(parents):
-                changed = parent is None or brood.mate or brood.mutate[k]
-                seeds.append(plugin_seed(s.seed, g, index) if changed else None)
-                index += changed
+            for flag in changed:
+                seeds.append(made[index] if flag else None)
+                index += flag
             broods.append(dataclasses.replace(brood, plugin_seeds=tuple(seeds)))
         self._pending = (survivors, [(b, parents) for b, (_, parents) in zip(broods, plan, strict=True)])
         return broods

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from evo.ga.individual import Individual
@@ -137,9 +137,12 @@ def _decode_cell(key: str, value: Any) -> Any:
     return int(value) if key in _INT_COLUMNS else decode_number(value)
 
 
-def state_parts(state: EvolutionState) -> tuple[dict[str, Any], dict[str, list[str]]]:
+def state_parts(
+    state: EvolutionState, pause: Callable[[], None] | None = None
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The state as a JSON-able dict without its individuals, and the ``population`` and ``hall_of_fame``
-    as lists of JSON texts (:func:`individual_json`), to be spliced into one document."""
+    as lists of JSON texts (:func:`individual_json`), to be spliced into one document. ``pause`` is
+    called after each individual (a writer thread lets the evolution's thread run there)."""
     head = {
         "generation": state.generation,
         "seed": state.seed,
@@ -148,11 +151,16 @@ def state_parts(state: EvolutionState) -> tuple[dict[str, Any], dict[str, list[s
         "rng": state.rng,
         "logbook": [{k: _encode_cell(v) for k, v in record.items()} for record in state.logbook],
     }
-    individuals = {
-        "population": [individual_json(ind) for ind in state.population],
-        "hall_of_fame": [individual_json(ind) for ind in state.hall_of_fame],
-    }
-    return head, individuals
+
+    def texts(individuals: Sequence[Individual]) -> list[str]:
+        out = []
+        for ind in individuals:
+            out.append(individual_json(ind))
+            if pause is not None:
+                pause()
+        return out
+
+    return head, {"population": texts(state.population), "hall_of_fame": texts(state.hall_of_fame)}
 
 
 def state_from_dict(doc: Mapping[str, Any], weights: Sequence[float]) -> EvolutionState:

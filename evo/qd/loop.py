@@ -15,7 +15,7 @@ import numpy as np
 
 from evo.ga.brood import RANDOM, SEEDED, Brood
 from evo.ga.individual import Individual
-from evo.ga.loop import plugin_seed
+from evo.ga.seeds import plugin_seeds
 from evo.model import Creature
 from evo.qd.archive import FiniteScheduler, cvt_centroids, make_archive
 from evo.qd.emitter import GraphEmitter, Plan
@@ -135,10 +135,11 @@ class QualityDiversity:
         else:
             serials = np.asarray(self.scheduler.ask(), dtype=np.int64)
             plan = [planned for emitter in self.emitters for planned in emitter.planned]
+        counts = [1 if brood.kind in (RANDOM, SEEDED) else len(brood.parents) for brood, _ in plan]
+        made = plugin_seeds(self.settings.seed, g, sum(counts)).tolist()
         broods, index = [], 0
-        for brood, _ in plan:
-            count = 1 if brood.kind in (RANDOM, SEEDED) else len(brood.parents)
-            seeds = tuple(plugin_seed(self.settings.seed, g, index + k) for k in range(count))
+        for (brood, _), count in zip(plan, counts, strict=True):
+            seeds = tuple(made[index : index + count])
             index += count
             broods.append(dataclasses.replace(brood, plugin_seeds=seeds))
         self._pending = ([(b, parents) for b, (_, parents) in zip(broods, plan, strict=True)], serials)

@@ -109,6 +109,10 @@ class PoolSection:
     address: str | None = setting(
         None, doc="the dask scheduler (tcp://host:8786) with backend = 'dask'; default: a local cluster"
     )
+    batch: bool = setting(
+        True,
+        doc="simulate a chunk's children of one topology together in SIMD lanes (the same results, faster)",
+    )
 
 
 # table name -> section class (World is validated by World.updated)

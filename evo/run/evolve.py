@@ -25,6 +25,7 @@ from evo.model import Creature
 from evo.qd import ribs_missing
 from evo.run.archive_writer import QDFolderWriter
 from evo.run.backends import EvaluationFailed, Task, backend_kind, make_backend
+from evo.run.batching import chunk_ids
 from evo.run.callbacks import (
     Callback,
     GenerationStatus,
@@ -43,6 +44,10 @@ from evo.sim import warm_up
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
 
 log = logging.getLogger("evo.run")
+
+# with [pool] batch: chunks per worker process and generation (fewer and bigger chunks group more children
+# of one topology; more and smaller ones balance the workers' loads); in-process: the whole generation
+CHUNKS_PER_WORKER = 2
 
 # set by evo/__init__.py: draws a RunResult for Jupyter (the drawing code lives above this layer)
 HTML_RENDERER: Callable[[RunResult], str] | None = None
@@ -139,13 +144,25 @@ def _failure(
     return message
 
 
+def _tasks(broods: list[Any], config: Config, workers: int) -> list[Task]:
+    """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods of parents
+    of one topology side by side, in chunks that keep them together (:func:`evo.run.batching.chunk_ids`);
+    the results are the same in any order."""
+    if not config.pool.batch or not broods:
+        return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
+    size = config.pool.chunksize
+    chunks = -(-len(broods) // size) if size else (CHUNKS_PER_WORKER * workers if workers > 1 else 1)
+    ranked = sorted((rank, chunk, index) for index, (rank, chunk) in enumerate(chunk_ids(broods, chunks)))
+    return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
+
+
 def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> GenerationStatus:
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
     broods = evolution.ask()
     asked = time.perf_counter()
-    tasks = [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
+    tasks = _tasks(broods, prepared.config, backend.workers)
     evaluations = sum(task.weight for task in tasks)
     for callback in callbacks:
         callback.on_generation_start(g, evaluations)
@@ -155,11 +172,14 @@ def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback])
             callback.on_evaluated(count)
 
     try:
-        results = backend.run(tasks, evaluated)
+        ranked = backend.run(tasks, evaluated)
     except EvaluationFailed as exc:
         message = _failure(prepared, broods, exc, callbacks)
         log.error("%s", message)
         raise RunFailed(message) from None
+    results: list[Any] = [None] * len(broods)
+    for task, result in zip(tasks, ranked, strict=True):
+        results[task.index] = result
     done = time.perf_counter()
     record = evolution.tell(results)
     told = time.perf_counter()
@@ -220,6 +240,7 @@ def run_prepared(
             model_text=kind != "inprocess" and prepared.folder is not None,
             timeout=config.evaluation.timeout,
             on_timeout=config.evaluation.on_timeout,
+            batch=config.pool.batch,
         )
         if kind == "dask":  # workers on other machines get the plugin's files with the context
             context = with_plugin_files(context)

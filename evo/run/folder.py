@@ -47,6 +47,7 @@ RESUMABLE_CHANGES = {
     ("evaluation", "on_timeout"),
     ("pool", "backend"),
     ("pool", "address"),
+    ("pool", "batch"),
 }
 
 
@@ -220,6 +221,10 @@ class _EliteFiles:
         return [(name, texts[ind.id]) for name, ind in named]
 
 
+def _yield() -> None:
+    time.sleep(0)
+
+
 def _generation_best(population: list[Individual]) -> Individual | None:
     """The fittest evaluated individual of a generation with finite fitness (DEAP's weighted order)."""
     finite = [ind for ind in population if ind.values and all(map(math.isfinite, ind.values))]
@@ -331,7 +336,9 @@ class FolderWriter(Callback):
 
         def work() -> None:
             started = time.perf_counter()
-            head, individuals = state_parts(state)
+            # time.sleep(0) gives the GIL back after each creature's JSON: the evolution's thread, back
+            # from a kernel call, need not wait out Python's switch interval behind this one
+            head, individuals = state_parts(state, pause=_yield)
             folder.write_checkpoint(head, individuals)
             folder.write_history(columns, head["logbook"])
             folder.write_elites(elites.texts(elites.names(members)))

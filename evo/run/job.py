@@ -19,15 +19,24 @@ from typing import Any
 from evo.errors import EvoInputError
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, worst_fitness
+from evo.fitness.evaluate import evaluate as evaluate_one
 from evo.ga.brood import Brood, Variation, breed
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.checkpoint import model_json
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
+from evo.run.batching import Bred, prepare_broods
 from evo.sim import warm_up
 
-__all__ = ["BreedContext", "ChildFailed", "breed_and_evaluate", "setup_worker", "with_plugin_files"]
+__all__ = [
+    "BreedContext",
+    "ChildFailed",
+    "breed_and_evaluate",
+    "prepare",
+    "setup_worker",
+    "with_plugin_files",
+]
 
 log = logging.getLogger("evo.run.job")
 
@@ -41,7 +50,8 @@ class BreedContext:
     parent only splices it into the checkpoint). ``timeout`` is the time limit of one child's evaluation
     in seconds (0: none); past it, ``on_timeout = "stop"`` fails the brood (:class:`ChildFailed`) and
     ``"worst"`` gives the child the worst fitness. ``plugin_files`` carries the source of a ``file:``
-    plugin to workers that may not see it (:func:`with_plugin_files`).
+    plugin to workers that may not see it (:func:`with_plugin_files`). With ``batch``, the children of
+    a chunk that share a topology are simulated together (:func:`prepare`; the results are the same).
     """
 
     spec: Any
@@ -53,6 +63,7 @@ class BreedContext:
     timeout: float = 0.0
     on_timeout: str = "stop"
     plugin_files: PluginFiles | None = None
+    batch: bool = True
 
 
 class ChildFailed(Exception):
@@ -76,21 +87,29 @@ class ChildFailed(Exception):
         self.detail = (child, creature, seed)
 
 
-def breed_and_evaluate(brood: Brood, context: BreedContext) -> list[tuple[Any, ...]]:
+def breed_and_evaluate(
+    brood: Brood, context: BreedContext, bred: Bred | None = None
+) -> list[tuple[Any, ...]]:
     """The brood's children as (creature, evaluation) pairs, or (creature, evaluation, model text) with
-    ``context.model_text``; ``(None, None)`` for an unchanged copy."""
-    evaluate = context.evaluate
-    if evaluate is None:
-        from evo.fitness.evaluate import evaluate
+    ``context.model_text``; ``(None, None)`` for an unchanged copy. ``bred`` is what :func:`prepare` made
+    for the brood: its children, and the trajectories of those simulated in a batch."""
+    evaluate = context.evaluate or evaluate_one
     out: list[tuple[Any, ...]] = []
-    children = breed(brood, context.genome, context.ga, context.variation, world=context.spec.world)
+    if bred is None:
+        children = breed(brood, context.genome, context.ga, context.variation, world=context.spec.world)
+        trajectories = {}
+    else:
+        children, trajectories = bred.children, bred.trajectories
     for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
         if seed is None:
             out.append((None, None))
             continue
         try:
             with evaluation_time_limit(context.timeout, k):
-                outcome = evaluate(child, context.spec, seed)
+                if k in trajectories:
+                    outcome = evaluate_one(child, context.spec, seed, trajectories[k])
+                else:
+                    outcome = evaluate(child, context.spec, seed)
         except EvaluationTimeout as exc:
             plugin = load_ref(context.spec.plugin)
             if context.on_timeout != "worst":
@@ -104,6 +123,18 @@ def breed_and_evaluate(brood: Brood, context: BreedContext) -> list[tuple[Any, .
             raise ChildFailed(exc, k, child, seed) from exc
         out.append((child, outcome, model_json(child)) if context.model_text else (child, outcome))
     return out
+
+
+def prepare(broods: list[Brood], context: BreedContext) -> list[Bred | None]:
+    """The chunk step of the job (called by :func:`~evo.run.backends.base.run_chunk`): with
+    ``context.batch``, breed the chunk's broods and simulate their same-topology children together
+    (:func:`evo.run.batching.prepare_broods`); otherwise nothing (each brood is bred by the job)."""
+    if not context.batch or context.evaluate is not None:
+        return [None] * len(broods)
+    return prepare_broods(broods, context)
+
+
+breed_and_evaluate.prepare = prepare  # type: ignore[attr-defined]
 
 
 def with_plugin_files(context: BreedContext) -> BreedContext:

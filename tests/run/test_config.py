@@ -260,6 +260,8 @@ def _documented_rows(text: str, table: str) -> dict[str, tuple[str, str]]:
 
 def _as_in_docs(value: object) -> str:
     """A default as docs/config.md writes it: TOML-like (``"down"``, ``[4, 12]``, ``{type = "flat"}``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
     if isinstance(value, tuple):

@@ -30,7 +30,7 @@ def test_the_default_backend_is_in_process_for_one_worker_and_fork_for_more_and_
         "fork",
         "dask",
     )
-    assert set(config.to_dict()["pool"]) == {"workers"}  # the config.toml of older runs stays the same
+    assert set(config.to_dict()["pool"]) == {"workers", "batch"}  # backend and address: not written
 
 
 def test_a_dask_backend_and_its_address_are_kept_in_the_resolved_config(tmp_path):

@@ -19,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "EvaluationFailed",
+    "chunks_of",
     "EvaluationTimeout",
     "Job",
     "Progress",
@@ -39,11 +40,13 @@ ErrorData = tuple[int, "str | None", str, Any]
 @dataclass(frozen=True)
 class Task:
     """``payload`` for the job, ``index`` its place in the batch, ``weight`` the units of progress it
-    stands for (for ``evo run``: the evaluations it makes)."""
+    stands for (for ``evo run``: the evaluations it makes), and ``chunk``: when tasks give one, the
+    consecutive tasks of one chunk go to a worker together (else the backend cuts chunks by size)."""
 
     index: int
     payload: Any
     weight: int = 1
+    chunk: int | None = None
 
 
 class EvaluationFailed(Exception):
@@ -57,6 +60,25 @@ class EvaluationFailed(Exception):
         self.detail = detail
         where = f"plugin '{plugin}'" if plugin else "task"
         super().__init__(f"{where} failed on task {index}: {message}")
+
+
+def chunks_of(tasks: Sequence[Task], size: int) -> list[list[Task]]:
+    """``tasks`` cut into chunks: by their ``chunk`` ids when they carry them (consecutive tasks of one id
+    together), else ``size`` at a time."""
+    out: list[list[Task]] = []
+    for task in tasks:
+        if not out:
+            out.append([task])
+        elif task.chunk is not None:
+            if task.chunk == out[-1][-1].chunk:
+                out[-1].append(task)
+            else:
+                out.append([task])
+        elif len(out[-1]) >= size:
+            out.append([task])
+        else:
+            out[-1].append(task)
+    return out
 
 
 def error_data(index: int, exc: BaseException) -> ErrorData:
@@ -77,7 +99,9 @@ def run_chunk(
     """Run a chunk; stop at the first error and return it as data with what was done so far.
 
     Args:
-        job: ``job(payload, context)``, run on each payload in order.
+        job: ``job(payload, context)``, run on each payload in order; a job with an attribute
+            ``prepare(payloads, context) -> list`` is called first on the chunk's payloads and then as
+            ``job(payload, context, prepared)`` with its item.
         context: the job's context.
         chunk: (task index, payload) pairs.
         timed_out: (task index, evaluation number) pairs known to run past the time limit (their worker
@@ -89,11 +113,17 @@ def run_chunk(
     global _task, _timed_out
     done = []
     _timed_out = timed_out
+    prepare = getattr(job, "prepare", None)
+    # a job with a ``prepare`` step gets what it made for the chunk's payloads (e.g. bred broods)
+    prepared = prepare([payload for _, payload in chunk], context) if prepare else None
     try:
-        for index, payload in chunk:
+        for position, (index, payload) in enumerate(chunk):
             _task = index
             try:
-                done.append((index, job(payload, context)))
+                if prepared is None:
+                    done.append((index, job(payload, context)))
+                else:
+                    done.append((index, job(payload, context, prepared[position])))
             except (Exception, EvaluationTimeout) as exc:  # errors travel back as data, never as a traceback
                 return done, error_data(index, exc)
     finally:

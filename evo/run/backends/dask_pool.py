@@ -20,7 +20,7 @@ from typing import Any
 import dask
 import distributed
 
-from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, log
+from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, chunks_of, log
 from evo.run.backends.dask_worker import IgnoreInterrupt, chunk_on_worker, one_line, setup_on_worker, versions
 
 __all__ = ["DaskPool"]
@@ -238,13 +238,14 @@ class DaskPool:
         self._batches += 1
         order: list[int] = []
         weight: dict[int, int] = {}
-        chunks: list[list[tuple[int, Any]]] = [[]]
-        for task in tasks:
-            order.append(task.index)
-            weight[task.index] = task.weight
-            if len(chunks[-1]) >= size:
-                chunks.append([])
-            chunks[-1].append((task.index, task.payload))
+        chunks: list[list[tuple[int, Any]]] = []
+        for chunk in chunks_of(list(tasks), size):
+            for task in chunk:
+                order.append(task.index)
+                weight[task.index] = task.weight
+            chunks.append([(task.index, task.payload) for task in chunk])
+        if not chunks:
+            chunks = [[]]
         if not order:
             return []
         # a graph for the first chunk of each worker, sent at once, then one for the rest while they

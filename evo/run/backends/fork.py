@@ -223,16 +223,20 @@ class ForkPool:
 
         try:
             chunk: list[tuple[int, Any]] = []
+            last: int | None = None
             for task in tasks:
-                order.append(task.index)
-                weight[task.index] = task.weight
-                chunk.append((task.index, task.payload))
-                if len(chunk) >= size:
+                # a chunk is full at its size, or where the tasks' own chunk ids change
+                full = chunk and (task.chunk != last if task.chunk is not None else len(chunk) >= size)
+                if full:
                     submit(chunk)
                     chunk = []
                     collect(block=False)
                     if errors:
                         break
+                order.append(task.index)
+                weight[task.index] = task.weight
+                chunk.append((task.index, task.payload))
+                last = task.chunk
             else:
                 if chunk:
                     submit(chunk)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from evo.run.backends.base import EvaluationFailed, Job, Progress, Task, run_chunk
+from evo.run.backends.base import EvaluationFailed, Job, Progress, Task, chunks_of, run_chunk
 
 __all__ = ["InProcess"]
 
@@ -22,15 +22,16 @@ class InProcess:
     def run(
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
     ) -> list[Any]:
-        """The job's results for ``tasks``, one after the other, in order (``expected`` is not needed)."""
+        """The job's results for ``tasks``, in order (``expected`` is not needed): one at a time, or by the
+        chunks the tasks name (a job with a ``prepare`` step makes use of them)."""
         out = []
-        for task in tasks:
-            done, error = run_chunk(self.job, self.context, [(task.index, task.payload)])
+        for chunk in chunks_of(list(tasks), 1):
+            done, error = run_chunk(self.job, self.context, [(task.index, task.payload) for task in chunk])
+            out.extend(result for _, result in done)
             if error is not None:
                 raise EvaluationFailed(*error)
-            out.append(done[0][1])
             if progress is not None:
-                progress(task.weight)
+                progress(sum(task.weight for task in chunk))
         return out
 
     def close(self) -> None:

@@ -1,0 +1,110 @@
+"""Children of one topology simulated together in a run: the same results as one by one, bit for bit."""
+
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evo
+from evo.fitness.evaluate import evaluate
+from evo.ga.brood import breed
+from evo.ga.loop import Evolution
+from evo.run import batching
+from evo.run.job import BreedContext
+from evo.sim import simulate, topology_key
+
+# small bodies, so that many children share a topology and groups of at least MIN_LANES form
+SMALL = {
+    "run": {"name": "small", "seed": 4, "generations": 5, "population": 48},
+    "evaluation": {"frames": 300, "plugin": "distance", "params": {"settle_frames": 0}},
+    "world": {"max_speed": 50.0},
+    "genome": {"masses": [3, 3], "max_links": 3},
+}
+
+
+def config(**pool) -> evo.Config:
+    return evo.Config.from_dict({**SMALL, "pool": pool})
+
+
+def different(a: Path, b: Path) -> list[str]:
+    compare = filecmp.dircmp(a, b, ignore=["run.log", "config.toml"])
+    out = [*compare.left_only, *compare.right_only]
+    out += filecmp.cmpfiles(a, b, compare.common_files, shallow=False)[1]
+    for sub in compare.common_dirs:
+        out += [f"{sub}/{name}" for name in different(a / sub, b / sub)]
+    return out
+
+
+def test_a_run_batched_and_one_by_one_writes_the_same_files(tmp_path):
+    before = dict(batching.COUNTS)
+    evo.evolve(config(workers=1, batch=True), out=tmp_path / "batched", progress=False)
+    assert batching.COUNTS["batched"] > before["batched"]  # groups did form
+    evo.evolve(config(workers=1, batch=False), out=tmp_path / "single", progress=False)
+    assert different(tmp_path / "batched", tmp_path / "single") == []
+
+
+def test_one_and_two_workers_write_the_same_files_with_batching(tmp_path):
+    evo.evolve(config(workers=1, batch=True), out=tmp_path / "one", progress=False)
+    evo.evolve(config(workers=2, batch=True), out=tmp_path / "two", progress=False)
+    assert different(tmp_path / "one", tmp_path / "two") == []
+
+
+def broods_of_a_converged_population():
+    """A generation's broods whose parents are few topologies (a run's later generations look so)."""
+    c = config(workers=1)
+    evolution = Evolution(c.loop_settings())
+    results = []
+    for brood in evolution.ask():
+        (kid,) = breed(brood, c.genome, c.ga)
+        results.append([(kid, float(kid.positions[:, 0].max()))])
+    evolution.tell(results)
+    return evolution.ask(), c
+
+
+def test_chunks_keep_broods_of_same_topology_parents_together_and_cover_every_brood():
+    broods, _ = broods_of_a_converged_population()
+    ids = batching.chunk_ids(broods, chunks=4)
+    ranks = sorted(rank for rank, _ in ids)
+    assert ranks == list(range(len(broods)))
+    by_rank = sorted((rank, chunk, i) for i, (rank, chunk) in enumerate(ids))
+    chunks = [chunk for _, chunk, _ in by_rank]
+    assert chunks == sorted(chunks) and 2 <= chunks[-1] + 1 <= 8
+    keys = [topology_key(broods[i].parents[0]) for _, _, i in by_rank]
+    # same-topology parents are side by side: each key forms one run in the evaluation order
+    runs = [key for k, key in enumerate(keys) if k == 0 or key != keys[k - 1]]
+    assert len(runs) == len(set(keys))
+
+
+def test_prepared_broods_hold_the_children_breed_makes_and_the_trajectories_simulate_makes():
+    broods, c = broods_of_a_converged_population()
+    spec = c.evaluation_spec()
+    context = BreedContext(spec, c.genome, c.ga)
+    prepared = batching.prepare_broods(broods, context)
+    batched = 0
+    for brood, bred in zip(broods, prepared, strict=True):
+        children = breed(brood, c.genome, c.ga, world=spec.world)
+        assert len(bred.children) == len(children)
+        for k, (child, again) in enumerate(zip(bred.children, children, strict=True)):
+            assert (child is None) == (again is None)
+            if child is None:
+                continue
+            assert np.array_equal(child.positions, again.positions) and np.array_equal(child.rest, again.rest)
+            if k in bred.trajectories:
+                batched += 1
+                alone = simulate(child, spec.world, spec.frames, record_every=10)
+                assert np.array_equal(bred.trajectories[k].positions, alone.positions)
+                seed = brood.plugin_seeds[k]
+                assert evaluate(child, spec, seed, bred.trajectories[k]) == evaluate(child, spec, seed)
+    assert batched > 0
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_the_batch_setting_may_change_when_a_run_resumes(tmp_path, batch):
+    first = config(workers=1, batch=batch).replace(run={"generations": 3})
+    evo.evolve(first, out=tmp_path / "run", progress=False)
+    evo.evolve(config(workers=1, batch=not batch), out=tmp_path / "run", resume=True, progress=False)
+    evo.evolve(config(workers=1), out=tmp_path / "whole", progress=False)
+    assert different(tmp_path / "run", tmp_path / "whole") == []
