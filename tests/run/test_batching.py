@@ -54,7 +54,7 @@ def test_one_and_two_workers_write_the_same_files_with_batching(tmp_path):
 
 def broods_of_a_converged_population():
     """A generation's broods whose parents are few topologies (a run's later generations look so)."""
-    c = config(workers=1)
+    c = config(workers=1).replace(run={"population": 96})
     evolution = Evolution(c.loop_settings())
     results = []
     for brood in evolution.ask():
