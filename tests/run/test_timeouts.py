@@ -102,6 +102,27 @@ def test_a_forked_worker_stuck_out_of_the_alarms_reach_is_replaced_and_its_evalu
     assert time.monotonic() - started < 30
 
 
+def _stuck_on_even(payload: int, context: float) -> int:
+    try:
+        with evaluation_time_limit(context):
+            if payload % 2 == 0:
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                time.sleep(1e9)
+            time.sleep(0.5)
+    except EvaluationTimeout:
+        return -1
+    return payload * 10
+
+
+def test_a_second_worker_stuck_when_the_first_is_killed_is_killed_with_it():
+    # task 0 sticks at once, task 2 half a second later on the other worker: when the first is killed
+    # the second is stuck but not yet past the limit, and (ignoring SIGTERM) would hold the old pool open
+    started = time.monotonic()
+    with ForkPool(_stuck_on_even, 1.0, workers=2, chunksize=1, timeout=1.0) as pool:
+        assert pool.run([Task(i, i) for i in range(4)]) == [-1, 10, -1, 30]
+    assert time.monotonic() - started < 30
+
+
 # -- in a run -------------------------------------------------------------------------------------
 def _config(how: str, *, on_timeout: str = "stop", workers: int = 1, generations: int = 3, every: int = 5):
     return evo.Config.from_dict(

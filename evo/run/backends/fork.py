@@ -214,6 +214,9 @@ class ForkPool:
                         os.kill(pid, signal.SIGKILL)
                     replacing = True
             if replacing and not pending:  # every chunk under way is back or lost: a new pool
+                # kill every worker of the broken pool: they ignore SIGTERM, which is all the executor
+                # sends, so another worker stuck in its own evaluation would keep shutdown waiting forever
+                self.kill()
                 self._executor.shutdown(wait=True)
                 self._executor = self._start()
                 replacing = False
