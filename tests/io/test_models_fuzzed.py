@@ -11,6 +11,9 @@ from hypothesis import given
 from evo.io.models import load_model
 from evo.sim import World, simulate
 
+# a damaged file that still loads warns about what it ignored; the warnings are expected, not shown
+pytestmark = pytest.mark.filterwarnings("ignore::evo.errors.EvoInputWarning")
+
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
