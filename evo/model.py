@@ -164,6 +164,8 @@ class Creature:
         set_(self, "polys", tuple(p if isinstance(p, Polygon) else Polygon(tuple(p)) for p in self.polys))
         n = self.positions.shape[0]
         m = self.link_a.shape[0]
+        if self.stiffness is None and self.dashpot is None and self.mass is None:
+            self.__dict__["has_default_physics"] = True  # nothing to look at: every value is its default
         for name, size, default in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
             value = getattr(self, name)
             set_(self, name, _frozen(np.full(size, default) if value is None else value, np.float64))

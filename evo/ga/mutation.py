@@ -19,6 +19,7 @@ Units: px, rad, rad/frame. Sigmas come from :class:`~evo.ga.settings.GASection`.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -244,6 +245,16 @@ MUTATIONS: dict[str, Mutation] = {name: _on_creatures(name, edit) for name, edit
 assert tuple(MUTATIONS) == MUTATION_NAMES
 
 
+@functools.lru_cache(maxsize=64)
+def _active(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
+    """The operators with a positive rate, in registry order, and their rates (made once per settings;
+    the array is never written to)."""
+    active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
+    rates = np.array([rate for _, rate in active])
+    rates.setflags(write=False)
+    return active, rates
+
+
 def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> Creature:
     """Apply each operator of :data:`MUTATIONS` (in registry order) with probability ``ga.rate_<name>``.
 
@@ -253,8 +264,7 @@ def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, 
     """
     # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
     # leaves the random stream of existing configurations unchanged
-    active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
-    rates = np.array([rate for _, rate in active])
+    active, rates = _active(ga)
     fired = rng.random(rates.size) < rates
     if not fired.any() and rates.sum() > 0.0:
         fired[int(rng.choice(rates.size, p=rates / rates.sum()))] = True

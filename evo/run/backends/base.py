@@ -117,15 +117,16 @@ def run_chunk(
     # a job with a ``prepare`` step gets what it made for the chunk's payloads (e.g. bred broods)
     prepared = prepare([payload for _, payload in chunk], context) if prepare else None
     try:
-        for position, (index, payload) in enumerate(chunk):
-            _task = index
-            try:
-                if prepared is None:
-                    done.append((index, job(payload, context)))
-                else:
-                    done.append((index, job(payload, context, prepared[position])))
-            except (Exception, EvaluationTimeout) as exc:  # errors travel back as data, never as a traceback
-                return done, error_data(index, exc)
+        with alarm_handler():  # the time limit's handler, once for the chunk
+            for position, (index, payload) in enumerate(chunk):
+                _task = index
+                try:
+                    if prepared is None:
+                        done.append((index, job(payload, context)))
+                    else:
+                        done.append((index, job(payload, context, prepared[position])))
+                except (Exception, EvaluationTimeout) as exc:  # errors travel back as data
+                    return done, error_data(index, exc)
     finally:
         _task, _timed_out = -1, frozenset()
     return done, None
@@ -201,15 +202,40 @@ def evaluation_time_limit(seconds: float, evaluation: int = 0) -> Iterator[None]
             _monitor(-1, -1, 0.0)
 
 
+# the main thread's SIGALRM handler while run_chunk runs (installed once per chunk, not per evaluation)
+_ALARM_SECONDS: list[float | None] = [None]  # the armed limit, or None
+_HANDLER_INSTALLED = [0]
+
+
+def _fire(signum: int, frame: Any) -> None:
+    seconds = _ALARM_SECONDS[0]
+    if seconds is not None:
+        raise EvaluationTimeout(seconds)
+
+
+@contextlib.contextmanager
+def alarm_handler() -> Iterator[None]:
+    """Install the time limit's SIGALRM handler for a block of evaluations (in the main thread only;
+    elsewhere this does nothing), so that each evaluation only arms and disarms the timer."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _fire)
+    _HANDLER_INSTALLED[0] += 1
+    try:
+        yield
+    finally:
+        _HANDLER_INSTALLED[0] -= 1
+        signal.signal(signal.SIGALRM, previous)
+
+
 @contextlib.contextmanager
 def _alarm(seconds: float) -> Iterator[None]:
-    armed = [True]
-
-    def fire(signum: int, frame: Any) -> None:
-        if armed[0]:
-            raise EvaluationTimeout(seconds)
-
-    previous = signal.signal(signal.SIGALRM, fire)
+    if not _HANDLER_INSTALLED[0]:
+        with alarm_handler(), _alarm(seconds):
+            yield
+        return
+    _ALARM_SECONDS[0] = seconds
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
         yield
@@ -218,9 +244,8 @@ def _alarm(seconds: float) -> Iterator[None]:
     finally:
         while True:  # a timeout that fires while this disarms is dropped: the body is over
             try:
-                armed[0] = False
+                _ALARM_SECONDS[0] = None
                 signal.setitimer(signal.ITIMER_REAL, 0.0)
-                signal.signal(signal.SIGALRM, previous)
                 break
             except EvaluationTimeout:
                 continue
