@@ -16,11 +16,13 @@ Sections, each a function ``section(args) -> Section`` named in :data:`SECTIONS`
   same-topology mutants, and its compile time (see :mod:`evo.bench.batch`).
 - ``dask``: the same runs on a dask LocalCluster of 2 workers against the fork pool of 2, and the cost of
   starting the cluster (see :mod:`evo.bench.cluster`).
+- ``scaling`` (only with ``--scaling``, it takes minutes): rates against creature size, population and
+  workers, the per-core limit and a generation's profile (see :mod:`evo.bench.scaling`).
 
 Every section returns lines of text (printed as a table) and a dict of JSON fields; ``--json`` prints
 all the sections' fields merged into one JSON object on stdout (the tables go to stderr). Besides ``json`` and
 ``repeats``, :func:`main` honours optional attributes of ``args`` that the command line does not set:
-``sections`` (names to run, default all), ``frames`` and ``numpy_frames`` (timed run lengths).
+``sections`` (names to run, default :data:`DEFAULT_SECTIONS`), ``frames`` and ``numpy_frames`` (timed run lengths).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SECTIONS", "Section", "best_time", "main", "run_sections"]
+__all__ = ["DEFAULT_SECTIONS", "SECTIONS", "Section", "best_time", "main", "run_sections"]
 
 # name -> "module:function"; each function takes the parsed arguments and returns a Section.
 SECTIONS: dict[str, str] = {
@@ -44,7 +46,9 @@ SECTIONS: dict[str, str] = {
     "evolution": "evo.bench.evolution:evolution_section",
     "batch": "evo.bench.batch:batch_section",
     "dask": "evo.bench.cluster:dask_section",
+    "scaling": "evo.bench.scaling:scaling_section",
 }
+DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")  # scaling: evo bench --scaling
 
 
 @dataclass
@@ -75,8 +79,8 @@ def _load(reference: str) -> Callable[[argparse.Namespace], Section]:
 
 
 def run_sections(args: argparse.Namespace, names: list[str] | None = None) -> list[Section]:
-    """Run the named sections (all of :data:`SECTIONS` by default) in order."""
-    return [_load(SECTIONS[name])(args) for name in (names or list(SECTIONS))]
+    """Run the named sections (:data:`DEFAULT_SECTIONS` by default) in order."""
+    return [_load(SECTIONS[name])(args) for name in (names or DEFAULT_SECTIONS)]
 
 
 def main(args: argparse.Namespace) -> int:

@@ -19,6 +19,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="instead: every integrator's throughput and energy error on seed 003's double spring"
         " (see evo/bench/integrators.py)",
     )
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="instead: rates against creature size (5..1000 masses), population and workers, the per-core"
+        " sqrt+divide limit, and where a generation's time goes (see evo/bench/scaling.py; minutes)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,4 +34,6 @@ def run(args: argparse.Namespace) -> int:
         return integrators_main(args)
     from evo.bench import main
 
+    if getattr(args, "scaling", False):
+        args.sections = ["scaling"]
     return main(args)
