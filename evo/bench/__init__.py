@@ -1,28 +1,8 @@
-"""``python -m evo bench``: how fast the simulator is (a benchmark, not a test).
+"""``python -m evo bench``: how fast the simulator and whole runs are (a benchmark, not a test).
 
-Sections, each a function ``section(args) -> Section`` named in :data:`SECTIONS` by a lazily imported
-``"module:function"`` reference (add a line there to add a section, e.g. an evolution benchmark):
-
-- ``simulator``: after JIT warm-up, the best of ``args.repeats`` timed runs of
-  ``simulate(creature, world, 4000, record_every=10)`` on the two standard creatures, in spring-updates
-  per second (links x frames / seconds), and the same for the numpy-vectorised reference step of
-  :mod:`evo.bench.numpy_reference` (fewer frames; normalised per frame), with the ratio kernel / numpy.
-- ``compile``: the JIT compile time, measured in fresh interpreters with ``NUMBA_CACHE_DIR`` on an
-  empty temporary folder (cold) and again on the same folder (cached).
-- ``evolution``: end-to-end evaluations per second of ``evo run`` generations (population 200, ~20
-  masses / 60 links, 3000 frames) with 1 and 2 workers against the bare kernel on the same creatures
-  (see :mod:`evo.bench.evolution`).
-- ``batch``: the batched kernel (:func:`evo.sim.batch.simulate_batch`) against the scalar one on 64
-  same-topology mutants, and its compile time (see :mod:`evo.bench.batch`).
-- ``dask``: the same runs on a dask LocalCluster of 2 workers against the fork pool of 2, and the cost of
-  starting the cluster (see :mod:`evo.bench.cluster`).
-- ``scaling`` (only with ``--scaling``, it takes minutes): rates against creature size, population and
-  workers, the per-core limit and a generation's profile (see :mod:`evo.bench.scaling`).
-
-Every section returns lines of text (printed as a table) and a dict of JSON fields; ``--json`` prints
-all the sections' fields merged into one JSON object on stdout (the tables go to stderr). Besides ``json`` and
-``repeats``, :func:`main` honours optional attributes of ``args`` that the command line does not set:
-``sections`` (names to run, default :data:`DEFAULT_SECTIONS`), ``frames`` and ``numpy_frames`` (timed run lengths).
+Each section is a function ``section(args) -> Section`` named in :data:`SECTIONS` (the ones run by default
+in :data:`DEFAULT_SECTIONS`); ``--json`` merges their fields into one object on stdout. What each section
+measures, and how: docs/performance.md.
 """
 
 from __future__ import annotations
@@ -84,7 +64,16 @@ def run_sections(args: argparse.Namespace, names: list[str] | None = None) -> li
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run every section, print their tables, and with ``args.json`` the merged JSON object last."""
+    """Run the sections, print their tables, and with ``args.json`` the merged JSON object last.
+
+    Args:
+        args: ``json`` and ``repeats`` from the command line; optionally ``sections`` (names to run,
+            default :data:`DEFAULT_SECTIONS`), ``frames`` and ``numpy_frames`` (timed run lengths), and
+            whatever a section reads with ``getattr`` (its tests pass tiny values).
+
+    Returns:
+        0, the exit status.
+    """
     sections = run_sections(args, getattr(args, "sections", None))
     human = sys.stderr if getattr(args, "json", False) else sys.stdout  # --json: stdout holds JSON only
     merged: dict[str, Any] = {}

@@ -1,11 +1,8 @@
 """The ``dask`` section of ``python -m evo bench``: a dask LocalCluster of 2 workers against the fork pool.
 
-Both run the ``evolution`` section's config (:func:`evo.bench.evolution.bench_config`: population 200,
-~20 masses / ~60 links, 3000 frames) into a temporary run folder, repeat after repeat, interleaved; per
-generation the fastest repeat is kept. Generation 0 is timed apart, from the start of the run: it holds
-the start of the pool (for dask: scheduler, worker processes, the plugin and the kernel on each worker,
-as the backend reports them).
-"""
+Both run the evolution section's config into a temporary run folder, interleaved, fastest repeat per
+generation kept; generation 0 (the start of the pool) is timed apart. See docs/performance.md and
+docs/cluster.md."""
 
 from __future__ import annotations
 

@@ -1,22 +1,8 @@
 """End-to-end evolution benchmark: evaluations per second of whole generations, against the bare kernel.
 
-A section for ``python -m evo bench`` (``evolution_section(args) -> Section``, see :mod:`evo.bench`), and
-a memory probe (:func:`memory_probe`, ``python -m evo.bench.evolution --memory``).
-
-What is timed: real runs of :func:`evo.run.evolve.run_prepared` into a temporary run folder -- selection,
-variation, copying, the plugin, IPC, the hall of fame, statistics and the checkpoint, history and elite
-files of every generation -- with 1 worker (in-process) and with 2 workers. Creatures have ~20 masses
-and ~60 links (``[genome]`` masses 18..22, up to 64 links, degree <= 7), population 200, 3000 frames,
-plugin ``distance``, in :func:`evo.bench.simulator.bench_world` (stiffness 0.25 /frame^2, which keeps degree-7
-creatures stable under semi-implicit Euler). Generation 0 (random creatures) is left out: the rate is
-that of the following generations, from the end of one generation to the end of the next.
-
-The reference is the bare kernel: ``simulate(creature, world, frames, record_every)`` called in a loop,
-in-process, on exactly the creatures the 1-worker run evaluated.
-
-Runs are deterministic, so each one is repeated (``REPEATS``) and, per generation, the fastest repeat is
-kept: on a busy machine other processes can only slow a repeat down.
-"""
+The ``evolution`` section of ``python -m evo bench`` (real runs into a temporary run folder, with 1 and 2
+workers, batched and not, and examples/walkers.toml) and a memory probe (``--memory``). What is timed and
+how: docs/performance.md."""
 
 from __future__ import annotations
 

@@ -1,22 +1,8 @@
 """``python -m evo bench --integrators``: which integrator to choose, with numbers (a benchmark, not a test).
 
-For every integrator of :data:`evo.sim.world.INTEGRATORS` (``psm`` at order 9):
-
-- throughput: spring-updates per second (links × steps / s) on the 20-mass standard bench creature in the
-  bench world with dt = 0.25 frame and no speed limit (explicit Euler and midpoint blow up there; NaN
-  arithmetic costs the same, so their rate is still the cost of a step). That creature has the applet's
-  model, so ``euler`` runs the hand-optimised fast path; the extra row ``euler (general kernel)`` times
-  the same creature with every mass and link stiffness doubled (the same motion), which is what euler
-  costs with dashpots, unequal masses or penalty contact;
-- seed 003's double spring (r = 1, k = 6, m = 0.5, g = 9.81, h = 1/24, 5000 steps, lifted clear of the
-  floor): the largest energy error max |E(t) − E(0)| and the time per step;
-- the same double spring at equal wall time: each integrator gets the wall time psm order 9 needs for
-  the seed's 5000 steps, takes as many (smaller or larger) steps as fit in it over the same 208.3 time
-  units, and its largest energy error is reported.
-
-Timings are the best of ``repeats`` runs after a JIT warm-up. Energies are in the seed's units
-(mass × length² / time²), E = Σ ½·M·v² + Σ M·g·y + Σ ½·k·(L − r)².
-"""
+Every integrator's throughput on the 20-mass bench creature, and its energy error on seed 003's double
+spring at equal steps and at equal wall time. What is measured and how: docs/performance.md
+("Integrators"); the results: docs/integrators.md."""
 
 from __future__ import annotations
 

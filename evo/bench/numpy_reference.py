@@ -1,16 +1,8 @@
 """A straightforward numpy-vectorised version of the simulator's semi-implicit Euler step.
 
-This is the yardstick of ``python -m evo bench``: the same physics as the semi-implicit Euler kernel of
-:mod:`evo.sim.kernels.euler`, written the way one would write it in numpy without numba (per step: gather the
-link end positions, lengths, forces, scatter them onto the masses, update the free masses, floor contact).
-The tests check that it reproduces the kernel's trajectory, so the benchmark's kernel / numpy ratio
-compares two implementations of the same computation.
-
-To stay comparable it keeps the kernel's order of floating-point operations, including the order in
-which link forces are summed onto a mass (link by link, end ``a`` then end ``b``), so the two agree to
-rounding. Supported worlds: the floor (y = 0), gravity, damping, ``max_speed``; not walls, ceiling,
-terrain, RK4 or autoreverse (the benchmark world has none of them).
-"""
+The yardstick of ``python -m evo bench``: the physics of :mod:`evo.sim.kernels.euler` as one would write it
+in numpy, keeping the kernel's order of floating-point operations so that the two agree to rounding (floor,
+gravity, damping and ``max_speed`` only). See docs/performance.md."""
 
 from __future__ import annotations
 

@@ -1,19 +1,8 @@
-"""``python -m evo bench --scaling``: how throughput grows with creature size, population and workers, where
-a generation's time goes, and the per-core limit the kernels are measured against.
+"""``python -m evo bench --scaling``: throughput against creature size, population and workers, where a
+generation's time goes, and the per-core limit the kernels are measured against.
 
-- ``sizes``: the standard creatures (:func:`evo.bench.simulator.standard_creature`) of 5, 20, 60, 200 and
-  1000 masses, 64 same-topology mutants each (:func:`evo.bench.batch.mutants`), simulated one by one by
-  ``simulate`` and together by ``simulate_batch`` (semi-implicit Euler, bench world); rates in
-  spring-updates/s and in 3000-frame evaluations/s. Frames shrink with size so that each case costs about
-  the same.
-- ``limit``: a numba loop that does only what no spring kernel can avoid, one square root and one divide per
-  link and step, over contiguous arrays (vectorised by LLVM at the width it picks for this CPU).
-- ``population`` and ``workers``: whole in-process runs of the evolution bench config
-  (:func:`evo.bench.evolution.bench_config`) at several population sizes, and with 1 and 2 workers.
-- ``profile``: examples/walkers.toml, one worker, split by subtraction of measured runs: the run folder's
-  writer, the GA (selection, variation, hall of fame, statistics), the plugins and the wrapper around the
-  kernel, the kernel itself, and what batching saves.
-"""
+Sizes 5 to 1000 masses (scalar and batched), populations, 1 and 2 workers, one sqrt + one divide per
+link-step as the limit, examples/walkers.toml split by subtraction. Method, figures: docs/performance.md."""
 
 from __future__ import annotations
 
@@ -42,24 +31,44 @@ LIMIT_LINKS = 1024  # array length of the limit probe (its arrays stay in L1/L2)
 LIMIT_STEPS = 20000
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")  # as the kernels: no zero-division branch to block SIMD
 def _sqrt_divide(dx: np.ndarray, dy: np.ndarray, rest: np.ndarray, acc: np.ndarray, steps: int) -> None:
     for _ in range(steps):
         for i in range(dx.size):
             acc[i] += rest[i] / np.sqrt(dx[i] * dx[i] + dy[i] * dy[i])
 
 
-def limit_probe(links: int = LIMIT_LINKS, steps: int = LIMIT_STEPS, repeats: int = 3) -> float:
+@numba.njit(cache=True, error_model="numpy")
+def _sqrt_divide_scattered(
+    dx: np.ndarray, dy: np.ndarray, rest: np.ndarray, acc: np.ndarray, ends: np.ndarray, steps: int
+) -> None:
+    for _ in range(steps):
+        for i in range(dx.size):
+            acc[ends[i]] += rest[i] / np.sqrt(dx[i] * dx[i] + dy[i] * dy[i])
+
+
+def limit_probe(
+    links: int = LIMIT_LINKS, steps: int = LIMIT_STEPS, repeats: int = 3, scattered: bool = False
+) -> float:
     """Link-steps/s of a loop doing one sqrt and one divide per link and step, nothing else (best of
-    ``repeats``)."""
+    ``repeats``); ``scattered``: each result added onto an element chosen by index, as a per-creature
+    kernel adds a link's force onto its masses (which keeps the loop from running in SIMD lanes)."""
     rng = np.random.default_rng(0)
     dx, dy = rng.uniform(1.0, 50.0, links), rng.uniform(1.0, 50.0, links)
     rest, acc = rng.uniform(10.0, 60.0, links), np.zeros(links)
-    _sqrt_divide(dx, dy, rest, acc, 1)  # compile or load from the cache
+    ends = rng.integers(0, links // 3, links)
+
+    def run(n: int) -> None:
+        if scattered:
+            _sqrt_divide_scattered(dx, dy, rest, acc, ends, n)
+        else:
+            _sqrt_divide(dx, dy, rest, acc, n)
+
+    run(1)  # compile or load from the cache
     best = math.inf
     for _ in range(max(1, repeats)):
         start = time.perf_counter()
-        _sqrt_divide(dx, dy, rest, acc, steps)
+        run(steps)
         best = min(best, time.perf_counter() - start)
     return links * steps / best
 
@@ -86,7 +95,7 @@ def size_rows(repeats: int, sizes=SIZES, lanes: int = LANES, work: int = WORK) -
 def population_rows(populations=POPULATIONS, generations: int = 3, repeats: int = 2) -> list[dict[str, Any]]:
     """In-process evaluations/s of the bench config at each population (generations after the first),
     and for the default population with 2 workers."""
-    from evo.bench.evolution import POPULATION, best_rate, bench_config, timed_run
+    from evo.bench.evolution import POPULATION, bench_config, best_rate, timed_run
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="evo-bench-scaling-") as tmp:
@@ -99,7 +108,7 @@ def population_rows(populations=POPULATIONS, generations: int = 3, repeats: int 
     return rows
 
 
-def profile_walkers(generations: int = 60, repeats: int = 2) -> dict[str, Any]:
+def profile_walkers(generations: int = 120, repeats: int = 2) -> dict[str, Any]:
     """Seconds per generation of examples/walkers.toml (in-process, generations after the first), split by
     subtracting runs that leave one part out: with and without the run folder, with and without batching,
     the plugin's ``evaluate`` alone and the bare kernel alone on the same creatures."""
@@ -153,7 +162,9 @@ def scaling_section(args: argparse.Namespace) -> Section:
     repeats = max(1, min(int(getattr(args, "repeats", 3)), 3))
     sizes = getattr(args, "sizes", SIZES)
     rows = size_rows(repeats, sizes=sizes, lanes=int(getattr(args, "lanes", LANES)))
-    limit = limit_probe(steps=int(getattr(args, "limit_steps", LIMIT_STEPS)), repeats=repeats)
+    steps = int(getattr(args, "limit_steps", LIMIT_STEPS))
+    limit = limit_probe(steps=steps, repeats=repeats)
+    scattered = limit_probe(steps=steps, repeats=repeats, scattered=True)
     lines = [
         f"one core; standard creatures, {rows[0]['creatures']} same-topology mutants each, semi-implicit"
         f" Euler in the bench world; an evaluation = {EVALUATION_FRAMES} frames; best of {repeats};"
@@ -162,15 +173,22 @@ def scaling_section(args: argparse.Namespace) -> Section:
     ]
     for row in rows:
         lines.append(
-            f"{row['masses']:6d} {row['links']:5d} {row['frames']:7d} {row['scalar_spring_updates_per_s'] / 1e6:15.1f}"
+            f"{row['masses']:6d} {row['links']:5d} {row['frames']:7d}"
+            f" {row['scalar_spring_updates_per_s'] / 1e6:15.1f}"
             f" {row['batch_spring_updates_per_s'] / 1e6:14.1f} {row['ratio']:13.2f}"
             f" {row['scalar_evaluations_per_s']:15.1f} {row['batch_evaluations_per_s']:14.1f}"
         )
     lines.append(
-        f"limit: one sqrt + one divide per link-step, nothing else: {limit / 1e6:.0f} M link-steps/s"
-        f" (best kernel above: {max(r['batch_spring_updates_per_s'] for r in rows) / limit:.0%} of it)"
+        f"limit: one sqrt + one divide per link-step, nothing else: {limit / 1e6:.0f} M link-steps/s in SIMD"
+        f" lanes (best batched row: {max(r['batch_spring_updates_per_s'] for r in rows) / limit:.0%} of it);"
+        f" scattered by index as one creature's links are: {scattered / 1e6:.0f} M/s (best scalar row:"
+        f" {max(r['scalar_spring_updates_per_s'] for r in rows) / scattered:.0%} of it)"
     )
-    data: dict[str, Any] = {"sizes": rows, "limit_link_steps_per_s": limit}
+    data: dict[str, Any] = {
+        "sizes": rows,
+        "limit_link_steps_per_s": limit,
+        "limit_scattered_link_steps_per_s": scattered,
+    }
     populations = getattr(args, "populations", POPULATIONS)
     if populations:
         generations = int(getattr(args, "generations", 3))
@@ -178,7 +196,7 @@ def scaling_section(args: argparse.Namespace) -> Section:
         data["population"] = pop
         lines.append("population workers  evaluations/s  (bench config: ~20 masses / 59 links, 3000 frames)")
         lines += [f"{r['population']:10d} {r['workers']:7d} {r['per_s']:14.1f}" for r in pop]
-    profile_generations = int(getattr(args, "profile_generations", 60))
+    profile_generations = int(getattr(args, "profile_generations", 120))
     if profile_generations > 1:
         profile = profile_walkers(profile_generations, repeats=min(repeats, 2))
         data["profile"] = profile

@@ -27,13 +27,16 @@ def test_the_scaling_section_reports_sizes_the_limit_population_workers_and_a_pr
     )
     section = scaling.scaling_section(args)
     data = json.loads(json.dumps(section.data))["scaling"]
-    assert [(row["masses"], row["links"], row["creatures"]) for row in data["sizes"]] == [(5, 9, 8), (20, 60, 8)]
+    assert [(row["masses"], row["links"], row["creatures"]) for row in data["sizes"]] == [
+        (5, 9, 8),
+        (20, 60, 8),
+    ]
     for row in data["sizes"]:
         assert row["bit_identical"] and row["exploded"] == 0
         assert row["scalar_evaluations_per_s"] == pytest.approx(
             row["scalar_spring_updates_per_s"] / (row["links"] * scaling.EVALUATION_FRAMES)
         )
-    assert data["limit_link_steps_per_s"] > 0
+    assert data["limit_link_steps_per_s"] > 0 and data["limit_scattered_link_steps_per_s"] > 0
     assert [(row["population"], row["workers"]) for row in data["population"]] == [(8, 1), (16, 1), (200, 2)]
     assert all(row["per_s"] > 0 for row in data["population"])
     ms = data["profile"]["ms_per_generation"]
