@@ -1,19 +1,8 @@
 """The creature: point masses, springs and muscles, and the global wave that drives the muscles.
 
-Units are those of seed 000: lengths in pixels (px), time in frames. y points up and the floor is y = 0.
-A link whose ``alpha`` is 0 is a spring; otherwise it is a muscle whose rest length follows
-
-    l_r(t) = rest * (1 + alpha * beta * sin(theta(t) + phi)),   theta(t) = wave_phase ± omega * t
-
-Links may also carry a stiffness multiplier S (of the world's k̄, default 1) and a dashpot constant D
-(default 0), and masses a mass M (default 1), after seed 002 §1.1: the tension of a link is
-T = S·k̄·(L − l_r) + D·(r̂ · (v_b − v_a)) and a mass accelerates by (sum of link and ground forces) / M.
-With every value at its default the creature is exactly a Sodaconstructor one.
-
-Polygons (:class:`Polygon`) are drawn under the links and do not take part in the physics.
-
-This module holds the data and its structural checks only; reading and writing files lives in
-:mod:`evo.io`.
+Units are those of seed 000 (px, frames; y up, the floor is y = 0). This module holds the data and its
+structural checks only; files are read and written in :mod:`evo.io`. The muscle law, the seed 002
+stiffness, dashpot and mass fields, and polygons: docs/model-format.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Broods: a generation's children described as plain data, made wherever the brood is carried out.
 
-:meth:`evo.ga.loop.Evolution.ask` decides everything that needs the run's random generator -- which
-parents, whether they mate, which children are mutated, and a seed for the operators -- and hands out
-:class:`Brood` s. :func:`breed` turns a brood into creatures, drawing only from
-``numpy.random.default_rng(brood.seed)``, so it gives the same children in the parent process or in any
-worker: the worker pool breeds and evaluates in one step, and the parent only selects.
-
-A brood makes one child (a random creature, or a seed model brought within the limits) or two (the
-children of a pair of parents; a single parent if the population is odd). A child that no operator
-touched is ``None``: a copy of its parent, which keeps its fitness and is not evaluated again. Every new
-child stands on the run's ground (:func:`evo.sim.placement.stand_on_ground`).
+:func:`breed` turns a :class:`Brood` into one or two creatures (``None`` for an untouched copy), drawing
+only from ``numpy.random.default_rng(brood.seed)``, so it gives the same children in any process
+(docs/internals.md, "Broods").
 """
 
 from __future__ import annotations

@@ -1,34 +1,8 @@
 """The generation loop as an explicit state machine: ``ask`` -> breed and evaluate elsewhere -> ``tell``.
 
-:class:`Evolution` never simulates anything, and does not even run the variation operators itself.
-``ask()`` selects the parents of the next generation and returns :class:`~evo.ga.brood.Brood` s: plain
-data saying how to make each child (random or seeded creatures for generation 0, then which parents,
-whether they mate, which children are mutated, the operators' seed and each new child's plugin seed).
-Whoever carries them out -- :func:`~evo.ga.brood.breed`, then an evaluation, in the parent or in worker
-processes -- gives ``tell(results)`` each child with its fitness; ``tell`` forms the new population,
-updates the hall of fame and appends one record to the logbook. Between a ``tell`` and the next ``ask``
-the whole state is :meth:`Evolution.to_dict` (JSON-able), and :meth:`Evolution.from_dict` restores it
-exactly, so a resumed run makes the same draws as one that was never stopped.
-
-Randomness: one ``numpy.random.Generator`` (PCG64) seeded from ``SeedSequence(seed)``; DEAP's
-``selTournament`` draws from Python's ``random``, which is seeded from that generator before each call
-(and restored after). A plugin gets ``plugin_seed(seed, generation, index)``.
-
-Selection:
-* one objective: the ``elite`` best are copied unchanged; the rest of the population are offspring of
-  parents picked by ``tools.selTournament`` (``tournament_size``);
-* several objectives (NSGA-II): parents are picked by binary tournaments on (Pareto rank, crowding
-  distance), and the next population is ``tools.selNSGA2`` of parents and offspring together.
-
-Variation: consecutive parents are mated with probability ``crossover_rate`` (the operator returns two
-children), then each child is mutated with probability ``mutation_rate``. A child that neither touched
-is a copy of its parent and keeps its fitness (it is not evaluated again). Generation 0 is the
-``seed_models`` brought within the genome limits, mutants of them up to half the population, then
-random creatures.
-
-Statistics (``history.csv``) are over the individuals of the new population whose fitness is finite, so
-an exploded creature's -inf does not swamp the mean; the ``exploded`` column counts the creatures of
-this generation's evaluations that exploded.
+:class:`Evolution` selects parents and hands out :class:`~evo.ga.brood.Brood` s; ``tell`` takes each
+child's fitness and moves the population, hall of fame and logbook on (:class:`EvolutionState` between
+generations). Selection, variation and randomness: docs/runs.md, "The generation loop", "Determinism".
 """
 
 from __future__ import annotations

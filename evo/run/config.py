@@ -1,10 +1,8 @@
 """The run configuration: a TOML file parsed once into frozen dataclasses (see docs/config.md).
 
-``load_config("walkers.toml")`` reads and checks everything a run needs before anything touches the
-disk: every table and key (typos get the closest valid name suggested), types and ranges, the world, the
-fitness plugin and its parameters. Errors are one line naming the file, the table and key, what was
-expected and what was found. ``Config.to_toml()`` writes the resolved configuration back (every key,
-paths made absolute) so that a run folder's ``config.toml`` loads anywhere and reproduces the run.
+``load_config`` reads and checks everything a run needs before anything touches the disk, with one-line
+errors naming the file, table and key; ``Config.to_toml()`` writes the resolved configuration back
+(docs/config.md, "How the file is checked" and "The resolved configuration").
 """
 
 from __future__ import annotations
