@@ -213,6 +213,16 @@ class Creature:
         changes (``positions`` given, ``mass`` not), a new mass takes the mass of the old one at the same
         index if the old masses are a prefix of the new ones, of the old mass at the very same position
         otherwise, and 1 if there is none.
+
+        Args:
+            **changes: new values of fields, by name (``positions=...``, ``omega=0.1``, ``name="x"``).
+
+        Returns:
+            A new :class:`Creature`; this one is unchanged.
+
+        Raises:
+            ValueError: arrays whose shapes do not fit together (checked as by the constructor).
+            TypeError: a name that is not a field.
         """
         if ("link_a" in changes or "link_b" in changes) and not {"stiffness", "dashpot"} & changes.keys():
             new_a = np.asarray(changes.get("link_a", self.link_a), dtype=np.int64).reshape(-1)
@@ -259,7 +269,12 @@ class Creature:
         return mass
 
     def structural_errors(self) -> list[tuple[str, str]]:
-        """Problems with the creature as (field path, what was expected) pairs; empty if valid."""
+        """Problems with the creature as (field path, what was expected) pairs; empty if valid.
+
+        Returns:
+            One ``(field, expected)`` pair per problem, the field as a model file names it
+            (``links[3].rest``), e.g. ``("links[3].rest", "a length >= 0, got -1.0")``.
+        """
         errors: list[tuple[str, str]] = []
         n = self.n_masses
         if n == 0:

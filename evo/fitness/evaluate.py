@@ -112,10 +112,13 @@ def evaluate(
             creatures, :func:`evo.sim.simulate_batch`): ``simulate`` of it with :func:`recording`.
 
     Returns:
-        The :class:`Evaluation`.
+        The :class:`Evaluation`: one value per objective (the worst values, unscored, when the creature
+        exploded), whether it exploded, and the spec's measures.
 
     Raises:
         PluginFailed: the plugin raised, or returned something that is not a fitness (or a measure).
+        EvoInputError: the plugin cannot be loaded in this process, or the creature cannot be simulated
+            (over the size limits, or a record interval that is not a whole number of steps).
     """
     plugin = load_ref(spec.plugin)
     every, k = recording(spec)

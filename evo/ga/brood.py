@@ -80,6 +80,20 @@ def breed(
     child is then lifted onto ``world``'s ground and terrain where a mass would start below them
     (:func:`evo.sim.placement.stand_on_ground`; never on flat ground without terrain, nor without a
     world). The lift draws no random number.
+
+    Args:
+        brood: what to make, from :meth:`evo.Evolution.ask` (or :meth:`evo.QualityDiversity.ask`).
+        genome: the ``[genome]`` limits (``config.genome``).
+        ga: the ``[ga]`` rates and sigmas (``config.ga``).
+        variation: the mutation and crossover operators; None: :meth:`Variation.default`.
+        world: the run's world, to stand the children on its ground; None leaves them on the floor.
+
+    Returns:
+        One entry per child of the brood (one, or two for a mated pair): a new
+        :class:`~evo.model.Creature`, or None where no operator touched the child.
+
+    Raises:
+        ValueError: a brood of an unknown kind.
     """
     children = _children(brood, genome, ga, variation or Variation.default())
     if world is None:

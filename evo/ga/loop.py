@@ -103,7 +103,18 @@ def _statistics() -> tools.Statistics:
 
 
 class Evolution:
-    """The state of a run between generations, and the two steps that move it on."""
+    """The state of a run between generations, and the two steps that move it on.
+
+    Args:
+        settings: the loop's :class:`LoopSettings` (:meth:`evo.Config.loop_settings`).
+        seed_models: creatures for generation 0 (brought within the genome limits, then mutants of them
+            up to half the population).
+
+    Attributes:
+        generation: the last generation told (-1 before the first).
+        population: the current population (told individuals); ``hall_of_fame`` the best distinct ones.
+        logbook: DEAP's logbook, one record per generation (:func:`history_columns`).
+    """
 
     def __init__(
         self,
@@ -200,7 +211,17 @@ class Evolution:
 
     # -- the two steps ---------------------------------------------------------------------------
     def ask(self) -> list[Brood]:
-        """Select and plan the next generation: the broods to breed (and evaluate), in order."""
+        """Select and plan the next generation: the broods to breed (and evaluate), in order.
+
+        Every draw of the run's generator is made here (parents, mating, mutation, seeds).
+
+        Returns:
+            The :class:`~evo.ga.brood.Brood` s of the next generation, in order: for generation 0 one per
+            creature, then one per pair of parents. Each carries a plugin seed per new child.
+
+        Raises:
+            RuntimeError: ``ask`` called again before :meth:`tell`.
+        """
         if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
         s = self.settings
@@ -233,8 +254,20 @@ class Evolution:
         """Give, for each brood of :meth:`ask` in order, its children as (creature, outcome) pairs --
         ``(None, None)`` for a child that is a copy -- where an outcome has ``.fitness`` (a tuple) and
         ``.exploded`` (an :class:`evo.fitness.Evaluation`), or is a number or a tuple of numbers; a third
-        item, if any, is the child's model JSON text made elsewhere. Returns the generation's logbook
-        record."""
+        item, if any, is the child's model JSON text made elsewhere.
+
+        Args:
+            results: one sequence per brood, in the order of :meth:`ask`, with one pair per child.
+
+        Returns:
+            The generation's logbook record: ``{column: value}`` for the columns of
+            :func:`history_columns` (one row of ``history.csv``).
+
+        Raises:
+            RuntimeError: ``tell`` without a preceding :meth:`ask`.
+            ValueError: not one entry per brood, not one pair per child, or the wrong number of fitness
+                values.
+        """
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
         survivors, plan = self._pending
@@ -298,7 +331,14 @@ class Evolution:
     def state(self) -> EvolutionState:
         """The whole state now, cheaply (valid between a ``tell`` and the next ``ask``). Told individuals
         never change, so the state may be turned into JSON later, in another thread
-        (:mod:`evo.io.checkpoint`)."""
+        (:mod:`evo.io.checkpoint`).
+
+        Returns:
+            The :class:`EvolutionState`; :meth:`from_state` of it continues exactly.
+
+        Raises:
+            RuntimeError: called between :meth:`ask` and :meth:`tell`.
+        """
         if self._pending is not None:
             raise RuntimeError("the state is only complete between tell() and ask()")
         return EvolutionState(
@@ -317,6 +357,14 @@ class Evolution:
         cls, state: EvolutionState, settings: LoopSettings, *, seed_models: Sequence[Creature] = ()
     ) -> Evolution:
         """Continue from a state saved by :meth:`state` (``settings`` must match the saved run's).
+
+        Args:
+            state: the saved :class:`EvolutionState`.
+            settings: the run's :class:`LoopSettings`.
+            seed_models: as for the constructor (used only by generation 0).
+
+        Returns:
+            An :class:`Evolution` whose next :meth:`ask` makes the draws the saved run would have made.
 
         Raises:
             ValueError: the state was made with another seed or other fitness weights.
