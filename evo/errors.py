@@ -13,6 +13,11 @@ class EvoInputError(ValueError):
     """Bad user input: a file, a field in it, or a command-line value.
 
     The message is a single line naming where the problem is and what was expected.
+
+    Args:
+        message: what was expected and what was found (kept as ``.message``).
+        source: the file (or other input) the problem is in, if any (``.source``).
+        field: the key or field, as messages name it (``[world] gravity``, ``links[3].rest``; ``.field``).
     """
 
     def __init__(self, message: str, *, source: str | None = None, field: str | None = None):

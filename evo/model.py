@@ -1,19 +1,8 @@
 """The creature: point masses, springs and muscles, and the global wave that drives the muscles.
 
-Units are those of seed 000: lengths in pixels (px), time in frames. y points up and the floor is y = 0.
-A link whose ``alpha`` is 0 is a spring; otherwise it is a muscle whose rest length follows
-
-    l_r(t) = rest * (1 + alpha * beta * sin(theta(t) + phi)),   theta(t) = wave_phase ± omega * t
-
-Links may also carry a stiffness multiplier S (of the world's k̄, default 1) and a dashpot constant D
-(default 0), and masses a mass M (default 1), after seed 002 §1.1: the tension of a link is
-T = S·k̄·(L − l_r) + D·(r̂ · (v_b − v_a)) and a mass accelerates by (sum of link and ground forces) / M.
-With every value at its default the creature is exactly a Sodaconstructor one.
-
-Polygons (:class:`Polygon`) are drawn under the links and do not take part in the physics.
-
-This module holds the data and its structural checks only; reading and writing files lives in
-:mod:`evo.io`.
+Units are those of seed 000 (px, frames; y up, the floor is y = 0). This module holds the data and its
+structural checks only; files are read and written in :mod:`evo.io`. The muscle law, the seed 002
+stiffness, dashpot and mass fields, and polygons: docs/model-format.md.
 """
 
 from __future__ import annotations
@@ -224,6 +213,16 @@ class Creature:
         changes (``positions`` given, ``mass`` not), a new mass takes the mass of the old one at the same
         index if the old masses are a prefix of the new ones, of the old mass at the very same position
         otherwise, and 1 if there is none.
+
+        Args:
+            **changes: new values of fields, by name (``positions=...``, ``omega=0.1``, ``name="x"``).
+
+        Returns:
+            A new :class:`Creature`; this one is unchanged.
+
+        Raises:
+            ValueError: arrays whose shapes do not fit together (checked as by the constructor).
+            TypeError: a name that is not a field.
         """
         if ("link_a" in changes or "link_b" in changes) and not {"stiffness", "dashpot"} & changes.keys():
             new_a = np.asarray(changes.get("link_a", self.link_a), dtype=np.int64).reshape(-1)
@@ -270,7 +269,12 @@ class Creature:
         return mass
 
     def structural_errors(self) -> list[tuple[str, str]]:
-        """Problems with the creature as (field path, what was expected) pairs; empty if valid."""
+        """Problems with the creature as (field path, what was expected) pairs; empty if valid.
+
+        Returns:
+            One ``(field, expected)`` pair per problem, the field as a model file names it
+            (``links[3].rest``), e.g. ``("links[3].rest", "a length >= 0, got -1.0")``.
+        """
         errors: list[tuple[str, str]] = []
         n = self.n_masses
         if n == 0:

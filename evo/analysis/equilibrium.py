@@ -1,28 +1,8 @@
 """Static equilibrium of a creature (seed 000 ch. 10, eq. 10.2 with gravity, masses and stiffnesses).
 
-The free coordinates q solve ``F(q) = 0``, F being the link forces plus gravity (see
-:mod:`evo.analysis.forces`). Since ``F = -grad V``, we run Newton's method on the potential energy V with
-the analytic stiffness matrix K (the Jacobian of -F), modified so that every step goes downhill:
-
-    K = sum_i lambda_i v_i v_i^T,    dq = sum_i (v_i . F) / max(|lambda_i|, mu) v_i,
-
-then ``q <- q + a dq`` with ``a`` halved until V decreases enough (Armijo). Along positive curvature this
-is the Newton step; along negative curvature (a compressed link's geometric stiffness, an unstable
-configuration) it goes downhill instead of uphill. ``mu`` is a Levenberg-Marquardt-style floor: 1e-10 of
-the stiffness scale regularises the rigid-body modes of a free creature and its mechanisms (zero
-eigenvalues: the forces have no component along them, so the step gets none); it grows tenfold whenever
-the line search has to cut a step below a quarter and shrinks back when full steps are accepted. Without
-gravity the forces are internal and have no rigid-body component, so the step's rigid-body part (round-off
-divided by mu) is projected out: a free creature does not drift. Near a solution the steps are plain
-Newton steps and convergence is quadratic.
-
-If Newton does not converge, the equilibrium is sought by dynamic relaxation (a damped pseudo-time
-integration with kinetic damping: velocities are zeroed whenever the forces oppose them), then
-polished by Newton again; the result says which method succeeded.
-
-Gravity and the floor: floor contact is not modelled in statics, so a creature with no fixed mass has no
-static equilibrium under gravity (it would fall for ever). By default gravity is applied only when the
-creature has at least one fixed mass; otherwise it is left out and the result says so in ``notes``.
+:func:`solve_equilibrium` runs a damped, regularised Newton's method on the potential energy with the
+analytic stiffness matrix, falling back on dynamic relaxation. The method, its tolerances and why gravity
+is left out without a fixed mass: docs/analysis.md, "How the equilibrium is solved".
 """
 
 from __future__ import annotations
@@ -253,7 +233,8 @@ def solve_equilibrium(
 
     Args:
         phase: wave angle theta (rad) to freeze the muscles at, or None for their rest lengths.
-        gravity: True / False, or None for "when the creature has a fixed mass" (see module doc).
+        gravity: True / False, or None for "when the creature has a fixed mass" (docs/analysis.md,
+            "Gravity and the floor").
         link_stiffness: (n_links,) stiffness multipliers (default 1).
         mass: (n_masses,) masses (default 1).
         start: (n_masses, 2) starting positions (default: the creature's own positions).

@@ -1,27 +1,8 @@
-"""Forces, potential energy and stiffness of a creature whose muscles are frozen.
+"""Forces, potential energy and stiffness matrix of a creature whose muscles are frozen.
 
-Seed 000 eq. 8.3 / 10.2 with the masses and stiffness written out. Link k joins masses a and b; with
-``d = p_b - p_a``, current length ``L = |d|`` and unit vector ``u = d / L`` its tension is
-
-    T_k = kbar * s_k * (L - l_r)            (positive when stretched)
-
-and it pulls a towards b with ``+T_k u`` and b towards a with ``-T_k u``. ``kbar`` is the world's
-``stiffness`` (1/frame^2), ``s_k`` an optional per-link multiplier (default 1) and ``l_r`` the frozen rest
-length. Forces are in unit-mass units (px/frame^2 times mass), so with every mass equal to 1 they are the
-accelerations the simulator uses. Gravity adds ``m_i g`` on every free mass.
-
-The potential energy is ``V = sum_k kbar s_k (L_k - l_r,k)^2 / 2 - sum_free m_i g . p_i`` and the force is
-``-grad V``. Its Hessian, the stiffness matrix, is assembled link by link from the 2x2 block
-
-    K_k = kbar s_k u u^T  +  (T_k / L) (I - u u^T)
-          (elastic part)     (geometric part: the pre-stress, gravity's pre-load included)
-
-placed +K_k on the (a, a) and (b, b) blocks and -K_k on (a, b) and (b, a). A uniform gravity field has
-no second derivative, so gravity enters the stiffness only through the tensions it causes (seed 004:
-the "static pre-load" term).
-
-Array shapes: positions (n_masses, 2); the stiffness matrix acts on the flattened coordinates
-``[x0, y0, x1, y1, ...]``, (2 n_masses, 2 n_masses).
+Seed 000 eq. 8.3 / 10.2 with masses and stiffness multipliers, and seed 004's elastic plus geometric
+(pre-stress) stiffness. Positions are (n_masses, 2); the stiffness matrix acts on the flattened
+``[x0, y0, x1, y1, ...]``. The formulas and units: docs/analysis.md, "The mechanics".
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
 """Small vibrations about a static equilibrium (seed 004): M q'' + C q' + K q = 0.
 
-M is the diagonal mass matrix of the free coordinates, K the stiffness matrix at the equilibrium (elastic
-part plus geometric part, the latter carrying the pre-stress, gravity's pre-load included; see
-:mod:`evo.analysis.forces`), and C = fbar M the world's viscous damping (-fbar v per unit mass).
-
-Natural frequencies solve det(K - omega^2 M) = 0. With M = diag(m) this is the symmetric eigenproblem
-of ``A = M^-1/2 K M^-1/2`` (``numpy.linalg.eigh``); a mode shape is ``M^-1/2`` times an eigenvector, so
-the shapes are mass-normalised (phi^T M phi = 1). Because C is proportional to M every mode keeps its
-shape under damping and rings at ``omega_d = sqrt(omega^2 - fbar^2 / 4)`` (none when fbar >= 2 omega:
-overdamped). Link dashpots, which a model may carry, are not mass-proportional and are left out
-of the damped frequencies (statics and the undamped modes do not depend on them).
-
-Zero modes: a mode is counted as zero when ``|omega^2| <= zero_tolerance * kbar max(s) / min(m)`` (the
-default relative tolerance is 1e-8). They are split into rigid-body modes (the motions of the whole
-creature that its supports allow: two translations and a rotation with no fixed mass, a rotation about the
-fixed mass with exactly one, none with more) and mechanisms (zero modes that deform the creature, like the
-indifferent equilibrium of Pandora's ToyBox). Modes with omega^2 below minus the tolerance make the
-equilibrium unstable; they are counted apart too.
+Natural frequencies and mass-normalised mode shapes from ``numpy.linalg.eigh``, damped frequencies for
+C = fbar M, and the zero modes split into rigid-body modes and mechanisms. The derivation and the zero
+tolerance: docs/analysis.md, "The mechanics".
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """``python -m evo``: argument parsing and exit codes only; the work is done in the command modules.
 
-Every command lives in :mod:`evo.cli` as a module with ``NAME``, ``HELP``, ``add_arguments(parser)``
-and ``run(args) -> int``. Bad input (:class:`evo.errors.EvoInputError`) prints one line on stderr and
-exits with status 2; ``--debug`` shows the traceback instead. Input that is read but partly ignored
-(:class:`evo.errors.EvoInputWarning`) prints one line on stderr each, once.
+Every command is a module of :mod:`evo.cli` with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``; bad input is one line on stderr and status 2. The protocol and the statuses:
+docs/internals.md, "The command line".
 """
 
 from __future__ import annotations

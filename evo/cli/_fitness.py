@@ -1,9 +1,8 @@
 """``evo simulate MODEL --plugin NAME``: score a model with a fitness plugin, as a run would have.
 
-An elite of a run records in its ``meta`` the plugin, its params, the frames, the seed and the plugin
-paths it was evaluated with, and in its ``world`` the run's world. When ``--plugin`` names the plugin of
-the meta, those are the defaults (``--params``, ``--frames``, ``--seed`` and ``--plugin-path`` add to or
-override them), so the fitness printed is the one in the meta, bit for bit.
+An elite's ``meta`` (plugin, params, frames, seed, plugin paths) and ``world`` are the defaults when
+``--plugin`` names its plugin, so the fitness printed is the one in the meta, bit for bit
+(docs/runs.md, "elites/").
 """
 
 from __future__ import annotations

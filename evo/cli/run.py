@@ -1,10 +1,7 @@
-"""``evo run CONFIG``: evolve creatures into a run folder (see docs/runs.md).
+"""``evo run CONFIG``: evolve creatures into a run folder, and turn how the run ended into an exit status.
 
-Exit status: 0 when the run reached its generations, 2 for bad input (config, an existing folder, a
-folder in use by another run, a checkpoint that does not match), 1 when an evaluation failed (a plugin
-raised or timed out: the creature is saved under ``failed/`` and the last checkpoint is intact), 130 when
-stopped by Ctrl-C and 143 by SIGTERM (the generation being evaluated is finished and checkpointed first;
-a second signal of either kind abandons it, and the last checkpoint stays as it was).
+0 done, 1 the run failed (an evaluation, or a folder that could no longer be written), 2 bad input,
+130 Ctrl-C, 143 SIGTERM; what each means and what a second signal does: docs/runs.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """One evaluation: simulate a creature, then score it with a fitness plugin.
 
-This is the narrow seam between the GA and the simulator. Everything it takes is plain data
-(:class:`EvaluationSpec` holds a :class:`~evo.fitness.PluginRef`, never a function), so the same call
-runs in the parent or in a worker process and gives bit-identical results.
-
-Exploded creatures are not scored: their fitness is the worst value of each objective, ``-inf`` where the
-weight is positive (maximised) and ``+inf`` where it is negative (minimised). A plugin that raises, or
-returns the wrong number of values, a non-number or NaN, raises :class:`PluginFailed`.
+The narrow seam between the GA and the simulator: plain data in (:class:`EvaluationSpec`), plain data
+out (:class:`Evaluation`), bit-identical in any process. Exploded creatures get the worst fitness; a bad
+plugin raises :class:`PluginFailed` (docs/internals.md, "One evaluation").
 """
 
 from __future__ import annotations
@@ -116,10 +112,13 @@ def evaluate(
             creatures, :func:`evo.sim.simulate_batch`): ``simulate`` of it with :func:`recording`.
 
     Returns:
-        The :class:`Evaluation`.
+        The :class:`Evaluation`: one value per objective (the worst values, unscored, when the creature
+        exploded), whether it exploded, and the spec's measures.
 
     Raises:
         PluginFailed: the plugin raised, or returned something that is not a fitness (or a measure).
+        EvoInputError: the plugin cannot be loaded in this process, or the creature cannot be simulated
+            (over the size limits, or a record interval that is not a whole number of steps).
     """
     plugin = load_ref(spec.plugin)
     every, k = recording(spec)

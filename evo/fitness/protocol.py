@@ -71,7 +71,14 @@ class SimulationResult:
         return centroids_of(self.positions)
 
     def index_at(self, frame: float) -> int:
-        """Index of the first record at or after ``frame`` (the last record if none is)."""
+        """Index of the first record at or after ``frame`` (the last record if none is).
+
+        Args:
+            frame: a frame number (frames since the start of the simulation).
+
+        Returns:
+            An index into ``positions``, ``velocities``, ``frames`` and ``centroids``.
+        """
         index = int(np.searchsorted(self.frames, frame, side="left"))
         return min(max(index, 0), len(self.frames) - 1)
 

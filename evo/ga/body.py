@@ -1,11 +1,8 @@
 """Graph work shared by the genome and the variation operators: an editable body, bridges and cut
 vertices, connecting components, and repairing a body to the ``[genome]`` limits.
 
-A :class:`Body` is a mutable working copy of a creature's genes (positions, link genes as Python lists,
-the wave's omega and beta); operators edit a body and turn it back into a frozen
-:class:`~evo.model.Creature` once, with :func:`finish`, which clips every gene into its range and places
-the creature on the floor: its lowest mass at y = 0 and its leftmost mass at x = 0 (px); on other
-ground, :func:`evo.ga.brood.breed` then lifts it onto the run's surfaces.
+A :class:`Body` is a mutable working copy of a creature's genes; :func:`finish` turns it back into a
+frozen, clipped :class:`~evo.model.Creature` standing on the floor (docs/internals.md, "Bodies").
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Broods: a generation's children described as plain data, made wherever the brood is carried out.
 
-:meth:`evo.ga.loop.Evolution.ask` decides everything that needs the run's random generator -- which
-parents, whether they mate, which children are mutated, and a seed for the operators -- and hands out
-:class:`Brood` s. :func:`breed` turns a brood into creatures, drawing only from
-``numpy.random.default_rng(brood.seed)``, so it gives the same children in the parent process or in any
-worker: the worker pool breeds and evaluates in one step, and the parent only selects.
-
-A brood makes one child (a random creature, or a seed model brought within the limits) or two (the
-children of a pair of parents; a single parent if the population is odd). A child that no operator
-touched is ``None``: a copy of its parent, which keeps its fitness and is not evaluated again. Every new
-child stands on the run's ground (:func:`evo.sim.placement.stand_on_ground`).
+:func:`breed` turns a :class:`Brood` into one or two creatures (``None`` for an untouched copy), drawing
+only from ``numpy.random.default_rng(brood.seed)``, so it gives the same children in any process
+(docs/internals.md, "Broods").
 """
 
 from __future__ import annotations
@@ -87,6 +80,20 @@ def breed(
     child is then lifted onto ``world``'s ground and terrain where a mass would start below them
     (:func:`evo.sim.placement.stand_on_ground`; never on flat ground without terrain, nor without a
     world). The lift draws no random number.
+
+    Args:
+        brood: what to make, from :meth:`evo.Evolution.ask` (or :meth:`evo.QualityDiversity.ask`).
+        genome: the ``[genome]`` limits (``config.genome``).
+        ga: the ``[ga]`` rates and sigmas (``config.ga``).
+        variation: the mutation and crossover operators; None: :meth:`Variation.default`.
+        world: the run's world, to stand the children on its ground; None leaves them on the floor.
+
+    Returns:
+        One entry per child of the brood (one, or two for a mated pair): a new
+        :class:`~evo.model.Creature`, or None where no operator touched the child.
+
+    Raises:
+        ValueError: a brood of an unknown kind.
     """
     children = _children(brood, genome, ga, variation or Variation.default())
     if world is None:

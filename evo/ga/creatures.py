@@ -1,13 +1,8 @@
 """Genomes: an individual is a :class:`~evo.model.Creature`, exactly what a model file holds.
 
-- :func:`random_creature` makes one within the ``[genome]`` limits,
-- :func:`seeded_creature` brings a model file within them,
-- :func:`problems` says what (if anything) puts a creature outside them,
-- :func:`distance` measures how different two creatures are (the hall of fame's near-duplicate test).
-
-Every creature made here starts at rest on the floor: zero velocities, lowest mass at y = 0, leftmost
-mass at x = 0 (px); :func:`evo.ga.brood.breed` lifts it onto the run's ground. All randomness comes from
-the ``numpy.random.Generator`` passed in.
+:func:`random_creature` and :func:`seeded_creature` make creatures within the ``[genome]`` limits,
+:func:`problems` says what puts one outside them, :func:`distance` compares two (the hall of fame's
+near-duplicate test). Randomness comes only from the generator passed in (docs/internals.md, "Genomes").
 """
 
 from __future__ import annotations

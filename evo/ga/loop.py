@@ -1,34 +1,8 @@
 """The generation loop as an explicit state machine: ``ask`` -> breed and evaluate elsewhere -> ``tell``.
 
-:class:`Evolution` never simulates anything, and does not even run the variation operators itself.
-``ask()`` selects the parents of the next generation and returns :class:`~evo.ga.brood.Brood` s: plain
-data saying how to make each child (random or seeded creatures for generation 0, then which parents,
-whether they mate, which children are mutated, the operators' seed and each new child's plugin seed).
-Whoever carries them out -- :func:`~evo.ga.brood.breed`, then an evaluation, in the parent or in worker
-processes -- gives ``tell(results)`` each child with its fitness; ``tell`` forms the new population,
-updates the hall of fame and appends one record to the logbook. Between a ``tell`` and the next ``ask``
-the whole state is :meth:`Evolution.to_dict` (JSON-able), and :meth:`Evolution.from_dict` restores it
-exactly, so a resumed run makes the same draws as one that was never stopped.
-
-Randomness: one ``numpy.random.Generator`` (PCG64) seeded from ``SeedSequence(seed)``; DEAP's
-``selTournament`` draws from Python's ``random``, which is seeded from that generator before each call
-(and restored after). A plugin gets ``plugin_seed(seed, generation, index)``.
-
-Selection:
-* one objective: the ``elite`` best are copied unchanged; the rest of the population are offspring of
-  parents picked by ``tools.selTournament`` (``tournament_size``);
-* several objectives (NSGA-II): parents are picked by binary tournaments on (Pareto rank, crowding
-  distance), and the next population is ``tools.selNSGA2`` of parents and offspring together.
-
-Variation: consecutive parents are mated with probability ``crossover_rate`` (the operator returns two
-children), then each child is mutated with probability ``mutation_rate``. A child that neither touched
-is a copy of its parent and keeps its fitness (it is not evaluated again). Generation 0 is the
-``seed_models`` brought within the genome limits, mutants of them up to half the population, then
-random creatures.
-
-Statistics (``history.csv``) are over the individuals of the new population whose fitness is finite, so
-an exploded creature's -inf does not swamp the mean; the ``exploded`` column counts the creatures of
-this generation's evaluations that exploded.
+:class:`Evolution` selects parents and hands out :class:`~evo.ga.brood.Brood` s; ``tell`` takes each
+child's fitness and moves the population, hall of fame and logbook on (:class:`EvolutionState` between
+generations). Selection, variation and randomness: docs/runs.md, "The generation loop", "Determinism".
 """
 
 from __future__ import annotations
@@ -129,7 +103,18 @@ def _statistics() -> tools.Statistics:
 
 
 class Evolution:
-    """The state of a run between generations, and the two steps that move it on."""
+    """The state of a run between generations, and the two steps that move it on.
+
+    Args:
+        settings: the loop's :class:`LoopSettings` (:meth:`evo.Config.loop_settings`).
+        seed_models: creatures for generation 0 (brought within the genome limits, then mutants of them
+            up to half the population).
+
+    Attributes:
+        generation: the last generation told (-1 before the first).
+        population: the current population (told individuals); ``hall_of_fame`` the best distinct ones.
+        logbook: DEAP's logbook, one record per generation (:func:`history_columns`).
+    """
 
     def __init__(
         self,
@@ -226,7 +211,17 @@ class Evolution:
 
     # -- the two steps ---------------------------------------------------------------------------
     def ask(self) -> list[Brood]:
-        """Select and plan the next generation: the broods to breed (and evaluate), in order."""
+        """Select and plan the next generation: the broods to breed (and evaluate), in order.
+
+        Every draw of the run's generator is made here (parents, mating, mutation, seeds).
+
+        Returns:
+            The :class:`~evo.ga.brood.Brood` s of the next generation, in order: for generation 0 one per
+            creature, then one per pair of parents. Each carries a plugin seed per new child.
+
+        Raises:
+            RuntimeError: ``ask`` called again before :meth:`tell`.
+        """
         if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
         s = self.settings
@@ -259,8 +254,20 @@ class Evolution:
         """Give, for each brood of :meth:`ask` in order, its children as (creature, outcome) pairs --
         ``(None, None)`` for a child that is a copy -- where an outcome has ``.fitness`` (a tuple) and
         ``.exploded`` (an :class:`evo.fitness.Evaluation`), or is a number or a tuple of numbers; a third
-        item, if any, is the child's model JSON text made elsewhere. Returns the generation's logbook
-        record."""
+        item, if any, is the child's model JSON text made elsewhere.
+
+        Args:
+            results: one sequence per brood, in the order of :meth:`ask`, with one pair per child.
+
+        Returns:
+            The generation's logbook record: ``{column: value}`` for the columns of
+            :func:`history_columns` (one row of ``history.csv``).
+
+        Raises:
+            RuntimeError: ``tell`` without a preceding :meth:`ask`.
+            ValueError: not one entry per brood, not one pair per child, or the wrong number of fitness
+                values.
+        """
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
         survivors, plan = self._pending
@@ -324,7 +331,14 @@ class Evolution:
     def state(self) -> EvolutionState:
         """The whole state now, cheaply (valid between a ``tell`` and the next ``ask``). Told individuals
         never change, so the state may be turned into JSON later, in another thread
-        (:mod:`evo.io.checkpoint`)."""
+        (:mod:`evo.io.checkpoint`).
+
+        Returns:
+            The :class:`EvolutionState`; :meth:`from_state` of it continues exactly.
+
+        Raises:
+            RuntimeError: called between :meth:`ask` and :meth:`tell`.
+        """
         if self._pending is not None:
             raise RuntimeError("the state is only complete between tell() and ask()")
         return EvolutionState(
@@ -343,6 +357,14 @@ class Evolution:
         cls, state: EvolutionState, settings: LoopSettings, *, seed_models: Sequence[Creature] = ()
     ) -> Evolution:
         """Continue from a state saved by :meth:`state` (``settings`` must match the saved run's).
+
+        Args:
+            state: the saved :class:`EvolutionState`.
+            settings: the run's :class:`LoopSettings`.
+            seed_models: as for the constructor (used only by generation 0).
+
+        Returns:
+            An :class:`Evolution` whose next :meth:`ask` makes the draws the saved run would have made.
 
         Raises:
             ValueError: the state was made with another seed or other fitness weights.

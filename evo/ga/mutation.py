@@ -1,20 +1,8 @@
 """Variation operators: one function per mutation in the :data:`MUTATIONS` registry, :func:`mutate` that
 applies them at their rates, and :func:`crossover` (defined in :mod:`evo.ga.crossover`).
 
-Each mutation is written once as an edit of a :class:`~evo.ga.body.Body` (:data:`BODY_MUTATIONS`);
-``MUTATIONS`` holds the creature-level operators made from them, and ``mutate`` applies several edits to
-one working copy, so a mutated child is built once however many operators fire.
-
-Every operator has the signature ``(creature, rng, genome, ga) -> Creature`` and
-
-- returns a new creature within the ``genome`` limits (``problems(child, genome) == []``) and leaves its
-  input untouched (creatures are frozen; operators work on copies);
-- draws all its randomness from ``rng`` (same generator state, same child);
-- keeps the parent's name and world, empties ``meta`` (the generation loop records provenance), and
-  places the child on the floor (lowest mass at y = 0, leftmost at x = 0, zero velocities);
-- returns an equivalent copy when it cannot act within the limits (e.g. add_mass at the mass limit).
-
-Units: px, rad, rad/frame. Sigmas come from :class:`~evo.ga.settings.GASection`.
+Each mutation is written once as an edit of a :class:`~evo.ga.body.Body` (:data:`BODY_MUTATIONS`). What
+every operator promises (limits, randomness, placement): docs/internals.md, "Variation operators".
 """
 
 from __future__ import annotations

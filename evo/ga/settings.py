@@ -1,19 +1,8 @@
 """The ``[genome]`` and ``[ga]`` tables: limits of a creature, and how variation and selection behave.
 
-Both are frozen dataclasses declared with :func:`evo.schema.setting`, parsed once by
-:func:`evo.schema.parse_section`. Cross-field constraints (a range whose low end exceeds its high end,
-link limits that cannot hold a connected creature) are checked in ``__post_init__`` and raised as
-:class:`evo.errors.EvoInputError` naming the key.
-
-Units: lengths in px, angles in rad, angular speeds in rad/frame.
-
-Why ``max_degree`` exists: every link pulls with the same specific stiffness k (1/frame^2). The largest
-eigenvalue of a creature's stiffness matrix is about k * max(deg(a) + deg(b)) over its links at most
-(exactly so for the axial stiffness, which dominates unless masses nearly coincide), and semi-implicit
-Euler with step dt is stable only while that eigenvalue times dt^2 stays below 4, i.e. while
-k * 2 * max_degree * dt^2 < 4. With the default world (k = 0.4, dt = 1) that means max_degree <= 4: a
-cap of 5 sits exactly on the limit, and random creatures with two adjacent degree-5 masses do blow up.
-A stiffer world or a longer step needs a lower cap (or ``integrator = "rk4"``).
+Frozen dataclasses declared with :func:`evo.schema.setting`; cross-field constraints are checked in
+``__post_init__`` and raised as :class:`evo.errors.EvoInputError` naming the key. Units: px, rad,
+rad/frame. The keys, and why ``max_degree`` exists: docs/config.md, "[genome]" and "[ga]".
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
 """Recorded trajectories made small enough to ship inside one HTML page.
 
-A creature is simulated in Python by :func:`evo.sim.simulate` (the page never simulates anything), then:
-
-* **decimated**: recorded every ``step`` frames, ``step`` chosen so that at most ``max_records`` records
-  are kept (3000 frames and the default 1000 records: every 3 frames);
-* **quantised**: positions rounded to 1/``POSITION_SCALE`` px (0.1 px) integers, clipped to
-  ±``POSITION_LIMIT`` px so that a creature flying off to huge coordinates stays encodable;
-* **delta-encoded**: the first record as it is, then each record minus the one before, record by
-  record, mass by mass, x then y; each integer zigzag-mapped (0, -1, 1, -2, ... -> 0, 1, 2, 3, ...) and
-  written as a little-endian base-128 varint (7 bits a byte, high bit = more bytes follow), the bytes
-  in base64. A walker moves a few px per record, so most values take one byte.
-
-The wave angle theta of each record is sent too (one byte, theta mod 2 pi in 1/256 turns) so that the
-page colours each muscle by its phase sin(theta + phi) without knowing the wave's rules.
+A creature is simulated here (the page never simulates), then decimated, quantised to 0.1 px and
+delta-encoded as base64 varints, with one byte of wave angle per record for the muscles' colours
+(docs/gallery.md, "Where the replays come from").
 """
 
 from __future__ import annotations
@@ -85,8 +75,9 @@ def _varints(values: np.ndarray) -> bytes:
 
 
 def encode_positions(positions: np.ndarray) -> str:
-    """Base64 text of (n_records, n_masses, 2) positions (px), quantised and delta-encoded as the module
-    docstring says. :func:`decode_positions` reads it back to within 0.05 px."""
+    """Base64 text of (n_records, n_masses, 2) positions (px), quantised and delta-encoded as
+    docs/gallery.md says ("Where the replays come from"). :func:`decode_positions` reads it back to
+    within 0.05 px."""
     p = np.asarray(positions, dtype=np.float64)
     p = np.nan_to_num(p, nan=0.0, posinf=POSITION_LIMIT, neginf=-POSITION_LIMIT)
     q = np.rint(np.clip(p, -POSITION_LIMIT, POSITION_LIMIT) * POSITION_SCALE).astype(np.int64)

@@ -1,10 +1,8 @@
 """The gallery's one HTML file: the template and scripts under ``evo/gallery/static/`` with the run's
 header, charts and data put in.
 
-Everything is inline (style, scripts, data, SVG charts); the page loads nothing, and its
-Content-Security-Policy (``default-src 'none'``) forbids it to. The data is a JSON document in a
-``<script type="application/json">`` element, with ``<`` escaped so that no text in it can end the
-element.
+Everything is inline and the page loads nothing (its Content-Security-Policy forbids it); the data is
+escaped JSON in a ``<script>`` element (docs/gallery.md).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """One creature's replay as an animated GIF (Pillow), and the drawing it shares with the SVG poster
 (:mod:`evo.gallery.poster`).
 
-The drawing follows the gallery page: polygons filled in their colours under the links (curvy ones along
-the Catmull-Rom curve of :func:`evo.model.closed_curve`), springs thin dark lines, muscles thick lines
-coloured by their phase sin(theta + phi) (blue contracted, orange extended), masses dots (fixed ones red
-squares), the floor with distance markers every round number of px from the start, walls, ceiling,
-terrain and a non-flat ground. Coordinates are px with y up; the picture's y goes down.
+The drawing follows the gallery page (docs/gallery.md, "evo replay"). Coordinates are px with y up; the
+picture's y goes down.
 """
 
 from __future__ import annotations

@@ -331,6 +331,17 @@ def load_model(path: str | Path, *, strict: bool = False) -> Creature:
     What a classic XML file holds that evo does not know is skipped with an
     :class:`~evo.errors.EvoInputWarning` each; ``strict`` makes the first one an
     :class:`~evo.errors.EvoInputError` instead.
+
+    Args:
+        path: the model file; its extension picks the format (``.xml``, any case; anything else is JSON).
+        strict: turn the first input warning into an error.
+
+    Returns:
+        The :class:`~evo.model.Creature`, its world overrides in ``creature.world``.
+
+    Raises:
+        EvoInputError: no such file, a file that cannot be read, not valid JSON or XML, or not a valid
+            model (one line naming the file and the field; docs/model-format.md).
     """
     if strict:
         with input_warnings_as_errors():
@@ -372,8 +383,17 @@ def loads_model(text: str, *, source: str | None = None) -> Creature:
 def save_model(creature: Creature, path: str | Path, *, source: str | None = None) -> None:
     """Write a model file atomically: ``.json`` (evo-model) or ``.xml`` (Sodaconstructor).
 
-    ``source`` is the file the creature was read from: a relative terrain path in its world is resolved
-    against that file's folder when the terrain has to be written out as fixed bars.
+    Args:
+        creature: the creature to write.
+        path: the file; its extension picks the format (``.xml``, any case; anything else is JSON). Its
+            folder is made if missing.
+        source: the file the creature was read from: a relative terrain path in its world is resolved
+            against that file's folder when the terrain has to be written out as fixed bars (XML only).
+
+    Raises:
+        EvoInputError: XML only: the creature is not valid, or a value is outside the dialect's ranges
+            (e.g. omega above 1 cycle/frame), or its terrain file cannot be read.
+        OSError: the file cannot be written (the old file, if any, is left as it was).
     """
     path = Path(path)
     if path.suffix.lower() == ".xml":

@@ -62,7 +62,13 @@ class Provenance:
     measures: Mapping[str, float] | None = None
 
     def to_meta(self) -> dict[str, Any]:
-        """The ``meta`` mapping of the creature's model file (JSON-safe; keys in a fixed order)."""
+        """The ``meta`` mapping of the creature's model file (JSON-safe; keys in a fixed order).
+
+        Returns:
+            ``{key: value}`` with the keys of docs/runs.md ("elites/"); non-finite fitness values as the
+            strings ``"inf"``, ``"-inf"``, ``"nan"``. :meth:`from_meta` reads it back (a failed creature's
+            ``parents`` are not written).
+        """
         meta: dict[str, Any] = {}
         if self.fitness is not None:
             meta["fitness"] = encode_numbers(self.fitness)
@@ -88,7 +94,15 @@ class Provenance:
     @classmethod
     def from_meta(cls, meta: Any) -> Provenance | None:
         """The provenance in a model's ``meta``, or None when it has none (a hand-made model). Fields of
-        the wrong type read as unknown, never as an error: a model's meta is free-form."""
+        the wrong type read as unknown, never as an error: a model's meta is free-form.
+
+        Args:
+            meta: a creature's ``meta`` (anything: only a mapping can hold a provenance).
+
+        Returns:
+            The :class:`Provenance`, or None when ``meta`` lacks a string ``run`` and ``plugin`` or an
+            integer ``frames`` and ``generation``.
+        """
         if not isinstance(meta, Mapping):
             return None
         run, plugin = meta.get("run"), meta.get("plugin")

@@ -1,25 +1,8 @@
 """The run folder of ``evo run``: what it holds and how each file is written (see docs/runs.md).
 
-::
-
-    runs/<name>/
-        config.toml       the resolved config of the run
-        checkpoint.json   the whole state after the last finished generation (rewritten every generation)
-        history.csv       one row per generation (derived from the checkpoint's logbook)
-        elites/           the hall of fame as model files, best first: 01_gen0012_ab12cd.json, ...
-        failed/           creatures whose evaluation raised, with the error in their ``meta``
-        run.log           progress, timings, worker messages
-        archive.json      MAP-Elites runs: every occupied cell (rewritten with the checkpoint)
-        archive/          MAP-Elites runs: each cell's creature as a model file
-        run.lock          while a run writes here: its pid, under an flock (evo.io.run_lock)
-
-Every file is written atomically (temporary file, then ``os.replace``), so a run killed at any moment
-leaves each file either as it was or complete. ``checkpoint.json`` is the source of truth: the history
-and the elites are rewritten from it, which is what ``--resume`` does first.
-
-Non-finite numbers (an exploded creature's ``-inf`` fitness, a statistic of an empty set) are written to
-JSON as the strings ``"inf"``, ``"-inf"`` and ``"nan"`` and to CSV as ``inf``, ``-inf`` and ``nan``;
-:func:`evo.io.checkpoint.decode_number` reads them back to the same floats.
+config.toml, checkpoint.json (the source of truth), history.csv, elites/, generations/, failed/, run.log,
+a MAP-Elites run's archive; every file written atomically, non-finite numbers as ``"inf"``, ``"-inf"``,
+``"nan"``. The layout and each file's contents: docs/runs.md, "The run folder".
 """
 
 from __future__ import annotations

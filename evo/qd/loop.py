@@ -96,6 +96,7 @@ class QualityDiversity:
 
     @property
     def best(self) -> Individual | None:
+        """The best elite (first of :attr:`hall_of_fame`), or None while the archive is empty."""
         ranked = self.hall_of_fame
         return ranked[0] if ranked else None
 
@@ -125,7 +126,16 @@ class QualityDiversity:
 
     # -- the two steps ---------------------------------------------------------------------------
     def ask(self) -> list[Brood]:
-        """The broods of the next iteration, in order; every child they make is new and evaluated."""
+        """The broods of the next iteration, in order; every child they make is new and evaluated.
+
+        Returns:
+            The :class:`~evo.ga.brood.Brood` s: for iteration 0 one per creature of the first batch (seed
+            models, their mutants, random creatures), then those the emitters plan from the archive's
+            elites. Each carries a plugin seed per child.
+
+        Raises:
+            RuntimeError: ``ask`` called again before :meth:`tell`.
+        """
         if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
         g = self.generation + 1
@@ -150,7 +160,20 @@ class QualityDiversity:
         where an evaluation has ``fitness``, ``exploded`` and ``measures`` (an
         :class:`evo.fitness.Evaluation`) or is a ``(fitness, measures)`` pair; a third item, if any, is
         the child's model JSON made elsewhere. Creatures that exploded, or whose objective or measures are
-        not finite, stay out of the archive. Returns the iteration's logbook record."""
+        not finite, stay out of the archive.
+
+        Args:
+            results: one sequence per brood, in the order of :meth:`ask`, with one pair per child.
+
+        Returns:
+            The iteration's logbook record: ``{column: value}`` for :attr:`columns` (the GA's statistics
+            over the elites, then the archive's figures such as ``coverage`` and ``qd_score``).
+
+        Raises:
+            RuntimeError: ``tell`` without a preceding :meth:`ask`.
+            ValueError: not one entry per brood, not one pair per child, or the wrong number of fitness
+                values.
+        """
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
         plan, serials = self._pending
@@ -240,7 +263,14 @@ class QualityDiversity:
     # -- state -------------------------------------------------------------------------------------
     def state(self) -> QDState:
         """The whole state now (valid between a ``tell`` and the next ``ask``). Elites never change, so
-        it may be turned into JSON later, in another thread (:mod:`evo.io.qd_checkpoint`)."""
+        it may be turned into JSON later, in another thread (:mod:`evo.io.qd_checkpoint`).
+
+        Returns:
+            The :class:`~evo.qd.state.QDState`; :meth:`from_state` of it continues exactly.
+
+        Raises:
+            RuntimeError: called between :meth:`ask` and :meth:`tell`.
+        """
         if self._pending is not None:
             raise RuntimeError("the state is only complete between tell() and ask()")
         s = self.settings
@@ -261,6 +291,15 @@ class QualityDiversity:
         cls, state: QDState, settings: QDSettings, *, seed_models: Sequence[Creature] = ()
     ) -> QualityDiversity:
         """Continue from a state saved by :meth:`state` (``settings`` must match the saved run's).
+
+        Args:
+            state: the saved :class:`~evo.qd.state.QDState` (a CVT's centroids included).
+            settings: the run's :class:`~evo.qd.state.QDSettings`.
+            seed_models: as for the constructor (used only by iteration 0).
+
+        Returns:
+            A :class:`QualityDiversity` with the saved archive, whose next :meth:`ask` makes the draws the
+            saved run would have made.
 
         Raises:
             ValueError: the state was made with another seed, weights or measures, or its elites do not

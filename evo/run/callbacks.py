@@ -97,6 +97,7 @@ class GenerationStatus:
 
     @property
     def stop_requested(self) -> bool:
+        """Whether :meth:`stop` was called."""
         return self._control.stop
 
 
@@ -120,24 +121,59 @@ class Callback:
     """
 
     def on_run_start(self, run: RunStart) -> None:
-        pass
+        """Called once, before the first generation of this call (also when resuming).
+
+        Args:
+            run: the :class:`RunStart`: config, plugin, evolution, whether it resumes, workers.
+        """
 
     def on_generation_start(self, generation: int, evaluations: int) -> None:
-        pass
+        """Called when a generation's broods are planned, before they are bred and evaluated.
+
+        Args:
+            generation: the generation about to be made (0 is the initial population).
+            evaluations: how many creatures it will evaluate.
+        """
 
     def on_evaluated(self, count: int) -> None:
-        pass
+        """Called each time a batch of evaluations comes back (what the progress bar counts).
+
+        Args:
+            count: the evaluations in this batch (they add up to the generation's ``evaluations``).
+        """
 
     def on_generation_end(self, status: GenerationStatus) -> None:
-        pass
+        """Called after each generation is told; ``status.stop()`` ends the run after it.
+
+        Args:
+            status: the generation's :class:`GenerationStatus`.
+        """
 
     def on_failure(
         self, generation: int, index: int, creature: Creature, seed: int, message: str
     ) -> str | None:
+        """Called when a creature's evaluation fails, before the run raises
+        :class:`~evo.run.folder.RunFailed` (not when the creature is unknown: a worker that died).
+
+        Args:
+            generation: the generation being made.
+            index: the creature's place among the generation's evaluations (its id is
+                ``f"g{generation}-{index}"``).
+            creature: the creature whose evaluation failed.
+            seed: the seed its fitness plugin was called with.
+            message: what went wrong, in one line.
+
+        Returns:
+            A phrase the run's one-line error ends with (e.g. where the creature was saved), or None.
+        """
         return None
 
     def on_run_end(self, stopped: bool) -> None:
-        pass
+        """Called once when the loop ends, whatever happened (also after a failure).
+
+        Args:
+            stopped: True when a callback (or Ctrl-C) stopped the run before its last generation.
+        """
 
 
 class _Function(Callback):

@@ -1,10 +1,8 @@
 """The run configuration: a TOML file parsed once into frozen dataclasses (see docs/config.md).
 
-``load_config("walkers.toml")`` reads and checks everything a run needs before anything touches the
-disk: every table and key (typos get the closest valid name suggested), types and ranges, the world, the
-fitness plugin and its parameters. Errors are one line naming the file, the table and key, what was
-expected and what was found. ``Config.to_toml()`` writes the resolved configuration back (every key,
-paths made absolute) so that a run folder's ``config.toml`` loads anywhere and reproduces the run.
+``load_config`` reads and checks everything a run needs before anything touches the disk, with one-line
+errors naming the file, table and key; ``Config.to_toml()`` writes the resolved configuration back
+(docs/config.md, "How the file is checked" and "The resolved configuration").
 """
 
 from __future__ import annotations
@@ -156,6 +154,12 @@ class Config:
     def from_toml(cls, path: str | os.PathLike) -> Config:
         """Read and check a config file (relative paths in it are relative to its folder).
 
+        Args:
+            path: the TOML file.
+
+        Returns:
+            The checked :class:`Config`, its plugin resolved and its params complete.
+
         Raises:
             EvoInputError: any problem, in one line naming the file, the table and the key.
         """
@@ -169,6 +173,14 @@ class Config:
         paths are relative to ``base_dir`` (default: the working folder). Gives the same Config as the
         TOML file with the same content.
 
+        Args:
+            doc: the tables, by name, each a mapping of keys to values.
+            base_dir: the folder relative ``plugin_paths`` and ``seed_models`` are taken from.
+            source: the name errors give the mapping (like a file's path).
+
+        Returns:
+            The checked :class:`Config`.
+
         Raises:
             EvoInputError: any problem, in one line naming the table and the key.
         """
@@ -179,6 +191,13 @@ class Config:
         world={"gravity": 0.3})``. Each keyword is a table; its keys replace those of the table. New
         ``[qd] measures`` keep the ranges of the measures still listed and the default bins, unless
         ``ranges`` or ``bins`` are given too.
+
+        Args:
+            **tables: one keyword per table (``run``, ``evaluation``, ``world``, ``genome``, ``ga``,
+                ``pool``, ``qd``), each a mapping of the keys to change to their new values.
+
+        Returns:
+            A new, checked :class:`Config`; this one is unchanged.
 
         Raises:
             EvoInputError: an unknown table or key, or a bad value.
@@ -202,8 +221,17 @@ class Config:
         """This config scored by ``plugin`` instead (``[evaluation] plugin`` becomes its name; the params
         of the config are checked against its signature).
 
+        Args:
+            plugin: the :class:`~evo.fitness.Plugin` (from :func:`evo.register_fitness`, or found by name).
+                The config's params are kept only when it has the config's plugin name.
+
+        Returns:
+            A new :class:`Config`; this one is unchanged.
+
         Raises:
-            EvoInputError: the config's params do not fit the plugin.
+            EvoInputError: the config's params do not fit the plugin, its ``record_every`` is not a whole
+                number of steps of ``[world] dt``, a MAP-Elites config's ``[qd]`` measures do not fit
+                it, or the dask backend could not import it.
         """
         given = dict(self.evaluation.params) if plugin.name == self.evaluation.plugin else {}
         params = check_params(plugin, given, source=self.source)
@@ -214,7 +242,14 @@ class Config:
         return dataclasses.replace(self, evaluation=evaluation, plugin=plugin.ref(), qd=qd)
 
     def loop_settings(self) -> LoopSettings:
-        """What :class:`evo.Evolution` needs from this config (its plugin's objectives and weights too)."""
+        """What :class:`evo.Evolution` needs from this config (its plugin's objectives and weights too).
+
+        Returns:
+            The :class:`~evo.ga.loop.LoopSettings`: population, seed, objectives, weights, genome, GA.
+
+        Raises:
+            EvoInputError: the plugin cannot be loaded in this process.
+        """
         plugin = load_ref(self.plugin)
         return LoopSettings(
             population=self.run.population,
@@ -226,13 +261,24 @@ class Config:
         )
 
     def qd_settings(self) -> QDSettings:
-        """What :class:`evo.QualityDiversity` needs from this config (a MAP-Elites one)."""
+        """What :class:`evo.QualityDiversity` needs from this config (a MAP-Elites one).
+
+        Returns:
+            The :class:`~evo.qd.loop.QDSettings`: archive, emitters, sizes, seed, objectives and weights.
+
+        Raises:
+            EvoInputError: the plugin cannot be loaded in this process.
+        """
         plugin = load_ref(self.plugin)
         return qd_settings(self, plugin.objectives, plugin.weights)
 
     def evaluation_spec(self) -> EvaluationSpec:
         """What each evaluation needs, as plain data for the workers (with the measures of a MAP-Elites
-        run)."""
+        run).
+
+        Returns:
+            The :class:`~evo.fitness.evaluate.EvaluationSpec` for :func:`evo.evaluate`.
+        """
         if self.map_elites:
             return EvaluationSpec(
                 world=self.world,
@@ -250,7 +296,11 @@ class Config:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Every table and key with its resolved value (TOML-friendly: lists, no None)."""
+        """Every table and key with its resolved value (TOML-friendly: lists, no None).
+
+        Returns:
+            ``{table: {key: value}}``; :meth:`from_dict` of it gives an equal Config.
+        """
         evaluation = section_to_dict(self.evaluation)
         evaluation["params"] = {k: v for k, v in self.evaluation.params.items() if v is not None}
         run = section_to_dict(self.run)
@@ -269,14 +319,22 @@ class Config:
         return doc
 
     def to_toml(self) -> str:
-        """The resolved configuration as TOML; ``load_config`` of it gives an equal Config."""
+        """The resolved configuration as TOML; ``load_config`` of it gives an equal Config.
+
+        Returns:
+            The text of a run folder's ``config.toml``, with a comment header.
+        """
         header = "# evo configuration, resolved: every key with the value the run used (see docs/config.md)\n"
         if self.source:
             header += f"# read from {self.source}\n"
         return header + "\n" + dumps_toml(self.to_dict())
 
     def describe(self) -> list[str]:
-        """A short human summary (``python -m evo validate CONFIG``)."""
+        """A short human summary (``python -m evo validate CONFIG``).
+
+        Returns:
+            Four lines of text: the run, the evaluation, the world and the pool.
+        """
         run, ev, world = self.run, self.evaluation, self.world
         params = ", ".join(f"{k}={v!r}" for k, v in ev.params.items()) or "no parameters"
         if self.map_elites:

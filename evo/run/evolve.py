@@ -99,6 +99,7 @@ class RunResult:
 
     @property
     def objectives(self) -> tuple[str, ...]:
+        """The plugin's objective names (those of the best member; () when the hall of fame is empty)."""
         return self.best.objectives if self.best else ()
 
     def _repr_html_(self) -> str | None:
@@ -385,7 +386,14 @@ def open_run(path: str | os.PathLike) -> RunResult:
     """Read a run folder written by ``evo run`` (or :func:`evolve` with ``out``).
 
     The plugin need not be loadable here (a function registered from Python in another session): the
-    config keeps its name.
+    config keeps its name. A run still being written is read as of its last checkpoint, without a lock.
+
+    Args:
+        path: the run folder.
+
+    Returns:
+        The :class:`RunResult`: the config, history, hall of fame and, when the folder has a checkpoint,
+        the ask/tell state ready to continue (a MAP-Elites run's archive too).
 
     Raises:
         EvoInputError: not a run folder, or a file in it cannot be read.

@@ -1,9 +1,8 @@
 """The job ``evo run`` gives its worker pool: breed a brood's children, then evaluate the new ones.
 
-Running the variation operators where the evaluations run keeps the parent process light (it only
-selects), so that two workers keep two cores busy even when a creature's simulation is as cheap as its
-mutation. Plain data in and out; the :class:`BreedContext` reaches each worker once (on a dask worker
-with its plugin's files: :func:`with_plugin_files`, :func:`setup_worker`).
+Plain data in and out; the :class:`BreedContext` reaches each worker once (on a dask worker with its
+plugin's files: :func:`with_plugin_files`, :func:`setup_worker`). Why breeding happens in the workers:
+docs/runs.md, "Workers".
 """
 
 from __future__ import annotations

@@ -101,11 +101,23 @@ class Archive:
         return float(self.stats["qd_score"])
 
     def best(self, count: int = 10) -> list[ArchiveCell]:
-        """The ``count`` cells with the highest objective, best first."""
+        """The ``count`` cells with the highest objective, best first.
+
+        Args:
+            count: how many cells at most.
+
+        Returns:
+            The :class:`ArchiveCell` s, best first (ties: the lower index first); fewer when fewer cells
+            are occupied.
+        """
         return sorted(self.cells, key=lambda c: (-c.objective, c.index))[:count]
 
     def grid_objectives(self) -> np.ndarray:
         """A grid's objectives as an array of shape ``bins`` (NaN where a cell is empty).
+
+        Returns:
+            A float array of shape ``bins`` (one axis per measure) holding each occupied cell's
+            ``objective``: the first objective, negated when it is minimised.
 
         Raises:
             ValueError: the archive is a CVT.

@@ -72,8 +72,21 @@ def simulate_batch(
     """Simulate creatures of one topology in ``world`` for ``frames`` frames, recording every
     ``record_every`` frames: the trajectories :func:`evo.sim.simulate` would give, in order.
 
-    The creatures must share the number of masses, ``link_a``, ``link_b`` and ``fixed`` (see
-    :func:`topology_key`); anything else may differ. Raises ValueError otherwise.
+    Args:
+        creatures: creatures that share the number of masses, ``link_a``, ``link_b`` and ``fixed`` (see
+            :func:`topology_key`); anything else may differ.
+        world: the world every creature is simulated in.
+        frames: frames to simulate (a whole number of steps of ``world.dt``).
+        record_every: frames between records (a whole number of steps); record 0 is frame 0.
+
+    Returns:
+        One :class:`~evo.sim.simulate.Trajectory` per creature, in order, bit-identical to
+        :func:`evo.sim.simulate`'s (docs/batch.md); [] for no creatures.
+
+    Raises:
+        ValueError: the creatures do not share one topology.
+        EvoInputError: frames or record_every that are not whole numbers of steps (or record_every <= 0),
+            or, for the creatures simulated one by one, a creature over the size limits.
     """
     creatures = list(creatures)
     if not creatures:

@@ -38,6 +38,12 @@ class Limits:
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Limits:
         """The defaults, with ``EVO_MAX_MASSES`` and ``EVO_MAX_LINKS`` where they are set.
 
+        Args:
+            environ: the environment variables to read; None reads ``os.environ``.
+
+        Returns:
+            The :class:`Limits` (an empty or blank variable leaves its default).
+
         Raises:
             EvoInputError: a variable that is not an integer >= 1.
         """

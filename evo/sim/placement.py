@@ -1,9 +1,7 @@
 """Standing a creature on the ground: the height of the surfaces a mass can rest on, and the lift that
-puts no mass of a body below them (docs/config.md, "Where creatures start").
+puts no mass of a body below them.
 
-The surfaces are the ones the contact model makes masses meet: under soda contact the floor y = 0, the
-ground's reflecting polyline (:meth:`evo.sim.ground.Ground.soda_polyline`) and the terrain; under
-penalty contact the ground's own curve H = 0 and the terrain. Units: px.
+Which surfaces count under each contact model: docs/config.md, "Where creatures start". Units: px.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """``simulate``: run a creature in a world and get its recorded trajectory back.
 
-This is the Python face of the numba kernels: it checks and packs arrays, allocates the record buffers
-and calls one kernel once. The applet's model (every link of stiffness 1 without a dashpot, every mass
-of weight 1, soda contact) with ``integrator = "euler"`` runs on the hand-optimised
-:func:`evo.sim.kernels.euler.run_euler`; everything else runs on the general kernels, one per family:
-:func:`evo.sim.kernels.explicit.run_explicit` (euler, explicit-euler, finite-difference, midpoint, rk4),
-:func:`evo.sim.kernels.implicit.run_backward_euler` and :func:`evo.sim.kernels.psm.run_psm`.
+The Python face of the numba kernels: it checks and packs arrays, allocates the record buffers and calls
+one kernel once (which kernel for which world: docs/integrators.md, "For developers").
 """
 
 from __future__ import annotations

@@ -162,11 +162,26 @@ class World:
 
     @classmethod
     def from_model(cls, creature: Any) -> World:
-        """The default world updated with a creature's own ``world`` mapping (errors name ``world.key``)."""
+        """The default world updated with a creature's own ``world`` mapping (errors name ``world.key``).
+
+        Args:
+            creature: anything with a ``world`` mapping, usually an :class:`~evo.model.Creature`.
+
+        Returns:
+            The :class:`World`: the defaults, then the creature's overrides.
+
+        Raises:
+            EvoInputError: an unknown key, a bad value, or a value given with its cursor.
+        """
         return cls().updated(creature.world, where="world")
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
+        """The names of the world's fields, in order (the keys of ``[world]`` but the cursors).
+
+        Returns:
+            A tuple of field names.
+        """
         return tuple(f.name for f in dataclasses.fields(cls))
 
     @property
@@ -176,7 +191,11 @@ class World:
         return 0.0, sign * self.gravity
 
     def segments(self) -> list[tuple[float, float, float, float]]:
-        """Terrain as a flat list of (x1, y1, x2, y2) segments."""
+        """Terrain as a flat list of (x1, y1, x2, y2) segments.
+
+        Returns:
+            One (x1, y1, x2, y2) tuple (px) per segment of every terrain polyline, in order.
+        """
         out = []
         for line in self.terrain:
             for (x1, y1), (x2, y2) in zip(line[:-1], line[1:], strict=True):
@@ -184,7 +203,16 @@ class World:
         return out
 
     def to_dict(self, *, only_changed: bool = False) -> dict[str, Any]:
-        """A plain mapping (TOML/JSON friendly). None values are left out."""
+        """A plain mapping (TOML/JSON friendly). None values are left out.
+
+        Args:
+            only_changed: keep only the fields whose value differs from :class:`World`'s default (what a
+                model's ``world`` needs to hold).
+
+        Returns:
+            ``{field: value}``, terrain as lists of ``[x, y]`` and the ground as its table (or polyline);
+            ``World().updated(...)`` of it gives an equal world.
+        """
         default = World()
         out: dict[str, Any] = {}
         for name in self.field_names():
@@ -207,6 +235,18 @@ class World:
 
         Errors name ``source`` (a file) and the key (``[world] gravity``, ``world.gravity``,
         ``--set.gravity``: see :func:`evo.schema.field_label`).
+
+        Args:
+            mapping: world keys (the fields, or the ``*_cursor`` forms) and their new values.
+            source: the file the mapping came from, for errors.
+            where: how errors name the table (``"world"``, ``"[world]"``, ``"--set"``).
+
+        Returns:
+            A new :class:`World`; this one is unchanged.
+
+        Raises:
+            EvoInputError: not a mapping, an unknown key (the closest valid one suggested), a bad value,
+                or a value given together with its cursor.
         """
         changes = _without_cursors(mapping, source=source, where=where)
         return dataclasses.replace(self, **check_fields(World, changes, source=source, where=where))

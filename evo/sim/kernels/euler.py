@@ -1,17 +1,8 @@
 """The semi-implicit Euler fast path for the applet's model, and the soda collisions every kernel shares.
 
-:func:`run_euler` runs the whole time loop of one simulation in one jitted call for creatures whose
-links all have stiffness 1 and no dashpot and whose masses all weigh 1, with soda contact; everything
-else (other integrators, dashpots, masses, the penalty ground) goes through :mod:`evo.sim.kernels.explicit`,
-:mod:`evo.sim.kernels.implicit` or :mod:`evo.sim.kernels.psm`.
-
-Pure functions of arrays: no I/O, no logging, no randomness. Arrays are float64 except the link end
-indices (uint32) and the free-mass flags (uint8). Positions and velocities are (n_masses, 2).
-
-Per step, the wave angle theta is advanced by ``wave_sign * omega * dt``; a muscle's rest length is
-``rest + amp * sin(theta + phi)`` expanded as ``rest + amp * (sin(theta) cos(phi) + cos(theta) sin(phi))``
-with ``amp = rest * alpha * beta`` and the per-link constants ``cos_phi``, ``sin_phi`` precomputed, so
-there is one sin and one cos per step, not per link.
+:func:`run_euler` runs the whole time loop in one jitted call for unit masses, unit stiffness multipliers,
+no dashpots and soda contact; everything else goes through the general kernels. Pure functions of arrays.
+Array layout and the one-sin-per-step trick: docs/integrators.md, "For developers".
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """The explicit one-step integrators, in one numba kernel: :func:`run_explicit`.
 
-Each step advances the state (x, v) of every free mass by ``dt`` frames, then the soda collisions of
-:func:`evo.sim.kernels.forces.soda_contacts` are applied. With a(x, v, θ) the accelerations of
-:func:`evo.sim.kernels.forces.accelerations` and h = dt:
-
-- ``euler`` (semi-implicit / symplectic): v ← v + h·a(x, v), then x ← x + h·v. Order 1.
-- ``explicit-euler`` (forward, seed 002): x ← x + h·v and v ← v + h·a(x, v), both from the old state.
-  Order 1; it gains energy on every oscillation.
-- ``finite-difference``: seed 000's three-level scheme 9.13, x_{k+2} = 2·x_{k+1} − x_k + h²·a_{k+1}, with
-  the acceleration taken at the middle level (the centred difference) and written in its one-step
-  velocity form: x ← x + h·v + h²/2·a, a' = a(x, v + h·a), v ← v + h/2·(a + a'). a' is kept for the next
-  step. Order 2. (9.13 as printed takes the acceleration at the first level, which is first order and
-  unstable for an undamped spring; see docs/integrators.md.)
-- ``midpoint`` (appendix C's Runge–Kutta): the slope at the midpoint of an Euler half step. Order 2.
-- ``rk4``: the classic fourth-order Runge–Kutta. Order 4.
-
-Muscles follow the wave inside the step (θ at each stage's time).
+``euler`` (semi-implicit), ``explicit-euler``, ``finite-difference`` (seed 000's scheme 9.13, centred),
+``midpoint`` and ``rk4``, each step followed by the soda collisions. The schemes and their orders:
+docs/integrators.md, "Choosing an integrator" and "The finite-difference scheme 9.13".
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """numba helpers shared by the general kernels: forces, the penalty ground, soda contacts.
 
-The general kernels (:mod:`.explicit`, :mod:`.implicit`, :mod:`.psm`) all take
-the same arrays, so that each is compiled once:
-
-- ``pos``, ``vel``: (n_masses, 2) px, px/frame, updated in place;
-- ``free``: (n_masses,) uint8; ``inv_mass``: (n_masses,) 1/M;
-- ``link_a``, ``link_b``: (n_links,) uint32; ``link_data``: (n_links, 6) float64 with the columns
-  :data:`L_REST` .. :data:`L_D` (rest length px, muscle amplitude px, cos φ, sin φ, S·k̄ 1/frame², D);
-- ``segments``: (n_segments, 4) reflecting segments (x1, y1, x2, y2);
-- ``ground_params`` (4,), ``ground_points`` (m, 2): the ground (:meth:`evo.sim.ground.Ground.kernel_arrays`);
-- ``fp``: float parameters indexed by the ``F_*`` constants, ``ip``: int parameters by the ``I_*`` ones;
-- ``rec_pos``, ``rec_vel``: (n_records, n_masses, 2) record buffers.
-
-Forces (seed 002 §1.1–1.2): a link's tension is T = S·k̄·(L − l_r(θ)) + D·(r̂ · (v_b − v_a)) along r̂;
-a mass M accelerates by g − f̄·v + (link forces + ground force) / M. Under penalty contact the ground
-force where H < 0 is F_n = −S_g·H·∇H/‖∇H‖² (magnitude S_g·|H|/‖∇H‖, the depth estimate times S_g)
-plus the regularised friction −μ·‖F_n‖·tanh(v_τ/ε)·τ, τ the unit tangent and v_τ = v · τ.
+The general kernels (:mod:`.explicit`, :mod:`.implicit`, :mod:`.psm`) all take the same arrays, indexed
+by the ``L_*``, ``F_*`` and ``I_*`` constants below. The forces (seed 002 §1.1–1.2) and the array layout:
+docs/integrators.md, "The forces" and "For developers".
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """Backward (implicit) Euler with Newton's method and the analytic Jacobian: :func:`run_backward_euler`.
 
-Seed 002 §1.1: the new state satisfies v₁ = v₀ + h·a(x₁, v₁, θ₁) and x₁ = x₀ + h·v₁. Eliminating x₁
-leaves 2·n equations in the new velocities, r(v) = v − v₀ − h·a(x₀ + h·v, v) = 0, solved by Newton:
-J·δ = −r with J = I − h²·∂a/∂x − h·∂a/∂v, assembled from the exact derivatives of every link's spring
-and dashpot force, the world's damping and the penalty ground (:func:`.forces.ground_force_jacobian`),
-and solved by Gaussian elimination with partial pivoting (dense, (2n)³/3 operations: meant for small,
-stiff creatures). Newton starts from v₀ and stops when no velocity changes by more than
-``newton_tolerance``·(1 + the largest speed), or after ``newton_iterations``; the last iterate is kept
-either way. The soda collisions follow each step, as for every integrator. Order 1, A-stable: it damps
-the fast oscillations an explicit method cannot follow instead of exploding.
-
-For one link with d = x_b − x_a, L = |d|, u = d/L, w = v_b − v_a and T = S·k̄·(L − l_r) + D·(u·w), the
-force on a is T·u, and
-
-    ∂(T·u)/∂d = S·k̄·u·uᵀ + (D/L)·u·(w − (u·w)·u)ᵀ + (T/L)·(I − u·uᵀ),     ∂(T·u)/∂w = D·u·uᵀ.
+Each step solves for the new velocities (seed 002 §1.1) by Newton, with the exact derivatives of every
+force and a dense Gaussian elimination: order 1, A-stable, meant for small stiff creatures. The equations
+and the Jacobian: docs/integrators.md, "Backward Euler".
 """
 
 from __future__ import annotations

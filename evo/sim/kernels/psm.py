@@ -1,40 +1,8 @@
 """The Parker–Sochacki method (seed 003) for any network of springs, muscles and dashpots: :func:`run_psm`.
 
-Each step expands every unknown in its Maclaurin series in the time τ since the start of the step,
-x(τ) = Σ_j X_j·τ^j, computes the coefficients up to the order n = ``psm_order`` by a recurrence, and
-sums them at τ = h. The equations of motion become polynomial by adding, per link with
-d = x_b − x_a and e = v_b − v_a, the auxiliary variable a = 1/L (L = |d|) and the products
-
-    c = d·e,  a² = a·a,  a³ = a²·a,  a' = −a³·c  (since L' = c/L),
-    q = S·k̄·(1 − l_r·a) + D·c·a²  (the tension divided by the length),  force on a = q·d,
-
-so that every coefficient is a Cauchy product of lower ones: (u·w)_j = Σ_{l=0..j} u_l·w_{j−l}. Then
-
-    X_{j+1} = V_j / (j + 1),   V_{j+1} = (g·[j = 0] − f̄·V_j + (Σ_links ±(q·d)_j + G·[j = 0]) / M) / (j + 1),
-    a_{j+1} = −(a³·c)_j / (j + 1).
-
-A muscle's rest length l_r = l0 + amp·sin(θ₀ + φ ± ω·τ) has the exact series with the coefficients
-amp·sin^{(j)}(θ₀ + φ)·(±ω)^j/j!.
-a₀ = 1/L is recomputed from the positions at the start of every step (the seed's second option), so
-the auxiliary variable cannot drift away from 1/L. Each step costs O(n²) per link; the local error is
-O(h^{n+1}), the global order n.
-
-The series converges only within the distance to the nearest complex singularity of the motion (a link
-about to collapse to zero length, a steep friction): when the last term of a step's series is more than
-half the one before it (:data:`MAX_TAIL_RATIO`), the step is done as two half steps instead, and so on
-down to 1/256 of ``dt``. This guards against divergence only; it is not an error control, and a smooth
-motion far from singularities is never split (the seed's double spring at h = 1/24 never is).
-
-The penalty ground is not analytic across H = 0, so the set of masses in contact is fixed at the start
-of each step, and for each of them the ground is its tangent line there (H(x) ≈ H₀ + ∇H₀·(x − x₀): exact
-for flat, slope and the inside of polyline segments). The normal force N = −S_g·H/‖∇H₀‖ is then linear
-in the series, and the friction −μ·N·tanh(u)·τ with u = v·τ/ε follows from the tanh recurrence
-T' = (1 − T²)·u', i.e. j·T_j = Σ_{l<j} (1 − T²)_l·(j − l)·u_{j−l}. tanh's series converges only while u
-changes by less than π/2: when the friction's drag rate μ·N/(M·ε) times h, or the first-order change
-|u₁|·h, exceeds 1, tanh(u) is held at its value at the start of the step instead (first order, bounded
-by the Coulomb force, as in an explicit method). A step in which a contact starts or ends is first order too.
-Soda collisions follow each step, as for every integrator. A link of zero length exerts no force during
-the step.
+Each step sums every unknown's Maclaurin series to order ``psm_order``, made polynomial by the auxiliary
+variable 1/L per link, and halves a step whose series converges badly. The recurrences, the step
+splitting and the penalty ground: docs/integrators.md, "Parker–Sochacki for any network".
 """
 
 from __future__ import annotations
