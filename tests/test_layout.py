@@ -193,29 +193,7 @@ def test_the_module_import_graph_has_no_circle():
             visit(module)
 
 
-# modules whose long docstrings are being shortened on main (issue 9): drop them from here once merged
-LONG_DOCSTRINGS_BEING_SHORTENED = {
-    "evo.bench",
-    "evo.bench.cluster",
-    "evo.bench.evolution",
-    "evo.bench.integrators",
-    "evo.bench.numpy_reference",
-    "evo.bench.scaling",
-}
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        pytest.param(
-            m,
-            marks=pytest.mark.xfail(strict=True, reason="being shortened on main")
-            if m in LONG_DOCSTRINGS_BEING_SHORTENED
-            else (),
-        )
-        for m in sorted(MODULES)
-    ],
-)
+@pytest.mark.parametrize("module", sorted(MODULES))
 def test_a_module_docstring_says_what_the_module_owns_in_five_lines_or_fewer(module):
     docstring = ast.get_docstring(MODULES[module])
     assert docstring, f"{module} has no module docstring"
