@@ -17,7 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_SECTIONS", "SECTIONS", "Section", "best_time", "main", "run_sections"]
+__all__ = [
+    "DEFAULT_SECTIONS",
+    "SECTIONS",
+    "Section",
+    "best_time",
+    "main",
+    "probe_in_fresh_interpreter",
+    "run_sections",
+]
 
 # name -> "module:function"; each function takes the parsed arguments and returns a Section.
 SECTIONS: dict[str, str] = {
@@ -48,6 +56,33 @@ def best_time(run: Callable[[], object], repeats: int) -> float:
         run()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def probe_in_fresh_interpreter(code: str, cache_dir: str | None, what: str) -> dict[str, Any]:
+    """Run ``code`` in a fresh interpreter with ``NUMBA_CACHE_DIR`` on ``cache_dir`` (None: numba's usual
+    cache) and return the JSON object on the last line it prints.
+
+    Args:
+        code: Python source that prints one JSON object last.
+        cache_dir: the numba cache folder, or None.
+        what: the probe's name, for the error message.
+
+    Returns:
+        The printed object.
+
+    Raises:
+        RuntimeError: the interpreter failed (with its stderr).
+    """
+    import os
+    import subprocess
+
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the {what} probe failed:\n{done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 # -- the command -------------------------------------------------------------------------------------------

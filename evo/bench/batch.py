@@ -7,11 +7,7 @@ and interleaved (best and median); and the batched kernels' cold and cached comp
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from evo.bench import Section, simulator
+from evo.bench import Section, probe_in_fresh_interpreter, simulator
 from evo.io.models import load_model
 from evo.model import Creature
 from evo.sim import World, simulate
@@ -126,15 +122,8 @@ print(json.dumps(out))
 def _probe_first_call(cache_dir: str | None) -> dict[str, float]:
     """Seconds of the first batched euler and rk4 calls in a fresh interpreter with ``NUMBA_CACHE_DIR``
     on ``cache_dir`` (None: numba's usual cache)."""
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["NUMBA_CACHE_DIR"] = cache_dir
-    done = subprocess.run(
-        [sys.executable, "-c", _COMPILE_PROBE], env=env, capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"the batch compile-time probe failed:\n{done.stderr.strip()}")
-    return {k: float(v) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+    times = probe_in_fresh_interpreter(_COMPILE_PROBE, cache_dir, "batch compile-time")
+    return {k: float(v) for k, v in times.items()}
 
 
 def batch_section(args: argparse.Namespace) -> Section:

@@ -4,17 +4,13 @@ world, the kernel against the numpy reference, and the JIT compile time."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
-import subprocess
-import sys
 import tempfile
 from typing import Any
 
 import numpy as np
 
-from evo.bench import Section, best_time
+from evo.bench import Section, best_time, probe_in_fresh_interpreter
 from evo.model import Creature
 from evo.sim import World, simulate
 
@@ -217,15 +213,7 @@ print(json.dumps({"first_call_s": first}))
 def _probe_first_call(cache_dir: str | None) -> float:
     """Seconds of the first ``simulate`` call in a fresh interpreter with ``NUMBA_CACHE_DIR=cache_dir``
     (None: the interpreter's own environment, i.e. numba's usual cache)."""
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["NUMBA_CACHE_DIR"] = cache_dir
-    done = subprocess.run(
-        [sys.executable, "-c", _COMPILE_PROBE], env=env, capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"the compile-time probe failed:\n{done.stderr.strip()}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["first_call_s"])
+    return float(probe_in_fresh_interpreter(_COMPILE_PROBE, cache_dir, "compile-time")["first_call_s"])
 
 
 def compile_section(args: argparse.Namespace) -> Section:
