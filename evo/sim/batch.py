@@ -17,10 +17,9 @@ from evo.errors import EvoInputError
 from evo.model import Creature
 from evo.sim.kernels import batch_euler as _batch_kernel
 from evo.sim.kernels import batch_explicit as _batch_explicit
-from evo.sim.kernels import euler as _kernel
 from evo.sim.kernels import explicit as _explicit
 from evo.sim.kernels import forces as _forces
-from evo.sim.simulate import Trajectory, simulate, speed_limit, steps_for
+from evo.sim.simulate import Trajectory, boundaries, simulate, speed_limit, steps_for
 from evo.sim.world import World
 
 __all__ = ["BATCHED_INTEGRATORS", "MAX_LANES", "MIN_LANES", "simulate_batch", "topology_key"]
@@ -160,16 +159,8 @@ def _pack_wave(creatures: list[Creature]) -> tuple[np.ndarray, ...]:
 def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, float, float, float, np.ndarray]:
     """(segments (k, 4), x_min, x_max, y_max, max_speed² per lane) as :func:`evo.sim.simulate` passes
     them (each creature's speed limit depends on its size when the world sets none)."""
-    segment_list = world.segments()
-    if world.contact == "soda":
-        line = world.ground.soda_polyline()
-        segment_list += [(*a, *b) for a, b in zip(line[:-1], line[1:], strict=False)]
-    segments = np.array(segment_list, dtype=np.float64).reshape(-1, 4)
-    huge = _kernel.HUGE
+    segments, x_min, x_max, y_max = boundaries(world)
     max_speed2 = np.array([speed_limit(world, c.positions) ** 2 for c in creatures], dtype=np.float64)
-    x_min = 0.0 if world.width is not None else -huge
-    x_max = float(world.width) if world.width is not None else huge
-    y_max = float(world.height) if world.height is not None else huge
     return segments, x_min, x_max, y_max, max_speed2
 
 

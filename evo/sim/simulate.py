@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_MAX_SPEED",
     "PackedCreature",
     "Trajectory",
+    "boundaries",
     "centroids_of",
     "pack",
     "simulate",
@@ -158,6 +159,28 @@ def steps_for(frames: float, dt: float, what: str = "frames") -> int:
     return int(whole)
 
 
+def boundaries(world: World) -> tuple[np.ndarray, float, float, float]:
+    """What the kernels take for the world's surfaces besides the floor: the segments ((k, 4) float64:
+    terrain, and a soda ground's polyline) and the box (x_min, x_max, y_max; +-HUGE where open).
+
+    Args:
+        world: the world.
+
+    Returns:
+        ``(segments, x_min, x_max, y_max)``.
+    """
+    segment_list = world.segments()
+    if world.contact == "soda":
+        line = world.ground.soda_polyline()
+        segment_list += [(*a, *b) for a, b in zip(line[:-1], line[1:], strict=False)]
+    segments = np.array(segment_list, dtype=np.float64).reshape(-1, 4)
+    huge = _kernel.HUGE
+    x_min = 0.0 if world.width is not None else -huge
+    x_max = float(world.width) if world.width is not None else huge
+    y_max = float(world.height) if world.height is not None else huge
+    return segments, x_min, x_max, y_max
+
+
 def speed_limit(world: World, positions: np.ndarray | None = None) -> float:
     """The speed (px/frame) above which a run counts as exploded: ``world.max_speed``, else the larger of
     :data:`DEFAULT_MAX_SPEED` and the size of a body starting at ``positions`` (n, 2), the diagonal of
@@ -216,16 +239,8 @@ def simulate(
             f"{n_records} records of {n} masses do not fit in memory; record less often (record_every)"
         ) from None
     gx, gy = world.gravity_vector
-    segment_list = world.segments()
-    if world.contact == "soda":
-        line = world.ground.soda_polyline()
-        segment_list += [(*a, *b) for a, b in zip(line[:-1], line[1:], strict=False)]
-    segments = np.array(segment_list, dtype=np.float64).reshape(-1, 4)
-    huge = _kernel.HUGE
+    segments, x_min, x_max, y_max = boundaries(world)
     max_speed2 = speed_limit(world, p.positions) ** 2
-    x_min = 0.0 if world.width is not None else -huge
-    x_max = float(world.width) if world.width is not None else huge
-    y_max = float(world.height) if world.height is not None else huge
     if world.integrator == "euler" and world.contact == "soda" and creature.has_default_physics:
         n_rec, exploded_step = _kernel.run_euler(
             p.positions, p.velocities, p.free, p.link_a, p.link_b, p.rest, p.amp, p.cos_phi, p.sin_phi,
