@@ -2,49 +2,44 @@
 
 from __future__ import annotations
 
-import logging
 import os
-import time
 from pathlib import Path
 
-import numpy as np
 import pytest
+from backend_jobs import (
+    dies,
+    distance_spec,
+    evaluate_payload,
+    fails_late_on_one_and_at_once_on_a_later_one,
+    fails_on_the_fifth,
+    logs,
+    random_tasks,
+)
 
-from evo.fitness import find_plugin
-from evo.fitness.evaluate import EvaluationSpec, PluginFailed, evaluate
-from evo.ga.creatures import random_creature
+from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.ga.loop import Evolution, LoopSettings
-from evo.ga.settings import GenomeSection
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend
 from evo.run.folder import run_logging
 from evo.run.job import BreedContext, breed_and_evaluate
-from evo.sim import World, warm_up
+from evo.sim import warm_up
 
 
 @pytest.fixture(scope="module")
 def spec() -> EvaluationSpec:
-    plugin = find_plugin("distance")
-    return EvaluationSpec(World(), 300, plugin.ref(), dict(plugin.params))
+    return distance_spec()
 
 
 @pytest.fixture(scope="module")
 def tasks() -> list[Task]:
-    rng = np.random.default_rng(4)
-    genome = GenomeSection()
-    return [Task(i, (random_creature(rng, genome), 1000 + i)) for i in range(13)]
-
-
-def _evaluate(payload, spec):
-    creature, seed = payload
-    return evaluate(creature, spec, seed)
+    return random_tasks()
 
 
 def test_one_and_two_workers_give_bit_identical_results_in_task_order(spec, tasks):
-    with InProcess(_evaluate, spec) as local:
+    with InProcess(evaluate_payload, spec) as local:
         expected = local.run(tasks)
     assert expected == [evaluate(t.payload[0], spec, t.payload[1]) for t in tasks]
     for chunksize in (0, 1, 5):
-        with ForkPool(_evaluate, spec, workers=2, chunksize=chunksize) as pool:
+        with ForkPool(evaluate_payload, spec, workers=2, chunksize=chunksize) as pool:
             assert pool.run(tasks) == expected
             assert pool.run(list(reversed(tasks))) == expected[::-1]
 
@@ -52,31 +47,23 @@ def test_one_and_two_workers_give_bit_identical_results_in_task_order(spec, task
 def test_tasks_can_arrive_from_a_generator_while_earlier_ones_are_run(spec, tasks):
     seen = []
     weighted = [Task(t.index, t.payload, weight=2) for t in tasks]
-    with make_backend(_evaluate, spec, workers=2, chunksize=2) as pool:
+    with make_backend(evaluate_payload, spec, workers=2, chunksize=2) as pool:
         results = pool.run((t for t in weighted), seen.append, expected=len(tasks))
-    with make_backend(_evaluate, spec, workers=1) as local:
+    with make_backend(evaluate_payload, spec, workers=1) as local:
         assert results == local.run(iter(tasks))
     assert sum(seen) == 2 * len(tasks)
-
-
-def _fails_on_the_fifth(payload, spec):
-    if payload[1] == 1004:
-        error = PluginFailed("distance", "plugin 'distance' raised ZeroDivisionError: division by zero")
-        error.detail = ("the creature", 1004)
-        raise error
-    return _evaluate(payload, spec)
 
 
 def _plain_error_on_the_fifth(payload, spec):
     if payload[1] == 1004:
         raise KeyError("x")
-    return _evaluate(payload, spec)
+    return evaluate_payload(payload, spec)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_failing_task_comes_back_as_data_naming_the_plugin_and_what_failed(spec, tasks, workers):
     with (
-        make_backend(_fails_on_the_fifth, spec, workers) as backend,
+        make_backend(fails_on_the_fifth, spec, workers) as backend,
         pytest.raises(EvaluationFailed) as caught,
     ):
         backend.run(tasks)
@@ -92,53 +79,30 @@ def test_a_failing_task_comes_back_as_data_naming_the_plugin_and_what_failed(spe
     assert caught.value.index == 4 and caught.value.plugin is None and caught.value.detail is None
 
 
-def _fails_late_on_one_and_at_once_on_a_later_one(payload, context):
-    """Task ``slow`` fails once task ``fast`` (later in order) has failed, or after 2 s; ``fast`` at once."""
-    spec, marker, slow, fast = context
-    if payload[1] == 1000 + slow:
-        deadline = time.monotonic() + 2.0
-        while not os.path.exists(marker) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        raise KeyError("slow")
-    if payload[1] == 1000 + fast:
-        Path(marker).touch()
-        raise KeyError("fast")
-    return _evaluate(payload, spec)
-
-
 @pytest.mark.parametrize("workers, chunksize, slow, fast", [(1, 0, 2, 3), (2, 1, 2, 3), (2, 2, 3, 4)])
 def test_the_first_failing_task_in_order_is_reported_whatever_fails_first(
     spec, tasks, tmp_path, workers, chunksize, slow, fast
 ):
     context = (spec, str(tmp_path / "fast-failed"), slow, fast)
     with (
-        make_backend(_fails_late_on_one_and_at_once_on_a_later_one, context, workers, chunksize) as backend,
+        make_backend(fails_late_on_one_and_at_once_on_a_later_one, context, workers, chunksize) as backend,
         pytest.raises(EvaluationFailed, match="KeyError: 'slow'") as caught,
     ):
         backend.run(tasks)
     assert caught.value.index == slow
 
 
-def _dies(payload, spec):
-    os._exit(3)
-
-
 def test_a_worker_that_dies_raises_instead_of_hanging(spec, tasks):
     with (
-        ForkPool(_dies, spec, workers=2) as pool,
+        ForkPool(dies, spec, workers=2) as pool,
         pytest.raises(EvaluationFailed, match="worker process died"),
     ):
         pool.run(tasks)
 
 
-def _logs(payload, spec):
-    logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
-    return _evaluate(payload, spec)
-
-
 def test_log_records_of_workers_reach_the_run_log(spec, tasks, tmp_path: Path):
     path = tmp_path / "run.log"
-    with run_logging(path), ForkPool(_logs, spec, workers=2, chunksize=1) as pool:
+    with run_logging(path), ForkPool(logs, spec, workers=2, chunksize=1) as pool:
         pool.run(tasks)
     text = path.read_text()
     assert text.count("evaluated seed") == len(tasks)

@@ -3,38 +3,38 @@ cluster can fail (no scheduler, no worker, workers that die)."""
 
 from __future__ import annotations
 
-import logging
 import os
 import time
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
 
-from evo.fitness import find_plugin  # noqa: E402
-from evo.fitness.evaluate import EvaluationSpec, PluginFailed, evaluate  # noqa: E402
-from evo.ga.creatures import random_creature  # noqa: E402
-from evo.ga.settings import GenomeSection  # noqa: E402
+from backend_jobs import (  # noqa: E402
+    dies,
+    distance_spec,
+    evaluate_payload,
+    fails_late_on_one_and_at_once_on_a_later_one,
+    fails_on_the_fifth,
+    logs,
+    random_tasks,
+)
+
+from evo.fitness.evaluate import EvaluationSpec  # noqa: E402
 from evo.run.backends import EvaluationFailed, InProcess, Task  # noqa: E402
 from evo.run.backends.dask_pool import DaskPool  # noqa: E402
 from evo.run.folder import run_logging  # noqa: E402
-from evo.sim import World  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def spec() -> EvaluationSpec:
-    plugin = find_plugin("distance")
-    return EvaluationSpec(World(), 300, plugin.ref(), dict(plugin.params))
+    return distance_spec()
 
 
 @pytest.fixture(scope="module")
 def tasks() -> list[Task]:
-    rng = np.random.default_rng(4)
-    genome = GenomeSection()
-    return [Task(i, (random_creature(rng, genome), 1000 + i)) for i in range(13)]
+    return random_tasks()
 
 
 def local_cluster(**options):
@@ -55,16 +55,11 @@ def address():
     cluster.close(timeout=20)
 
 
-def _evaluate(payload, spec):
-    creature, seed = payload
-    return evaluate(creature, spec, seed)
-
-
 def test_results_come_back_in_task_order_equal_to_in_process_whatever_the_chunks(spec, tasks, address):
-    with InProcess(_evaluate, spec) as local:
+    with InProcess(evaluate_payload, spec) as local:
         expected = local.run(tasks)
     for chunksize in (0, 1):
-        with DaskPool(_evaluate, spec, 2, chunksize, address=address) as pool:
+        with DaskPool(evaluate_payload, spec, 2, chunksize, address=address) as pool:
             assert pool.run(tasks) == expected
             assert pool.run(list(reversed(tasks))) == expected[::-1]
 
@@ -84,60 +79,33 @@ def test_equal_payloads_in_chunks_of_later_batches_are_not_taken_for_earlier_one
 def test_progress_counts_the_weight_of_the_tasks_as_chunks_come_back(tasks, spec, address):
     seen = []
     weighted = [Task(t.index, t.payload, weight=2) for t in tasks]
-    with DaskPool(_evaluate, spec, 2, 3, address=address) as pool:
+    with DaskPool(evaluate_payload, spec, 2, 3, address=address) as pool:
         pool.run(iter(weighted), seen.append, expected=len(weighted))
     assert sum(seen) == 2 * len(tasks) and len(seen) == 5  # 13 tasks in chunks of 3
 
 
-def _fails_on_the_fifth(payload, spec):
-    if payload[1] == 1004:
-        error = PluginFailed("distance", "plugin 'distance' raised ZeroDivisionError: division by zero")
-        error.detail = ("the creature", 1004)
-        raise error
-    return _evaluate(payload, spec)
-
-
 def test_a_failing_task_comes_back_as_data_naming_the_plugin_and_what_failed(spec, tasks, address):
-    with DaskPool(_fails_on_the_fifth, spec, 2, address=address) as pool:
+    with DaskPool(fails_on_the_fifth, spec, 2, address=address) as pool:
         with pytest.raises(EvaluationFailed) as caught:
             pool.run(tasks)
         assert caught.value.index == 4 and caught.value.plugin == "distance"
         assert caught.value.detail == ("the creature", 1004)
-        assert pool.run(tasks[:4]) == [_evaluate(t.payload, spec) for t in tasks[:4]]  # still usable
-
-
-def _fails_late_on_one_and_at_once_on_a_later_one(payload, context):
-    """Task ``slow`` fails once task ``fast`` (later in order) has failed, or after 2 s; ``fast`` at once."""
-    spec, marker, slow, fast = context
-    if payload[1] == 1000 + slow:
-        deadline = time.monotonic() + 2.0
-        while not os.path.exists(marker) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        raise KeyError("slow")
-    if payload[1] == 1000 + fast:
-        Path(marker).touch()
-        raise KeyError("fast")
-    return _evaluate(payload, spec)
+        assert pool.run(tasks[:4]) == [evaluate_payload(t.payload, spec) for t in tasks[:4]]  # still usable
 
 
 def test_the_first_failing_task_in_order_is_reported_whatever_fails_first(spec, tasks, address, tmp_path):
     context = (spec, str(tmp_path / "fast-failed"), 2, 3)
     with (
-        DaskPool(_fails_late_on_one_and_at_once_on_a_later_one, context, 2, 1, address=address) as pool,
+        DaskPool(fails_late_on_one_and_at_once_on_a_later_one, context, 2, 1, address=address) as pool,
         pytest.raises(EvaluationFailed, match="KeyError: 'slow'") as caught,
     ):
         pool.run(tasks)
     assert caught.value.index == 2
 
 
-def _logs(payload, spec):
-    logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
-    return _evaluate(payload, spec)
-
-
 def test_log_records_of_dask_workers_reach_the_run_log(spec, tasks, address, tmp_path):
     path = tmp_path / "run.log"
-    with run_logging(path), DaskPool(_logs, spec, 2, 1, address=address) as pool:
+    with run_logging(path), DaskPool(logs, spec, 2, 1, address=address) as pool:
         pool.run(tasks)
     lines = [line for line in path.read_text().splitlines() if "evaluated seed" in line]
     assert sorted(int(line.split()[-4]) for line in lines) == [1000 + t.index for t in tasks]
@@ -145,12 +113,8 @@ def test_log_records_of_dask_workers_reach_the_run_log(spec, tasks, address, tmp
     assert str(os.getpid()) not in pids and {line.split()[-1] for line in lines} == pids
 
 
-def _dies(payload, spec):
-    os._exit(3)
-
-
 def test_a_task_whose_workers_die_raises_instead_of_hanging(spec, tasks, address):
-    with DaskPool(_dies, spec, 2, address=address) as pool, pytest.raises(EvaluationFailed) as caught:
+    with DaskPool(dies, spec, 2, address=address) as pool, pytest.raises(EvaluationFailed) as caught:
         pool.run(tasks[:2])
     assert caught.value.index == -1 and "dask workers kept dying" in caught.value.message
     with distributed.Client(address, set_as_default=False) as client:

@@ -1,0 +1,67 @@
+"""Jobs for the backend tests (fork pool, in-process, dask): module-level, so that any worker can load
+them, and the spec and tasks they run on."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evo.fitness import find_plugin
+from evo.fitness.evaluate import EvaluationSpec, PluginFailed, evaluate
+from evo.ga.creatures import random_creature
+from evo.ga.settings import GenomeSection
+from evo.run.backends import Task
+from evo.sim import World
+
+
+def distance_spec() -> EvaluationSpec:
+    """300 frames of the ``distance`` plugin in the default world."""
+    plugin = find_plugin("distance")
+    return EvaluationSpec(World(), 300, plugin.ref(), dict(plugin.params))
+
+
+def random_tasks() -> list[Task]:
+    """13 tasks: a random creature and its plugin seed, 1000 + the task's index."""
+    rng = np.random.default_rng(4)
+    genome = GenomeSection()
+    return [Task(i, (random_creature(rng, genome), 1000 + i)) for i in range(13)]
+
+
+def evaluate_payload(payload, spec):
+    creature, seed = payload
+    return evaluate(creature, spec, seed)
+
+
+def fails_on_the_fifth(payload, spec):
+    if payload[1] == 1004:
+        error = PluginFailed("distance", "plugin 'distance' raised ZeroDivisionError: division by zero")
+        error.detail = ("the creature", 1004)
+        raise error
+    return evaluate_payload(payload, spec)
+
+
+def fails_late_on_one_and_at_once_on_a_later_one(payload, context):
+    """Task ``slow`` fails once task ``fast`` (later in order) has failed, or after 2 s; ``fast`` at once."""
+    spec, marker, slow, fast = context
+    if payload[1] == 1000 + slow:
+        deadline = time.monotonic() + 2.0
+        while not os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise KeyError("slow")
+    if payload[1] == 1000 + fast:
+        Path(marker).touch()
+        raise KeyError("fast")
+    return evaluate_payload(payload, spec)
+
+
+def dies(payload, spec):
+    os._exit(3)
+
+
+def logs(payload, spec):
+    logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
+    return evaluate_payload(payload, spec)
