@@ -4,11 +4,10 @@ replay, and the QD score and coverage curves; in the page's data and in headless
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 import pytest
-from test_gallery_browser import CANVAS_STATE, CHROMIUM, FLAGS, LOCAL, _browser, _counts
+from test_gallery_browser import CANVAS_STATE, gallery_page
 from test_gallery_page import external_references, payload
 
 from evo.cli import main
@@ -98,59 +97,37 @@ def test_a_cvt_archive_carries_its_centroids_in_the_measures_units(cvt_run: Path
 
 @pytest.mark.parametrize("which", ["grid_run", "cvt_run"])
 def test_the_archive_heatmap_works_in_headless_chromium(which, request, tmp_path: Path):
-    sync_playwright = _browser()
     run = request.getfixturevalue(which)
     index = write_gallery(run)
     problems: list[str] = []
-    with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="evo-profile-") as profile:
-        context = playwright.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=FLAGS,
-            viewport={"width": 1280, "height": 900},
-        )
-        try:
-            page = context.new_page()
-            page.set_default_timeout(20_000)
-            page.on(
-                "console", lambda m: problems.append(f"console {m.type}: {m.text}") if _counts(m) else None
-            )
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on(
-                "request", lambda r: None if r.url.startswith(LOCAL) else problems.append(f"request {r.url}")
-            )
-            page.goto(index.resolve().as_uri())
-            page.wait_for_selector("body[data-ready='1']")
-            assert page.is_visible("#archive") and page.is_visible("#nav-archive")
-            page.locator("#archive").scroll_into_view_if_needed()
-            page.wait_for_timeout(300)
-            before = page.eval_on_selector("#archive-canvas", CANVAS_STATE)
-            assert before["painted"] == before["total"] and before["dark"] > 200, "cells and axes are drawn"
-            assert "cells occupied" in page.text_content("#archive-figures")
-            assert page.locator("svg.chart[data-column='qd_score'] polyline").count() == 1
-            assert page.locator("svg.chart[data-column='coverage'] polyline").count() == 1
+    with gallery_page(index, problems) as page:
+        assert page.is_visible("#archive") and page.is_visible("#nav-archive")
+        page.locator("#archive").scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        before = page.eval_on_selector("#archive-canvas", CANVAS_STATE)
+        assert before["painted"] == before["total"] and before["dark"] > 200, "cells and axes are drawn"
+        assert "cells occupied" in page.text_content("#archive-figures")
+        assert page.locator("svg.chart[data-column='qd_score'] polyline").count() == 1
+        assert page.locator("svg.chart[data-column='coverage'] polyline").count() == 1
 
-            best = page.evaluate("EVO.archive.cells.reduce((a, b) => (b.objective > a.objective ? b : a))")
-            point = page.evaluate(f"archivePoint({best['index']})")
-            page.locator("#archive-canvas").hover(position=point)
-            assert page.text_content("#archive-label").startswith(f"cell {best['index']}: distance")
-            page.locator("#archive-canvas").click(position=point)
-            page.wait_for_selector("#detail:not([hidden])")
-            expected = page.evaluate(f"EVO.creatures[{json.dumps(best['key'])}].name")
-            assert page.text_content("#detail-title") == expected and expected.startswith("qd-")
-            page.wait_for_timeout(300)
-            assert page.eval_on_selector("#detail-canvas", CANVAS_STATE)["dark"] > 20
-            page.screenshot(path=str(tmp_path / f"{which}-detail.png"))
-            page.click("#detail-close")
+        best = page.evaluate("EVO.archive.cells.reduce((a, b) => (b.objective > a.objective ? b : a))")
+        point = page.evaluate(f"archivePoint({best['index']})")
+        page.locator("#archive-canvas").hover(position=point)
+        assert page.text_content("#archive-label").startswith(f"cell {best['index']}: distance")
+        page.locator("#archive-canvas").click(position=point)
+        page.wait_for_selector("#detail:not([hidden])")
+        expected = page.evaluate(f"EVO.creatures[{json.dumps(best['key'])}].name")
+        assert page.text_content("#detail-title") == expected and expected.startswith("qd-")
+        page.wait_for_timeout(300)
+        assert page.eval_on_selector("#detail-canvas", CANVAS_STATE)["dark"] > 20
+        page.screenshot(path=str(tmp_path / f"{which}-detail.png"))
+        page.click("#detail-close")
 
-            if which == "grid_run":  # three measures: another pair redraws the map
-                page.select_option("#archive-y", "2")
-                page.wait_for_timeout(100)
-                after = page.eval_on_selector("#archive-canvas", CANVAS_STATE)
-                assert after["digest"] != before["digest"]
-            page.locator("#archive").screenshot(path=str(tmp_path / f"{which}.png"))
-        finally:
-            context.close()
+        if which == "grid_run":  # three measures: another pair redraws the map
+            page.select_option("#archive-y", "2")
+            page.wait_for_timeout(100)
+            after = page.eval_on_selector("#archive-canvas", CANVAS_STATE)
+            assert after["digest"] != before["digest"]
+        page.locator("#archive").screenshot(path=str(tmp_path / f"{which}.png"))
     assert problems == []
     assert (tmp_path / f"{which}.png").stat().st_size > 5_000

@@ -3,10 +3,13 @@ browser): no console errors, no network, the cards animate, the detail, race and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,6 +55,38 @@ def _browser():
     return sync_playwright
 
 
+@contextlib.contextmanager
+def gallery_page(index: Path, problems: list[str], **options) -> Iterator[Any]:
+    """A headless Chromium page on the gallery ``index``, once it is ready; console errors and warnings,
+    page errors and any request for something not local are appended to ``problems``. ``options`` go to
+    the browser context (e.g. ``accept_downloads``)."""
+    sync_playwright = _browser()
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="evo-profile-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1280, "height": 900},
+            **options,
+        )
+        try:
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.on(
+                "console", lambda m: problems.append(f"console {m.type}: {m.text}") if _counts(m) else None
+            )
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on(
+                "request", lambda r: None if r.url.startswith(LOCAL) else problems.append(f"request {r.url}")
+            )
+            page.goto(index.resolve().as_uri())
+            page.wait_for_selector("body[data-ready='1']")
+            yield page
+        finally:
+            context.close()
+
+
 def _counts(message) -> bool:
     """Console errors and warnings count, except Chromium's hint about this test's own pixel reads."""
     return message.type in ("error", "warning") and "willReadFrequently" not in message.text
@@ -79,88 +114,64 @@ def _pixels_of(canvas, colour: str) -> int:
 
 
 def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
-    sync_playwright = _browser()
     index = write_gallery(run_dir)
     problems: list[str] = []
-    with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="evo-profile-") as profile:
-        context = playwright.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=FLAGS,
-            viewport={"width": 1280, "height": 900},
-            accept_downloads=True,
-        )
-        try:
-            page = context.new_page()
-            page.set_default_timeout(20_000)
-            page.on(
-                "console", lambda m: problems.append(f"console {m.type}: {m.text}") if _counts(m) else None
-            )
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on(
-                "request", lambda r: None if r.url.startswith(LOCAL) else problems.append(f"request {r.url}")
-            )
-            page.goto(index.resolve().as_uri())
-            page.wait_for_selector("body[data-ready='1']")
+    with gallery_page(index, problems, accept_downloads=True) as page:
+        card = "article.card canvas"
+        assert page.locator(card).count() == len(list((run_dir / "elites").glob("*.json")))
+        page.wait_for_timeout(600)
+        first = _state(page, card)
+        assert first["painted"] == first["total"], "the card canvas is drawn all over"
+        assert first["dark"] > 20, "the creature is drawn on the card"
+        page.wait_for_timeout(600)
+        assert _state(page, card)["digest"] != first["digest"], "the card animates"
+        assert page.locator("svg.chart polyline").count() >= 3
 
-            card = "article.card canvas"
-            assert page.locator(card).count() == len(list((run_dir / "elites").glob("*.json")))
-            page.wait_for_timeout(600)
-            first = _state(page, card)
-            assert first["painted"] == first["total"], "the card canvas is drawn all over"
-            assert first["dark"] > 20, "the creature is drawn on the card"
-            page.wait_for_timeout(600)
-            assert _state(page, card)["digest"] != first["digest"], "the card animates"
-            assert page.locator("svg.chart polyline").count() >= 3
+        with page.expect_download() as download:
+            page.locator("article.card a.download").first.click()
+        first_elite = sorted((run_dir / "elites").glob("*.json"))[0]
+        assert download.value.suggested_filename == first_elite.name
+        assert Path(download.value.path()).read_bytes() == first_elite.read_bytes()
 
-            with page.expect_download() as download:
-                page.locator("article.card a.download").first.click()
-            first_elite = sorted((run_dir / "elites").glob("*.json"))[0]
-            assert download.value.suggested_filename == first_elite.name
-            assert Path(download.value.path()).read_bytes() == first_elite.read_bytes()
+        page.locator(card).first.click()
+        page.wait_for_selector("#detail:not([hidden])")
+        page.wait_for_timeout(400)
+        assert _state(page, "#detail-canvas")["dark"] > 20
+        behind = _state(page, card)["digest"]
+        page.wait_for_timeout(300)
+        assert _state(page, card)["digest"] == behind, "the cards hold still under the detail view"
+        assert int(page.get_attribute("#detail-scrub", "max")) == 1200
+        assert page.text_content("#detail-title") == page.text_content("article.card .name")
+        facts = page.text_content("#detail-facts")
+        assert "natural frequencies" in facts and "ω₁" in facts and "rad/frame" in facts
+        page.click("#detail-play")
+        assert "play" in page.text_content("#detail-play")
+        page.fill("#detail-scrub", "600")
+        page.dispatch_event("#detail-scrub", "input")
+        page.wait_for_timeout(200)
+        assert page.text_content("#detail-frame").startswith("frame 600 ")
+        page.uncheck("#detail-follow")
+        page.select_option("#detail-speed", "4")
+        page.screenshot(path=str(tmp_path / "detail.png"))
+        page.click("#detail-close")
+        assert page.is_hidden("#detail")
 
-            page.locator(card).first.click()
-            page.wait_for_selector("#detail:not([hidden])")
-            page.wait_for_timeout(400)
-            assert _state(page, "#detail-canvas")["dark"] > 20
-            behind = _state(page, card)["digest"]
-            page.wait_for_timeout(300)
-            assert _state(page, card)["digest"] == behind, "the cards hold still under the detail view"
-            assert int(page.get_attribute("#detail-scrub", "max")) == 1200
-            assert page.text_content("#detail-title") == page.text_content("article.card .name")
-            facts = page.text_content("#detail-facts")
-            assert "natural frequencies" in facts and "ω₁" in facts and "rad/frame" in facts
-            page.click("#detail-play")
-            assert "play" in page.text_content("#detail-play")
-            page.fill("#detail-scrub", "600")
-            page.dispatch_event("#detail-scrub", "input")
-            page.wait_for_timeout(200)
-            assert page.text_content("#detail-frame").startswith("frame 600 ")
-            page.uncheck("#detail-follow")
-            page.select_option("#detail-speed", "4")
-            page.screenshot(path=str(tmp_path / "detail.png"))
-            page.click("#detail-close")
-            assert page.is_hidden("#detail")
+        page.click("#race-selected")
+        page.wait_for_selector("#race:not([hidden])")
+        page.wait_for_timeout(800)
+        picked = page.locator("input.race-pick:checked").count()
+        assert picked >= 2 and page.locator("#race-board li").count() == picked
+        assert _state(page, "#race-canvas")["painted"] > 0
+        assert "px" in page.text_content("#race-board li")
+        page.screenshot(path=str(tmp_path / "race.png"))
+        page.click("#race-close")
 
-            page.click("#race-selected")
-            page.wait_for_selector("#race:not([hidden])")
-            page.wait_for_timeout(800)
-            picked = page.locator("input.race-pick:checked").count()
-            assert picked >= 2 and page.locator("#race-board li").count() == picked
-            assert _state(page, "#race-canvas")["painted"] > 0
-            assert "px" in page.text_content("#race-board li")
-            page.screenshot(path=str(tmp_path / "race.png"))
-            page.click("#race-close")
-
-            page.locator("#evolution").scroll_into_view_if_needed()
-            assert page.locator("#evolution-table tbody tr").count() == 6
-            page.click("#evolution-auto")
-            page.wait_for_timeout(400)
-            assert _state(page, "#evolution-canvas")["dark"] > 20
-            page.screenshot(path=str(tmp_path / "gallery.png"), full_page=True)
-        finally:
-            context.close()
+        page.locator("#evolution").scroll_into_view_if_needed()
+        assert page.locator("#evolution-table tbody tr").count() == 6
+        page.click("#evolution-auto")
+        page.wait_for_timeout(400)
+        assert _state(page, "#evolution-canvas")["dark"] > 20
+        page.screenshot(path=str(tmp_path / "gallery.png"), full_page=True)
     assert problems == []
     assert (tmp_path / "gallery.png").stat().st_size > 10_000
 
@@ -172,52 +183,33 @@ def test_the_gallery_fills_the_polygons_of_classic_models_in_their_colours(tmp_p
 
     from evo.io.models import load_model
 
-    sync_playwright = _browser()
     names = ("roller", "hopper", "crawler")
     root = Path(__file__).resolve().parents[2] / "genomes" / "classic"
     creatures = [load_model(root / f"{name}.xml") for name in names]
     index = write_gallery(made_run(tmp_path / "run", creatures, frames=600, generations=3))
     problems: list[str] = []
-    with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="evo-profile-") as profile:
-        context = playwright.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=FLAGS,
-            viewport={"width": 1280, "height": 900},
-        )
-        try:
-            page = context.new_page()
-            page.set_default_timeout(20_000)
-            page.on(
-                "console", lambda m: problems.append(f"console {m.type}: {m.text}") if _counts(m) else None
-            )
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.goto(index.resolve().as_uri())
-            page.wait_for_selector("body[data-ready='1']")
-            page.wait_for_timeout(400)
-            cards = page.locator("article.card canvas")
-            assert cards.count() == 3
-            assert _pixels_of(cards.first, "#ae3ec9") > 30, "the roller's rim on its card"
-            for k, creature in enumerate(creatures):  # at frame 0, where no polygon hides another
-                cards.nth(k).click()
-                page.wait_for_selector("#detail:not([hidden])")
-                if "pause" in page.text_content("#detail-play"):
-                    page.click("#detail-play")  # hold still
-                page.fill("#detail-scrub", "0")
-                page.dispatch_event("#detail-scrub", "input")
-                page.wait_for_timeout(200)
-                for poly in creature.polys:
-                    painted = _pixels_of(page.locator("#detail-canvas"), poly.color)
-                    assert painted > 200, f"{names[k]}: no {poly.color} fill in the detail view"
-                page.screenshot(path=str(tmp_path / f"detail-{names[k]}.png"))
-                page.click("#detail-close")
-            page.click("#race-selected")
-            page.wait_for_selector("#race:not([hidden])")
-            page.wait_for_timeout(300)
-            assert _state(page, "#race-canvas")["painted"] > 0
-        finally:
-            context.close()
+    with gallery_page(index, problems) as page:
+        page.wait_for_timeout(400)
+        cards = page.locator("article.card canvas")
+        assert cards.count() == 3
+        assert _pixels_of(cards.first, "#ae3ec9") > 30, "the roller's rim on its card"
+        for k, creature in enumerate(creatures):  # at frame 0, where no polygon hides another
+            cards.nth(k).click()
+            page.wait_for_selector("#detail:not([hidden])")
+            if "pause" in page.text_content("#detail-play"):
+                page.click("#detail-play")  # hold still
+            page.fill("#detail-scrub", "0")
+            page.dispatch_event("#detail-scrub", "input")
+            page.wait_for_timeout(200)
+            for poly in creature.polys:
+                painted = _pixels_of(page.locator("#detail-canvas"), poly.color)
+                assert painted > 200, f"{names[k]}: no {poly.color} fill in the detail view"
+            page.screenshot(path=str(tmp_path / f"detail-{names[k]}.png"))
+            page.click("#detail-close")
+        page.click("#race-selected")
+        page.wait_for_selector("#race:not([hidden])")
+        page.wait_for_timeout(300)
+        assert _state(page, "#race-canvas")["painted"] > 0
     assert problems == []
 
 
