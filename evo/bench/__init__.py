@@ -11,6 +11,8 @@ import argparse
 import importlib
 import json
 import math
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -73,9 +75,6 @@ def probe_in_fresh_interpreter(code: str, cache_dir: str | None, what: str) -> d
     Raises:
         RuntimeError: the interpreter failed (with its stderr).
     """
-    import os
-    import subprocess
-
     env = dict(os.environ)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
