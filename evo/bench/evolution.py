@@ -130,14 +130,20 @@ def bare_kernel(config, creatures: list, repeats: int) -> dict[str, Any]:
     return {"evaluations": n, "seconds": best, "per_s": n / best, "per_cpu_s": n / best_cpu}
 
 
+def walkers_config(generations: int):
+    """examples/walkers.toml cut to its first ``generations`` generations, in-process (1 worker)."""
+    from evo.run.config import load_config
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "walkers.toml"
+    return load_config(path).replace(run={"generations": generations}, pool={"workers": 1})
+
+
 def walkers_rates(generations: int, repeats: int) -> dict[str, Any]:
     """examples/walkers.toml (its first ``generations`` generations) in-process with and without batching:
     evaluations/s, the share batched, and the bare scalar kernel on the same creatures."""
-    from evo.run.config import load_config
     from evo.run.evolve import evolve
 
-    path = Path(__file__).resolve().parents[2] / "examples" / "walkers.toml"
-    config = load_config(path).replace(run={"generations": generations}, pool={"workers": 1})
+    config = walkers_config(generations)
     creatures = evaluated_creatures(config)
     rates = {}
     share = 0.0

@@ -112,13 +112,11 @@ def profile_walkers(generations: int = 120, repeats: int = 2) -> dict[str, Any]:
     """Seconds per generation of examples/walkers.toml (in-process, generations after the first), split by
     subtracting runs that leave one part out: with and without the run folder, with and without batching,
     the plugin's ``evaluate`` alone and the bare kernel alone on the same creatures."""
-    from evo.bench.evolution import bare_kernel, evaluated_creatures
+    from evo.bench.evolution import bare_kernel, evaluated_creatures, walkers_config
     from evo.fitness.evaluate import evaluate
-    from evo.run.config import load_config
     from evo.run.evolve import evolve
 
-    path = Path(__file__).resolve().parents[2] / "examples" / "walkers.toml"
-    config = load_config(path).replace(run={"generations": generations}, pool={"workers": 1})
+    config = walkers_config(generations)
     creatures = evaluated_creatures(config)
     spec = config.evaluation_spec()
 
