@@ -27,6 +27,7 @@ RANKS = {
     "evo.qd": 5.5,  # MAP-Elites: uses evo.ga's operators; evo.io saves its state
     "evo.io": 6,
     "evo.run": 7,
+    "evo.race": 8,  # Sodarace races: reads run folders (evo.io), simulates (evo.sim)
     "evo.gallery": 9,
     "evo": 10,  # the package's own __init__: the public API
     "evo.bench": 10,
