@@ -160,20 +160,22 @@ def read_race(path: str | Path, *, strict: bool = False) -> Race:
     if "race_constraints" in sections:
         world, wave = _constraints(sections["race_constraints"], source)
     attributes.update(_class_attributes(sections["contenders"], "contenders", source))
+    if attributes:
+        names = ", ".join(f"{tag}@{name}" for tag, kept in attributes.items() for name in kept)
+        warn_input(f"{names} name classes of the original program", hint="kept, not used", source=source,
+                   field="race")  # fmt: skip
     contenders = _contenders(sections["contenders"], source)
     return Race(contenders, terrain, timeout, world, wave, attributes, terrain_name)
 
 
 def _class_attributes(element: ET.Element, tag: str, source: str) -> dict[str, dict[str, str]]:
+    """The class-name attributes of ``element`` (kept); any other attribute is warned about."""
     kept = {}
     for name, value in element.attrib.items():
         if name in _CLASS_ATTRIBUTES.get(tag, ()):
             kept[name] = value
         else:
             warn_input(f"unknown attribute '{name}'", source=source, field=tag)
-    if kept:
-        names = ", ".join(f"{tag}@{name}" for name in kept)
-        warn_input(f"{names} names a class of the original program", source=source, field=tag)
     return {tag: kept} if kept else {}
 
 

@@ -121,6 +121,7 @@ class _Link(NamedTuple):
     rest: float  # px
     amplitude: float  # muscle amplitude alpha in [0, 1]
     phase: float  # cycles in [0, 1], the file's delay p
+    phi: float = 0.0  # rad: evo's phase (exact where the file gives it, else from ``phase``)
 
 
 class _Poly(NamedTuple):
@@ -215,6 +216,22 @@ def _read_settings(sections: dict[str, _Checker], doc: _Document) -> None:
         doc.wave["beta"] = wave.number("amplitude", 0.0, 1.0, default=0.0)
         doc.wave["phase"] = wave.number("phase", 0.0, 1.0, default=0.0)
         doc.wave["speed"] = wave.number("speed", 0.0, 1.0, default=0.0)
+        doc.wave["omega"] = _exact(wave, "omega", wave_omega(doc.wave["speed"]), "speed", period=None)
+        doc.wave["theta0"] = _exact(wave, "theta0", wave_phase(doc.wave["phase"]), "phase")
+
+
+def _exact(
+    c: _Checker, attr: str, decimal: float, decimal_attr: str, period: float | None = math.tau
+) -> float:
+    """evo's exact radians in ``attr`` (written where the decimal cycles cannot carry them bit for bit):
+    they must agree with what ``decimal_attr`` says (mod ``period``) to 1e-9 rad; absent, ``decimal``."""
+    if attr not in c.element.attrib:
+        return decimal
+    value = c.number(attr)
+    gap = abs(value - decimal) if period is None else abs((value - decimal + math.pi) % period - math.pi)
+    if not gap <= 1e-9:
+        raise c.fail(attr, f"{value!r} rad disagrees with {decimal_attr} (which says {decimal!r} rad)")
+    return value
 
 
 def _read_nodes(parent: ET.Element, doc: _Document, source: str, path: str = "nodes") -> None:
@@ -240,13 +257,14 @@ def _read_links(parent: ET.Element, doc: _Document, source: str, path: str = "li
             for end, node_id in (("a", a), ("b", b)):
                 if doc.nodes[node_id].kind != "node":
                     raise c.fail(end, f"{node_id!r} is a free <mass>; fixed bars join fixed <node>s")
-            doc.links.append(_Link("fixedbar", a, b, 0.0, 0.0, 0.0))
+            doc.links.append(_Link("fixedbar", a, b, 0.0, 0.0, 0.0, 0.0))
             continue
         rest = c.number("restlength", 0.0)
         muscle = element.tag == "muscle"
         amplitude = c.number("amplitude", 0.0, 1.0) if muscle else 0.0
         phase = c.number("phase", 0.0, 1.0) if muscle else 0.0
-        doc.links.append(_Link(element.tag, a, b, rest, amplitude, phase))
+        phi = _exact(c, "phi", muscle_phase(phase), "phase") if muscle else 0.0
+        doc.links.append(_Link(element.tag, a, b, rest, amplitude, phase, phi))
 
 
 def _read_polys(parent: ET.Element, doc: _Document, source: str, path: str = "polys") -> None:
@@ -333,10 +351,10 @@ def creature_of(doc: _Document, source: str, default_name: str, where: str = "")
         link_b=np.array([index[link.b] for link in links], dtype=np.int64),
         rest=np.array([link.rest for link in links], dtype=float),
         alpha=np.array([link.amplitude for link in links], dtype=float),
-        phi=np.array([muscle_phase(k.phase) if k.kind == "muscle" else 0.0 for k in links], dtype=float),
-        omega=wave_omega(doc.wave.get("speed", 0.0)),
+        phi=np.array([k.phi for k in links], dtype=float),
+        omega=doc.wave.get("omega", 0.0),
         beta=doc.wave.get("beta", 0.0),
-        wave_phase=wave_phase(doc.wave.get("phase", 0.0)),
+        wave_phase=doc.wave.get("theta0", 0.0),
         wave_reverse=doc.wave.get("reverse", False),
         autoreverse=doc.wave.get("autoreverse", False),
         name=default_name if doc.name is None else doc.name,
@@ -444,6 +462,12 @@ def model_element(creature: Creature, *, source: str | None = None) -> ET.Elemen
         "phase": file_wave_phase(creature.wave_phase),
         "speed": file_speed(creature.omega),
     }
+    # where no decimal carries a value in one cycle bit for bit, evo's radians go beside it (outside one
+    # cycle, a phase is wrapped into it: the same angle)
+    if wave_omega(float(wave["speed"])) != creature.omega:
+        wave["omega"] = _num(creature.omega)
+    if 0.0 <= creature.wave_phase <= math.tau and wave_phase(float(wave["phase"])) != creature.wave_phase:
+        wave["theta0"] = _num(creature.wave_phase)
     ET.SubElement(root, "wave", wave)
     settings = {
         "gravitydirection": world.gravity_direction,
@@ -510,6 +534,9 @@ def _add_nodes_and_links(root: ET.Element, creature: Creature, terrain: tuple[Po
         }
         if creature.alpha[k] != 0.0 or creature.phi[k] != 0.0:
             link.update(amplitude=_num(creature.alpha[k]), phase=file_muscle_phase(creature.phi[k]))
+            phi = float(creature.phi[k])
+            if 0.0 <= phi <= math.tau and muscle_phase(float(link["phase"])) != phi:  # see the wave
+                link["phi"] = _num(phi)
             ET.SubElement(links, "muscle", link)
         else:
             ET.SubElement(links, "spring", link)

@@ -1,5 +1,6 @@
 """A race of a run's elites: the run's terrain, each elite in the run's world, the run's frames as the
-timeout, nothing imposed (every constraint ``CONTENDER``)."""
+timeout, nothing imposed (every constraint ``CONTENDER``). The world must be one a Soda file holds; a
+``max_speed`` is dropped (it only stops blown-up runs, and elites did not blow up)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,9 @@ def race_of_run(run_dir: str | os.PathLike, *, top: int | None = None) -> Race:
 def _check_soda_world(world: World, source: str) -> None:
     default = World()
     for name in World.field_names():
-        if name not in _SODA_FIELDS and getattr(world, name) != getattr(default, name):
+        if name in _SODA_FIELDS or name == "max_speed":  # the explosion bound only stops a run: dropped
+            continue
+        if getattr(world, name) != getattr(default, name):
             raise EvoInputError(
                 f"a race file cannot hold {name} = {getattr(world, name)!r} (only the Sodaconstructor's "
                 "world: gravity, damping, stiffness, restitutions, walls, terrain)",

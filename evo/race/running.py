@@ -29,8 +29,8 @@ class Standing:
         index: its position in the race file (the first contender is 1).
         name: its model's name.
         rank: 1 for the winner.
-        finished: its centroid reached the finish line before the race's frames ran out (and before
-            it exploded).
+        finished: its centroid, which started left of the finish line, reached it before the race's
+            frames ran out (and before it exploded).
         frames: the frame at which it finished; else the frames it ran (the race's, or fewer if it
             exploded).
         distance: centroid x at ``frames`` minus centroid x at frame 0, px.
@@ -138,7 +138,8 @@ def run_race(
         except EvoInputError as exc:
             raise EvoInputError(f"contender {k + 1}: {exc}") from None
         cx = trajectory.centroids[:, 0]
-        crossed = np.flatnonzero(cx >= line) if line is not None else np.empty(0, dtype=np.int64)
+        ahead = line is not None and cx[0] < line  # one that starts on or past the line cannot cross it
+        crossed = np.flatnonzero(cx >= line) if ahead else np.empty(0, dtype=np.int64)
         finished = crossed.size > 0
         end = int(crossed[0]) if finished else len(cx) - 1
         if finished:
