@@ -3,6 +3,7 @@ lengths and its wave, each scaled by its ``[genome]`` range (phases by one turn,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -117,15 +118,21 @@ class GeneSpace:
         return np.divide(values - self.low, span, out=np.zeros_like(values), where=span > 0)
 
     def repair(self, x: np.ndarray) -> np.ndarray:
-        """(d,) array: ``x`` with every gene but the phases clipped into [0, 1] (phases wrap instead)."""
+        """``x`` ((d,) or (k, d) array) with every gene but the phases clipped into [0, 1] (phases are
+        left as they are: they wrap when a creature is made)."""
+        x = np.asarray(x, dtype=np.float64)
         out = np.clip(x, 0.0, 1.0)
         for name, a, b in self.slices:
             if name == "phi":
-                out[a:b] = x[a:b]
+                out[..., a:b] = x[..., a:b]
         return out
 
     def creature_at(self, x: np.ndarray) -> Creature:
         """The body with the genes of ``x`` ((d,) array, repaired first); everything else unchanged.
+
+        Made as a shallow copy of the body with the tuned fields set (read-only arrays of the same shapes,
+        values inside their ranges), which skips the constructor's checks: a generation's candidates are
+        made many thousands of times a second. Equal to ``creature.replace(...)`` of the same values.
 
         Returns:
             A new :class:`Creature` of the same topology.
@@ -147,4 +154,9 @@ class GeneSpace:
                 changes["rest"] = part.copy()
             else:
                 changes[name] = float(part[0])
-        return self.creature.replace(**changes)
+        candidate = copy.copy(self.creature)
+        for name, value in changes.items():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            object.__setattr__(candidate, name, value)
+        return candidate

@@ -18,7 +18,7 @@ from evo.ga.settings import GenomeSection
 from evo.model import Creature
 from evo.refine.cma import CMAES, population_size
 from evo.refine.genes import GENES, GeneSpace
-from evo.sim import World, simulate_batch
+from evo.sim import Trajectory, World, simulate, simulate_batch
 from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES
 
 __all__ = ["LANES", "LANES", "RefineProgress", "RefineResult", "evaluate_lanes", "refine"]
@@ -118,6 +118,16 @@ def evaluate_lanes(
     trajectories = simulate_batch(creatures, spec.world, spec.frames, every)
     lanes = len(creatures) >= MIN_LANES and spec.world.integrator in BATCHED_INTEGRATORS
     LANES["batched" if lanes else "single"] += len(creatures)
+    return _scores(creatures, trajectories, spec, seed, time_limit)
+
+
+def _scores(
+    creatures: Sequence[Creature],
+    trajectories: Sequence[Trajectory],
+    spec: EvaluationSpec,
+    seed: int,
+    time_limit: TimeLimit | None,
+) -> list[Evaluation]:
     limit = time_limit or _no_limit
     out = []
     for k, (creature, trajectory) in enumerate(zip(creatures, trajectories, strict=True)):
@@ -202,15 +212,44 @@ def refine(
     if not (math.isfinite(sigma) and sigma > 0):
         raise EvoInputError(f"expected a step size > 0, got {sigma}", field="sigma")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    with _one_blas_thread():
+        return _search(creature, spec, plugin, space, budget, sigma, rng, callbacks, plugin_seed, time_limit)
+
+
+def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    """CMA-ES's small eigendecompositions on one BLAS thread: on a busy machine a second thread turns
+    0.15 ms into 5-50 ms (docs/refine.md). Needs threadpoolctl (with the ``qd`` extra); else a no-op."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - the test extras include it
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _search(
+    creature: Creature,
+    spec: EvaluationSpec,
+    plugin: Any,
+    space: GeneSpace,
+    budget: int,
+    sigma: float,
+    rng: np.random.Generator,
+    callbacks: Sequence[Callable[[RefineProgress], Any]],
+    plugin_seed: int,
+    time_limit: TimeLimit | None,
+) -> RefineResult:
+    lambda_ = population_size(space.dimension)
     weight = plugin.weights[0]
 
-    start = evaluate_lanes([creature], spec, plugin_seed, time_limit=time_limit)[0]
+    every, _ = recording(spec)  # the start is no candidate: simulated alone, not counted in LANES
+    trajectory = simulate(creature, spec.world, spec.frames, every)
+    start = _scores([creature], [trajectory], spec, plugin_seed, time_limit)[0]
     best, best_value = creature, start.fitness[0]
     evaluations, history, stopped = 1, [], False
     strategy = CMAES(space.start(), sigma, rng, lambda_)
     generation = 0
     while evaluations + lambda_ <= budget:
-        samples = np.array([space.repair(x) for x in strategy.ask()])
+        samples = space.repair(strategy.ask())
         candidates = [space.creature_at(x) for x in samples]
         outcomes = evaluate_lanes(candidates, spec, plugin_seed, time_limit=time_limit)
         values = np.array([o.fitness[0] for o in outcomes])

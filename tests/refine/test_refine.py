@@ -58,6 +58,20 @@ def test_a_candidate_outside_the_box_is_clipped_to_the_genome_ranges_and_its_pha
     assert body.beta == galloper.beta  # not a chosen gene
 
 
+def test_a_candidate_made_by_a_shallow_copy_equals_the_checked_replace_of_the_same_values(galloper):
+    space = GeneSpace.of(galloper, ("phi", "alpha", "rest", "omega", "beta"), GenomeSection())
+    x = space.start() + 0.2 * np.random.default_rng(0).standard_normal(space.dimension)
+    fast = space.creature_at(x)
+    checked = galloper.replace(
+        rest=fast.rest, alpha=fast.alpha, phi=fast.phi, omega=fast.omega, beta=fast.beta
+    )
+    for name in ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi", "stiffness"):
+        assert np.array_equal(getattr(fast, name), getattr(checked, name)), name
+        assert not getattr(fast, name).flags.writeable
+    assert (fast.omega, fast.beta, fast.has_default_physics) == (checked.omega, checked.beta, True)
+    assert fast.structural_errors() == [] and galloper.rest is not fast.rest
+
+
 def test_unknown_or_empty_genes_are_refused_naming_the_field(galloper):
     with pytest.raises(EvoInputError, match="genes.*'phy'.*did you mean 'phi'"):
         GeneSpace.of(galloper, ("phy",), GenomeSection())
