@@ -332,6 +332,10 @@ class Evolution:
         """Put each refined individual in place of the members of the id it is keyed by, offer it to the
         hall of fame, and add ``evaluations`` to the last logbook record (its statistics made again).
 
+        Args:
+            refined: the new individual, by the id of the one it replaces.
+            evaluations: the evaluations the refinement made.
+
         Returns:
             The last logbook record, updated.
         """
