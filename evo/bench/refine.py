@@ -40,8 +40,10 @@ def _case(name: str, budget: int, frames: int, repeats: int) -> dict[str, Any]:
     ]
     every, _ = recording(spec)
 
+    rounds = max(1, (budget - 1) // len(candidates))  # as many simulations as refine makes
+
     def scalar() -> list[Trajectory]:
-        return [simulate(c, spec.world, spec.frames, every) for c in candidates]
+        return [simulate(c, spec.world, spec.frames, every) for _ in range(rounds) for c in candidates]
 
     def refined() -> Any:
         return refine(creature, fitness=spec, budget=budget, seed=SEED, plugin_seed=plugin_seed)
@@ -56,7 +58,7 @@ def _case(name: str, budget: int, frames: int, repeats: int) -> dict[str, Any]:
         total += LANES["batched"] + LANES["single"] - before["batched"] - before["single"]
         start = time.perf_counter()
         scalar()
-        scalar_s.append((time.perf_counter() - start) / len(candidates))
+        scalar_s.append((time.perf_counter() - start) / (rounds * len(candidates)))
     row = {
         "creature": creature.name,
         "genes": space.dimension,
@@ -84,7 +86,8 @@ def refine_section(args: argparse.Namespace) -> Section:
     rows = [_case(name, budget, frames, repeats) for name in bodies]
     lines = [
         f"refine --plugin distance, {frames} frames, budget {budget}, all genes; best of {repeats} (median in"
-        " brackets); scalar: simulate() alone of 64 candidates near the body, one by one, no plugin",
+        " brackets); scalar: simulate() alone of 64 candidates near the body, one by one, no plugin, as many"
+        " times as refine evaluates, interleaved with it",
         f"{'creature':>10} {'genes':>5} {'links':>5} {'in lanes':>8} {'refine eval/s':>18}"
         f" {'scalar eval/s':>18} {'refine/scalar':>13} {'gain':>6}",
     ]

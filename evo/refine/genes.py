@@ -130,33 +130,45 @@ class GeneSpace:
     def creature_at(self, x: np.ndarray) -> Creature:
         """The body with the genes of ``x`` ((d,) array, repaired first); everything else unchanged.
 
-        Made as a shallow copy of the body with the tuned fields set (read-only arrays of the same shapes,
-        values inside their ranges), which skips the constructor's checks: a generation's candidates are
-        made many thousands of times a second. Equal to ``creature.replace(...)`` of the same values.
+        Returns:
+            A new :class:`Creature` of the same topology (see :meth:`creatures_at`).
+        """
+        return self.creatures_at(np.asarray(x, dtype=np.float64)[None, :])[0]
+
+    def creatures_at(self, xs: np.ndarray) -> list[Creature]:
+        """The bodies with the genes of each row of ``xs`` ((k, d) array, repaired first).
+
+        Each is made as a shallow copy of the body with the tuned fields set (read-only arrays of the same
+        shapes, values inside their ranges), which skips the constructor's checks: a run of refine makes
+        thousands of candidates a second. Each equals ``creature.replace(...)`` of the same values.
 
         Returns:
-            A new :class:`Creature` of the same topology.
+            k new :class:`Creature` s of the same topology, in order.
         """
-        values = self.low + self.repair(np.asarray(x, dtype=np.float64)) * (self.high - self.low)
-        muscles = self.creature.alpha > 0.0
-        changes: dict[str, object] = {}
+        values = self.low + self.repair(xs) * (self.high - self.low)
+        body = self.creature
+        muscles = np.flatnonzero(body.alpha > 0.0)
+        columns: dict[str, np.ndarray] = {}
         for name, a, b in self.slices:
-            part = values[a:b]
-            if name == "phi":
-                phi = np.array(self.creature.phi, dtype=np.float64)
-                phi[muscles] = wrap_phase(part)
-                changes["phi"] = phi
-            elif name == "alpha":
-                alpha = np.array(self.creature.alpha, dtype=np.float64)
-                alpha[muscles] = part
-                changes["alpha"] = alpha
+            part = values[:, a:b]
+            if name in ("phi", "alpha"):
+                full = np.repeat(np.asarray(getattr(body, name), dtype=np.float64)[None, :], len(xs), axis=0)
+                full[:, muscles] = wrap_phase(part) if name == "phi" else part
+                columns[name] = full
             elif name == "rest":
-                changes["rest"] = part.copy()
+                columns[name] = np.array(part)
             else:
-                changes[name] = float(part[0])
-        candidate = copy.copy(self.creature)
-        for name, value in changes.items():
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
-            object.__setattr__(candidate, name, value)
-        return candidate
+                columns[name] = part[:, 0].copy()
+        columns_items = list(columns.items())
+        out = []
+        for k in range(len(xs)):
+            candidate = copy.copy(body)
+            for name, column in columns_items:
+                if column.ndim == 2:
+                    value = column[k]
+                    value.flags.writeable = False
+                else:
+                    value = float(column[k])
+                object.__setattr__(candidate, name, value)
+            out.append(candidate)
+        return out

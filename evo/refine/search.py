@@ -250,7 +250,7 @@ def _search(
     generation = 0
     while evaluations + lambda_ <= budget:
         samples = space.repair(strategy.ask())
-        candidates = [space.creature_at(x) for x in samples]
+        candidates = space.creatures_at(samples)
         outcomes = evaluate_lanes(candidates, spec, plugin_seed, time_limit=time_limit)
         values = np.array([o.fitness[0] for o in outcomes])
         evaluations += lambda_
