@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, unknown_key_message
 from evo.schema import check, setting, shown
 
 __all__ = ["GenomeSection", "GASection", "MUTATION_NAMES", "RefineSchedule"]
@@ -155,6 +155,9 @@ class RefineSchedule(Mapping):
 
 def _refine_schedule(value: Any, *, source: str | None, field: str) -> RefineSchedule:
     """``[ga] refine = {every = N, top = K, budget = B}``, checked."""
+    unknown = sorted(set(value) - set(REFINE_KEYS)) if isinstance(value, Mapping) else []
+    if unknown:
+        raise EvoInputError(unknown_key_message(str(unknown[0]), field, REFINE_KEYS), source=source)
     if not isinstance(value, Mapping) or set(value) != set(REFINE_KEYS):
         raise EvoInputError(
             f"expected a table {{every = N, top = K, budget = B}} of integers >= 1, got {shown(value)}",

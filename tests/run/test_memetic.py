@@ -19,6 +19,10 @@ def test_the_schedule_is_off_by_default_and_checked_key_by_key():
     assert dict(config.ga.refine) == REFINE
     with pytest.raises(EvoInputError, match=r"\[ga\] refine.top: expected an integer >= 1, got 0"):
         parse_config({"evaluation": {"plugin": "distance"}, "ga": {"refine": {**REFINE, "top": 0}}})
+    with pytest.raises(EvoInputError, match=r"unknown key 'budgt' in \[ga\] refine; did you mean 'budget'"):
+        parse_config(
+            {"evaluation": {"plugin": "distance"}, "ga": {"refine": {"every": 2, "top": 1, "budgt": 9}}}
+        )
     with pytest.raises(EvoInputError, match=r"\[ga\] refine: expected a table \{every = N"):
         parse_config({"evaluation": {"plugin": "distance"}, "ga": {"refine": {"every": 2}}})
 
