@@ -74,6 +74,8 @@ class _Bar:
         self.bar.update(progress.evaluations - self.bar.n)
 
     def close(self) -> None:
+        self.bar.total = self.bar.n  # whole generations: the last one may leave a few evaluations unspent
+        self.bar.refresh()
         self.bar.close()
 
 
