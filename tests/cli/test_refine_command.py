@@ -67,3 +67,25 @@ def test_bad_genes_and_budgets_are_one_line_errors_and_nothing_is_written(tmp_pa
         code, _, err = run_cli(capsys, *args)
         assert code == 2 and err.count("\n") == 1 and err.startswith("evo refine: error: ") and words in err
         assert not out.exists()
+
+
+def test_an_elite_of_a_run_is_refined_under_its_runs_frames_params_and_seed(tmp_path, capsys):
+    config = tmp_path / "t.toml"
+    config.write_text(
+        '[run]\nname = "t"\nseed = 3\ngenerations = 2\npopulation = 16\n[evaluation]\nframes = 900\n'
+        'plugin = "speed"\n[evaluation.params]\nsettle_frames = 100\n[pool]\nworkers = 1\n'
+    )
+    assert main(["run", str(config), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    elite = sorted((tmp_path / "run" / "elites").glob("*.json"))[0]
+    start = load_model(elite).meta
+    out = tmp_path / "refined.json"
+    code, stdout, _ = run_cli(
+        capsys, "refine", elite, "--plugin", "speed", "--budget", 120, "--out", out, "--json"
+    )
+    report = json.loads(stdout)
+    assert code == 0 and report["start_fitness"] == start["fitness"][0]
+    meta = load_model(out).meta
+    assert meta["fitness"] == [report["fitness"]] and meta["refined"]["plugin"] == "speed"
+    assert (meta["frames"], meta["params"], meta["seed"]) == (900, {"settle_frames": 100}, start["seed"])
+    code, stdout, _ = run_cli(capsys, "simulate", out, "--plugin", "speed", "--json")
+    assert json.loads(stdout.splitlines()[-1])["fitness"] == [report["fitness"]]
