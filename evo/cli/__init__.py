@@ -28,6 +28,7 @@ COMMANDS = (
     "gallery",
     "replay",
     "race",
+    "refine",
 )
 
 

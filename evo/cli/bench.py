@@ -26,6 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " sqrt+divide limit, and where a generation's time goes (see evo/bench/scaling.py; minutes)",
     )
 
+    parser.add_argument(
+        "--refine",
+        action="store_true",
+        help="instead: refine's evaluations per second (CMA-ES, candidates in SIMD lanes) against the scalar"
+        " kernel on the same body, and the share of candidates in lanes (see evo/bench/refine.py)",
+    )
+
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "integrators", False):
@@ -36,4 +43,6 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "scaling", False):
         args.sections = ["scaling"]
+    if getattr(args, "refine", False):
+        args.sections = ["refine"]
     return main(args)

@@ -447,6 +447,11 @@ def parse_config(
             source=source,
         )
 
+    if ga.refine is not None and (run.algorithm != "ga" or (plugin is not None and len(plugin.weights) > 1)):
+        raise EvoInputError(
+            "[ga] refine: memetic refinement needs the GA and a plugin of one objective", source=source
+        )
+
     pool = parse_section(PoolSection, doc.get("pool"), source=source, table_name="pool")
     if pool.workers is None:
         pool = dataclasses.replace(pool, workers=default_workers())

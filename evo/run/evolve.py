@@ -39,6 +39,7 @@ from evo.run.config import Config, load_config, parse_config, qd_settings
 from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
+from evo.run.memetic import refine_generation
 from evo.sim import warm_up
 
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
@@ -182,7 +183,7 @@ def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback])
     for task, result in zip(tasks, ranked, strict=True):
         results[task.index] = result
     done = time.perf_counter()
-    record = evolution.tell(results)
+    record = refine_generation(prepared.config, evolution, evolution.tell(results))  # [ga] refine
     told = time.perf_counter()
     first = prepared.plugin.objectives[0]
     timed_out = sum(getattr(kid[1], "timed_out", False) for kids in results for kid in kids)
