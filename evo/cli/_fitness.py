@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, digits_problem
 from evo.model import Creature
 from evo.schema import shown
 from evo.sim.world import World
@@ -28,6 +28,8 @@ def plugin_spec(creature: Creature, args: argparse.Namespace, world: World, fram
             params = json.loads(args.params)
         except json.JSONDecodeError as exc:
             raise EvoInputError(f"--params: not valid JSON: {exc.msg}") from None
+        except ValueError as exc:  # an integer literal of more than 4300 digits
+            raise EvoInputError(f"--params: not valid JSON: {digits_problem(exc) or exc}") from None
         if not isinstance(params, dict):
             raise EvoInputError(f"--params: expected a JSON object, got {shown(args.params)}")
     return scoring(

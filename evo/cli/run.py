@@ -88,13 +88,14 @@ def run(args: argparse.Namespace) -> int:
         raise EvoInputError(f"--workers must be at least 1, got {args.workers}")
     config = load_config(args.config)
     out = args.out if args.out else Path("runs") / config.run.name
+    folder = Path(out).absolute()  # resolved once: a plugin's os.chdir changes nothing
     show_bars = not args.quiet and sys.stdout.isatty()
     stop: list[int] = []
     try:
         with _graceful_interrupt() as stop:
             result = evolve(
                 config,
-                out=out,
+                out=folder,
                 workers=args.workers,
                 address=args.dask,
                 callbacks=[_StopOnRequest(stop)],
@@ -120,14 +121,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"evo run: interrupted; all {generations} generations were done", file=sys.stderr)
         return 128 + stop[0]
     if not args.quiet:
-        files = RunFolder(out).elite_files()
+        files = RunFolder(folder).elite_files()
         best = result.best
         line = f"{out}: {result.generation + 1} generations"
         if best is not None and files:
             values = ", ".join(
                 f"{name} {value:.6g}" for name, value in zip(best.objectives, best.fitness, strict=True)
             )
-            line += f"; best {values} ({files[0]})"
+            line += f"; best {values} ({Path(out) / files[0].relative_to(folder)})"
         if result.archive is not None:
             archive = result.archive
             line += (

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from evo.errors import EvoInputError, input_warnings_as_errors, unknown_key_message
+from evo.errors import EvoInputError, digits_problem, input_warnings_as_errors, unknown_key_message
 from evo.io.atomic import atomic_write_text
+from evo.io.bounded import read_input_text
 from evo.io.soda_xml import with_terrain_read
 from evo.model import Creature, Polygon, is_color
 from evo.schema import describe_number, number_problem, shown
@@ -95,6 +96,35 @@ class _Reader:
         return value
 
 
+def _is_unicode(text: str) -> bool:
+    """False when ``text`` holds a lone surrogate (JSON's ``"\\ud800"``), which no file or terminal can
+    hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _lone_surrogate_at(doc: Any) -> str | None:
+    """The field (``meta.note``, ``masses[2].x``) of the first string (key or value) of ``doc`` holding a
+    lone surrogate, or None. Iterative: a document nested as deeply as JSON allows is fine."""
+    stack: list[tuple[str, Any]] = [("", doc)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str) and not _is_unicode(value):
+            return where or "(root)"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                label = f"{where}.{key}" if where else str(key)
+                if not _is_unicode(key):
+                    return f"{where or '(root)'}: a key"
+                stack.append((label, item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{k}]", item) for k, item in enumerate(value))
+    return None
+
+
 def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     """Build a validated creature from a parsed ``evo-model`` document."""
     r = _Reader(source)
@@ -107,6 +137,8 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     name = doc.get("name", "creature")
     if not isinstance(name, str):
         raise r.fail("name", f"expected a string, got {shown(name)}")
+    if not _is_unicode(name):
+        raise r.fail("name", f"expected Unicode text, got a lone surrogate in {shown(name)}")
 
     masses = doc.get("masses")
     if not isinstance(masses, list) or not masses:
@@ -352,13 +384,7 @@ def load_model(path: str | Path, *, strict: bool = False) -> Creature:
         from evo.io.soda_xml import read_soda_xml
 
         return read_soda_xml(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise EvoInputError("no such file", source=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EvoInputError(f"cannot read: {exc}", source=source) from None
-    return loads_model(text, source=source)
+    return loads_model(read_input_text(path, source=source), source=source)
 
 
 def loads_model(text: str, *, source: str | None = None) -> Creature:
@@ -377,6 +403,14 @@ def loads_model(text: str, *, source: str | None = None) -> Creature:
         raise EvoInputError(f"not valid JSON: {exc.msg} at line {exc.lineno}", source=source) from None
     except RecursionError:
         raise EvoInputError("not valid JSON: nested too deeply", source=source) from None
+    except ValueError as exc:  # an integer literal of more than 4300 digits
+        raise EvoInputError(f"not valid JSON: {digits_problem(exc) or exc}", source=source) from None
+    if "\\u" in text:  # only an escape can give a lone surrogate
+        where = _lone_surrogate_at(doc)
+        if where is not None:
+            raise EvoInputError(
+                "expected Unicode text, got a lone surrogate (\\ud800-\\udfff)", source=source, field=where
+            )
     return creature_from_dict(doc, source=source)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, digits_problem
 from evo.io.atomic import atomic_write_text
 from evo.io.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, encode_number
 from evo.io.models import creature_to_dict, dumps_model
@@ -157,6 +157,17 @@ class RunFolder:
             message = "the folder holds files that are not an evo run; choose a new or an empty folder"
             raise EvoInputError(message, source=str(self.path))
 
+    def check_no_links(self) -> None:
+        """Raise :class:`EvoInputError` if any name evo writes in the folder (``run.lock``, ``elites/``,
+        ``run.log``, ...) is a symbolic link: evo never writes through one (nothing is changed)."""
+        for name in (LOCK, *_OWN_NAMES):
+            if (self.path / name).is_symlink():
+                raise EvoInputError(
+                    f"{name} is a symbolic link, and evo writes nothing through a link; remove it "
+                    "(or choose another folder)",
+                    source=str(self.path),
+                )
+
     def check_new(self, *, force: bool) -> None:
         """Raise :class:`EvoInputError` unless a new run may be written here (nothing is changed)."""
         if self.path.exists() and not self.path.is_dir():
@@ -214,6 +225,10 @@ class RunFolder:
             raise EvoInputError("no such file", source=source) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
+        except ValueError as exc:  # an integer literal of more than 4300 digits
+            raise EvoInputError(
+                f"cannot read the checkpoint: {digits_problem(exc) or exc}", source=source
+            ) from None
         if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
             raise EvoInputError(f'expected a "{CHECKPOINT_FORMAT}" document', source=source)
         if doc.get("version") != CHECKPOINT_VERSION:
@@ -285,6 +300,10 @@ class RunFolder:
             doc = json.loads(self.archive.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise EvoInputError(f"cannot read the archive: {exc}", source=source) from None
+        except ValueError as exc:  # an integer literal of more than 4300 digits
+            raise EvoInputError(
+                f"cannot read the archive: {digits_problem(exc) or exc}", source=source
+            ) from None
         is_archive = isinstance(doc, dict) and doc.get("format") == "evo-archive"
         if not is_archive or not isinstance(doc.get("elites"), list):
             raise EvoInputError('expected an "evo-archive" document', source=source)

@@ -131,7 +131,8 @@ def prepare(
         if resume:
             raise EvoInputError("resuming needs the run folder (out=...)")
         return Prepared(config, None, plugin, start(), resumed=False)
-    folder = RunFolder(out)
+    folder = RunFolder(Path(out).absolute())  # once: a plugin's os.chdir cannot move the run
+    folder.check_no_links()
     if not resume and not force:
         folder.check_not_foreign()  # refused without putting a lock file among someone else's files
     lock = RunLock.acquire(folder.path)
