@@ -24,7 +24,7 @@ from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.io.worlds import world_from
 from evo.qd import INSTALL, ArchiveSpec, QDSection, QDSettings, ribs_missing
-from evo.run.backends import BACKENDS, default_workers, require_dask
+from evo.run.backends import BACKENDS, dask_address_problem, default_workers, require_dask
 from evo.schema import parse_section, section_to_dict, setting, shown
 from evo.sim.limits import Limits, check_size
 from evo.sim.simulate import MAX_STEPS, steps_for
@@ -526,12 +526,9 @@ def _check_backend(pool: PoolSection, plugin: PluginRef, source: str | None) -> 
         )
     if pool.backend != "dask":
         return
-    if pool.address is not None and not pool.address.strip():
-        raise EvoInputError(
-            f"expected a scheduler address such as 'tcp://host:8786', got {shown(pool.address)}",
-            source=source,
-            field="[pool] address",
-        )
+    problem = None if pool.address is None else dask_address_problem(pool.address)
+    if problem is not None:
+        raise EvoInputError(f"{problem}, got {shown(pool.address)}", source=source, field="[pool] address")
     try:
         require_dask()
     except EvoInputError as exc:
