@@ -81,7 +81,7 @@ def digits_problem(exc: ValueError) -> str | None:
     return f"an integer of {found[2]} digits; at most {found[1]} are read"
 
 
-def one_line(text: str, limit: int = 400) -> str:
+def one_line(text: str, limit: int = 1000) -> str:
     """``text`` on one line, cut to ``limit`` characters (with the number of characters left out): what a
     terminal shows of a message that may be huge (a plugin's exception of 2 MB); the log keeps it whole."""
     text = text.replace("\r", "\\r").replace("\n", "\\n")

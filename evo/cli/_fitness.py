@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from evo.errors import EvoInputError, digits_problem
+from evo.errors import EvoInputError, digits_problem, one_line
 from evo.model import Creature
 from evo.schema import shown
 from evo.sim.world import World
@@ -54,7 +54,7 @@ def score(creature: Creature, spec: Any, seed: int, *, out: Any = None) -> list[
     try:
         outcome = evaluate(creature, spec, seed)
     except PluginFailed as exc:
-        print(f"evo simulate: error: {exc.message}", file=sys.stderr)
+        print(f"evo simulate: error: {one_line(exc.message)}", file=sys.stderr)
         return None
     names = load_ref(spec.plugin).objectives
     text = ", ".join(f"{n} {v:.6g}" for n, v in zip(names, outcome.fitness, strict=True))

@@ -8,6 +8,7 @@ was expected.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -106,22 +107,39 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _lone_surrogate_at(doc: Any) -> str | None:
-    """The field (``meta.note``, ``masses[2].x``) of the first string (key or value) of ``doc`` holding a
-    lone surrogate, or None. Iterative: a document nested as deeply as JSON allows is fine."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether the JSON text ``text`` has a ``\\ud800``-``\\udfff`` escape, the only way its document
+    can hold a lone surrogate (see :func:`lone_surrogate_at`)."""
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def lone_surrogate_at(doc: Any) -> str | None:
+    """Where a parsed JSON document holds a lone surrogate, which no file or terminal can hold.
+
+    Iterative: a document nested as deeply as JSON allows is fine.
+
+    Args:
+        doc: the parsed document (dicts, lists, strings, numbers).
+
+    Returns:
+        The field (``meta.note``, ``masses[2].x``) of the first string (key or value) holding one, or None.
+    """
     stack: list[tuple[str, Any]] = [("", doc)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, str) and not _is_unicode(value):
             return where or "(root)"
         if isinstance(value, dict):
-            for key, item in value.items():
-                label = f"{where}.{key}" if where else str(key)
+            for key in value:
                 if not _is_unicode(key):
                     return f"{where or '(root)'}: a key"
-                stack.append((label, item))
+            # reversed, so that the first one in the file is found first
+            stack.extend((f"{where}.{key}" if where else str(key), value[key]) for key in reversed(value))
         elif isinstance(value, list):
-            stack.extend((f"{where}[{k}]", item) for k, item in enumerate(value))
+            stack.extend((f"{where}[{k}]", value[k]) for k in reversed(range(len(value))))
     return None
 
 
@@ -405,8 +423,8 @@ def loads_model(text: str, *, source: str | None = None) -> Creature:
         raise EvoInputError("not valid JSON: nested too deeply", source=source) from None
     except ValueError as exc:  # an integer literal of more than 4300 digits
         raise EvoInputError(f"not valid JSON: {digits_problem(exc) or exc}", source=source) from None
-    if "\\u" in text:  # only an escape can give a lone surrogate
-        where = _lone_surrogate_at(doc)
+    if may_hold_surrogates(text):
+        where = lone_surrogate_at(doc)
         if where is not None:
             raise EvoInputError(
                 "expected Unicode text, got a lone surrogate (\\ud800-\\udfff)", source=source, field=where

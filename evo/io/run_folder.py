@@ -22,7 +22,7 @@ from typing import Any
 from evo.errors import EvoInputError, digits_problem
 from evo.io.atomic import atomic_write_text
 from evo.io.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, encode_number
-from evo.io.models import creature_to_dict, dumps_model
+from evo.io.models import creature_to_dict, dumps_model, lone_surrogate_at, may_hold_surrogates
 from evo.io.run_lock import LOCK
 from evo.model import Creature
 
@@ -220,7 +220,8 @@ class RunFolder:
     def read_checkpoint(self) -> dict[str, Any]:
         source = str(self.checkpoint)
         try:
-            doc = json.loads(self.checkpoint.read_text(encoding="utf-8"))
+            text = self.checkpoint.read_text(encoding="utf-8")
+            doc = json.loads(text)
         except FileNotFoundError:
             raise EvoInputError("no such file", source=source) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -229,6 +230,11 @@ class RunFolder:
             raise EvoInputError(
                 f"cannot read the checkpoint: {digits_problem(exc) or exc}", source=source
             ) from None
+        where = lone_surrogate_at(doc) if may_hold_surrogates(text) else None
+        if where is not None:
+            raise EvoInputError(
+                "expected Unicode text, got a lone surrogate (\\ud800-\\udfff)", source=source, field=where
+            )
         if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
             raise EvoInputError(f'expected a "{CHECKPOINT_FORMAT}" document', source=source)
         if doc.get("version") != CHECKPOINT_VERSION:
