@@ -4,6 +4,7 @@ browser): no console errors, no network, the cards animate, the detail, race and
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -113,18 +114,28 @@ def _pixels_of(canvas, colour: str) -> int:
     return canvas.evaluate(COLOUR_COUNT, [int(colour[k : k + 2], 16) for k in (1, 3, 5)])
 
 
+def _wait_for_canvas(page, selector: str, condition: str, arg=None) -> None:
+    """Wait (up to the page's default timeout) until ``condition``, a JavaScript expression of the canvas
+    state ``s`` (:data:`CANVAS_STATE`) and ``arg``, holds for the first canvas matching ``selector``."""
+    page.wait_for_function(
+        f"(arg) => {{ const s = ({CANVAS_STATE})(document.querySelector({json.dumps(selector)}));"
+        f" return {condition}; }}",
+        arg=arg,
+    )
+
+
 def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
     index = write_gallery(run_dir)
     problems: list[str] = []
     with gallery_page(index, problems, accept_downloads=True) as page:
         card = "article.card canvas"
         assert page.locator(card).count() == len(list((run_dir / "elites").glob("*.json")))
-        page.wait_for_timeout(600)
+        # waits on what the page shows, not on the clock: a loaded machine only makes them slower
+        _wait_for_canvas(page, card, "s.painted === s.total && s.dark > 20")
         first = _state(page, card)
         assert first["painted"] == first["total"], "the card canvas is drawn all over"
         assert first["dark"] > 20, "the creature is drawn on the card"
-        page.wait_for_timeout(600)
-        assert _state(page, card)["digest"] != first["digest"], "the card animates"
+        _wait_for_canvas(page, card, "s.digest !== arg", first["digest"])  # the card animates
         assert page.locator("svg.chart polyline").count() >= 3
 
         with page.expect_download() as download:
