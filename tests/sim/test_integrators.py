@@ -15,6 +15,8 @@ import pytest
 from evo.io.models import load_model
 from evo.model import Creature
 from evo.sim import World, simulate
+from evo.sim.kernels import implicit as implicit_kernel
+from evo.sim.kernels import psm as psm_kernel
 from evo.sim.kernels.forces import F_GROUND_K, F_MU, F_SLIP, I_GROUND, I_PENALTY, N_FLOAT_PARAMS, N_INT_PARAMS
 from evo.sim.kernels.implicit import residual_jacobian
 from evo.sim.simulate import pack
@@ -173,6 +175,41 @@ def test_psm_splits_its_step_where_a_link_nearly_collapses_instead_of_diverging(
     assert np.abs(psm.positions - fine.positions).max() < 1e-4  # measured 1e-5 px
 
 
+def _count_psm_step_sizes(monkeypatch) -> list[float]:
+    """Run psm from its Python source (its series kernels stay compiled) and collect the step size of every
+    series it tries: a step split in halves shows as tries of dt/2, dt/4, ..."""
+    tried: list[float] = []
+    coefficients = psm_kernel._coefficients
+
+    def counting(*args):
+        tried.append(args[4])  # the step (frames) the series is made for
+        return coefficients(*args)
+
+    monkeypatch.setattr(psm_kernel, "run_psm", psm_kernel.run_psm.py_func)
+    monkeypatch.setattr(psm_kernel, "_coefficients", counting)
+    return tried
+
+
+def test_psm_never_splits_the_smooth_motion_of_the_double_spring(monkeypatch):
+    tried = _count_psm_step_sizes(monkeypatch)
+    simulate(double_spring(), double_spring_world("psm"), 200 * SEED_STEP, record_every=SEED_STEP)
+    assert len(tried) == 200 and set(tried) == {SEED_STEP}
+
+
+def test_psm_splits_steps_of_the_walker_under_penalty_contact_and_would_blow_up_without(monkeypatch):
+    body = load_model(GENOMES / "walker.json")
+    world = World().updated({"integrator": "psm", "dt": 0.5, "contact": "penalty"})
+    compiled = simulate(body, world, 3000, record_every=10)
+    assert not compiled.exploded
+    tried = _count_psm_step_sizes(monkeypatch)
+    same = simulate(body, world, 3000, record_every=10)
+    np.testing.assert_array_equal(same.positions, compiled.positions)  # the Python source is the kernel
+    halves = {0.5 / 2**k for k in range(9)}  # down to 1/256 of dt
+    assert set(tried) <= halves and min(tried) < 0.5, "some steps under contact are split"
+    monkeypatch.setattr(psm_kernel, "MAX_TAIL_RATIO", math.inf)  # never split
+    assert simulate(body, world, 3000, record_every=10).exploded
+
+
 # -- a stiff creature -------------------------------------------------------------------------------------
 
 
@@ -257,6 +294,54 @@ def test_backward_eulers_analytic_jacobian_matches_finite_differences(ground):
         numeric[2:, col] = (plus - minus)[2:] / (2 * eps)
     # central differences with eps = 1e-6 on entries of order 1..200: agreement to 1e-6
     np.testing.assert_allclose(analytic, numeric, rtol=0, atol=1e-6)
+
+
+def _newton_updates(monkeypatch) -> list[np.ndarray]:
+    """Run backward Euler from its Python source (its kernels stay compiled) and collect the update
+    delta of every Newton iteration, (2n,) px/frame."""
+    updates: list[np.ndarray] = []
+    solve = implicit_kernel.solve_in_place
+
+    def recording(a, b):
+        ok = solve(a, b)
+        updates.append(b.copy())
+        return ok
+
+    monkeypatch.setattr(implicit_kernel, "run_backward_euler", implicit_kernel.run_backward_euler.py_func)
+    monkeypatch.setattr(implicit_kernel, "solve_in_place", recording)
+    return updates
+
+
+@pytest.mark.parametrize("tolerance", [1e-3, 1e-8, 1e-12])
+def test_newton_stops_at_the_first_update_within_the_tolerance_of_the_largest_speed(monkeypatch, tolerance):
+    body = stiff_chain().replace(velocities=[[0.0, 0.0], [3.0, -1.0], [-2.0, 4.0]])  # high above the floor
+    world = STIFF_WORLD.updated(
+        {"integrator": "backward-euler", "newton_tolerance": tolerance, "newton_iterations": 100}
+    )
+    updates = _newton_updates(monkeypatch)
+    one = simulate(body, world, world.dt, record_every=world.dt)  # a single step
+    velocity = np.asarray(body.velocities, dtype=float).reshape(-1).copy()
+    stops = []
+    for delta in updates:
+        velocity[2:] += delta[2:]  # mass 0 is fixed
+        stops.append(np.abs(delta[2:]).max() <= tolerance * (1.0 + np.abs(velocity[2:]).max()))
+    assert stops[-1] and not any(stops[:-1]), stops  # the first iterate within the rule is the last
+    assert len(updates) > 1
+    np.testing.assert_array_equal(one.velocities[-1].reshape(-1)[2:], velocity[2:])  # and it is kept
+
+
+def test_newton_stops_after_newton_iterations_and_keeps_the_last_iterate(monkeypatch):
+    body = stiff_chain().replace(velocities=[[0.0, 0.0], [3.0, -1.0], [-2.0, 4.0]])
+    world = STIFF_WORLD.updated(
+        {"integrator": "backward-euler", "newton_tolerance": 1e-300, "newton_iterations": 2}
+    )
+    updates = _newton_updates(monkeypatch)
+    one = simulate(body, world, world.dt, record_every=world.dt)
+    assert len(updates) == 2  # the tolerance is never met: the count stops it
+    velocity = np.asarray(body.velocities, dtype=float).reshape(-1).copy()
+    for delta in updates:
+        velocity[2:] += delta[2:]
+    np.testing.assert_array_equal(one.velocities[-1].reshape(-1)[2:], velocity[2:])
 
 
 # -- the applet's model is untouched ------------------------------------------------------------------------
