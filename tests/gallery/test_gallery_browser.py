@@ -146,8 +146,7 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
 
         page.locator(card).first.click()
         page.wait_for_selector("#detail:not([hidden])")
-        page.wait_for_timeout(400)
-        assert _state(page, "#detail-canvas")["dark"] > 20
+        _wait_for_canvas(page, "#detail-canvas", "s.dark > 20")
         behind = _state(page, card)["digest"]
         page.wait_for_timeout(300)
         assert _state(page, card)["digest"] == behind, "the cards hold still under the detail view"
@@ -159,8 +158,9 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
         assert "play" in page.text_content("#detail-play")
         page.fill("#detail-scrub", "600")
         page.dispatch_event("#detail-scrub", "input")
-        page.wait_for_timeout(200)
-        assert page.text_content("#detail-frame").startswith("frame 600 ")
+        page.wait_for_function(
+            "() => document.querySelector('#detail-frame').textContent.startsWith('frame 600 ')"
+        )
         page.uncheck("#detail-follow")
         page.select_option("#detail-speed", "4")
         page.screenshot(path=str(tmp_path / "detail.png"))
@@ -169,10 +169,9 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
 
         page.click("#race-selected")
         page.wait_for_selector("#race:not([hidden])")
-        page.wait_for_timeout(800)
+        _wait_for_canvas(page, "#race-canvas", "s.painted > 0")
         picked = page.locator("input.race-pick:checked").count()
         assert picked >= 2 and page.locator("#race-board li").count() == picked
-        assert _state(page, "#race-canvas")["painted"] > 0
         assert "px" in page.text_content("#race-board li")
         page.screenshot(path=str(tmp_path / "race.png"))
         page.click("#race-close")
@@ -180,8 +179,7 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
         page.locator("#evolution").scroll_into_view_if_needed()
         assert page.locator("#evolution-table tbody tr").count() == 6
         page.click("#evolution-auto")
-        page.wait_for_timeout(400)
-        assert _state(page, "#evolution-canvas")["dark"] > 20
+        _wait_for_canvas(page, "#evolution-canvas", "s.dark > 20")
         page.screenshot(path=str(tmp_path / "gallery.png"), full_page=True)
     assert problems == []
     assert (tmp_path / "gallery.png").stat().st_size > 10_000
@@ -219,8 +217,7 @@ def test_the_gallery_fills_the_polygons_of_classic_models_in_their_colours(tmp_p
             page.click("#detail-close")
         page.click("#race-selected")
         page.wait_for_selector("#race:not([hidden])")
-        page.wait_for_timeout(300)
-        assert _state(page, "#race-canvas")["painted"] > 0
+        _wait_for_canvas(page, "#race-canvas", "s.painted > 0")
     assert problems == []
 
 
