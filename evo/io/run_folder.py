@@ -43,6 +43,7 @@ GENERATIONS = "generations"  # generations/gen0012.json: the best creature of ge
 ARCHIVE = "archive.json"  # a MAP-Elites run's archive: every occupied cell
 ARCHIVE_CELLS = "archive"  # ... and each cell's creature: archive/cell0042_g12-3.json
 _OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED, GENERATIONS, ARCHIVE, ARCHIVE_CELLS)
+_OWN_FOLDERS = (ELITES, FAILED, GENERATIONS, ARCHIVE_CELLS)
 
 
 def _csv_cell(value: Any) -> str:
@@ -157,15 +158,25 @@ class RunFolder:
             message = "the folder holds files that are not an evo run; choose a new or an empty folder"
             raise EvoInputError(message, source=str(self.path))
 
-    def check_no_links(self) -> None:
-        """Raise :class:`EvoInputError` if any name evo writes in the folder (``run.lock``, ``elites/``,
-        ``run.log``, ...) is a symbolic link: evo never writes through one (nothing is changed)."""
+    def check_own_files(self) -> None:
+        """Raise :class:`EvoInputError` if a name evo writes in the folder (``run.lock``, ``elites/``,
+        ``run.log``, ...) is a symbolic link (evo never writes through one), or is there but of the wrong
+        kind (a FIFO as ``run.log`` or ``checkpoint.json`` would hang evo); nothing is changed."""
         for name in (LOCK, *_OWN_NAMES):
-            if (self.path / name).is_symlink():
+            path = self.path / name
+            if path.is_symlink():
                 raise EvoInputError(
                     f"{name} is a symbolic link, and evo writes nothing through a link; remove it "
                     "(or choose another folder)",
                     source=str(self.path),
+                )
+            if not path.exists():
+                continue
+            folder = name in _OWN_FOLDERS
+            if (folder and not path.is_dir()) or (not folder and not path.is_file()):
+                kind = "a folder" if folder else "a regular file"
+                raise EvoInputError(
+                    f"{name} is not {kind}; remove it (or choose another folder)", source=str(self.path)
                 )
 
     def check_new(self, *, force: bool) -> None:

@@ -132,7 +132,7 @@ def prepare(
             raise EvoInputError("resuming needs the run folder (out=...)")
         return Prepared(config, None, plugin, start(), resumed=False)
     folder = RunFolder(Path(out).absolute())  # once: a plugin's os.chdir cannot move the run
-    folder.check_no_links()
+    folder.check_own_files()
     if not resume and not force:
         folder.check_not_foreign()  # refused without putting a lock file among someone else's files
     lock = RunLock.acquire(folder.path)

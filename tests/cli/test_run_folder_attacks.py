@@ -133,3 +133,28 @@ def test_a_full_disk_on_an_existing_folder_leaves_it_as_it_was(tmp_path, monkeyp
     assert evo_run(config, "--out", folder, "--resume", "--quiet") == 2
     assert _one_line(capsys.readouterr().err).endswith("cannot write the run folder's lock file: full")
     assert sorted(p.name for p in folder.iterdir()) == names and not Path(folder / "run.lock").exists()
+
+
+@pytest.mark.timeout(120)  # a FIFO that is opened fails the test instead of hanging it
+@pytest.mark.parametrize("name", ["run.log", "checkpoint.json", "history.csv", "run.lock"])
+def test_a_fifo_among_the_files_evo_writes_is_refused_and_never_opened(tmp_path, capsys, name):
+    config = write_config(tmp_path / "c.toml", generations=2)
+    folder = tmp_path / "run"
+    assert evo_run(config, "--out", folder, "--quiet") == 0
+    (folder / name).unlink(missing_ok=True)
+    os.mkfifo(folder / name)
+    write_config(tmp_path / "c.toml", generations=3)
+    assert evo_run(config, "--out", folder, "--resume", "--quiet") == 2
+    assert f"{name} is not a regular file" in _one_line(capsys.readouterr().err)
+    assert (folder / name).exists() and not (folder / name).is_file()  # left as it was
+
+
+def test_a_file_where_evo_keeps_a_folder_is_refused(tmp_path, capsys):
+    config = write_config(tmp_path / "c.toml", generations=1)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "elites").write_text("not a folder\n")
+    (folder / "config.toml").write_text(config.read_text())
+    assert evo_run(config, "--out", folder, "--force", "--quiet") == 2
+    assert "elites is not a folder" in _one_line(capsys.readouterr().err)
+    assert (folder / "elites").read_text() == "not a folder\n"
