@@ -209,8 +209,8 @@ class RunFolder:
                 elif target.exists() or target.is_symlink():
                     target.unlink()
         self.path.mkdir(parents=True, exist_ok=True)
+        self.write_config(config_text)  # first: a full disk leaves nothing behind
         self.elites.mkdir(exist_ok=True)
-        self.write_config(config_text)
 
     def write_config(self, config_text: str) -> None:
         atomic_write_text(self.config, config_text)

@@ -273,10 +273,13 @@ class FolderWriter(Callback):
     def on_run_start(self, run: RunStart) -> None:
         prepared, folder = self.prepared, self.folder
         config_text = prepared.config.to_toml()
-        if prepared.resumed:
-            folder.write_config(config_text)
-        else:
-            folder.create(config_text, force=True)  # prepare() checked that it may
+        try:
+            if prepared.resumed:
+                folder.write_config(config_text)
+            else:
+                folder.create(config_text, force=True)  # prepare() checked that it may
+        except OSError as exc:  # a full disk at the start: one line, the lock released by the caller
+            raise RunFailed(f"cannot write the run folder: {exc.strerror or exc}") from None
         self._logging = contextlib.ExitStack()
         self._logging.enter_context(run_logging(folder.log))
         if prepared.resumed:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_run_command import evo_run, snapshot, write_config
 
-from evo.io import run_lock
+from evo.io import atomic, run_lock
 
 WANDER = """
 import os
@@ -158,3 +158,19 @@ def test_a_file_where_evo_keeps_a_folder_is_refused(tmp_path, capsys):
     assert evo_run(config, "--out", folder, "--force", "--quiet") == 2
     assert "elites is not a folder" in _one_line(capsys.readouterr().err)
     assert (folder / "elites").read_text() == "not a folder\n"
+
+
+def test_a_full_disk_when_the_config_is_written_at_the_start_is_one_line_and_leaves_nothing(
+    tmp_path, monkeypatch, capsys
+):
+    config = write_config(tmp_path / "c.toml", generations=1)
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(atomic, "atomic_write_bytes", full)
+    assert evo_run(config, "--out", tmp_path / "runs" / "new", "--quiet") == 1
+    assert _one_line(capsys.readouterr().err) == (
+        "evo run: error: cannot write the run folder: No space left on device"
+    )
+    assert not (tmp_path / "runs").exists()
