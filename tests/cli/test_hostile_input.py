@@ -90,7 +90,7 @@ def test_the_gallery_of_a_run_whose_checkpoint_has_a_lone_surrogate_is_one_line(
 
 # -- dask addresses ---------------------------------------------------------------------------------------
 BAD_ADDRESSES = ["notanaddress", "tcp://127.0.0.1:notaport", "tcp://", "foo://127.0.0.1:1", "tcp://[::1",
-                 "inproc://x", "tcp://127.0.0.1:0", "tls://127.0.0.1:8786"]  # fmt: skip
+                 "inproc://x", "tcp://127.0.0.1:0", "udp://h:1"]  # fmt: skip
 
 
 @pytest.mark.parametrize("address", BAD_ADDRESSES)
@@ -107,7 +107,9 @@ def test_a_malformed_dask_address_is_refused_up_front_by_run_and_validate(addres
         evo.evolve(config, address=address, progress=False)
 
 
-@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", "127.0.0.1:8786", "tcp://[::1]:8786", "h.x:1"])
+@pytest.mark.parametrize(
+    "address", ["tcp://127.0.0.1:8786", "127.0.0.1:8786", "tcp://[::1]:8786", "h.x:1", "tls://h:8786"]
+)
 def test_a_well_formed_dask_address_is_accepted(address, tmp_path):
     config = tmp_path / "d.toml"
     config.write_text(f'[pool]\nbackend = "dask"\naddress = {json.dumps(address)}\n')
@@ -125,6 +127,17 @@ def test_a_dask_client_that_fails_to_start_does_not_keep_the_process_from_exitin
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     # a plain distributed.Client leaves its loop running: at exit it times out closing and says so
     assert done.returncode == 0 and done.stdout == "refused\n" and done.stderr == "", done.stderr
+
+
+def test_a_run_whose_dask_client_cannot_start_exits_with_one_line_naming_the_address_and_its_origin(tmp_path):
+    config = write_config(tmp_path / "c.toml", generations=1)
+    # well formed, but no TLS is configured for dask here: the client fails while it starts
+    argv = [sys.executable, "-m", "evo", "run", str(config), "--dask", "tls://127.0.0.1:1", "--out", "r"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert "cannot reach the dask scheduler at tls://127.0.0.1:1" in lines[0]
+    assert lines[0].endswith("(the address is from --dask)")
 
 
 @pytest.mark.parametrize("from_flag", [True, False])

@@ -36,7 +36,7 @@ __all__ = [
 log = logging.getLogger("evo.run.backends")
 
 # the protocols a scheduler address may name (none: tcp)
-DASK_SCHEMES = ("tcp",)  # tls:// would need a security configuration, which evo does not pass
+DASK_SCHEMES = ("tcp", "tls")  # tls:// takes its certificates from dask's own configuration
 _ADDRESS = re.compile(
     r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?"
     r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
@@ -46,7 +46,7 @@ _ADDRESS = re.compile(
 
 def dask_address_problem(address: str) -> str | None:
     """None when ``address`` has the form of a scheduler address (``tcp://host:8786``,
-    ``tcp://[::1]:8786``, ``host:8786``), else what is wrong with it: checked before any dask client is
+    ``tls://[::1]:8786``, ``host:8786``), else what is wrong with it: checked before any dask client is
     made (one whose address does not parse may never let the process exit)."""
     found = _ADDRESS.fullmatch(address.strip())
     if found is None:
