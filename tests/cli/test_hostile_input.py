@@ -71,6 +71,22 @@ def test_the_gallery_of_a_run_whose_elite_has_a_lone_surrogate_name_is_no_traceb
     assert "\\udfff" not in (folder / "gallery" / "index.html").read_text(encoding="utf-8")
 
 
+def test_the_gallery_of_a_run_without_checkpoint_whose_elite_has_a_lone_surrogate_name_is_one_line(
+    tmp_path, capsys
+):
+    folder = _tiny_run(tmp_path)
+    for path in folder.glob("checkpoint.*"):  # elites/, config.toml and history.csv only
+        path.unlink()
+    elite = sorted((folder / "elites").glob("*.json"))[0]
+    doc = json.loads(elite.read_text())
+    doc["name"] = "\udfff"
+    elite.write_text(json.dumps(doc))
+    status, line = _status_and_line(["gallery", str(folder)], capsys)
+    assert status == 2 and line.endswith(
+        f"{elite.name}: name: expected Unicode text, got a lone surrogate (\\ud800-\\udfff)"
+    )
+
+
 @pytest.mark.parametrize("where", ["id", "name"])
 def test_the_gallery_of_a_run_whose_checkpoint_has_a_lone_surrogate_is_one_line(where, tmp_path, capsys):
     folder = _tiny_run(tmp_path)
