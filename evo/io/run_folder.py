@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, digits_problem
 from evo.io.atomic import atomic_write_text
 from evo.io.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, encode_number
-from evo.io.models import creature_to_dict, dumps_model
+from evo.io.models import creature_to_dict, dumps_model, lone_surrogate_at, may_hold_surrogates
 from evo.io.run_lock import LOCK
 from evo.model import Creature
 
@@ -43,6 +43,7 @@ GENERATIONS = "generations"  # generations/gen0012.json: the best creature of ge
 ARCHIVE = "archive.json"  # a MAP-Elites run's archive: every occupied cell
 ARCHIVE_CELLS = "archive"  # ... and each cell's creature: archive/cell0042_g12-3.json
 _OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED, GENERATIONS, ARCHIVE, ARCHIVE_CELLS)
+_OWN_FOLDERS = (ELITES, FAILED, GENERATIONS, ARCHIVE_CELLS)
 
 
 def _csv_cell(value: Any) -> str:
@@ -157,6 +158,27 @@ class RunFolder:
             message = "the folder holds files that are not an evo run; choose a new or an empty folder"
             raise EvoInputError(message, source=str(self.path))
 
+    def check_own_files(self) -> None:
+        """Raise :class:`EvoInputError` if a name evo writes in the folder (``run.lock``, ``elites/``,
+        ``run.log``, ...) is a symbolic link (evo never writes through one), or is there but of the wrong
+        kind (a FIFO as ``run.log`` or ``checkpoint.json`` would hang evo); nothing is changed."""
+        for name in (LOCK, *_OWN_NAMES):
+            path = self.path / name
+            if path.is_symlink():
+                raise EvoInputError(
+                    f"{name} is a symbolic link, and evo writes nothing through a link; remove it "
+                    "(or choose another folder)",
+                    source=str(self.path),
+                )
+            if not path.exists():
+                continue
+            folder = name in _OWN_FOLDERS
+            if (folder and not path.is_dir()) or (not folder and not path.is_file()):
+                kind = "a folder" if folder else "a regular file"
+                raise EvoInputError(
+                    f"{name} is not {kind}; remove it (or choose another folder)", source=str(self.path)
+                )
+
     def check_new(self, *, force: bool) -> None:
         """Raise :class:`EvoInputError` unless a new run may be written here (nothing is changed)."""
         if self.path.exists() and not self.path.is_dir():
@@ -187,8 +209,8 @@ class RunFolder:
                 elif target.exists() or target.is_symlink():
                     target.unlink()
         self.path.mkdir(parents=True, exist_ok=True)
+        self.write_config(config_text)  # first: a full disk leaves nothing behind
         self.elites.mkdir(exist_ok=True)
-        self.write_config(config_text)
 
     def write_config(self, config_text: str) -> None:
         atomic_write_text(self.config, config_text)
@@ -209,11 +231,21 @@ class RunFolder:
     def read_checkpoint(self) -> dict[str, Any]:
         source = str(self.checkpoint)
         try:
-            doc = json.loads(self.checkpoint.read_text(encoding="utf-8"))
+            text = self.checkpoint.read_text(encoding="utf-8")
+            doc = json.loads(text)
         except FileNotFoundError:
             raise EvoInputError("no such file", source=source) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
+        except ValueError as exc:  # an integer literal of more than 4300 digits
+            raise EvoInputError(
+                f"cannot read the checkpoint: {digits_problem(exc) or exc}", source=source
+            ) from None
+        where = lone_surrogate_at(doc) if may_hold_surrogates(text) else None
+        if where is not None:
+            raise EvoInputError(
+                "expected Unicode text, got a lone surrogate (\\ud800-\\udfff)", source=source, field=where
+            )
         if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
             raise EvoInputError(f'expected a "{CHECKPOINT_FORMAT}" document', source=source)
         if doc.get("version") != CHECKPOINT_VERSION:
@@ -285,6 +317,10 @@ class RunFolder:
             doc = json.loads(self.archive.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise EvoInputError(f"cannot read the archive: {exc}", source=source) from None
+        except ValueError as exc:  # an integer literal of more than 4300 digits
+            raise EvoInputError(
+                f"cannot read the archive: {digits_problem(exc) or exc}", source=source
+            ) from None
         is_archive = isinstance(doc, dict) and doc.get("format") == "evo-archive"
         if not is_archive or not isinstance(doc.get("elites"), list):
             raise EvoInputError('expected an "evo-archive" document', source=source)

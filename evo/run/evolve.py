@@ -24,7 +24,7 @@ from evo.io.runs import CHECKPOINT_ERRORS, RunContents, read_run
 from evo.model import Creature
 from evo.qd import ribs_missing
 from evo.run.archive_writer import QDFolderWriter
-from evo.run.backends import EvaluationFailed, Task, backend_kind, make_backend
+from evo.run.backends import EvaluationFailed, Task, backend_kind, dask_address_problem, make_backend
 from evo.run.batching import chunk_ids
 from evo.run.callbacks import (
     Callback,
@@ -40,6 +40,7 @@ from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, pre
 from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
 from evo.run.memetic import refine_generation
+from evo.schema import shown
 from evo.sim import warm_up
 
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
@@ -373,6 +374,9 @@ def _pool_override(config: Config, backend: str | None, address: str | None) -> 
     """The ``[pool]`` keys that ``backend`` and ``address`` change (an address means dask)."""
     changes: dict[str, Any] = {}
     if address is not None:
+        problem = dask_address_problem(address) if isinstance(address, str) else "expected a string"
+        if problem is not None:
+            raise EvoInputError(f"address: {problem}, got {shown(address)}")
         changes = {"backend": "dask", "address": address}
         if backend not in (None, "dask"):
             raise EvoInputError(f"address: only used with backend='dask', got backend={backend!r}")

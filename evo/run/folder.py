@@ -131,7 +131,8 @@ def prepare(
         if resume:
             raise EvoInputError("resuming needs the run folder (out=...)")
         return Prepared(config, None, plugin, start(), resumed=False)
-    folder = RunFolder(out)
+    folder = RunFolder(Path(out).absolute())  # once: a plugin's os.chdir cannot move the run
+    folder.check_own_files()
     if not resume and not force:
         folder.check_not_foreign()  # refused without putting a lock file among someone else's files
     lock = RunLock.acquire(folder.path)
@@ -272,10 +273,13 @@ class FolderWriter(Callback):
     def on_run_start(self, run: RunStart) -> None:
         prepared, folder = self.prepared, self.folder
         config_text = prepared.config.to_toml()
-        if prepared.resumed:
-            folder.write_config(config_text)
-        else:
-            folder.create(config_text, force=True)  # prepare() checked that it may
+        try:
+            if prepared.resumed:
+                folder.write_config(config_text)
+            else:
+                folder.create(config_text, force=True)  # prepare() checked that it may
+        except OSError as exc:  # a full disk at the start: one line, the lock released by the caller
+            raise RunFailed(f"cannot write the run folder: {exc.strerror or exc}") from None
         self._logging = contextlib.ExitStack()
         self._logging.enter_context(run_logging(folder.log))
         if prepared.resumed:

@@ -13,20 +13,16 @@ from pathlib import Path
 
 import psutil
 import pytest
+from dask_cluster import ExternalCluster  # .[test] installs dask: without it these tests fail
 
 import evo
 from evo.errors import EvoInputError
 from evo.fitness import registry
 from evo.io.checkpoint import model_json
 from evo.run.backends import InProcess, Task
+from evo.run.backends.dask_pool import DaskPool
 from evo.run.callbacks import Callback
 from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
-
-pytest.importorskip("distributed")
-
-from dask_cluster import ExternalCluster  # noqa: E402  (needs distributed)
-
-from evo.run.backends.dask_pool import DaskPool  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
