@@ -18,6 +18,7 @@ from evo.model import Creature
 
 __all__ = [
     "CHECKPOINT_FORMAT",
+    "checkpoint_contents",
     "CHECKPOINT_VERSION",
     "decode_number",
     "decode_numbers",
@@ -193,3 +194,17 @@ def evolution_from_dict(
 ) -> Evolution:
     """Restore an evolution saved by :func:`evolution_to_dict` (``settings`` must match the saved run's)."""
     return Evolution.from_state(state_from_dict(doc, settings.weights), settings, seed_models=seed_models)
+
+
+def checkpoint_contents(state: EvolutionState) -> tuple[dict[str, Any], dict[str, Sequence[Individual]]]:
+    """What ``checkpoint.npz`` holds of a GA state: the JSON-able head (generation, seed, objectives,
+    weights, the generator's state) and the individuals of each group (:mod:`evo.io.checkpoint_file`);
+    the logbook is ``history.csv``, appended to."""
+    head = {
+        "generation": state.generation,
+        "seed": state.seed,
+        "objectives": list(state.objectives),
+        "weights": list(state.weights),
+        "rng": state.rng,
+    }
+    return head, {"population": state.population, "hall_of_fame": state.hall_of_fame}

@@ -10,6 +10,7 @@ import pytest
 
 import evo
 from evo.errors import EvoInputError
+from evo.io.checkpoint_file import read_checkpoint_document
 from evo.io.qd_checkpoint import qd_state_to_dict
 
 TABLES = {
@@ -57,7 +58,7 @@ def test_one_and_two_workers_give_the_same_archive(config):
 def test_one_and_two_workers_write_the_same_run_folder(config, tmp_path):
     evo.evolve(config, out=tmp_path / "one", workers=1, progress=False)
     evo.evolve(config, out=tmp_path / "two", workers=2, progress=False)
-    for name in ("checkpoint.json", "archive.json", "history.csv"):
+    for name in ("checkpoint.npz", "archive.json", "history.csv"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     for sub in ("archive", "elites", "generations"):
         one = {p.name: p.read_bytes() for p in (tmp_path / "one" / sub).glob("*.json")}
@@ -76,7 +77,7 @@ def test_the_run_folder_holds_the_archive_its_cells_and_their_provenance(config,
     result = evo.evolve(config, out=tmp_path / "run", progress=False)
     folder = tmp_path / "run"
     archive = json.loads((folder / "archive.json").read_text())
-    checkpoint = json.loads((folder / "checkpoint.json").read_text())
+    checkpoint = read_checkpoint_document(folder)
     assert checkpoint["algorithm"] == "map-elites" and checkpoint["generation"] == 3
     assert [e["index"] for e in archive["elites"]] == [c.index for c in result.archive.cells]
     assert [e["cell"] for e in checkpoint["elites"]] == [c.index for c in result.archive.cells]
@@ -123,7 +124,7 @@ def test_resuming_goes_on_to_the_same_archive_and_refuses_another_qd_table(confi
         evo.evolve(config.replace(qd={"batch_size": 5}), out=tmp_path / "half", resume=True, progress=False)
     resumed = evo.evolve(config, out=tmp_path / "half", resume=True, progress=False)
     assert state_text(resumed) == state_text(whole)
-    for name in ("checkpoint.json", "archive.json", "history.csv"):
+    for name in ("checkpoint.npz", "archive.json", "history.csv"):
         assert (tmp_path / "half" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
 
 
