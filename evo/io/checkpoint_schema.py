@@ -5,6 +5,7 @@ first problem is one line naming the field (docs/runs.md, "Checkpoints are input
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import re
@@ -106,8 +107,10 @@ def _value(number: Any, field: str, source: str | None, *, nan: bool = False) ->
     """A number or one of "inf", "-inf" (and "nan" when allowed), as a float."""
     if isinstance(number, str) and number in _NON_FINITE and (nan or number != "nan"):
         return float(number)
-    if isinstance(number, int | float) and not isinstance(number, bool) and (nan or not math.isnan(number)):
-        return float(number)
+    if isinstance(number, int | float) and not isinstance(number, bool):
+        with contextlib.suppress(OverflowError):  # a 400-digit integer is no fitness
+            if nan or not math.isnan(float(number)):
+                return float(number)
     allowed = "'inf', '-inf', 'nan'" if nan else "'inf', '-inf'"
     raise EvoInputError(
         f"expected a number or one of {allowed}, got {shown(number)}", source=source, field=field
@@ -157,7 +160,8 @@ def _member(
         _value(values["objective"], f"{where}.objective", source)
     model = values["model"]
     if isinstance(model, Mapping) and isinstance(model.get("masses"), list):
-        masses, links = len(model["masses"]), len(model.get("links") or ())
+        links = model.get("links")
+        masses, links = len(model["masses"]), len(links) if isinstance(links, list) else 0
         for count, cap, what in ((masses, limits.max_masses, "masses"), (links, limits.max_links, "links")):
             if count > cap:
                 raise EvoInputError(

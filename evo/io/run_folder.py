@@ -194,8 +194,10 @@ class RunFolder:
             raise EvoInputError(message, source=str(self.path))
 
     def check_resumable(self) -> None:
-        """Raise :class:`EvoInputError` unless there is a run to resume: a checkpoint, or the config.toml of a
-        run stopped before its first checkpoint (which then starts over)."""
+        """Raise :class:`EvoInputError` unless there is a run to resume: a checkpoint, or the config.toml (or
+        only the lock file) of a run stopped before its first checkpoint (which then starts over)."""
+        if self.path.is_dir() and (self.path / LOCK).exists() and not self.holds_anything():
+            return  # a run killed as it started: only its lock file is there
         if not (self.checkpoint.is_file() or self.legacy_checkpoint.is_file() or self.config.is_file()):
             how = "use --force to start over" if self.holds_anything() else "run without --resume to start"
             raise EvoInputError(f"no checkpoint to resume from; {how}", source=str(self.path))
