@@ -168,6 +168,10 @@ class RunFolder:
             return False
         return not self.path.is_dir() or any(p.name != LOCK for p in self.path.iterdir())
 
+    def holds_only_a_lock(self) -> bool:
+        """True for a folder holding nothing but a lock file: a run killed as it started."""
+        return self.path.is_dir() and (self.path / LOCK).is_file() and not self.holds_anything()
+
     def holds_a_run(self) -> bool:
         return self.checkpoint.exists() or self.legacy_checkpoint.exists() or self.config.exists()
 
@@ -194,10 +198,8 @@ class RunFolder:
             raise EvoInputError(message, source=str(self.path))
 
     def check_resumable(self) -> None:
-        """Raise :class:`EvoInputError` unless there is a run to resume: a checkpoint, or the config.toml (or
-        only the lock file) of a run stopped before its first checkpoint (which then starts over)."""
-        if self.path.is_dir() and (self.path / LOCK).exists() and not self.holds_anything():
-            return  # a run killed as it started: only its lock file is there
+        """Raise :class:`EvoInputError` unless there is a run to resume: a checkpoint, or the config.toml of a
+        run stopped before its first checkpoint (which then starts over)."""
         if not (self.checkpoint.is_file() or self.legacy_checkpoint.is_file() or self.config.is_file()):
             how = "use --force to start over" if self.holds_anything() else "run without --resume to start"
             raise EvoInputError(f"no checkpoint to resume from; {how}", source=str(self.path))

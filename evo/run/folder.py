@@ -135,10 +135,11 @@ def prepare(
     folder = RunFolder(out)
     if not resume and not force:
         folder.check_not_foreign()  # refused without putting a lock file among someone else's files
+    killed_as_it_started = resume and folder.holds_only_a_lock()  # checked before our own lock is made
     lock = RunLock.acquire(folder.path)
     try:
         if resume:
-            evolution = _resumed(config, folder, plugin, settings, models)
+            evolution = None if killed_as_it_started else _resumed(config, folder, plugin, settings, models)
             if evolution is None:  # stopped before its first checkpoint: nothing was done, start over
                 return Prepared(config, folder, plugin, start(), resumed=False, lock=lock)
         else:
