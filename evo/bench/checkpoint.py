@@ -9,11 +9,13 @@ import argparse
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 POPULATION = 200
-AGE_GENERATIONS = 2000  # the rate of generations 10-20 against that of the last ten
+AGE_GENERATIONS = 2000  # the rate of generations 10-109 against that of the last 100
+AGE_WINDOW = 100
 REPEATS = 5
 
 
@@ -86,26 +88,39 @@ def checkpoint_costs(population: int = POPULATION, repeats: int = REPEATS) -> di
     }
 
 
-def age_rates(generations: int = AGE_GENERATIONS) -> dict[str, Any]:
-    """Generations per second of a small run (8 creatures, 50 frames, its folder written) near its start
-    (generations 10-20) and at its end (the last ten)."""
+def age_rates(generations: int = AGE_GENERATIONS, window: int = AGE_WINDOW) -> dict[str, Any]:
+    """Generations per second of a small run (8 creatures, 50 frames, its folder written), and the time
+    of each generation's checkpoint (history row and ``.npz``, fsyncs included), over ``window``
+    generations near its start (from generation 10) and at its end."""
     from evo.bench.evolution import _Clock, bench_config
     from evo.run.evolve import run_prepared
     from evo.run.folder import FolderWriter, prepare
+
+    writes: list[float] = []
+
+    class TimedWriter(FolderWriter):
+        def _write_checkpoint(self, state: Any) -> None:
+            started = time.perf_counter()
+            super()._write_checkpoint(state)
+            writes.append(time.perf_counter() - started)
 
     config = bench_config(population=8, frames=50, generations=generations).replace(pool={"workers": 1})
     clock = _Clock()
     with tempfile.TemporaryDirectory(prefix="evo-bench-age-") as tmp:
         prepared = prepare(config, out=Path(tmp) / "run", force=True)
-        run_prepared(prepared, [FolderWriter(prepared), clock])
+        run_prepared(prepared, [TimedWriter(prepared), clock])
     ends = clock.ends
-    early = 10 / (ends[20] - ends[10])
-    late = 10 / (ends[-1] - ends[-11])
+    window = max(1, min(window, (len(ends) - 11) // 2))
+    early = window / (ends[10 + window] - ends[10])
+    late = window / (ends[-1] - ends[-1 - window])
     return {
         "generations": generations,
+        "window": window,
         "early_per_s": early,
         "late_per_s": late,
         "late_over_early": late / early,
+        "early_checkpoint_ms": 1000 * sorted(writes[10 : 10 + window])[window // 2],
+        "late_checkpoint_ms": 1000 * sorted(writes[-window:])[window // 2],
     }
 
 
@@ -124,9 +139,10 @@ def checkpoint_section(args: argparse.Namespace):
         f".npz bytes with SHA-256 checksum:    {costs['npz_ms']:.4f} ms",
         f"durable write (pack, npz, fsyncs):   {costs['write_ms']:.4f} ms  ({costs['bytes']:,} bytes)",
         f"evo 0.1's JSON of the same children: {costs['json_ms']:.4f} ms",
-        f"a run of {ages['generations']} generations (8 creatures, 50 frames): {ages['early_per_s']:.1f}"
-        f" generations/s at generations 10-20, {ages['late_per_s']:.1f} in the last ten"
-        f" ({ages['late_over_early']:.2f}x)",
+        f"{ages['generations']} generations of 8 creatures, 50 frames, {ages['window']} generations each:"
+        f" {ages['early_per_s']:.1f} generations/s from generation 10, {ages['late_per_s']:.1f} at the end"
+        f" ({ages['late_over_early']:.2f}x); median checkpoint {ages['early_checkpoint_ms']:.2f} ms, then"
+        f" {ages['late_checkpoint_ms']:.2f} ms",
     ]
     return Section("checkpoint", lines, {"checkpoint": costs, "checkpoint_age": ages})
 

@@ -196,3 +196,14 @@ def test_a_checkpoint_of_format_version_1_is_read_but_not_resumed(made, tmp_path
     (folder / "checkpoint.json").write_text(json.dumps({**doc, "version": 1}))
     with pytest.raises(evo.EvoInputError, match="population: expected a non-empty list"):
         read_run(folder)
+
+
+def test_a_logbook_row_of_only_its_generation_is_refused_even_with_a_matching_history_mark(made, tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(made / "run", folder)
+    text = b"generation\n0\n1\n"  # issue 22: a first row of {"generation": 0} gave a NaN conversion error
+    (folder / "history.csv").write_bytes(text)
+    mark = {"rows": 2, "bytes": len(text), "sha256": hashlib.sha256(text).hexdigest()}
+    _forge(folder, _head(lambda h: h.update(history=mark)))
+    message = _resume_refused(made, folder)
+    assert "logbook[0]: missing" in message and "checkpoint.npz" in message
