@@ -207,3 +207,22 @@ def test_a_logbook_row_of_only_its_generation_is_refused_even_with_a_matching_hi
     _forge(folder, _head(lambda h: h.update(history=mark)))
     message = _resume_refused(made, folder)
     assert "logbook[0]: missing" in message and "checkpoint.npz" in message
+
+
+CRASHERS = Path(__file__).resolve().parents[1] / "fixtures" / "crashers"
+LEGACY_EDITS = sorted(
+    path.name
+    for path in CRASHERS.glob("checkpoint_*.json")
+    if not path.name.startswith(("checkpoint_weight_", "checkpoint_model_key", "checkpoint_generation_inf"))
+)
+
+
+@pytest.mark.parametrize("name", LEGACY_EDITS)
+def test_each_edit_of_a_version_1_checkpoint_in_the_corpus_is_refused_in_one_line(made, tmp_path, name):
+    folder = tmp_path / "run"
+    shutil.copytree(made / "run", folder)
+    (folder / "checkpoint.npz").unlink()
+    shutil.copy(CRASHERS / name, folder / "checkpoint.json")
+    for read in (read_run, evo.open_run, leaderboard):
+        assert loads_or_refuses(lambda read=read: read(folder), folder) is None, f"{read} accepted {name}"
+    assert len(LEGACY_EDITS) >= 11
