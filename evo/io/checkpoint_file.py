@@ -114,7 +114,8 @@ class HistoryLog:
     def append(self, rows_text: str) -> None:
         """Append rows (CSV text ending in a newline) durably."""
         data = rows_text.encode("utf-8")
-        with open(self.path, "ab") as handle:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)  # never through a symlink
+        with os.fdopen(fd, "ab") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -137,13 +138,13 @@ def _history_rows(path: Path, mark: Any, source: str) -> list[dict[str, Any]]:
     ok = ok and all(isinstance(mark[k], int) and not isinstance(mark[k], bool) for k in ("rows", "bytes"))
     if not ok or not 0 <= mark["bytes"] <= MAX_JSON_BYTES:
         raise EvoInputError("history: expected rows, bytes and sha256 of history.csv", source=source)
+    if not path.is_file():  # not there, or not a regular file (a FIFO, a device)
+        raise EvoInputError("history.csv, which holds the checkpoint's logbook, is missing", source=source)
     try:
         with open(path, "rb") as handle:
             data = handle.read(mark["bytes"])
-    except FileNotFoundError:
-        raise EvoInputError(
-            "history.csv, which holds the checkpoint's logbook, is missing", source=source
-        ) from None
+    except OSError as exc:
+        raise EvoInputError(f"cannot read the history: {exc}", source=str(path)) from None
     if len(data) != mark["bytes"] or hashlib.sha256(data).hexdigest() != mark["sha256"]:
         raise EvoInputError(
             "history.csv does not match the checkpoint (edited or cut short)", source=str(path)
