@@ -20,6 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " (see evo/bench/integrators.py)",
     )
     parser.add_argument(
+        "--checkpoint",
+        action="store_true",
+        help="instead: a checkpoint's cost per child and a 2000-generation run's rate at its start and end"
+        " (see evo/bench/checkpoint.py; a minute or two)",
+    )
+    parser.add_argument(
         "--scaling",
         action="store_true",
         help="instead: rates against creature size (5..1000 masses), population and workers, the per-core"
@@ -36,4 +42,6 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "scaling", False):
         args.sections = ["scaling"]
+    elif getattr(args, "checkpoint", False):
+        args.sections = ["checkpoint"]
     return main(args)
