@@ -1,4 +1,5 @@
-"""Checkpoints: an evolution's state to JSON and back, exactly (the format is in docs/runs.md).
+"""Checkpoints: an evolution's state as a checkpoint document (evo 0.1's JSON form, which
+:mod:`evo.io.checkpoint_file` reads both formats into) and back, exactly; what ``checkpoint.npz`` holds.
 
 Non-finite numbers (an exploded creature's ``-inf``, a statistic of an empty set) are written as the
 strings ``"inf"``, ``"-inf"`` and ``"nan"`` and read back to the same floats.

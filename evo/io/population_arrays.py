@@ -76,7 +76,7 @@ def pack_individuals(
         The arrays: counts ``n_masses``/``n_links`` (n,); per-mass ``positions``/``velocities`` (n, M, 2) in
         px and px/frame, ``fixed``, ``mass``; per-link ``link_a``, ``link_b``, ``rest`` (px), ``alpha``,
         ``phi`` (rad), ``stiffness``, ``dashpot`` (n, L); the wave's ``omega`` (rad/frame), ``beta``,
-        ``wave_phase``, ``wave_reverse``, ``autoreverse`` (n,); ``name``, ``extras`` (JSON text), ``id``,
+        ``wave_phase``, ``wave_reverse``, ``autoreverse`` (n,); ``name`` and ``extras`` (JSON text), ``id``,
         ``parents`` (JSON text), ``born``, ``seed``, ``has_seed``, ``exploded``, ``evaluated`` (n,) and
         ``fitness`` (n, objectives).
     """
@@ -95,7 +95,7 @@ def pack_individuals(
         if ind.values is not None:
             fitness[row] = ind.values
     out.update(
-        name=np.array([c.name for c in creatures], dtype=str),
+        name=np.array([json.dumps(c.name) for c in creatures], dtype=str),  # JSON: a trailing NUL stays
         extras=np.array([_extras(ind) for ind in individuals], dtype=str),
         id=np.array([ind.id for ind in individuals], dtype=str),
         parents=np.array([json.dumps(list(ind.parents)) for ind in individuals], dtype=str),
@@ -167,7 +167,7 @@ def _model_document(a: dict[str, Any], i: int) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
-        "name": a["name"][i],
+        "name": json.loads(a["name"][i]),
         "masses": masses,
         "links": links,
         "wave": wave,
