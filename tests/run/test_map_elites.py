@@ -156,3 +156,15 @@ def test_a_fitness_function_from_python_may_return_measures(config):
     assert all(-50 < c.measures["lean"] < 50 for c in result.archive.cells if abs(c.measures["lean"]) < 50)
     by_function = evo.evolve(config.replace(qd={"measures": ["masses"]}), fitness=lean, progress=False)
     assert by_function.archive.measures == ("masses",) and by_function.config.evaluation.plugin == "lean"
+
+
+def test_a_cvt_run_resumed_from_its_checkpoint_keeps_its_centroids_and_ends_byte_identical(config, tmp_path):
+    cvt = config.replace(qd={"archive": "cvt", "cells": 12, "cvt_samples": 600})
+    whole = evo.evolve(cvt, out=tmp_path / "whole", progress=False)
+    evo.evolve(cvt.replace(run={"generations": 2}), out=tmp_path / "half", progress=False)
+    saved = read_checkpoint_document(tmp_path / "half")
+    assert len(saved["centroids"]) == 12 and all(len(c) == 2 for c in saved["centroids"])
+    resumed = evo.evolve(cvt, out=tmp_path / "half", resume=True, progress=False)
+    assert state_text(resumed) == state_text(whole)
+    for name in ("checkpoint.npz", "archive.json", "history.csv"):
+        assert (tmp_path / "half" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
