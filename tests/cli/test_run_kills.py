@@ -156,7 +156,9 @@ def test_a_process_that_dies_in_generation_1_with_one_worker_keeps_the_checkpoin
         proc = _start(config, folder, EVO_TEST_DIE_AT="10", EVO_TEST_DIE_HOW=how)  # generation 0 is 8 calls
         proc.communicate(timeout=120)
         assert proc.returncode == status
-        assert _durable(folder) == 0 and _reported(folder) == 0
+        assert (
+            _durable(folder) == 0 and _reported(folder) <= 0
+        )  # run.log's writer thread may not have got to it
         assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
         assert evo_run(config, "--out", tmp_path / f"straight-{how}", "--quiet") == 0
         assert snapshot(folder) == snapshot(tmp_path / f"straight-{how}")
