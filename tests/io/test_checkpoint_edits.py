@@ -98,6 +98,11 @@ def _deep(arrays: Arrays) -> None:
     arrays["head"] = np.frombuffer(text.encode(), dtype=np.uint8)
 
 
+def _repeated_key(arrays: Arrays) -> None:
+    text = arrays["head"].tobytes().decode().replace('"seed":', '"seed":8,"seed":', 1)
+    arrays["head"] = np.frombuffer(text.encode(), dtype=np.uint8)
+
+
 EDITS = {
     "an empty population": _empty_population,
     "generation -1": _head(lambda h: h.update(generation=-1)),
@@ -109,6 +114,7 @@ EDITS = {
         lambda h: h["history"].update(rows=0, bytes=0, sha256=hashlib.sha256().hexdigest())
     ),
     "an unknown key": _head(lambda h: h.update(colour="red")),
+    "a key given twice": _repeated_key,
     "a missing key": _head(lambda h: h.pop("rng")),
     "an id that is a number": _set("population.id", lambda a: np.arange(len(a))),
     "parents that are not ids": _set("population.parents", lambda a: _first(a, '"x"')),
