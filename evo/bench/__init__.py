@@ -38,6 +38,7 @@ SECTIONS: dict[str, str] = {
     "dask": "evo.bench.cluster:dask_section",
     "scaling": "evo.bench.scaling:scaling_section",
     "refine": "evo.bench.refine:refine_section",
+    "checkpoint": "evo.bench.checkpoint:checkpoint_section",
 }
 DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")  # scaling: evo bench --scaling
 
