@@ -23,7 +23,7 @@ __all__ = ["MAX_GENERATION", "validate_checkpoint"]
 
 MAX_GENERATION = 10_000_000  # no run of evo gets near; a larger number is an edit
 _MAX_SEED = 2**64 - 1
-_ID = re.compile(r"g(\d{1,8})-(\d{1,9})")
+_ID = re.compile(r"g(\d{1,8})-r?(\d{1,9})")  # g7-12; g7-r0: refined by [ga] refine
 _INT_COLUMNS = ("generation", "evaluations", "exploded", "num_elites")
 _NON_FINITE = ("inf", "-inf", "nan")
 
@@ -124,7 +124,10 @@ def _member(
     values = check_fields(_Member, doc, source=source, where=where)
     match = _ID.fullmatch(values["id"])
     if match is None or int(match.group(1)) != values["born"]:
-        expected = f"an id 'g{values['born']}-<index>' (the generation it was born in, then its index)"
+        expected = (
+            f"an id 'g{values['born']}-<index>' or 'g{values['born']}-r<index>' (the generation it was born "
+            "in, then its index)"
+        )
         raise EvoInputError(
             f"expected {expected}, got {shown(values['id'])}", source=source, field=f"{where}.id"
         )

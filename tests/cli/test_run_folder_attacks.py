@@ -98,7 +98,7 @@ def test_a_plugin_that_changes_the_working_folder_does_not_move_the_run(tmp_path
     assert out.startswith("run: 3 generations; best wander") and "(run/elites/01_gen" in out
     assert list(elsewhere.iterdir()) == []
     folder = tmp_path / "run"
-    assert {"checkpoint.json", "history.csv", "elites", "generations", "run.log"} <= {
+    assert {"checkpoint.npz", "history.csv", "elites", "generations", "run.log"} <= {
         p.name for p in folder.iterdir()
     }
     assert not (folder / "run.lock").exists()

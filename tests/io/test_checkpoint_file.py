@@ -43,7 +43,7 @@ def _creature(k: int, **extra) -> Creature:
         stiffness=[1.0, 2.5] + [1.0] * (n - 3),
         dashpot=[0.0, 0.3] + [0.0] * (n - 3),
         mass=[1.0, 4.0] + [1.0] * (n - 2),
-        name=f"c{k}\x00" if k == 1 else f"c{k} \ud800",  # a trailing NUL, a lone surrogate
+        name=f"c{k}\x00" if k == 1 else f"c{k} \u00e9\U0001f600",  # a trailing NUL, non-ASCII text
         **extra,
     )
 
