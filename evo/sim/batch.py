@@ -22,7 +22,15 @@ from evo.sim.kernels import forces as _forces
 from evo.sim.simulate import Trajectory, boundaries, simulate, speed_limit, steps_for
 from evo.sim.world import World
 
-__all__ = ["BATCHED_INTEGRATORS", "MAX_LANES", "MIN_LANES", "lane_calls", "simulate_batch", "topology_key"]
+__all__ = [
+    "BATCHED_INTEGRATORS",
+    "MAX_LANES",
+    "MIN_LANES",
+    "kernel_groups",
+    "lane_calls",
+    "simulate_batch",
+    "topology_key",
+]
 
 # integrators with a batched kernel; the others (backward-euler, psm) run creature by creature
 BATCHED_INTEGRATORS = tuple(_explicit.METHODS)
@@ -75,27 +83,42 @@ def simulate_batch(
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
-    if world.integrator not in BATCHED_INTEGRATORS:
-        return [simulate(creature, world, frames, record_every) for creature in creatures]
-    fast = world.integrator == "euler" and world.contact == "soda"
-    groups: dict[bool, list[int]] = {True: [], False: []}
     out: list = [None] * len(creatures)  # filled in input order
-    for index, creature in enumerate(creatures):
-        if (creature.n_masses + 1) * MIN_LANES > _batch_kernel.STACK_DOUBLES:  # too large for the stack
-            out[index] = simulate(creature, world, frames, record_every)
-        else:
-            groups[fast and creature.has_default_physics].append(index)
+    groups = kernel_groups(creatures, world)
+    in_lanes = {index for indices in groups.values() for index in indices}
+    for index in range(len(creatures)):
+        if index not in in_lanes:
+            out[index] = simulate(creatures[index], world, frames, record_every)
     for use_euler_kernel, indices in groups.items():
-        if len(indices) < MIN_LANES:
-            for index in indices:
-                out[index] = simulate(creatures[index], world, frames, record_every)
-            continue
         run = _run_euler if use_euler_kernel else _run_explicit
         for chunk in lane_calls([creatures[index] for index in indices]):
             batch = [creatures[indices[k]] for k in chunk]
             for k, trajectory in zip(chunk, run(batch, world, n_steps, stride), strict=True):
                 out[indices[k]] = trajectory
     return out
+
+
+def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, list[int]]:
+    """Which creatures :func:`simulate_batch` runs in lanes, by kernel: {True: the Euler fast path's
+    (``euler``, soda contact, default physics), False: the general explicit kernel's}. The others -- all
+    under an integrator without a batched kernel, a kernel's group of fewer than ``MIN_LANES``, a creature
+    whose masses x ``MIN_LANES`` lanes overflow the stack buffers -- run one by one through ``simulate``.
+
+    Args:
+        creatures: the creatures, in order.
+        world: the world they are simulated in.
+
+    Returns:
+        Positions in ``creatures`` per kernel (a kernel without lanes is left out).
+    """
+    if world.integrator not in BATCHED_INTEGRATORS:
+        return {}
+    fast = world.integrator == "euler" and world.contact == "soda"
+    groups: dict[bool, list[int]] = {True: [], False: []}
+    for index, creature in enumerate(creatures):
+        if (creature.n_masses + 1) * MIN_LANES <= _batch_kernel.STACK_DOUBLES:
+            groups[fast and creature.has_default_physics].append(index)
+    return {kernel: indices for kernel, indices in groups.items() if len(indices) >= MIN_LANES}
 
 
 def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
