@@ -39,6 +39,8 @@ BATCHED_INTEGRATORS = tuple(_explicit.METHODS)
 # a 60-mass / 200-link creature's arrays in a 1 MiB L2 cache).
 MIN_LANES = 8
 MAX_LANES = 64
+# lane_calls counts a kernel call as this many lanes more (its setup and its loops' remainders)
+CALL_LANES = 8
 # records are gathered lane-innermost, up to this many at a time and in at most RING_BYTES (so that the
 # ring stays in cache beside the kernel's arrays), then copied out to each creature's own
 RING_RECORDS = 16
@@ -122,9 +124,11 @@ def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, lis
 
 
 def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
-    """How :func:`simulate_batch` cuts creatures into kernel calls: sorted by size (masses, then links),
-    so that a call pads its lanes little, and cut into even calls of at most ``MAX_LANES`` lanes whose
-    (largest creature's masses + 1) x lanes fits the kernels' stack buffers.
+    """How :func:`simulate_batch` cuts creatures into kernel calls. Creatures that share their link ends
+    with at least ``MIN_LANES - 1`` others get calls of their own, in which every link is one vector;
+    the rest, sorted by size (links, then masses), are cut into the even calls that pad the fewest
+    link-lanes (a call costing ``CALL_LANES`` lanes more). No call has more than ``MAX_LANES`` lanes, and
+    (its largest creature's masses + 1) x lanes fits the kernels' stack buffers.
 
     Args:
         creatures: the creatures of one kernel, each with at most STACK_DOUBLES / MIN_LANES - 1 masses.
@@ -132,16 +136,40 @@ def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
     Returns:
         The calls, each a list of positions in ``creatures`` (every position once).
     """
+    same_links: dict[tuple, list[int]] = {}
+    for k, c in enumerate(creatures):
+        key = (c.n_masses, c.n_links, c.link_a.tobytes(), c.link_b.tobytes())
+        same_links.setdefault(key, []).append(k)
+    calls: list[list[int]] = []
+    mixed: list[int] = []
+    for members in same_links.values():
+        if len(members) >= MIN_LANES:
+            calls += _even_calls(creatures, members, 0)
+        else:
+            mixed += members
+    if mixed:
+        mixed.sort(key=lambda k: (creatures[k].n_links, creatures[k].n_masses, k))
+        links = np.array([creatures[k].n_links for k in mixed])
+        fewest = math.ceil(len(mixed) / _lane_limit(creatures, mixed))
 
-    def size_and_links(k: int) -> tuple:  # same-topology creatures side by side: their links are uniform
-        c = creatures[k]
-        return c.n_masses, c.n_links, c.link_a.tobytes(), c.link_b.tobytes(), k
+        def padded(n_calls: int) -> int:  # link-lanes computed, padding and call overhead included
+            cuts = np.array_split(np.arange(len(mixed)), n_calls)
+            return sum((len(cut) + CALL_LANES) * (int(links[cut[-1]]) + 1) for cut in cuts if len(cut))
 
-    order = sorted(range(len(creatures)), key=size_and_links)
-    rows = max(creature.n_masses for creature in creatures) + 1
-    lane_limit = max(1, min(MAX_LANES, _batch_kernel.STACK_DOUBLES // rows))
-    n_calls = math.ceil(len(order) / lane_limit)
-    return [[int(k) for k in chunk] for chunk in np.array_split(np.array(order), n_calls)]
+        best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=padded)
+        calls += _even_calls(creatures, mixed, best)
+    return calls
+
+
+def _lane_limit(creatures: Sequence[Creature], members: list[int]) -> int:
+    rows = max(creatures[k].n_masses for k in members) + 1
+    return max(1, min(MAX_LANES, _batch_kernel.STACK_DOUBLES // rows))
+
+
+def _even_calls(creatures: Sequence[Creature], members: list[int], n_calls: int) -> list[list[int]]:
+    """``members`` cut into ``n_calls`` even calls (at least as many as the lane limit asks for)."""
+    n_calls = max(n_calls, math.ceil(len(members) / _lane_limit(creatures, members)))
+    return [[int(k) for k in chunk] for chunk in np.array_split(np.array(members), n_calls)]
 
 
 # -- packing: one creature per lane, the lane the last axis ---------------------------------------------
