@@ -168,15 +168,16 @@ def batch_section(args: argparse.Namespace) -> Section:
         cached = _probe_first_call(cache_dir)
     lines = [
         f"{size} creatures per batch: same-topology mutants, or random creatures of mixed topologies"
-        f" (masses and links on average); world as the simulator section, record every"
+        f" (masses and links on average; expl.: creatures that exploded, which stop early and count their"
+        f" frames all the same); world as the simulator section, record every"
         f" {simulator.RECORD_EVERY} frames; best of {repeats} (median in brackets: the noise), end to end",
-        f"{'creature':>16} {'integr.':>7} {'masses':>6} {'links':>5} {'frames':>6} {'scalar M/s':>17}"
-        f" {'batch M/s':>17} {'batch/scalar':>12} {'identical':>9}",
+        f"{'creature':>16} {'integr.':>7} {'masses':>6} {'links':>5} {'frames':>6} {'expl.':>5}"
+        f" {'scalar M/s':>17} {'batch M/s':>17} {'batch/scalar':>12} {'identical':>9}",
     ]
     for row in rows:
         lines.append(
             f"{row['creature']:>16} {row['integrator']:>7} {row['masses']:>6.1f} {row['links']:>5.1f}"
-            f" {row['frames']:>6} {row['scalar_spring_updates_per_s'] / 1e6:>8.1f}"
+            f" {row['frames']:>6} {row['exploded']:>5} {row['scalar_spring_updates_per_s'] / 1e6:>8.1f}"
             f" ({row['scalar_median_spring_updates_per_s'] / 1e6:>6.1f})"
             f" {row['batch_spring_updates_per_s'] / 1e6:>8.1f}"
             f" ({row['batch_median_spring_updates_per_s'] / 1e6:>6.1f})"
