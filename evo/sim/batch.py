@@ -180,6 +180,15 @@ def _lane_last(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(values, 0, -1))
 
 
+def _wave_leaders(omega: np.ndarray, theta0: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    """(n_lanes,) int64: for each lane, the first lane whose wave starts with the same bits of θ₀, ω and
+    sign (itself if none): their θ stay equal, bit for bit, until a side wall reverses one of them, and
+    the kernels then compute sin θ and cos θ once for both (checking, every time, that θ still agree)."""
+    first: dict[tuple, int] = {}
+    keys = zip(omega.view(np.int64).tolist(), theta0.view(np.int64).tolist(), sign.tolist(), strict=True)
+    return np.array([first.setdefault(key, lane) for lane, key in enumerate(keys)], dtype=np.int64)
+
+
 def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, np.ndarray]:
     """Every lane's arrays, the lane the last axis, padded to the largest creature plus one spare mass
     row: a padded mass is not free and at rest at the origin, a padded link joins the spare row to
@@ -228,6 +237,7 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
         "sign": np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures]),
         "autoreverse": np.array([c.autoreverse for c in creatures], dtype=np.uint8),
     }
+    packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
     if general:
         packed.update(link_k=_lane_last(link[4]), dashpot=_lane_last(link[5]), inv_mass=_lane_last(inv_mass))
     return packed
@@ -297,7 +307,8 @@ def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: in
     gx, gy = world.gravity_vector
     _batch_kernel.run_euler_batch(
         p["pos"], p["vel"], p["free"], p["link_a"], p["link_b"], p["uniform"],
-        p["rest"], p["amp"], p["cos_phi"], p["sin_phi"], p["omega"], p["theta0"], p["sign"], p["autoreverse"],
+        p["rest"], p["amp"], p["cos_phi"], p["sin_phi"],
+        p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         float(gx), float(gy), float(world.damping), float(world.stiffness),
         float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
         n_steps, stride, x_min, x_max, y_max, segments, max_speed2,
@@ -329,7 +340,7 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
     _batch_explicit.run_explicit_batch(
         p["pos"], p["vel"], p["free"], p["inv_mass"], p["link_a"], p["link_b"], p["uniform"],
         p["rest"], p["amp"], p["cos_phi"], p["sin_phi"], p["link_k"], p["dashpot"],
-        p["omega"], p["theta0"], p["sign"], p["autoreverse"],
+        p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         segments, ground_params, ground_points, fp, ip, max_speed2,
         ring, rec_pos, rec_vel, n_rec, exploded_at,
     )  # fmt: skip

@@ -155,3 +155,24 @@ def test_creatures_of_one_topology_get_kernel_calls_of_their_own_where_they_fill
     kinds = [{k % 3 if k < 3 * MIN_LANES else "other" for k in call} for call in calls]
     assert sorted(kinds, key=str) == sorted([{0}, {1}, {2}, {"other"}], key=str)
     run_both(creatures, World().updated(WALKER_WORLD), frames=60)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "midpoint"])
+def test_lanes_that_share_a_wave_until_a_side_wall_reverses_one_stay_bit_identical(integrator):
+    creatures = population(12, 12, sizes=(4, 8))
+    wave = {"omega": 0.07, "wave_phase": 0.0, "wave_reverse": False}
+    creatures = [c.replace(**wave, autoreverse=k % 3 != 0) for k, c in enumerate(creatures)]
+    creatures[5] = creatures[5].replace(wave_phase=-0.0)  # the same θ but for its sign
+    leaders = batch_module._wave_leaders(
+        np.full(12, 0.07), np.array([c.wave_phase for c in creatures]), np.ones(12)
+    )
+    assert leaders.tolist() == [0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0]
+    world = World().updated({**WALKER_WORLD, "integrator": integrator, "width": 90.0})
+    scalar = run_both(creatures, world, frames=300)
+    x = [t.positions[1:, :, 0] for t in scalar]
+    first_touch = {
+        k: int(np.argmax((x[k].min(axis=1) == 0.0) | (x[k].max(axis=1) == 90.0)))
+        for k in range(len(creatures))
+        if creatures[k].autoreverse and (x[k].min() == 0.0 or x[k].max() == 90.0)
+    }
+    assert len(set(first_touch.values())) > 1  # lanes of one wave turned it at different frames

@@ -105,6 +105,26 @@ def finish_records(ring, written, n_rec, rec_pos, rec_vel):
 
 
 @nb.njit(**_JIT)
+def wave_sin_cos(theta, wave_leader, st, ct):
+    """st, ct = sin θ, cos θ per lane (n_lanes,), by libm as the scalar kernel; a lane whose θ has the same
+    bits as its ``wave_leader``'s (an earlier lane that started with the same θ₀, ω and sign) takes the
+    leader's values instead of calling libm again."""
+    for lane in range(theta.shape[0]):
+        leader = wave_leader[lane]
+        value = theta[lane]
+        if (
+            leader != lane
+            and theta[leader] == value
+            and math.copysign(1.0, theta[leader]) == math.copysign(1.0, value)  # +0 and -0 differ
+        ):
+            st[lane] = st[leader]
+            ct[lane] = ct[leader]
+        else:
+            st[lane] = math.sin(value)
+            ct[lane] = math.cos(value)
+
+
+@nb.njit(**_JIT)
 def park_lane(lane, x, y, vx, vy):
     """Put every mass of an exploded lane at rest at the origin, where its forces stay finite."""
     for i in range(x.shape[0]):
@@ -152,7 +172,7 @@ def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segm
 
 @nb.njit(**_JIT)
 def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
-                    omega, theta0, wave_sign, autoreverse,
+                    omega, theta0, wave_sign, autoreverse, wave_leader,
                     gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
                     x_min, x_max, y_max, segments, max_speed2,
                     ring, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
@@ -200,9 +220,7 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
         exploded_at[lane] = -1
     written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
     for step in range(1, n_steps + 1):
-        for lane in range(lanes):
-            st[lane] = math.sin(theta[lane])
-            ct[lane] = math.cos(theta[lane])
+        wave_sin_cos(theta, wave_leader, st, ct)
         for i in range(n):
             for lane in range(lanes):
                 fx[i, lane] = gx

@@ -20,6 +20,7 @@ from evo.sim.kernels.batch_euler import (
     finish_records,
     park_lane,
     record_lanes,
+    wave_sin_cos,
 )
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
 from evo.sim.kernels.explicit import EXPLICIT, FINITE_DIFFERENCE, MIDPOINT, SEMI_IMPLICIT
@@ -69,7 +70,7 @@ def _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k
 @nb.njit(**_JIT)
 def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
                    link_k, dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave,
-                   acc):  # fmt: skip
+                   wave_leader, acc):  # fmt: skip
     """acc = g − f̄·v + (link forces + ground force) / M on free masses, 0 on fixed ones, per lane.
 
     ``theta`` (n_lanes,) rad; ``pos``, ``vel``, ``acc`` (2, n_masses, n_lanes); ``wave`` (2, n_lanes)
@@ -85,9 +86,7 @@ def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, res
     link_y = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))
     st = wave[0]
     ct = wave[1]
-    for lane in range(lanes):
-        st[lane] = math.sin(theta[lane])
-        ct[lane] = math.cos(theta[lane])
+    wave_sin_cos(theta, wave_leader, st, ct)
     for i in range(n):
         for lane in range(lanes):
             fx[i, lane] = 0.0
@@ -264,8 +263,9 @@ def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse
 
 @nb.njit(**_JIT)
 def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k,
-                       dashpot, omega, theta0, wave_sign, autoreverse, segments, ground_params, ground_points,
-                       fp, ip, max_speed2, ring, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
+                       dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments, ground_params,
+                       ground_points, fp, ip, max_speed2, ring, rec_pos, rec_vel, n_rec,
+                       exploded_at):  # fmt: skip
     """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane, as run_explicit per lane.
 
     ``pos``, ``vel``: (2, n_masses, n_lanes), updated in place. ``free``, ``inv_mass``: (n_masses,
@@ -273,7 +273,8 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
     ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane (a lane of fewer masses
     or links is padded as in :func:`evo.sim.kernels.batch_euler.run_euler_batch`).
     ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
-    ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8; the
+    ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
+    ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.batch_euler.wave_sin_cos`); the
     wave entries of ``fp`` are not used. Records go into ``rec_pos`` / ``rec_vel`` (n_lanes, n_records,
     n_masses, 2) through the ``ring`` scratch (see :func:`evo.sim.kernels.batch_euler.record_lanes`);
     ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
@@ -308,7 +309,7 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
         exploded_at[lane] = -1
     written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
     args = (free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k, dashpot,
-            has_dashpot, alive, ground_params, ground_points, fp, ip, wave)  # fmt: skip
+            has_dashpot, alive, ground_params, ground_points, fp, ip, wave, wave_leader)  # fmt: skip
     for step in range(1, ip[I_STEPS] + 1):
         _copy(old, pos)
         for lane in range(lanes):
