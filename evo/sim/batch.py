@@ -41,6 +41,8 @@ MIN_LANES = 8
 MAX_LANES = 64
 # lane_calls counts a kernel call as this many lanes more (its setup and its loops' remainders)
 CALL_LANES = 8
+# creatures that share their link ends with this many others in all get kernel calls of their own
+OWN_CALL_LANES = 8
 # records are gathered lane-innermost, up to this many at a time and in at most RING_BYTES (so that the
 # ring stays in cache beside the kernel's arrays), then copied out to each creature's own
 RING_RECORDS = 16
@@ -143,7 +145,7 @@ def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
     calls: list[list[int]] = []
     mixed: list[int] = []
     for members in same_links.values():
-        if len(members) >= MIN_LANES:
+        if len(members) >= OWN_CALL_LANES:
             calls += _even_calls(creatures, members, 0)
         else:
             mixed += members
