@@ -127,7 +127,7 @@ def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, lis
 
 def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
     """How :func:`simulate_batch` cuts creatures into kernel calls. Creatures that share their link ends
-    with at least ``MIN_LANES - 1`` others get calls of their own, in which every link is one vector;
+    with at least ``OWN_CALL_LANES - 1`` others get calls of their own, in which every link is one vector;
     the rest, sorted by size (links, then masses), are cut into the even calls that pad the fewest
     link-lanes (a call costing ``CALL_LANES`` lanes more). No call has more than ``MAX_LANES`` lanes, and
     (its largest creature's masses + 1) x lanes fits the kernels' stack buffers.
