@@ -82,6 +82,11 @@ def _identical(a, b) -> bool:
     )
 
 
+def _size(counts: list[int]) -> int | float:
+    """The count every creature has, or (mixed topologies) the mean count as a float."""
+    return counts[0] if len(set(counts)) == 1 else float(np.mean(counts))
+
+
 def _case(name: str, creatures: list[Creature], world: World, frames: int, repeats: int) -> dict[str, Any]:
     """Scalar and batched timings of one batch in one world."""
     every = simulator.RECORD_EVERY
@@ -97,8 +102,8 @@ def _case(name: str, creatures: list[Creature], world: World, frames: int, repea
     row = {
         "creature": name,
         "integrator": world.integrator,
-        "masses": float(np.mean([c.n_masses for c in creatures])),  # on average
-        "links": float(np.mean([c.n_links for c in creatures])),
+        "masses": _size([c.n_masses for c in creatures]),
+        "links": _size([c.n_links for c in creatures]),
         "creatures": len(creatures),
         "frames": frames,
         "exploded": exploded,
