@@ -17,6 +17,8 @@ from evo.sim.batch import MIN_LANES, kernel_groups
 
 __all__ = ["Bred", "COUNTS", "chunk_ids", "prepare_broods"]
 
+# a creature's step costs about as much as this many links more (its wave, its masses, the call)
+LINKS_PER_CREATURE_COST = 8
 # evaluations simulated in this process, in batches and one by one (the bench reports the share)
 COUNTS = {"batched": 0, "single": 0}
 
@@ -89,8 +91,9 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
 def chunk_ids(broods: Sequence[Brood], chunks: int) -> list[tuple[int, int]]:
     """(position of each brood in the evaluation order, its chunk): broods ordered by their first parent's
     size (masses, links; same-topology parents side by side), so that a chunk's children pad their lanes
-    little, and cut into about ``chunks`` chunks of similar evaluation counts, each of at least twice
-    ``MIN_LANES`` evaluations where the generation allows (a smaller chunk's children run one by one).
+    little, and cut into about ``chunks`` chunks of similar cost (evaluations x the parent's links, so
+    that the workers finish together), each of at least twice ``MIN_LANES`` evaluations where the
+    generation allows (a smaller chunk's children would run one by one).
 
     Args:
         broods: the generation's broods, in order.
@@ -106,15 +109,21 @@ def chunk_ids(broods: Sequence[Brood], chunks: int) -> list[tuple[int, int]]:
             return (0, 0, "", i)
         return (parents[0].n_masses, parents[0].n_links, _key(parents[0]), i)
 
+    def cost(brood: Brood) -> int:  # a step costs about a fixed part plus a part per link
+        links = brood.parents[0].n_links if brood.parents else 0
+        return brood.evaluations * (links + LINKS_PER_CREATURE_COST)
+
     order = sorted(range(len(broods)), key=size)
     total = sum(b.evaluations for b in broods)
-    per_chunk = max(1, -(-total // max(1, chunks)), 2 * MIN_LANES)
+    per_chunk = max(1, -(-sum(cost(b) for b in broods) // max(1, chunks)))
     out = [(0, 0)] * len(broods)
-    chunk, filled, done = 0, 0, 0
+    chunk, filled, evaluations, done = 0, 0, 0, 0
     for rank, i in enumerate(order):
-        if filled >= per_chunk and total - done >= 2 * MIN_LANES:  # no small chunk left at the end
-            chunk, filled = chunk + 1, 0
+        big_enough = filled >= per_chunk and evaluations >= 2 * MIN_LANES
+        if big_enough and total - done >= 2 * MIN_LANES:  # no small chunk left at the end
+            chunk, filled, evaluations = chunk + 1, 0, 0
         out[i] = (rank, chunk)
-        filled += broods[i].evaluations
+        filled += cost(broods[i])
+        evaluations += broods[i].evaluations
         done += broods[i].evaluations
     return out

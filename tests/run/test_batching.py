@@ -76,7 +76,7 @@ def broods_of_a_converged_population():
     return evolution.ask(), c
 
 
-def test_chunks_cover_every_brood_once_in_order_of_parent_size_and_none_is_too_small_for_lanes():
+def test_chunks_cover_every_brood_once_in_order_of_parent_size_of_similar_cost_and_none_too_small():
     broods, _ = broods_of_a_converged_population()
     for chunks in (1, 4, 40):
         ids = batching.chunk_ids(broods, chunks=chunks)
@@ -88,7 +88,16 @@ def test_chunks_cover_every_brood_once_in_order_of_parent_size_and_none_is_too_s
         assert sizes == sorted(sizes)
         per_chunk = np.bincount(in_order, weights=[broods[i].evaluations for _, _, i in by_rank])
         assert per_chunk.min() >= 2 * MIN_LANES
-    assert len({c for _, c in batching.chunk_ids(broods, chunks=4)}) == 4
+    ids = batching.chunk_ids(broods, chunks=4)
+    assert len({c for _, c in ids}) == 4
+    # chunks of similar cost: the smallest parents' chunk holds more evaluations than the largest's
+    links = np.zeros(4)
+    evaluations = np.zeros(4)
+    for brood, (_, chunk) in zip(broods, ids, strict=True):
+        links[chunk] += brood.evaluations * brood.parents[0].n_links
+        evaluations[chunk] += brood.evaluations
+    mean_links = links / evaluations
+    assert mean_links[0] < mean_links[-1] and evaluations[0] > evaluations[-1]
 
 
 def test_prepared_broods_hold_the_children_breed_makes_and_the_trajectories_simulate_makes():
