@@ -1,8 +1,8 @@
 """The ``batch`` section of ``python -m evo bench``: :func:`evo.sim.batch.simulate_batch` against
 ``simulate`` creature by creature, in spring-updates per second (links x frames x creatures / s), for
-euler and rk4 on 64 mutants of genomes/walker.json and of the 60x200 standard creature, timed end to end
-and interleaved (best and median); and the batched kernels' cold and cached compile time.
-"""
+euler and rk4 on 64 same-topology mutants (genomes/walker.json, the 60x200 standard creature) and on 64
+random creatures of mixed topologies (walkers' and the bench config's genomes), timed end to end and
+interleaved (best and median); and the batched kernels' cold and cached compile time."""
 
 from __future__ import annotations
 
@@ -21,13 +21,25 @@ from evo.model import Creature
 from evo.sim import World, simulate
 from evo.sim.batch import simulate_batch
 
-__all__ = ["BATCH", "INTEGRATORS", "batch_section", "mutants"]
+__all__ = ["BATCH", "BENCH_GENOME", "INTEGRATORS", "batch_section", "mixed", "mutants"]
 
 BATCH = 64  # creatures per batch
 INTEGRATORS = ("euler", "rk4")
 RK4_FRAMES_DIVISOR = 4  # rk4 takes four force evaluations a step: a quarter of the frames keeps it short
 SEED = 20240602
 WALKER = Path(__file__).resolve().parents[2] / "genomes" / "walker.json"
+# the evolution section's genome (evo.bench.evolution.bench_config)
+BENCH_GENOME = {"masses": [18, 22], "max_links": 64, "max_degree": 7, "link_density": 1.0}
+
+
+def mixed(genome: dict, count: int, rng: np.random.Generator) -> list[Creature]:
+    """``count`` random creatures of the ``[genome]`` table ``genome`` (as generation 0 of a run draws
+    them): of many sizes and topologies."""
+    from evo.ga.creatures import random_creature
+    from evo.run.config import parse_config
+
+    section = parse_config({"run": {"name": "bench"}, "genome": genome}, source="<bench>").genome
+    return [random_creature(rng, section) for _ in range(count)]
 
 
 def mutants(base: Creature, count: int, rng: np.random.Generator) -> list[Creature]:
@@ -70,13 +82,18 @@ def _identical(a, b) -> bool:
     )
 
 
+def _size(counts: list[int]) -> int | float:
+    """The count every creature has, or (mixed topologies) the mean count as a float."""
+    return counts[0] if len(set(counts)) == 1 else float(np.mean(counts))
+
+
 def _case(name: str, creatures: list[Creature], world: World, frames: int, repeats: int) -> dict[str, Any]:
     """Scalar and batched timings of one batch in one world."""
     every = simulator.RECORD_EVERY
     scalar = [simulate(c, world, frames, every) for c in creatures]
     batched = simulate_batch(creatures, world, frames, every)
     exploded = sum(t.exploded for t in scalar)
-    updates = creatures[0].n_links * frames * len(creatures)
+    updates = sum(c.n_links for c in creatures) * frames
     scalar_s, batch_s = _timings(
         [lambda: [simulate(c, world, frames, every) for c in creatures],
          lambda: simulate_batch(creatures, world, frames, every)],
@@ -85,8 +102,8 @@ def _case(name: str, creatures: list[Creature], world: World, frames: int, repea
     row = {
         "creature": name,
         "integrator": world.integrator,
-        "masses": creatures[0].n_masses,
-        "links": creatures[0].n_links,
+        "masses": _size([c.n_masses for c in creatures]),
+        "links": _size([c.n_links for c in creatures]),
         "creatures": len(creatures),
         "frames": frames,
         "exploded": exploded,
@@ -136,6 +153,8 @@ def batch_section(args: argparse.Namespace) -> Section:
     batches = {
         "walker": mutants(load_model(WALKER), size, rng),
         "standard 60x200": mutants(simulator.standard_creature(60, 200), size, rng),
+        "mixed walkers": mixed({}, size, rng),  # examples/walkers.toml keeps the default genome
+        "mixed bench": mixed(BENCH_GENOME, size, rng),
     }
     for integrator in INTEGRATORS:  # JIT warm-up
         warm = world.updated({"integrator": integrator})
@@ -153,15 +172,17 @@ def batch_section(args: argparse.Namespace) -> Section:
         cold = _probe_first_call(cache_dir)
         cached = _probe_first_call(cache_dir)
     lines = [
-        f"{size} mutants per batch (one topology), world as the simulator section, record every"
+        f"{size} creatures per batch: same-topology mutants, or random creatures of mixed topologies"
+        f" (masses and links on average; expl.: creatures that exploded, which stop early and count their"
+        f" frames all the same); world as the simulator section, record every"
         f" {simulator.RECORD_EVERY} frames; best of {repeats} (median in brackets: the noise), end to end",
-        f"{'creature':>16} {'integr.':>7} {'masses':>6} {'links':>5} {'frames':>6} {'scalar M/s':>17}"
-        f" {'batch M/s':>17} {'batch/scalar':>12} {'identical':>9}",
+        f"{'creature':>16} {'integr.':>7} {'masses':>6} {'links':>5} {'frames':>6} {'expl.':>5}"
+        f" {'scalar M/s':>17} {'batch M/s':>17} {'batch/scalar':>12} {'identical':>9}",
     ]
     for row in rows:
         lines.append(
-            f"{row['creature']:>16} {row['integrator']:>7} {row['masses']:>6} {row['links']:>5}"
-            f" {row['frames']:>6} {row['scalar_spring_updates_per_s'] / 1e6:>8.1f}"
+            f"{row['creature']:>16} {row['integrator']:>7} {row['masses']:>6.1f} {row['links']:>5.1f}"
+            f" {row['frames']:>6} {row['exploded']:>5} {row['scalar_spring_updates_per_s'] / 1e6:>8.1f}"
             f" ({row['scalar_median_spring_updates_per_s'] / 1e6:>6.1f})"
             f" {row['batch_spring_updates_per_s'] / 1e6:>8.1f}"
             f" ({row['batch_median_spring_updates_per_s'] / 1e6:>6.1f})"

@@ -108,8 +108,8 @@ def evaluate(
         creature: the creature.
         spec: the world, frames, plugin and params.
         seed: the plugin's seed.
-        trajectory: the creature's simulation, when it was made already (a batch of same-topology
-            creatures, :func:`evo.sim.simulate_batch`): ``simulate`` of it with :func:`recording`.
+        trajectory: the creature's simulation, when it was made already (in lanes,
+            :func:`evo.sim.simulate_batch`): ``simulate`` of it with :func:`recording`.
 
     Returns:
         The :class:`Evaluation`: one value per objective (the worst values, unscored, when the creature

@@ -1,11 +1,10 @@
-"""A chunk of broods bred first, their new children grouped by topology, and every group of useful size
-simulated together in SIMD lanes (:func:`evo.sim.simulate_batch`, bit-identical to one at a time); and
-the parent's side: broods of same-topology parents put side by side, so that chunks keep them together."""
+"""A chunk of broods bred first and all their new children simulated together in SIMD lanes, whatever
+their topologies (:func:`evo.sim.simulate_batch`, bit-identical to one at a time); and the parent's side:
+broods ordered by their parents' size and cut into chunks of similar evaluation counts."""
 
 from __future__ import annotations
 
 import weakref
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,10 +13,12 @@ from evo.fitness.evaluate import recording
 from evo.ga.brood import Brood, breed
 from evo.model import Creature
 from evo.sim import Trajectory, simulate_batch, topology_key
-from evo.sim.batch import MIN_LANES
+from evo.sim.batch import MIN_LANES, kernel_groups
 
 __all__ = ["Bred", "COUNTS", "chunk_ids", "prepare_broods"]
 
+# a creature's step costs about as much as this many links more (its wave, its masses, the call)
+LINKS_PER_CREATURE_COST = 8
 # evaluations simulated in this process, in batches and one by one (the bench reports the share)
 COUNTS = {"batched": 0, "single": 0}
 
@@ -41,9 +42,10 @@ class Bred:
 
 
 def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
-    """Breed every brood of a chunk, then simulate each topology group of at least ``MIN_LANES`` new
-    children in one batch; the rest is simulated one by one when evaluated. A brood whose breeding fails
-    gets None (its job breeds it again and meets the same error there, in order).
+    """Breed every brood of a chunk, then simulate all its new children together in lanes
+    (:func:`evo.sim.simulate_batch`); those it would simulate one by one (:func:`evo.sim.batch.kernel_groups`)
+    are left to be simulated when evaluated. A brood whose breeding fails gets None (its job breeds it
+    again and meets the same error there, in order).
 
     Args:
         broods: the chunk's broods, in order.
@@ -54,7 +56,7 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
     """
     spec = context.spec
     out: list[Bred | None] = []
-    groups: dict[str, list[tuple[Bred, int, Creature]]] = defaultdict(list)
+    members: list[tuple[Bred, int, Creature]] = []
     for brood in broods:
         try:
             children = breed(brood, context.genome, context.ga, context.variation, world=spec.world)
@@ -65,28 +67,33 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
         out.append(bred)
         for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
             if child is not None and seed is not None:
-                groups[_key(child)].append((bred, k, child))
+                members.append((bred, k, child))
+    creatures = [child for _, _, child in members]
+    in_lanes = sorted(index for indices in kernel_groups(creatures, spec.world).values() for index in indices)
+    COUNTS["single"] += len(members) - len(in_lanes)
+    if not in_lanes:
+        return out
     every, _ = recording(spec)
-    for members in groups.values():
-        if len(members) < MIN_LANES:
-            COUNTS["single"] += len(members)
-            continue
-        try:
-            trajectories = simulate_batch([child for _, _, child in members], spec.world, spec.frames, every)
-        except Exception:  # simulated one by one instead, where the error is reported in order
-            COUNTS["single"] += len(members)
-            continue
-        COUNTS["batched"] += len(members)
-        for (bred, k, _), trajectory in zip(members, trajectories, strict=True):
-            bred.trajectories[k] = trajectory
+    try:
+        trajectories = simulate_batch(
+            [creatures[index] for index in in_lanes], spec.world, spec.frames, every
+        )
+    except Exception:  # simulated one by one instead, where the error is reported in order
+        COUNTS["single"] += len(in_lanes)
+        return out
+    COUNTS["batched"] += len(in_lanes)
+    for index, trajectory in zip(in_lanes, trajectories, strict=True):
+        bred, k, _ = members[index]
+        bred.trajectories[k] = trajectory
     return out
 
 
 def chunk_ids(broods: Sequence[Brood], chunks: int) -> list[tuple[int, int]]:
-    """(position of each brood in the evaluation order, its chunk): broods of parents of one topology side
-    by side, cut into about ``chunks`` chunks of similar evaluation counts, without splitting a group of
-    same-topology parents when it can be helped (a group larger than a chunk is cut into pieces of at least
-    twice ``MIN_LANES`` evaluations).
+    """(position of each brood in the evaluation order, its chunk): broods ordered by their first parent's
+    size (masses, links; same-topology parents side by side), so that a chunk's children pad their lanes
+    little, and cut into about ``chunks`` chunks of similar cost (evaluations x the parent's links, so
+    that the workers finish together), each of at least twice ``MIN_LANES`` evaluations where the
+    generation allows (a smaller chunk's children would run one by one).
 
     Args:
         broods: the generation's broods, in order.
@@ -95,17 +102,28 @@ def chunk_ids(broods: Sequence[Brood], chunks: int) -> list[tuple[int, int]]:
     Returns:
         One (rank, chunk) per brood, in the broods' order: evaluate them by rank.
     """
-    keys = [("" if not b.parents else _key(b.parents[0]), i) for i, b in enumerate(broods)]
-    order = [i for _, i in sorted(keys)]
+
+    def size(i: int) -> tuple:
+        parents = broods[i].parents
+        if not parents:
+            return (0, 0, "", i)
+        return (parents[0].n_masses, parents[0].n_links, _key(parents[0]), i)
+
+    def cost(brood: Brood) -> int:  # a step costs about a fixed part plus a part per link
+        links = brood.parents[0].n_links if brood.parents else 0
+        return brood.evaluations * (links + LINKS_PER_CREATURE_COST)
+
+    order = sorted(range(len(broods)), key=size)
     total = sum(b.evaluations for b in broods)
-    size = max(1, -(-total // max(1, chunks)))
+    per_chunk = max(1, -(-sum(cost(b) for b in broods) // max(1, chunks)))
     out = [(0, 0)] * len(broods)
-    chunk, filled = 0, 0
+    chunk, filled, evaluations, done = 0, 0, 0, 0
     for rank, i in enumerate(order):
-        same_group = rank > 0 and keys[order[rank - 1]][0] == keys[i][0] and keys[i][0] != ""
-        boundary = filled >= size and (not same_group or filled >= max(2 * size, 2 * MIN_LANES))
-        if boundary:
-            chunk, filled = chunk + 1, 0
+        big_enough = filled >= per_chunk and evaluations >= 2 * MIN_LANES
+        if big_enough and total - done >= 2 * MIN_LANES:  # no small chunk left at the end
+            chunk, filled, evaluations = chunk + 1, 0, 0
         out[i] = (rank, chunk)
-        filled += broods[i].evaluations
+        filled += cost(broods[i])
+        evaluations += broods[i].evaluations
+        done += broods[i].evaluations
     return out

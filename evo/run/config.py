@@ -134,7 +134,7 @@ class PoolSection:
     )
     batch: bool = setting(
         True,
-        doc="simulate a chunk's children of one topology together in SIMD lanes (the same results, faster)",
+        doc="simulate a chunk's children together in SIMD lanes, of any topologies (the same results)",
     )
 
 

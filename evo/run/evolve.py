@@ -48,8 +48,8 @@ __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run
 
 log = logging.getLogger("evo.run")
 
-# with [pool] batch: chunks per worker process and generation (fewer and bigger chunks group more children
-# of one topology; more and smaller ones balance the workers' loads); in-process: the whole generation
+# with [pool] batch: chunks per worker process and generation (fewer and bigger chunks fill more lanes
+# with creatures of similar size; more and smaller ones balance the workers' loads); in-process: one chunk
 CHUNKS_PER_WORKER = 2
 
 # set by evo/__init__.py: draws a RunResult for Jupyter (the drawing code lives above this layer)
@@ -149,8 +149,8 @@ def _failure(
 
 
 def _tasks(broods: list[Any], config: Config, workers: int) -> list[Task]:
-    """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods of parents
-    of one topology side by side, in chunks that keep them together (:func:`evo.run.batching.chunk_ids`);
+    """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods ordered by
+    their parents' size, in chunks large enough for lanes (:func:`evo.run.batching.chunk_ids`);
     the results are the same in any order."""
     if not config.pool.batch or not broods:
         return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]

@@ -50,7 +50,7 @@ class BreedContext:
     in seconds (0: none); past it, ``on_timeout = "stop"`` fails the brood (:class:`ChildFailed`) and
     ``"worst"`` gives the child the worst fitness. ``plugin_files`` carries the source of a ``file:``
     plugin to workers that may not see it (:func:`with_plugin_files`). With ``batch``, the children of
-    a chunk that share a topology are simulated together (:func:`prepare`; the results are the same).
+    a chunk are simulated together in lanes (:func:`prepare`; the results are the same).
     """
 
     spec: Any
@@ -126,7 +126,7 @@ def breed_and_evaluate(
 
 def prepare(broods: list[Brood], context: BreedContext) -> list[Bred | None]:
     """The chunk step of the job (called by :func:`~evo.run.backends.base.run_chunk`): with
-    ``context.batch``, breed the chunk's broods and simulate their same-topology children together
+    ``context.batch``, breed the chunk's broods and simulate their children together in lanes
     (:func:`evo.run.batching.prepare_broods`); otherwise nothing (each brood is bred by the job)."""
     if not context.batch or context.evaluate is not None:
         return [None] * len(broods)

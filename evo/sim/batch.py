@@ -1,4 +1,4 @@
-"""``simulate_batch``: many creatures of one topology simulated together, one creature per SIMD lane.
+"""``simulate_batch``: many creatures of any topologies simulated together, one creature per SIMD lane.
 
 Each trajectory is bit-identical to what :func:`evo.sim.simulate` gives for that creature alone;
 integrators without a batched kernel (and batches too small to pay) run through ``simulate``. See
@@ -22,7 +22,15 @@ from evo.sim.kernels import forces as _forces
 from evo.sim.simulate import Trajectory, boundaries, simulate, speed_limit, steps_for
 from evo.sim.world import World
 
-__all__ = ["BATCHED_INTEGRATORS", "MAX_LANES", "MIN_LANES", "simulate_batch", "topology_key"]
+__all__ = [
+    "BATCHED_INTEGRATORS",
+    "MAX_LANES",
+    "MIN_LANES",
+    "kernel_groups",
+    "lane_calls",
+    "simulate_batch",
+    "topology_key",
+]
 
 # integrators with a batched kernel; the others (backward-euler, psm) run creature by creature
 BATCHED_INTEGRATORS = tuple(_explicit.METHODS)
@@ -31,6 +39,10 @@ BATCHED_INTEGRATORS = tuple(_explicit.METHODS)
 # a 60-mass / 200-link creature's arrays in a 1 MiB L2 cache).
 MIN_LANES = 8
 MAX_LANES = 64
+# lane_calls counts a kernel call as this many lanes more (its setup and its loops' remainders)
+CALL_LANES = 8
+# creatures that share their link ends with this many others in all get kernel calls of their own
+OWN_CALL_LANES = 8
 # records are gathered lane-innermost, up to this many at a time and in at most RING_BYTES (so that the
 # ring stays in cache beside the kernel's arrays), then copied out to each creature's own
 RING_RECORDS = 16
@@ -48,32 +60,14 @@ def topology_key(creature: Creature) -> str:
     return digest.hexdigest()
 
 
-def _check_topology(creatures: list[Creature]) -> None:
-    """Raise ValueError unless every creature has the first one's masses, link ends and fixed flags."""
-    first = creatures[0]
-    sizes = [(c.n_masses, c.n_links) for c in creatures]
-    same = np.array([size == sizes[0] for size in sizes])
-    if same.all():
-        for name in ("link_a", "link_b", "fixed"):
-            values = np.array([getattr(c, name) for c in creatures])
-            same &= (values == values[0]).all(axis=1)
-    if not same.all():
-        index = int(np.argmin(same))
-        raise ValueError(
-            f"simulate_batch needs creatures of one topology; creature {index} ({creatures[index].name!r})"
-            f" has other masses, links or fixed flags than creature 0 ({first.name!r})"
-        )
-
-
 def simulate_batch(
     creatures: Sequence[Creature], world: World, frames: int, record_every: float = 1
 ) -> list[Trajectory]:
-    """Simulate creatures of one topology in ``world`` for ``frames`` frames, recording every
+    """Simulate creatures of any topologies in ``world`` for ``frames`` frames, recording every
     ``record_every`` frames: the trajectories :func:`evo.sim.simulate` would give, in order.
 
     Args:
-        creatures: creatures that share the number of masses, ``link_a``, ``link_b`` and ``fixed`` (see
-            :func:`topology_key`); anything else may differ.
+        creatures: the creatures; they may differ in anything (masses, links, fixed flags, physics).
         world: the world every creature is simulated in.
         frames: frames to simulate (a whole number of steps of ``world.dt``).
         record_every: frames between records (a whole number of steps); record 0 is frame 0.
@@ -83,77 +77,172 @@ def simulate_batch(
         :func:`evo.sim.simulate`'s (docs/batch.md); [] for no creatures.
 
     Raises:
-        ValueError: the creatures do not share one topology.
         EvoInputError: frames or record_every that are not whole numbers of steps (or record_every <= 0),
             or, for the creatures simulated one by one, a creature over the size limits.
     """
     creatures = list(creatures)
     if not creatures:
         return []
-    _check_topology(creatures)
     n_steps = steps_for(frames, world.dt)
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
+    out: list = [None] * len(creatures)  # filled in input order
+    groups = kernel_groups(creatures, world)
+    in_lanes = {index for indices in groups.values() for index in indices}
+    for index in range(len(creatures)):
+        if index not in in_lanes:
+            out[index] = simulate(creatures[index], world, frames, record_every)
+    for use_euler_kernel, indices in groups.items():
+        run = _run_euler if use_euler_kernel else _run_explicit
+        for chunk in lane_calls([creatures[index] for index in indices]):
+            batch = [creatures[indices[k]] for k in chunk]
+            for k, trajectory in zip(chunk, run(batch, world, n_steps, stride), strict=True):
+                out[indices[k]] = trajectory
+    return out
+
+
+def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, list[int]]:
+    """Which creatures :func:`simulate_batch` runs in lanes, by kernel: {True: the Euler fast path's
+    (``euler``, soda contact, default physics), False: the general explicit kernel's}. The others -- all
+    under an integrator without a batched kernel, a kernel's group of fewer than ``MIN_LANES``, a creature
+    whose masses x ``MIN_LANES`` lanes overflow the stack buffers -- run one by one through ``simulate``.
+
+    Args:
+        creatures: the creatures, in order.
+        world: the world they are simulated in.
+
+    Returns:
+        Positions in ``creatures`` per kernel (a kernel without lanes is left out).
+    """
     if world.integrator not in BATCHED_INTEGRATORS:
-        return [simulate(creature, world, frames, record_every) for creature in creatures]
+        return {}
     fast = world.integrator == "euler" and world.contact == "soda"
     groups: dict[bool, list[int]] = {True: [], False: []}
     for index, creature in enumerate(creatures):
-        groups[fast and creature.has_default_physics].append(index)
-    out: list = [None] * len(creatures)  # filled in input order
-    lane_limit = min(MAX_LANES, _batch_kernel.STACK_DOUBLES // max(1, creatures[0].n_masses))
-    for use_euler_kernel, indices in groups.items():
-        if len(indices) < MIN_LANES or lane_limit < MIN_LANES:
-            for index in indices:
-                out[index] = simulate(creatures[index], world, frames, record_every)
-            continue
-        n_calls = math.ceil(len(indices) / lane_limit)
-        for chunk in np.array_split(np.array(indices), n_calls):
-            batch = [creatures[index] for index in chunk]
-            run = _run_euler if use_euler_kernel else _run_explicit
-            for index, trajectory in zip(chunk, run(batch, world, n_steps, stride), strict=True):
-                out[index] = trajectory
-    return out
+        if (creature.n_masses + 1) * MIN_LANES <= _batch_kernel.STACK_DOUBLES:
+            groups[fast and creature.has_default_physics].append(index)
+    return {kernel: indices for kernel, indices in groups.items() if len(indices) >= MIN_LANES}
+
+
+def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
+    """How :func:`simulate_batch` cuts creatures into kernel calls. Creatures that share their link ends
+    with at least ``OWN_CALL_LANES - 1`` others get calls of their own, in which every link is one vector;
+    the rest, sorted by size (links, then masses), are cut into the even calls that pad the fewest
+    link-lanes (a call costing ``CALL_LANES`` lanes more). No call has more than ``MAX_LANES`` lanes, and
+    (its largest creature's masses + 1) x lanes fits the kernels' stack buffers.
+
+    Args:
+        creatures: the creatures of one kernel, each with at most STACK_DOUBLES / MIN_LANES - 1 masses.
+
+    Returns:
+        The calls, each a list of positions in ``creatures`` (every position once).
+    """
+    same_links: dict[tuple, list[int]] = {}
+    for k, c in enumerate(creatures):
+        key = (c.n_masses, c.n_links, c.link_a.tobytes(), c.link_b.tobytes())
+        same_links.setdefault(key, []).append(k)
+    calls: list[list[int]] = []
+    mixed: list[int] = []
+    for members in same_links.values():
+        if len(members) >= OWN_CALL_LANES:
+            calls += _even_calls(creatures, members, 0)
+        else:
+            mixed += members
+    if mixed:
+        mixed.sort(key=lambda k: (creatures[k].n_links, creatures[k].n_masses, k))
+        links = np.array([creatures[k].n_links for k in mixed])
+        fewest = math.ceil(len(mixed) / _lane_limit(creatures, mixed))
+
+        def padded(n_calls: int) -> int:  # link-lanes computed, padding and call overhead included
+            cuts = np.array_split(np.arange(len(mixed)), n_calls)
+            return sum((len(cut) + CALL_LANES) * (int(links[cut[-1]]) + 1) for cut in cuts if len(cut))
+
+        best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=padded)
+        calls += _even_calls(creatures, mixed, best)
+    return calls
+
+
+def _lane_limit(creatures: Sequence[Creature], members: list[int]) -> int:
+    rows = max(creatures[k].n_masses for k in members) + 1
+    return max(1, min(MAX_LANES, _batch_kernel.STACK_DOUBLES // rows))
+
+
+def _even_calls(creatures: Sequence[Creature], members: list[int], n_calls: int) -> list[list[int]]:
+    """``members`` cut into ``n_calls`` even calls (at least as many as the lane limit asks for)."""
+    n_calls = max(n_calls, math.ceil(len(members) / _lane_limit(creatures, members)))
+    return [[int(k) for k in chunk] for chunk in np.array_split(np.array(members), n_calls)]
 
 
 # -- packing: one creature per lane, the lane the last axis ---------------------------------------------
 
 
-def _lanes(values: list[np.ndarray]) -> np.ndarray:
-    """(..., n_lanes) contiguous float64 from one (...) array per lane."""
-    return np.ascontiguousarray(np.moveaxis(np.array(values, dtype=np.float64), 0, -1))
+def _lane_last(values: np.ndarray) -> np.ndarray:
+    """(n_lanes, ...) -> (..., n_lanes), contiguous."""
+    return np.ascontiguousarray(np.moveaxis(values, 0, -1))
 
 
-def _pack_state(creatures: list[Creature]) -> tuple[np.ndarray, np.ndarray]:
-    """Positions and velocities (2, n_masses, n_lanes), fixed masses at rest (as :func:`evo.sim.pack`)."""
-    pos = np.ascontiguousarray(
-        np.array([c.positions for c in creatures], dtype=np.float64).transpose(2, 1, 0)
-    )
-    vel = np.ascontiguousarray(
-        np.array([c.velocities for c in creatures], dtype=np.float64).transpose(2, 1, 0)
-    )
-    vel[:, creatures[0].fixed, :] = 0.0
-    return pos, vel
+def _wave_leaders(omega: np.ndarray, theta0: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    """(n_lanes,) int64: for each lane, the first lane whose wave starts with the same bits of θ₀, ω and
+    sign (itself if none): their θ stay equal, bit for bit, until a side wall reverses one of them, and
+    the kernels then compute sin θ and cos θ once for both (checking, every time, that θ still agree)."""
+    first: dict[tuple, int] = {}
+    keys = zip(omega.view(np.int64).tolist(), theta0.view(np.int64).tolist(), sign.tolist(), strict=True)
+    return np.array([first.setdefault(key, lane) for lane, key in enumerate(keys)], dtype=np.int64)
 
 
-def _pack_links(creatures: list[Creature]) -> tuple[np.ndarray, ...]:
-    """rest, amp = rest·alpha·beta, cos φ, sin φ (n_links, n_lanes), computed as :func:`evo.sim.pack` does."""
-    rest = _lanes([c.rest for c in creatures])
-    beta = np.array([c.beta for c in creatures], dtype=np.float64)
-    amp = rest * _lanes([c.alpha for c in creatures]) * beta
-    cos_phi = _lanes([np.cos(c.phi) for c in creatures])
-    sin_phi = _lanes([np.sin(c.phi) for c in creatures])
-    return rest, amp, cos_phi, sin_phi
-
-
-def _pack_wave(creatures: list[Creature]) -> tuple[np.ndarray, ...]:
-    """omega, theta0, wave_sign (n_lanes,) float64 and autoreverse (n_lanes,) uint8."""
-    omega = np.array([c.omega for c in creatures], dtype=np.float64)
-    theta0 = np.array([c.wave_phase for c in creatures], dtype=np.float64)
-    sign = np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures])
-    autoreverse = np.array([c.autoreverse for c in creatures], dtype=np.uint8)
-    return omega, theta0, sign, autoreverse
+def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, np.ndarray]:
+    """Every lane's arrays, the lane the last axis, padded to the largest creature plus one spare mass
+    row: a padded mass is not free and at rest at the origin, a padded link joins the spare row to
+    itself (its force, 0, lands on no real mass). Each lane's numbers are computed as :func:`evo.sim.pack`
+    computes them; ``general`` adds S·k̄, the dashpots and 1/M."""
+    lanes = len(creatures)
+    rows = max(c.n_masses for c in creatures) + 1
+    n_links = max(c.n_links for c in creatures)
+    spare = rows - 1
+    pos = np.zeros((lanes, rows, 2))
+    vel = np.zeros((lanes, rows, 2))
+    free = np.zeros((lanes, rows), dtype=np.uint8)
+    ends = np.full((2, lanes, n_links), spare, dtype=np.uint32)
+    link = np.zeros((7 if general else 4, lanes, n_links))  # rest, amp, cos φ, sin φ, S·k̄, dashpot
+    inv_mass = np.zeros((lanes, rows)) if general else None
+    for lane, c in enumerate(creatures):
+        n, m = c.n_masses, c.n_links
+        pos[lane, :n] = c.positions
+        vel[lane, :n] = c.velocities
+        vel[lane, :n][c.fixed] = 0.0
+        free[lane, :n] = ~c.fixed
+        ends[0, lane, :m] = c.link_a
+        ends[1, lane, :m] = c.link_b
+        rest = np.ascontiguousarray(c.rest, dtype=np.float64)
+        link[0, lane, :m] = rest
+        link[1, lane, :m] = rest * c.alpha * c.beta
+        link[2, lane, :m] = np.cos(c.phi)
+        link[3, lane, :m] = np.sin(c.phi)
+        if general:
+            link[4, lane, :m] = c.stiffness * float(world.stiffness)
+            link[5, lane, :m] = c.dashpot
+            inv_mass[lane, :n] = 1.0 / c.mass
+    packed = {
+        "pos": _lane_last(pos.transpose(0, 2, 1)),
+        "vel": _lane_last(vel.transpose(0, 2, 1)),
+        "free": _lane_last(free),
+        "link_a": _lane_last(ends[0]),
+        "link_b": _lane_last(ends[1]),
+        "uniform": np.ascontiguousarray((ends == ends[:, :1]).all(axis=(0, 1)), dtype=np.uint8),
+        "rest": _lane_last(link[0]),
+        "amp": _lane_last(link[1]),
+        "cos_phi": _lane_last(link[2]),
+        "sin_phi": _lane_last(link[3]),
+        "omega": np.array([c.omega for c in creatures], dtype=np.float64),
+        "theta0": np.array([c.wave_phase for c in creatures], dtype=np.float64),
+        "sign": np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures]),
+        "autoreverse": np.array([c.autoreverse for c in creatures], dtype=np.uint8),
+    }
+    packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
+    if general:
+        packed.update(link_k=_lane_last(link[4]), dashpot=_lane_last(link[5]), inv_mass=_lane_last(inv_mass))
+    return packed
 
 
 def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, float, float, float, np.ndarray]:
@@ -164,33 +253,42 @@ def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, floa
     return segments, x_min, x_max, y_max, max_speed2
 
 
-def _records(lanes: int, n_steps: int, stride: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ring (ring_records, 4, n, lanes) scratch, rec_pos, rec_vel (lanes, n_records, n, 2))."""
+def _records(lanes: int, n_steps: int, stride: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ring (ring_records, 4, rows, lanes) scratch, rec_pos, rec_vel (lanes, n_records, rows - 1, 2)):
+    the spare mass row is not recorded."""
     n_records = n_steps // stride + 1
-    ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * max(1, n) * lanes)))
+    ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
     try:
         return (
-            np.empty((ring_records, 4, n, lanes)),
-            np.empty((lanes, n_records, n, 2)),
-            np.empty((lanes, n_records, n, 2)),
+            np.empty((ring_records, 4, rows, lanes)),
+            np.empty((lanes, n_records, rows - 1, 2)),
+            np.empty((lanes, n_records, rows - 1, 2)),
         )
     except MemoryError:
         raise EvoInputError(
-            f"{lanes} x {n_records} records of {n} masses do not fit in memory; record less often"
+            f"{lanes} x {n_records} records of {rows - 1} masses do not fit in memory; record less often"
             " (record_every) or simulate fewer creatures at once"
         ) from None
 
 
-def _trajectories(rec_pos, rec_vel, n_rec, exploded_at, stride: int, dt: float) -> list[Trajectory]:
+def _trajectories(
+    creatures, rec_pos, rec_vel, n_rec, exploded_at, stride: int, dt: float
+) -> list[Trajectory]:
+    """One trajectory per lane: C-contiguous views of the records (copies for a lane of fewer masses)."""
     out = []
-    for lane in range(rec_pos.shape[0]):
+    for lane, creature in enumerate(creatures):
         count = int(n_rec[lane])
         step = int(exploded_at[lane])
+        n = creature.n_masses
+        positions, velocities = rec_pos[lane, :count], rec_vel[lane, :count]
+        if n < rec_pos.shape[2]:
+            positions = np.ascontiguousarray(positions[:, :n])
+            velocities = np.ascontiguousarray(velocities[:, :n])
         out.append(
             Trajectory(
                 frames=np.arange(count, dtype=np.float64) * stride * dt,
-                positions=rec_pos[lane, :count],
-                velocities=rec_vel[lane, :count],
+                positions=positions,
+                velocities=velocities,
                 exploded=step >= 0,
                 exploded_frame=float(step * dt) if step >= 0 else None,
             )
@@ -203,40 +301,27 @@ def _trajectories(rec_pos, rec_vel, n_rec, exploded_at, stride: int, dt: float) 
 
 def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch."""
-    first = creatures[0]
-    free = np.ascontiguousarray(~first.fixed, dtype=np.uint8)
-    link_a = np.ascontiguousarray(first.link_a, dtype=np.uint32)
-    link_b = np.ascontiguousarray(first.link_b, dtype=np.uint32)
-    pos, vel = _pack_state(creatures)
-    rest, amp, cos_phi, sin_phi = _pack_links(creatures)
-    omega, theta0, sign, autoreverse = _pack_wave(creatures)
+    p = _pack(creatures, world, general=False)
     segments, x_min, x_max, y_max, max_speed2 = _walls_of(world, creatures)
-    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, first.n_masses)
+    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, p["pos"].shape[1])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     gx, gy = world.gravity_vector
     _batch_kernel.run_euler_batch(
-        pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, omega, theta0, sign, autoreverse,
+        p["pos"], p["vel"], p["free"], p["link_a"], p["link_b"], p["uniform"],
+        p["rest"], p["amp"], p["cos_phi"], p["sin_phi"],
+        p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         float(gx), float(gy), float(world.damping), float(world.stiffness),
         float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
         n_steps, stride, x_min, x_max, y_max, segments, max_speed2,
         ring, rec_pos, rec_vel, n_rec, exploded_at,
     )  # fmt: skip
-    return _trajectories(rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)
+    return _trajectories(creatures, rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)
 
 
 def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
     """The general explicit kernel (any physics, soda or penalty contact) on one batch."""
-    first = creatures[0]
-    free = np.ascontiguousarray(~first.fixed, dtype=np.uint8)
-    link_a = np.ascontiguousarray(first.link_a, dtype=np.uint32)
-    link_b = np.ascontiguousarray(first.link_b, dtype=np.uint32)
-    pos, vel = _pack_state(creatures)
-    rest, amp, cos_phi, sin_phi = _pack_links(creatures)
-    omega, theta0, sign, autoreverse = _pack_wave(creatures)
-    link_k = _lanes([c.stiffness for c in creatures]) * float(world.stiffness)
-    dashpot = _lanes([c.dashpot for c in creatures])
-    inv_mass = _lanes([1.0 / c.mass for c in creatures])
+    p = _pack(creatures, world, general=True)
     segments, x_min, x_max, y_max, max_speed2 = _walls_of(world, creatures)
     kind, ground_params, ground_points = world.ground.kernel_arrays()
     gx, gy = world.gravity_vector
@@ -251,13 +336,14 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
     ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]
     ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
-    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, first.n_masses)
+    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, p["pos"].shape[1])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     _batch_explicit.run_explicit_batch(
-        pos, vel, free, inv_mass, link_a, link_b,
-        rest, amp, cos_phi, sin_phi, link_k, dashpot, omega, theta0, sign, autoreverse,
+        p["pos"], p["vel"], p["free"], p["inv_mass"], p["link_a"], p["link_b"], p["uniform"],
+        p["rest"], p["amp"], p["cos_phi"], p["sin_phi"], p["link_k"], p["dashpot"],
+        p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         segments, ground_params, ground_points, fp, ip, max_speed2,
         ring, rec_pos, rec_vel, n_rec, exploded_at,
     )  # fmt: skip
-    return _trajectories(rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)
+    return _trajectories(creatures, rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)

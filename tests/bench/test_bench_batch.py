@@ -14,7 +14,9 @@ from scripted_clock import scripted_time
 
 from evo import bench
 from evo.bench import batch as bench_batch
+from evo.bench import evolution
 from evo.io.models import load_model
+from evo.run.config import parse_config
 from evo.sim import World
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,14 +27,16 @@ def test_the_batch_section_reports_scalar_and_batched_rates_for_both_creatures_a
     monkeypatch.setattr(bench_batch, "_probe_first_call", lambda cache_dir: {"euler": 2.0, "rk4": 3.0})
     section = bench_batch.batch_section(argparse.Namespace(repeats=1, frames=20, batch_size=8))
     data = json.loads(json.dumps(section.data))["batch"]
-    assert [(row["creature"], row["integrator"], row["masses"], row["links"]) for row in data["rows"]] == [
-        ("walker", "euler", 6, 11),
-        ("standard 60x200", "euler", 60, 200),
-        ("walker", "rk4", 6, 11),
-        ("standard 60x200", "rk4", 60, 200),
+    assert [(row["creature"], row["integrator"]) for row in data["rows"]] == [
+        (name, integrator)
+        for integrator in ("euler", "rk4")
+        for name in ("walker", "standard 60x200", "mixed walkers", "mixed bench")
     ]
+    assert [(row["masses"], row["links"]) for row in data["rows"][:2]] == [(6, 11), (60, 200)]
+    mixed_bench = data["rows"][3]
+    assert 18 <= mixed_bench["masses"] <= 22 and mixed_bench["links"] > mixed_bench["masses"]
     for row in data["rows"]:
-        assert row["creatures"] == 8 and row["exploded"] == 0 and row["bit_identical"]
+        assert row["creatures"] == 8 and row["bit_identical"]
         assert row["scalar_spring_updates_per_s"] > 0 and row["batch_spring_updates_per_s"] > 0
     assert data["compile_s"] == {"cold": {"euler": 2.0, "rk4": 3.0}, "cached": {"euler": 2.0, "rk4": 3.0}}
     assert "batch/scalar" in "\n".join(section.lines)
@@ -58,6 +62,15 @@ def test_the_batch_compile_probe_runs_in_a_fresh_interpreter():
     # on numba's usual (warm) cache, so that this stays quick; the bench itself uses an empty folder
     times = bench_batch._probe_first_call(None)
     assert set(times) == {"euler", "rk4"} and all(0.0 < t < 120.0 for t in times.values())
+
+
+def test_the_mixed_populations_are_of_many_topologies_and_the_bench_one_has_the_evolution_genome():
+    creatures = bench_batch.mixed({}, 12, np.random.default_rng(1))
+    assert len({(c.n_masses, c.n_links, c.link_a.tobytes()) for c in creatures}) > 6
+    section = bench_batch.mixed(bench_batch.BENCH_GENOME, 1, np.random.default_rng(1))[0]
+    assert 18 <= section.n_masses <= 22
+    doc = {"run": {"name": "bench"}, "genome": bench_batch.BENCH_GENOME}
+    assert parse_config(doc, source="<bench>").genome == evolution.bench_config().genome
 
 
 def test_the_bench_mutants_keep_the_topology_and_differ():

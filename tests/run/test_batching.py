@@ -1,4 +1,5 @@
-"""Children of one topology simulated together in a run: the same results as one by one, bit for bit."""
+"""Children of any topologies simulated together in lanes in a run: the same files as one by one, bit for
+bit, with one worker or two."""
 
 from __future__ import annotations
 
@@ -14,14 +15,15 @@ from evo.ga.brood import breed
 from evo.ga.loop import Evolution
 from evo.run import batching
 from evo.run.job import BreedContext
-from evo.sim import simulate, topology_key
+from evo.sim import simulate
+from evo.sim.batch import MIN_LANES
 
-# small bodies, so that many children share a topology and groups of at least MIN_LANES form
+# bodies of 3 to 9 masses: the children of a generation are of many topologies
 SMALL = {
     "run": {"name": "small", "seed": 4, "generations": 5, "population": 48},
     "evaluation": {"frames": 300, "plugin": "distance", "params": {"settle_frames": 0}},
     "world": {"max_speed": 50.0},
-    "genome": {"masses": [3, 3], "max_links": 3},
+    "genome": {"masses": [3, 9]},
 }
 
 
@@ -41,7 +43,9 @@ def different(a: Path, b: Path) -> list[str]:
 def test_a_run_batched_and_one_by_one_writes_the_same_files(tmp_path):
     before = dict(batching.COUNTS)
     evo.evolve(config(workers=1, batch=True), out=tmp_path / "batched", progress=False)
-    assert batching.COUNTS["batched"] > before["batched"]  # groups did form
+    batched = batching.COUNTS["batched"] - before["batched"]
+    single = batching.COUNTS["single"] - before["single"]
+    assert batched >= 0.9 * (batched + single) > 0  # nearly every child in lanes, whatever its topology
     evo.evolve(config(workers=1, batch=False), out=tmp_path / "single", progress=False)
     assert different(tmp_path / "batched", tmp_path / "single") == []
 
@@ -50,6 +54,14 @@ def test_one_and_two_workers_write_the_same_files_with_batching(tmp_path):
     evo.evolve(config(workers=1, batch=True), out=tmp_path / "one", progress=False)
     evo.evolve(config(workers=2, batch=True), out=tmp_path / "two", progress=False)
     assert different(tmp_path / "one", tmp_path / "two") == []
+
+
+@pytest.mark.parametrize("world", [{"integrator": "rk4"}, {"width": 200.0, "terrain": [[[40, 0], [90, 8]]]}])
+def test_other_worlds_write_the_same_files_in_lanes_and_one_by_one_with_two_workers(tmp_path, world):
+    small = {**SMALL, "run": {**SMALL["run"], "generations": 3}, "world": {**SMALL["world"], **world}}
+    for name, pool in (("lanes", {"workers": 2, "batch": True}), ("single", {"workers": 1, "batch": False})):
+        evo.evolve(evo.Config.from_dict({**small, "pool": pool}), out=tmp_path / name, progress=False)
+    assert different(tmp_path / "lanes", tmp_path / "single") == []
 
 
 def broods_of_a_converged_population():
@@ -64,18 +76,28 @@ def broods_of_a_converged_population():
     return evolution.ask(), c
 
 
-def test_chunks_keep_broods_of_same_topology_parents_together_and_cover_every_brood():
+def test_chunks_cover_every_brood_once_in_order_of_parent_size_of_similar_cost_and_none_too_small():
     broods, _ = broods_of_a_converged_population()
+    for chunks in (1, 4, 40):
+        ids = batching.chunk_ids(broods, chunks=chunks)
+        assert sorted(rank for rank, _ in ids) == list(range(len(broods)))
+        by_rank = sorted((rank, chunk, i) for i, (rank, chunk) in enumerate(ids))
+        in_order = [chunk for _, chunk, _ in by_rank]
+        assert in_order == sorted(in_order) and in_order[-1] + 1 <= max(1, chunks)
+        sizes = [broods[i].parents[0].n_masses for _, _, i in by_rank]
+        assert sizes == sorted(sizes)
+        per_chunk = np.bincount(in_order, weights=[broods[i].evaluations for _, _, i in by_rank])
+        assert per_chunk.min() >= 2 * MIN_LANES
     ids = batching.chunk_ids(broods, chunks=4)
-    ranks = sorted(rank for rank, _ in ids)
-    assert ranks == list(range(len(broods)))
-    by_rank = sorted((rank, chunk, i) for i, (rank, chunk) in enumerate(ids))
-    chunks = [chunk for _, chunk, _ in by_rank]
-    assert chunks == sorted(chunks) and 2 <= chunks[-1] + 1 <= 8
-    keys = [topology_key(broods[i].parents[0]) for _, _, i in by_rank]
-    # same-topology parents are side by side: each key forms one run in the evaluation order
-    runs = [key for k, key in enumerate(keys) if k == 0 or key != keys[k - 1]]
-    assert len(runs) == len(set(keys))
+    assert len({c for _, c in ids}) == 4
+    # chunks of similar cost: the smallest parents' chunk holds more evaluations than the largest's
+    links = np.zeros(4)
+    evaluations = np.zeros(4)
+    for brood, (_, chunk) in zip(broods, ids, strict=True):
+        links[chunk] += brood.evaluations * brood.parents[0].n_links
+        evaluations[chunk] += brood.evaluations
+    mean_links = links / evaluations
+    assert mean_links[0] < mean_links[-1] and evaluations[0] > evaluations[-1]
 
 
 def test_prepared_broods_hold_the_children_breed_makes_and_the_trajectories_simulate_makes():

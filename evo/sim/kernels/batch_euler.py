@@ -1,8 +1,8 @@
-"""The semi-implicit Euler fast path of :mod:`evo.sim.kernels.euler` for a batch of same-topology creatures.
+"""The semi-implicit Euler fast path of :mod:`evo.sim.kernels.euler` for a batch of creatures of any topology.
 
 :func:`run_euler_batch` is :func:`evo.sim.kernels.euler.run_euler` with one more axis: every per-mass and
-per-link array has the creature (the lane) as its last, contiguous axis, so the loops over lanes
-vectorise. Each lane does the scalar kernel's floating-point operations in the same order.
+per-link array (link ends and free flags included) has the creature (the lane) as its last, contiguous
+axis, so the loops over lanes vectorise. Each lane does the scalar kernel's operations in the same order.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
 
 # float64s in each force accumulator on the stack (64 KiB): n_masses * n_lanes must fit
 STACK_DOUBLES = 8192
+# lanes at most in one call: one link's forces on every lane are held in two stack rows of this size
+LANE_DOUBLES = 64
 
 
 @intrinsic
@@ -43,8 +45,9 @@ def _stack_doubles(typingctx, count):
 
 @nb.njit(**_JIT)
 def check_lanes_fit_stack(n, lanes):
-    """Check that (n, lanes) force accumulators fit in :data:`STACK_DOUBLES`; raises ValueError if not."""
-    if n * lanes > STACK_DOUBLES:
+    """Check that (n, lanes) force accumulators fit in :data:`STACK_DOUBLES` and that there are at most
+    :data:`LANE_DOUBLES` lanes; raises ValueError if not."""
+    if n * lanes > STACK_DOUBLES or lanes > LANE_DOUBLES:
         raise ValueError("too many masses x lanes for the stack force buffers")
 
 
@@ -53,7 +56,7 @@ def _flush(ring, start, stop, n_rec, rec_pos, rec_vel):
     """Copy the record slices ``start`` .. ``stop`` - 1 of the ring to each lane's own records, eight
     lanes (a cache line of the ring) at a time; a lane takes only the records it made."""
     size = ring.shape[0]
-    n = ring.shape[2]
+    n = rec_pos.shape[2]  # the ring may hold more mass rows than are recorded
     lanes = ring.shape[3]
     for first in range(0, lanes, 8):
         last = min(first + 8, lanes)
@@ -102,6 +105,26 @@ def finish_records(ring, written, n_rec, rec_pos, rec_vel):
 
 
 @nb.njit(**_JIT)
+def wave_sin_cos(theta, wave_leader, st, ct):
+    """st, ct = sin θ, cos θ per lane (n_lanes,), by libm as the scalar kernel; a lane whose θ has the same
+    bits as its ``wave_leader``'s (an earlier lane that started with the same θ₀, ω and sign) takes the
+    leader's values instead of calling libm again."""
+    for lane in range(theta.shape[0]):
+        leader = wave_leader[lane]
+        value = theta[lane]
+        if (
+            leader != lane
+            and theta[leader] == value
+            and math.copysign(1.0, theta[leader]) == math.copysign(1.0, value)  # +0 and -0 differ
+        ):
+            st[lane] = st[leader]
+            ct[lane] = ct[leader]
+        else:
+            st[lane] = math.sin(value)
+            ct[lane] = math.cos(value)
+
+
+@nb.njit(**_JIT)
 def park_lane(lane, x, y, vx, vy):
     """Put every mass of an exploded lane at rest at the origin, where its forces stay finite."""
     for i in range(x.shape[0]):
@@ -116,7 +139,8 @@ def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segm
               one):  # fmt: skip
     """Walls, ceiling and terrain for every free mass of every live lane, after the floor, as run_euler.
 
-    ``old_x``, ``old_y`` (n_masses, n_lanes): positions before the step. ``touched`` (n_lanes,) is set
+    ``free`` (n_masses, n_lanes) uint8; ``old_x``, ``old_y`` (n_masses, n_lanes): positions before the
+    step. ``touched`` (n_lanes,) is set
     where a side wall was touched. One mass and lane at a time, through the scalar kernel's own
     helpers, on ``one`` (2, 1, 2) scratch: a position and a velocity.
     """
@@ -124,10 +148,8 @@ def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segm
     vel = one[1]
     has_segments = segments.shape[0] > 0
     for i in range(x.shape[0]):
-        if not free[i]:
-            continue
         for lane in range(x.shape[1]):
-            if not alive[lane]:
+            if not (free[i, lane] and alive[lane]):
                 continue
             new_x = x[i, lane]
             new_y = y[i, lane]
@@ -149,15 +171,19 @@ def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segm
 
 
 @nb.njit(**_JIT)
-def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
-                    omega, theta0, wave_sign, autoreverse,
+def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
+                    omega, theta0, wave_sign, autoreverse, wave_leader,
                     gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
                     x_min, x_max, y_max, segments, max_speed2,
                     ring, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
     """Semi-implicit Euler for ``n_steps`` steps of ``dt`` on every lane, as :func:`run_euler` per lane.
 
-    ``pos``, ``vel``: (2, n_masses, n_lanes) px and px/frame (x then y), updated in place; ``rest``,
-    ``amp``, ``cos_phi``, ``sin_phi``: (n_links, n_lanes); ``omega``, ``theta0``, ``wave_sign``:
+    ``pos``, ``vel``: (2, n_masses, n_lanes) px and px/frame (x then y), updated in place; ``free``
+    (n_masses, n_lanes) uint8; ``link_a``, ``link_b`` (n_links, n_lanes) uint32, the link ends of each
+    lane, and ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane; ``rest``,
+    ``amp``, ``cos_phi``, ``sin_phi``: (n_links, n_lanes). Lanes of fewer masses or links are padded: a
+    padded mass is not free, a padded link joins a padded mass to itself (its force is 0 and lands on no
+    real mass). ``omega``, ``theta0``, ``wave_sign``:
     (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8. Records go every ``stride`` steps into
     ``rec_pos`` / ``rec_vel`` (n_lanes, n_records, n_masses, 2) through ``ring`` (ring_size, 4,
     n_masses, n_lanes) scratch (see :func:`record_lanes`), record 0 the initial state; ``n_rec``
@@ -171,6 +197,8 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
     check_lanes_fit_stack(n, lanes)
     fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
     fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    link_x = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))  # one link's force on each lane
+    link_y = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))
     theta = theta0.copy()
     sign = wave_sign.copy()
     st = np.empty(lanes)
@@ -192,18 +220,37 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
         exploded_at[lane] = -1
     written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
     for step in range(1, n_steps + 1):
-        for lane in range(lanes):
-            st[lane] = math.sin(theta[lane])
-            ct[lane] = math.cos(theta[lane])
+        wave_sin_cos(theta, wave_leader, st, ct)
         for i in range(n):
             for lane in range(lanes):
                 fx[i, lane] = gx
                 fy[i, lane] = gy
-        # per mass and lane, the link forces are added in link order after gravity, as in run_euler
+        # per mass and lane, the link forces are added in link order after gravity, as in run_euler. A
+        # link with the same ends in every lane adds its forces onto two rows (a vector loop); another
+        # has its force computed on every lane (a vector loop, the ends gathered per lane), then added
+        # onto each lane's own two end masses (a scatter, lane by lane)
         for k in range(n_links):
-            a = link_a[k]
-            b = link_b[k]
+            if uniform[k]:
+                a = link_a[k, 0]
+                b = link_b[k, 0]
+                for lane in range(lanes):
+                    dx = x[b, lane] - x[a, lane]
+                    dy = y[b, lane] - y[a, lane]
+                    length = math.sqrt(dx * dx + dy * dy)
+                    rest_now = rest[k, lane] + amp[k, lane] * (
+                        st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
+                    )
+                    f = stiffness * (length - rest_now) / length if length > 0.0 else 0.0
+                    force_x = f * dx
+                    force_y = f * dy
+                    fx[a, lane] += force_x
+                    fy[a, lane] += force_y
+                    fx[b, lane] -= force_x
+                    fy[b, lane] -= force_y
+                continue
             for lane in range(lanes):
+                a = link_a[k, lane]
+                b = link_b[k, lane]
                 dx = x[b, lane] - x[a, lane]
                 dy = y[b, lane] - y[a, lane]
                 length = math.sqrt(dx * dx + dy * dy)
@@ -211,20 +258,23 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
                     st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
                 )
                 f = stiffness * (length - rest_now) / length if length > 0.0 else 0.0
-                link_x = f * dx
-                link_y = f * dy
-                fx[a, lane] += link_x
-                fy[a, lane] += link_y
-                fx[b, lane] -= link_x
-                fy[b, lane] -= link_y
+                link_x[lane] = f * dx
+                link_y[lane] = f * dy
+            for lane in range(lanes):
+                a = link_a[k, lane]
+                b = link_b[k, lane]
+                fx[a, lane] += link_x[lane]
+                fy[a, lane] += link_y[lane]
+                fx[b, lane] -= link_x[lane]
+                fy[b, lane] -= link_y[lane]
         if has_other_surfaces:
             for i in range(n):
                 for lane in range(lanes):
                     old_x[i, lane] = x[i, lane]
                     old_y[i, lane] = y[i, lane]
         for i in range(n):
-            if free[i]:
-                for lane in range(lanes):
+            for lane in range(lanes):
+                if free[i, lane]:
                     new_vx = vx[i, lane] + (fx[i, lane] - damping * vx[i, lane]) * dt
                     new_vy = vy[i, lane] + (fy[i, lane] - damping * vy[i, lane]) * dt
                     new_x = x[i, lane] + new_vx * dt
@@ -245,8 +295,8 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
             _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segments, c_n, c_t, up,
                       touched, one)  # fmt: skip
         for i in range(n):
-            if free[i]:
-                for lane in range(lanes):
+            for lane in range(lanes):
+                if free[i, lane]:
                     speed2_sum[lane] += vx[i, lane] * vx[i, lane] + vy[i, lane] * vy[i, lane]
         for lane in range(lanes):
             theta[lane] += sign[lane] * omega[lane] * dt
@@ -258,7 +308,7 @@ def run_euler_batch(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
             for lane in range(lanes):
                 if alive[lane] and not (speed2_sum[lane] <= max_speed2[lane]):
                     for i in range(n):
-                        if free[i] and not (
+                        if free[i, lane] and not (
                             vx[i, lane] * vx[i, lane] + vy[i, lane] * vy[i, lane] <= max_speed2[lane]
                         ):
                             exploded_at[lane] = step

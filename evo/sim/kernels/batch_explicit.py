@@ -1,7 +1,8 @@
-"""The explicit integrators of :mod:`evo.sim.kernels.explicit` for a batch of same-topology creatures.
+"""The explicit integrators of :mod:`evo.sim.kernels.explicit` for a batch of creatures of any topologies.
 
 :func:`run_explicit_batch` is :func:`evo.sim.kernels.explicit.run_explicit` with the creature (the lane) as
-the last, contiguous axis of every array; each lane does the scalar kernel's operations in its order.
+the last, contiguous axis of every array (link ends and free flags included); each lane does the scalar
+kernel's operations in its order.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import numba as nb
 import numpy as np
 
 from evo.sim.kernels.batch_euler import (
+    LANE_DOUBLES,
     STACK_DOUBLES,
     _stack_doubles,
     check_lanes_fit_stack,
     finish_records,
     park_lane,
     record_lanes,
+    wave_sin_cos,
 )
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
 from evo.sim.kernels.explicit import EXPLICIT, FINITE_DIFFERENCE, MIDPOINT, SEMI_IMPLICIT
@@ -46,9 +49,28 @@ from evo.sim.kernels.forces import (
 STAGES = np.array([1, 1, 2, 2, 4])
 
 
+@nb.njit(inline="always", **_JIT)
+def _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k, dashpot, st, ct,
+                with_dashpot):  # fmt: skip
+    """The force of link k (ends a, b) on mass a in one lane, as :func:`evo.sim.kernels.forces.accelerations`
+    computes it: (0, 0) for a link of length 0, which the scalar kernel skips (adding 0 instead is the
+    same, as a force sum, which starts at +0 and only grows by + and -, is never -0)."""
+    dx = x[b, lane] - x[a, lane]
+    dy = y[b, lane] - y[a, lane]
+    length = math.sqrt(dx * dx + dy * dy)
+    rest_now = rest[k, lane] + amp[k, lane] * (st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane])
+    f = link_k[k, lane] * (length - rest_now) / length
+    if with_dashpot:
+        d = dashpot[k, lane]
+        damp = d * (dx * (vx[b, lane] - vx[a, lane]) + dy * (vy[b, lane] - vy[a, lane])) / (length * length)
+        f = f + damp if d != 0.0 else f
+    return (f * dx if length != 0.0 else 0.0), (f * dy if length != 0.0 else 0.0)
+
+
 @nb.njit(**_JIT)
-def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k,
-                   dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave, acc):  # fmt: skip
+def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
+                   link_k, dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave,
+                   wave_leader, acc):  # fmt: skip
     """acc = g − f̄·v + (link forces + ground force) / M on free masses, 0 on fixed ones, per lane.
 
     ``theta`` (n_lanes,) rad; ``pos``, ``vel``, ``acc`` (2, n_masses, n_lanes); ``wave`` (2, n_lanes)
@@ -60,79 +82,79 @@ def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, rest, amp, c
     lanes = pos.shape[2]
     fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
     fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    link_x = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))  # one link's force on each lane
+    link_y = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))
     st = wave[0]
     ct = wave[1]
-    for lane in range(lanes):
-        st[lane] = math.sin(theta[lane])
-        ct[lane] = math.cos(theta[lane])
+    wave_sin_cos(theta, wave_leader, st, ct)
     for i in range(n):
         for lane in range(lanes):
             fx[i, lane] = 0.0
             fy[i, lane] = 0.0
     x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
-    # two copies of the link loop, so that the common one has no dashpot term to compute and discard
+    # per mass and lane, the link forces are added in link order from zero, as in run_explicit: a link
+    # with the same ends in every lane adds its force onto two rows (a vector loop); another has its
+    # force computed on every lane (a vector loop, the ends gathered per lane), then added onto each
+    # lane's own two end masses (lane by lane)
     for k in range(link_a.shape[0]):
-        a = link_a[k]
-        b = link_b[k]
+        if uniform[k]:
+            a = link_a[k, 0]
+            b = link_b[k, 0]
+            if has_dashpot:
+                for lane in range(lanes):
+                    force_x, force_y = _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi,
+                                                   link_k, dashpot, st, ct, True)  # fmt: skip
+                    fx[a, lane] += force_x
+                    fy[a, lane] += force_y
+                    fx[b, lane] -= force_x
+                    fy[b, lane] -= force_y
+            else:
+                for lane in range(lanes):
+                    force_x, force_y = _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi,
+                                                   link_k, dashpot, st, ct, False)  # fmt: skip
+                    fx[a, lane] += force_x
+                    fy[a, lane] += force_y
+                    fx[b, lane] -= force_x
+                    fy[b, lane] -= force_y
+            continue
         if has_dashpot:
             for lane in range(lanes):
-                dx = x[b, lane] - x[a, lane]
-                dy = y[b, lane] - y[a, lane]
-                length = math.sqrt(dx * dx + dy * dy)
-                rest_now = rest[k, lane] + amp[k, lane] * (
-                    st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
-                )
-                f = link_k[k, lane] * (length - rest_now) / length
-                d = dashpot[k, lane]
-                damp = (
-                    d
-                    * (dx * (vx[b, lane] - vx[a, lane]) + dy * (vy[b, lane] - vy[a, lane]))
-                    / (length * length)
-                )
-                f = f + damp if d != 0.0 else f
-                # the scalar kernel skips a link of length 0; adding 0 instead is the same, as a force
-                # sum, which starts at +0 and only grows by + and -, is never -0
-                link_x = f * dx if length != 0.0 else 0.0
-                link_y = f * dy if length != 0.0 else 0.0
-                fx[a, lane] += link_x
-                fy[a, lane] += link_y
-                fx[b, lane] -= link_x
-                fy[b, lane] -= link_y
+                link_x[lane], link_y[lane] = _link_force(
+                    k, lane, link_a[k, lane], link_b[k, lane], x, y, vx, vy, rest, amp, cos_phi, sin_phi,
+                    link_k, dashpot, st, ct, True,
+                )  # fmt: skip
         else:
             for lane in range(lanes):
-                dx = x[b, lane] - x[a, lane]
-                dy = y[b, lane] - y[a, lane]
-                length = math.sqrt(dx * dx + dy * dy)
-                rest_now = rest[k, lane] + amp[k, lane] * (
-                    st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
-                )
-                f = link_k[k, lane] * (length - rest_now) / length
-                link_x = f * dx if length != 0.0 else 0.0
-                link_y = f * dy if length != 0.0 else 0.0
-                fx[a, lane] += link_x
-                fy[a, lane] += link_y
-                fx[b, lane] -= link_x
-                fy[b, lane] -= link_y
+                link_x[lane], link_y[lane] = _link_force(
+                    k, lane, link_a[k, lane], link_b[k, lane], x, y, vx, vy, rest, amp, cos_phi, sin_phi,
+                    link_k, dashpot, st, ct, False,
+                )  # fmt: skip
+        for lane in range(lanes):
+            a = link_a[k, lane]
+            b = link_b[k, lane]
+            fx[a, lane] += link_x[lane]
+            fy[a, lane] += link_y[lane]
+            fx[b, lane] -= link_x[lane]
+            fy[b, lane] -= link_y[lane]
     penalty = ip[I_PENALTY] != 0
     gx = fp[F_GX]
     gy = fp[F_GY]
     damping = fp[F_DAMPING]
     for i in range(n):
-        if free[i]:
-            if penalty:
-                for lane in range(lanes):
-                    if alive[lane]:
-                        ground_x, ground_y = ground_force(
-                            ip[I_GROUND], ground_params, ground_points, x[i, lane], y[i, lane], vx[i, lane],
-                            vy[i, lane], fp[F_GROUND_K], fp[F_MU], fp[F_SLIP],
-                        )  # fmt: skip
-                        fx[i, lane] += ground_x
-                        fy[i, lane] += ground_y
+        if penalty:
             for lane in range(lanes):
+                if free[i, lane] and alive[lane]:
+                    ground_x, ground_y = ground_force(
+                        ip[I_GROUND], ground_params, ground_points, x[i, lane], y[i, lane], vx[i, lane],
+                        vy[i, lane], fp[F_GROUND_K], fp[F_MU], fp[F_SLIP],
+                    )  # fmt: skip
+                    fx[i, lane] += ground_x
+                    fy[i, lane] += ground_y
+        for lane in range(lanes):
+            if free[i, lane]:
                 acc[0, i, lane] = gx - damping * vx[i, lane] + inv_mass[i, lane] * fx[i, lane]
                 acc[1, i, lane] = gy - damping * vy[i, lane] + inv_mass[i, lane] * fy[i, lane]
-        else:
-            for lane in range(lanes):
+            else:
                 acc[0, i, lane] = 0.0
                 acc[1, i, lane] = 0.0
 
@@ -151,13 +173,11 @@ def _stage(p0, v0, free, dx, dv, h, pt, vt):
     """pt = p0 + h·dx, vt = v0 + h·dv on free masses; fixed masses stay where they are, at rest."""
     for i in range(p0.shape[1]):
         for d in range(2):
-            if free[i]:
-                for lane in range(p0.shape[2]):
+            for lane in range(p0.shape[2]):
+                if free[i, lane]:
                     pt[d, i, lane] = p0[d, i, lane] + h * dx[d, i, lane]
-                for lane in range(p0.shape[2]):
                     vt[d, i, lane] = v0[d, i, lane] + h * dv[d, i, lane]
-            else:
-                for lane in range(p0.shape[2]):
+                else:
                     pt[d, i, lane] = p0[d, i, lane]
                     vt[d, i, lane] = 0.0
 
@@ -179,10 +199,8 @@ def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, on
     one_pos = one[0]
     one_vel = one[1]
     for i in range(pos.shape[1]):
-        if not free[i]:
-            continue
         for lane in range(pos.shape[2]):
-            if not alive[lane]:
+            if not (free[i, lane] and alive[lane]):
                 continue
             x = pos[0, i, lane]
             y = pos[1, i, lane]
@@ -222,10 +240,9 @@ def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse
         too_fast[lane] = False
     _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, one)
     for i in range(pos.shape[1]):
-        if free[i]:
-            for lane in range(lanes):
-                speed2 = vel[0, i, lane] * vel[0, i, lane] + vel[1, i, lane] * vel[1, i, lane]
-                too_fast[lane] |= not (speed2 <= max_speed2[lane])
+        for lane in range(lanes):
+            speed2 = vel[0, i, lane] * vel[0, i, lane] + vel[1, i, lane] * vel[1, i, lane]
+            too_fast[lane] |= free[i, lane] != 0 and not (speed2 <= max_speed2[lane])
     exploded = 0
     for lane in range(lanes):
         if alive[lane] and too_fast[lane]:
@@ -245,14 +262,19 @@ def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse
 
 
 @nb.njit(**_JIT)
-def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k, dashpot,
-                       omega, theta0, wave_sign, autoreverse, segments, ground_params, ground_points, fp, ip,
-                       max_speed2, ring, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
+def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k,
+                       dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments, ground_params,
+                       ground_points, fp, ip, max_speed2, ring, rec_pos, rec_vel, n_rec,
+                       exploded_at):  # fmt: skip
     """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane, as run_explicit per lane.
 
-    ``pos``, ``vel``: (2, n_masses, n_lanes), updated in place. ``inv_mass``: (n_masses, n_lanes) 1/M.
+    ``pos``, ``vel``: (2, n_masses, n_lanes), updated in place. ``free``, ``inv_mass``: (n_masses,
+    n_lanes) uint8 and 1/M; ``link_a``, ``link_b``: (n_links, n_lanes) uint32, each lane's link ends, and
+    ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane (a lane of fewer masses
+    or links is padded as in :func:`evo.sim.kernels.batch_euler.run_euler_batch`).
     ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
-    ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8; the
+    ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
+    ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.batch_euler.wave_sin_cos`); the
     wave entries of ``fp`` are not used. Records go into ``rec_pos`` / ``rec_vel`` (n_lanes, n_records,
     n_masses, 2) through the ``ring`` scratch (see :func:`evo.sim.kernels.batch_euler.record_lanes`);
     ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
@@ -286,8 +308,8 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_
         n_rec[lane] = 0
         exploded_at[lane] = -1
     written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
-    args = (free, inv_mass, link_a, link_b, rest, amp, cos_phi, sin_phi, link_k, dashpot, has_dashpot, alive,
-            ground_params, ground_points, fp, ip, wave)  # fmt: skip
+    args = (free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k, dashpot,
+            has_dashpot, alive, ground_params, ground_points, fp, ip, wave, wave_leader)  # fmt: skip
     for step in range(1, ip[I_STEPS] + 1):
         _copy(old, pos)
         for lane in range(lanes):
@@ -304,12 +326,11 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_
                 else:
                     for i in range(n):
                         for d in range(2):
-                            if free[i]:
-                                for lane in range(lanes):
+                            for lane in range(lanes):
+                                if free[i, lane]:
                                     pos[d, i, lane] += h * vel[d, i, lane] + 0.5 * h * h * acc[d, i, lane]
                                     vs[d, i, lane] = vel[d, i, lane] + h * acc[d, i, lane]
-                            else:
-                                for lane in range(lanes):
+                                else:
                                     vs[d, i, lane] = 0.0
                     at_vel, out, fraction = vs, acc2, 1.0
             elif method >= MIDPOINT:  # MIDPOINT or RK4
@@ -341,17 +362,17 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_
                                 acc[d, i, lane] = acc2[d, i, lane]
         if method <= EXPLICIT:  # SEMI_IMPLICIT or EXPLICIT
             for i in range(n):
-                if free[i]:
-                    for d in range(2):
-                        for lane in range(lanes):
+                for d in range(2):
+                    for lane in range(lanes):
+                        if free[i, lane]:
                             v_new = vel[d, i, lane] + h * acc[d, i, lane]
                             pos[d, i, lane] += h * (v_new if method == SEMI_IMPLICIT else vel[d, i, lane])
                             vel[d, i, lane] = v_new
         elif method == FINITE_DIFFERENCE:
             for i in range(n):
-                if free[i]:
-                    for d in range(2):
-                        for lane in range(lanes):
+                for d in range(2):
+                    for lane in range(lanes):
+                        if free[i, lane]:
                             vel[d, i, lane] += 0.5 * h * (acc[d, i, lane] + acc2[d, i, lane])
             _copy(acc, acc2)
             for lane in range(lanes):
@@ -360,22 +381,23 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, rest, amp, cos_
             _stage(p0, v0, free, vt, acc2, h, pos, vs)
             for d in range(2):
                 for i in range(n):
-                    if free[i]:
-                        for lane in range(lanes):
+                    for lane in range(lanes):
+                        if free[i, lane]:
                             vel[d, i, lane] = vs[d, i, lane]
         else:  # RK4
             w = h / 6.0
             for i in range(n):
-                if free[i]:
-                    for d in range(2):
-                        for lane in range(lanes):
+                for d in range(2):
+                    for lane in range(lanes):
+                        if free[i, lane]:
                             pos[d, i, lane] = p0[d, i, lane] + w * (
                                 v0[d, i, lane]
                                 + 2.0 * vs[d, i, lane]
                                 + 2.0 * acc2[d, i, lane]
                                 + vt[d, i, lane]
                             )
-                        for lane in range(lanes):
+                    for lane in range(lanes):
+                        if free[i, lane]:
                             vel[d, i, lane] = v0[d, i, lane] + w * (
                                 acc[d, i, lane] + 2.0 * k2[d, i, lane] + 2.0 * k3[d, i, lane] + k4[d, i, lane]
                             )

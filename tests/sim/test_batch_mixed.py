@@ -1,0 +1,178 @@
+"""``simulate_batch`` on creatures of different topologies (masses, links, fixed flags) in one batch: each
+lane, padded to the batch's largest creature, must give exactly what ``simulate`` gives it alone.
+
+Creatures are drawn by Hypothesis (sizes, links, wave, physics) and simulated in worlds with walls, a
+ceiling, terrain, gravity up, penalty ground and every integrator that has a batched kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_batch import assert_identical, run_both
+
+from evo.model import Creature
+from evo.sim import World, simulate
+from evo.sim import batch as batch_module
+from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES, lane_calls, simulate_batch
+from evo.sim.kernels import batch_euler
+
+WALKER_WORLD = {"gravity": 0.5, "damping": 0.025, "stiffness": 0.4, "max_speed": 50.0}
+
+
+def random_creature(rng: np.random.Generator, n_masses: int, extra_links: int, name: str) -> Creature:
+    """A ring of ``n_masses`` masses plus ``extra_links`` random chords (in a shuffled link order, so that
+    the link order onto a mass differs from creature to creature), muscles with random phases."""
+    pairs = [(i, (i + 1) % n_masses) for i in range(n_masses if n_masses > 2 else 1)]
+    for _ in range(extra_links):
+        a, b = rng.choice(n_masses, 2, replace=False)
+        pairs.append((int(a), int(b)))
+    pairs = [pairs[k] for k in rng.permutation(len(pairs))]
+    pairs = [(b, a) if rng.random() < 0.5 else (a, b) for a, b in pairs]
+    positions = rng.uniform([0.0, 0.0], [80.0, 60.0], (n_masses, 2))
+    link_a = np.array([a for a, _ in pairs])
+    link_b = np.array([b for _, b in pairs])
+    rest = np.hypot(*(positions[link_b] - positions[link_a]).T) * rng.uniform(0.8, 1.2, len(pairs))
+    return Creature(
+        positions=positions,
+        velocities=rng.normal(0.0, 0.3, (n_masses, 2)),
+        fixed=np.zeros(n_masses, dtype=bool),
+        link_a=link_a,
+        link_b=link_b,
+        rest=rest,
+        alpha=rng.uniform(0.0, 1.0, len(pairs)) * (rng.random(len(pairs)) < 0.6),
+        phi=rng.uniform(0.0, 2 * np.pi, len(pairs)),
+        omega=float(rng.uniform(0.02, 0.2)),
+        beta=float(rng.uniform(0.2, 1.0)),
+        wave_phase=float(rng.uniform(0.0, 6.0)),
+        wave_reverse=bool(rng.random() < 0.3),
+        autoreverse=bool(rng.random() < 0.5),
+        name=name,
+    )
+
+
+def population(seed: int, count: int, sizes=(2, 14), exploding: int = 0, physics: bool = False):
+    """``count`` creatures of random sizes; ``exploding`` of them torn apart or with a NaN; with
+    ``physics``, every third one gets stiffness multipliers, dashpots, masses and a fixed mass."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(count):
+        n = int(rng.integers(sizes[0], sizes[1] + 1))
+        creature = random_creature(rng, n, int(rng.integers(0, 2 * n)), f"c{k}")
+        if physics and k % 3 == 0:
+            creature = creature.replace(
+                stiffness=rng.uniform(0.5, 1.5, creature.n_links),
+                dashpot=rng.uniform(0.0, 0.2, creature.n_links) * (k % 2 == 0),
+                mass=rng.uniform(0.5, 2.0, creature.n_masses),
+                fixed=np.arange(creature.n_masses) == n - 1,
+            )
+        out.append(creature)
+    for k in rng.choice(count, exploding, replace=False):
+        c = out[k]
+        if k % 2:
+            positions = c.positions.copy()
+            positions[0, 0] = np.nan
+            out[k] = c.replace(positions=positions)
+        else:
+            out[k] = c.replace(positions=c.positions * 4.0)  # torn apart: every link far too long
+    return out
+
+
+WORLDS = {
+    "open": {},
+    "box": {"width": 120.0, "height": 70.0},
+    "terrain": {"width": 150.0, "terrain": (((10.0, 0.0), (60.0, 15.0), (140.0, 0.0)),)},
+    "gravity up": {"gravity_direction": "up", "height": 80.0},
+    "penalty hills": {"contact": "penalty", "ground": {"type": "hills", "amplitude": 4, "wavelength": 70}},
+}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    count=st.integers(MIN_LANES, 21),
+    integrator=st.sampled_from(BATCHED_INTEGRATORS),
+    surroundings=st.sampled_from(sorted(WORLDS)),
+    exploding=st.integers(0, 3),
+    physics=st.booleans(),
+)
+def test_every_lane_of_a_mixed_topology_batch_is_bit_identical_to_its_own_simulate_run(
+    seed, count, integrator, surroundings, exploding, physics
+):
+    creatures = population(seed, count, exploding=exploding, physics=physics)
+    world = World().updated({**WALKER_WORLD, "integrator": integrator, **WORLDS[surroundings]})
+    frames = 120 if integrator in ("midpoint", "rk4", "finite-difference") else 240
+    run_both(creatures, world, frames=frames, record_every=3)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_small_creatures_padded_beside_large_ones_explode_and_reverse_exactly_where_simulate_says(integrator):
+    creatures = population(7, 17, sizes=(2, 30), exploding=3)
+    world = World().updated({**WALKER_WORLD, "integrator": integrator, "width": 110.0, "max_speed": 12.0})
+    scalar = run_both(creatures, world, frames=400, record_every=2)
+    assert len({c.n_masses for c in creatures}) > 5 and len({c.n_links for c in creatures}) > 5
+    exploded = [t.exploded for t in scalar]
+    assert 3 <= sum(exploded) < len(creatures)  # lanes stop while lanes of other sizes run on
+    assert all(t.positions.shape[1:] == (c.n_masses, 2) for c, t in zip(creatures, scalar, strict=True))
+
+
+def test_a_mixed_batch_runs_in_kernel_calls_not_creature_by_creature(monkeypatch):
+    calls: list[int] = []
+    for name in ("_run_euler", "_run_explicit"):
+        real = getattr(batch_module, name)
+        monkeypatch.setattr(
+            batch_module, name, lambda c, *a, _real=real: calls.append(len(c)) or _real(c, *a)
+        )
+    monkeypatch.setattr(batch_module, "simulate", lambda *args: pytest.fail("simulated one by one"))
+    creatures = population(8, 3 * MIN_LANES + 2, physics=True)  # 9 with other physics
+    trajectories = simulate_batch(creatures, World().updated(WALKER_WORLD), 50)
+    assert sum(calls) == len(creatures) and len(calls) >= 2  # default physics and the rest: two kernels
+    monkeypatch.undo()
+    assert_identical(trajectories, [simulate(c, World().updated(WALKER_WORLD), 50) for c in creatures])
+
+
+def test_lane_calls_of_mixed_creatures_sort_them_by_size_cover_each_once_and_fit_the_stack(monkeypatch):
+    creatures = population(9, 150, sizes=(2, 40))
+    calls = lane_calls(creatures)
+    assert sorted(k for call in calls for k in call) == list(range(len(creatures)))
+    assert max(len(call) for call in calls) - min(len(call) for call in calls) <= 1
+    for call in calls:
+        rows = max(creatures[k].n_masses for k in call) + 1
+        assert len(call) <= batch_module.MAX_LANES and rows * len(call) <= batch_euler.STACK_DOUBLES
+    links = [creatures[k].n_links for call in calls for k in call]
+    assert links == sorted(links)  # a call pads its lanes to links of nearly the same count
+    monkeypatch.setattr(batch_module._batch_kernel, "STACK_DOUBLES", 41 * 10)
+    assert all(len(call) <= 10 for call in lane_calls(creatures))
+
+
+def test_creatures_of_one_topology_get_kernel_calls_of_their_own_where_they_fill_enough_lanes():
+    base = population(10, 3, sizes=(6, 6))
+    creatures = [base[k % 3].replace(rest=base[k % 3].rest * (1.0 + 0.01 * k)) for k in range(3 * MIN_LANES)]
+    creatures += population(11, 5)  # and a few of other topologies
+    calls = lane_calls(creatures)
+    kinds = [{k % 3 if k < 3 * MIN_LANES else "other" for k in call} for call in calls]
+    assert sorted(kinds, key=str) == sorted([{0}, {1}, {2}, {"other"}], key=str)
+    run_both(creatures, World().updated(WALKER_WORLD), frames=60)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "midpoint"])
+def test_lanes_that_share_a_wave_until_a_side_wall_reverses_one_stay_bit_identical(integrator):
+    creatures = population(12, 12, sizes=(4, 8))
+    wave = {"omega": 0.07, "wave_phase": 0.0, "wave_reverse": False}
+    creatures = [c.replace(**wave, autoreverse=k % 3 != 0) for k, c in enumerate(creatures)]
+    creatures[5] = creatures[5].replace(wave_phase=-0.0)  # the same θ but for its sign
+    leaders = batch_module._wave_leaders(
+        np.full(12, 0.07), np.array([c.wave_phase for c in creatures]), np.ones(12)
+    )
+    assert leaders.tolist() == [0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0]
+    world = World().updated({**WALKER_WORLD, "integrator": integrator, "width": 90.0})
+    scalar = run_both(creatures, world, frames=300)
+    x = [t.positions[1:, :, 0] for t in scalar]
+    first_touch = {
+        k: int(np.argmax((x[k].min(axis=1) == 0.0) | (x[k].max(axis=1) == 90.0)))
+        for k in range(len(creatures))
+        if creatures[k].autoreverse and (x[k].min() == 0.0 or x[k].max() == 90.0)
+    }
+    assert len(set(first_touch.values())) > 1  # lanes of one wave turned it at different frames
