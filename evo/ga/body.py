@@ -7,6 +7,7 @@ frozen, clipped :class:`~evo.model.Creature` standing on the floor (docs/interna
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -27,6 +28,7 @@ __all__ = [
     "connected",
     "repair",
     "place_on_floor",
+    "settle",
     "finish",
 ]
 
@@ -353,6 +355,26 @@ def place_on_floor(positions: np.ndarray) -> np.ndarray:
     return positions - positions.min(axis=0)
 
 
+def settle(body: Body, genome: GenomeSection) -> None:
+    """Do to ``body``, in place, what :func:`finish` does to the genes: clip them into their ranges and
+    place the body on the floor, so that editing it further gives what editing ``Body.of(finish(...))``
+    would (the same values; a per-link or per-mass column that holds only defaults is kept)."""
+    body.positions = place_on_floor(body.positions)
+    body.rest = np.minimum(
+        np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]
+    ).tolist()
+    body.alpha = np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0).tolist()
+    body.phi = wrap_phase(body.phi).tolist()
+    body.omega = min(max(float(body.omega), genome.omega[0]), genome.omega[1])
+    body.beta = min(max(float(body.beta), genome.beta[0]), genome.beta[1])
+    for extra, ranges in (
+        (body.link_extra, {"stiffness": genome.link_stiffness, "dashpot": genome.link_dashpot}),
+        (body.mass_extra, {"mass": genome.mass}),
+    ):
+        for name, column in extra.items():
+            extra[name] = _clipped(column, ranges[name]).tolist()
+
+
 def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict | None = None) -> Creature:
     """The creature of ``body``: genes clipped into the ``genome`` ranges (rest, alpha in [0, 1], phi
     wrapped into [0, 2π), omega, beta), at rest (zero velocities, no fixed masses), placed on the floor.
@@ -362,7 +384,7 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     serve drawing and index masses, are kept unless the body was renumbered.
     """
     n = body.n_masses
-    return Creature(
+    return _assembled(
         positions=place_on_floor(body.positions),
         velocities=np.zeros((n, 2)),
         fixed=np.zeros(n, dtype=bool),
@@ -373,22 +395,49 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
         phi=wrap_phase(body.phi),
         omega=min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
         beta=min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
-        wave_phase=template.wave_phase,
+        wave_phase=float(template.wave_phase),
         wave_reverse=template.wave_reverse,
         autoreverse=template.autoreverse,
         name=template.name,
         world=dict(template.world if world is None else world),
         meta={},
         polys=() if body.renumbered else template.polys,
-        **{name: _clipped(column, _extra_range(genome, name)) for name, column in body.link_extra.items()},
-        **{name: _clipped(column, _extra_range(genome, name)) for name, column in body.mass_extra.items()},
+        stiffness=_clipped(body.link_extra.get("stiffness"), genome.link_stiffness),
+        dashpot=_clipped(body.link_extra.get("dashpot"), genome.link_dashpot),
+        mass=_clipped(body.mass_extra.get("mass"), genome.mass),
     )
 
 
-def _extra_range(genome: GenomeSection, name: str) -> tuple[float, float]:
-    """The [genome] range of an optional per-link or per-mass value."""
-    return {"stiffness": genome.link_stiffness, "dashpot": genome.link_dashpot, "mass": genome.mass}[name]
+@functools.lru_cache(maxsize=256)
+def _constant(size: int, value: float) -> np.ndarray:
+    """A read-only (size,) array of ``value``, shared by every creature that needs one."""
+    out = np.full(size, value)
+    out.setflags(write=False)
+    return out
 
 
-def _clipped(column: list[float], bounds: tuple[float, float]) -> np.ndarray:
+def _assembled(**fields: object) -> Creature:
+    """The :class:`Creature` the constructor would make of ``fields`` -- arrays made by :func:`finish`
+    alone (fresh, of the right dtypes and shapes, genes already clipped), so nothing is copied or checked
+    again: the arrays are frozen in place, and absent per-link and per-mass values share read-only
+    arrays of their defaults. tests/ga/test_body.py checks it against the constructor."""
+    positions, link_a = fields["positions"], fields["link_a"]
+    n, m = positions.shape[0], link_a.shape[0]  # type: ignore[attr-defined]
+    default_physics = fields["stiffness"] is None and fields["dashpot"] is None and fields["mass"] is None
+    for name, size, value in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
+        if fields[name] is None:
+            fields[name] = _constant(size, value)
+    for value in fields.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    creature = object.__new__(Creature)
+    creature.__dict__.update(fields)
+    if default_physics:
+        creature.__dict__["has_default_physics"] = True
+    return creature
+
+
+def _clipped(column: list[float] | None, bounds: tuple[float, float]) -> np.ndarray | None:
+    if column is None:
+        return None
     return np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])

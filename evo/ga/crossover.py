@@ -12,7 +12,7 @@ from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_l
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
-__all__ = ["crossover", "cut_crossover", "wave_crossover"]
+__all__ = ["crossover", "crossover_bodies", "cut_crossover", "wave_crossover"]
 
 PER_MASS_ACROSS = 2  # most new links across the cut that one mass may receive
 
@@ -172,6 +172,25 @@ def crossover(
     """Mate two creatures: :func:`cut_crossover` with probability ``ga.rate_cut_crossover``, then
     :func:`wave_crossover` with probability ``ga.rate_wave_crossover`` (the wave blend uses the parents'
     omega and beta). Both children take parent a's world; their ``meta`` is empty."""
+    first, second = crossover_bodies(a, b, rng, genome, ga)
+    return finish(first, a, genome, world=a.world), finish(second, b, genome, world=a.world)
+
+
+def crossover_bodies(
+    a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection
+) -> list[Body]:
+    """The two working copies :func:`crossover` makes its children of (with the same draws), before
+    :func:`~evo.ga.body.finish`: child k is ``finish(bodies[k], (a, b)[k], genome, world=a.world)``.
+
+    Args:
+        a, b: the parents.
+        rng: the generator every draw comes from.
+        genome: the ``[genome]`` limits.
+        ga: the ``[ga]`` rates.
+
+    Returns:
+        The two bodies, repaired to the limits (genes not yet clipped, positions not yet on the floor).
+    """
     cut_draw, wave_draw = rng.random(2).tolist()
     if cut_draw < ga.rate_cut_crossover:
         bodies = _cut_bodies(a, b, rng, genome)
@@ -179,4 +198,4 @@ def crossover(
         bodies = [Body.of(a), Body.of(b)]
     if wave_draw < ga.rate_wave_crossover:
         _blend_waves(bodies, a, b, rng)
-    return finish(bodies[0], a, genome, world=a.world), finish(bodies[1], b, genome, world=a.world)
+    return bodies

@@ -18,7 +18,7 @@ from evo.ga.crossover import crossover
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 from evo.model import Creature
 
-__all__ = ["MUTATIONS", "BODY_MUTATIONS", "Mutation", "BodyMutation", "mutate", "crossover"]
+__all__ = ["MUTATIONS", "BODY_MUTATIONS", "Mutation", "BodyMutation", "mutate", "mutate_body", "crossover"]
 
 Mutation = Callable[[Creature, np.random.Generator, GenomeSection, GASection], Creature]
 BodyMutation = Callable[[Body, np.random.Generator, GenomeSection, GASection], None]
@@ -250,14 +250,27 @@ def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, 
     to ``mutate`` changes whenever some rate is positive. The operators edit one working copy, which is
     turned into a creature once. Returns a valid creature; the input is unchanged.
     """
+    body = Body.of(creature)
+    mutate_body(body, rng, genome, ga)
+    return finish(body, creature, genome)
+
+
+def mutate_body(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
+    """What :func:`mutate` does to its working copy: the operators it fires, applied to ``body`` in
+    place, with the same draws (:func:`evo.ga.brood.breed` mutates a crossover's bodies with it).
+
+    Args:
+        body: the working copy, edited in place (genes as :func:`~evo.ga.body.finish` leaves them).
+        rng: the generator every draw comes from.
+        genome: the ``[genome]`` limits.
+        ga: the ``[ga]`` rates and sigmas.
+    """
     # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
     # leaves the random stream of existing configurations unchanged
     active, rates = _active(ga)
     fired = rng.random(rates.size) < rates
     if not fired.any() and rates.sum() > 0.0:
         fired[int(rng.choice(rates.size, p=rates / rates.sum()))] = True
-    body = Body.of(creature)
     for (edit, _), on in zip(active, fired.tolist(), strict=True):
         if on:
             edit(body, rng, genome, ga)
-    return finish(body, creature, genome)
