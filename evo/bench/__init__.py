@@ -37,8 +37,10 @@ SECTIONS: dict[str, str] = {
     "batch": "evo.bench.batch:batch_section",
     "dask": "evo.bench.cluster:dask_section",
     "scaling": "evo.bench.scaling:scaling_section",
+    "quality": "evo.bench.quality:quality_section",
 }
-DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")  # scaling: evo bench --scaling
+# scaling: evo bench --scaling; quality (minutes): python -m evo.bench.quality
+DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")
 
 
 @dataclass
