@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evo.ga.graph_kernels import span
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 
@@ -255,33 +256,6 @@ def connected(n: int, a: list[int], b: list[int]) -> bool:
     return pieces <= 1
 
 
-def _connect(
-    positions: np.ndarray, forest: _Forest, degree: list[int], rng: np.random.Generator, genome: GenomeSection
-) -> list[tuple[int, int, tuple[float, float, float]]]:
-    """New links ``(i, j, genes)`` that join the trees of a spanning forest into one, each between the
-    nearest masses with a spare degree in the tree of mass 0 and outside it; ``forest`` and ``degree``
-    are updated. Every tree has a mass of degree <= 1 < max_degree, and joining two trees keeps a forest,
-    so this always succeeds."""
-    n = positions.shape[0]
-    joins = []
-    while True:
-        roots = np.array([forest.root(i) for i in range(n)])
-        main = roots == roots[0]
-        if main.all():
-            return joins
-        spare = np.array(degree) < genome.max_degree
-        i_side = np.flatnonzero(main & spare)
-        j_side = np.flatnonzero(~main & spare)
-        gaps = positions[j_side][None, :, :] - positions[i_side][:, None, :]
-        lengths = np.hypot(gaps[..., 0], gaps[..., 1])
-        flat = int(np.argmin(lengths))
-        i, j = int(i_side[flat // j_side.size]), int(j_side[flat % j_side.size])
-        forest.join(i, j)
-        degree[i] += 1
-        degree[j] += 1
-        joins.append((i, j, new_link_genes(rng, genome, float(lengths.flat[flat]))))
-
-
 def _grow(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     """Add one mass near a random mass with a spare degree, linked to it (used to reach masses[0])."""
     if body.n_links >= genome.max_links or not np.any(body.degree() < genome.max_degree):
@@ -301,9 +275,9 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
 
     Masses beyond ``masses[1]`` are removed at random. Links are then kept Kruskal-style, in one random
     order: first those that grow a spanning forest within the degree cap, then new links join the trees
-    (:func:`_connect`), then the other original links while the degree and link caps allow. Kept links
-    stay in their original order, new ones follow. Masses are grown up to ``masses[0]`` last. A body
-    that is already valid keeps its structure.
+    (:func:`evo.ga.graph_kernels.span`), then the other original links while the degree and link caps
+    allow. Kept links stay in their original order, new ones follow. Masses are grown up to
+    ``masses[0]`` last. A body that is already valid keeps its structure.
     """
     if body.n_masses > genome.masses[1]:
         gone = rng.choice(body.n_masses, size=body.n_masses - genome.masses[1], replace=False)
@@ -317,30 +291,19 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
             unique.append(k)
     if len(unique) < body.n_links:
         body.keep_links(unique)
-    cap, n, m = genome.max_degree, body.n_masses, body.n_links
-    a, b = body.a, body.b
-    order = rng.permutation(m).tolist()
-    forest = _Forest(n)
-    join = forest.join
-    degree = [0] * n
-    kept = [False] * m
-    for k in order:
-        i, j = a[k], b[k]
-        if degree[i] < cap and degree[j] < cap and join(i, j):
-            degree[i] += 1
-            degree[j] += 1
-            kept[k] = True
-    joins = _connect(body.positions, forest, degree, rng, genome)
-    budget = genome.max_links - sum(kept) - len(joins)
-    for k in order:
-        i, j = a[k], b[k]
-        if budget > 0 and not kept[k] and degree[i] < cap and degree[j] < cap:
-            degree[i] += 1
-            degree[j] += 1
-            kept[k] = True
-            budget -= 1
-    if not all(kept):
-        body.keep_links([k for k in range(m) if kept[k]])
+    m = body.n_links
+    order = rng.permutation(m)
+    kept, join_i, join_j, lengths = span(
+        body.n_masses, np.array(body.a, dtype=np.int64), np.array(body.b, dtype=np.int64), order,
+        body.positions, genome.max_degree, genome.max_links,
+    )  # fmt: skip
+    # the new links' genes are drawn once the structure is chosen, in the order the links were made
+    joins = [
+        (i, j, new_link_genes(rng, genome, length))
+        for i, j, length in zip(join_i.tolist(), join_j.tolist(), lengths.tolist(), strict=True)
+    ]
+    if not kept.all():
+        body.keep_links(np.flatnonzero(kept).tolist())
     for i, j, genes in joins:
         body.add_link(i, j, genes)
     while body.n_masses < genome.masses[0]:

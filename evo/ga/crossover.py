@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_link_genes, repair
+from evo.ga.graph_kernels import join_pairs
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
@@ -94,19 +95,9 @@ def _join(left: Body, right: Body, count: int, rng: np.random.Generator, genome:
         mass_extra=_merged(left.mass_extra, right.mass_extra, (left.n_masses, right.n_masses), MASS_EXTRAS),
     )
     if left.n_masses and right.n_masses:
-        gaps = right.positions[None, :, :] - left.positions[:, None, :]
-        lengths = np.hypot(gaps[..., 0], gaps[..., 1])
-        used = [0] * body.n_masses
-        flat_lengths = lengths.ravel().tolist()
-        for flat in np.argsort(lengths, axis=None, kind="stable").tolist():
-            if count <= 0:
-                break
-            i, j = divmod(flat, right.n_masses)
-            if used[i] < PER_MASS_ACROSS and used[j + offset] < PER_MASS_ACROSS:
-                body.add_link(i, j + offset, new_link_genes(rng, genome, flat_lengths[flat]))
-                used[i] += 1
-                used[j + offset] += 1
-                count -= 1
+        pairs = join_pairs(left.positions, right.positions, count, PER_MASS_ACROSS)
+        for i, j, length in zip(*(column.tolist() for column in pairs), strict=True):
+            body.add_link(i, j + offset, new_link_genes(rng, genome, length))
     return body
 
 
