@@ -379,6 +379,9 @@ def _constant(size: int, value: float) -> np.ndarray:
     return out
 
 
+_ARRAY_FIELDS = ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi")
+
+
 def _assembled(**fields: object) -> Creature:
     """The :class:`Creature` the constructor would make of ``fields`` -- arrays made by :func:`finish`
     alone (fresh, of the right dtypes and shapes, genes already clipped), so nothing is copied or checked
@@ -390,9 +393,10 @@ def _assembled(**fields: object) -> Creature:
     for name, size, value in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
         if fields[name] is None:
             fields[name] = _constant(size, value)
-    for value in fields.values():
-        if isinstance(value, np.ndarray):
-            value.setflags(write=False)
+        else:
+            fields[name].setflags(write=False)  # type: ignore[attr-defined]
+    for name in _ARRAY_FIELDS:
+        fields[name].setflags(write=False)  # type: ignore[attr-defined]
     creature = object.__new__(Creature)
     creature.__dict__.update(fields)
     if default_physics:

@@ -23,7 +23,7 @@ def _split(creature: Creature, fraction: float) -> tuple[np.ndarray, float]:
     at least one mass on each side when there are two or more, and the cut halfway across the gap."""
     n = creature.n_masses
     order = np.argsort(creature.positions[:, 0], kind="stable")
-    count = int(np.clip(round(fraction * n), 1, max(n - 1, 1)))
+    count = min(max(round(fraction * n), 1), max(n - 1, 1))
     left = np.zeros(n, dtype=bool)
     left[order[:count]] = True
     xs = creature.positions[order, 0]

@@ -49,7 +49,7 @@ def _perturb_rest(body: Body, rng: np.random.Generator, genome: GenomeSection, g
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction)
     rest = np.array(body.rest, dtype=np.float64)
     rest[chosen] *= np.exp(ga.sigma_rest * rng.standard_normal(chosen.size))
-    body.rest = np.clip(rest, *genome.rest).tolist()
+    body.rest = np.minimum(np.maximum(rest, genome.rest[0]), genome.rest[1]).tolist()
 
 
 def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
@@ -57,7 +57,9 @@ def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, 
     so that they stay muscles (toggle_muscle turns muscles into springs)."""
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
     alpha = np.array(body.alpha, dtype=np.float64)
-    alpha[chosen] = np.clip(alpha[chosen] + ga.sigma_alpha * rng.standard_normal(chosen.size), 0.01, 1.0)
+    alpha[chosen] = np.minimum(
+        np.maximum(alpha[chosen] + ga.sigma_alpha * rng.standard_normal(chosen.size), 0.01), 1.0
+    )
     body.alpha = alpha.tolist()
 
 
@@ -233,8 +235,22 @@ MUTATIONS: dict[str, Mutation] = {name: _on_creatures(name, edit) for name, edit
 assert tuple(MUTATIONS) == MUTATION_NAMES
 
 
-@functools.lru_cache(maxsize=64)
 def _active(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
+    """:func:`_active_of` of the settings, remembered for the last settings object (hashing a
+    :class:`GASection` costs more than a mutation's own bookkeeping)."""
+    global _last_active
+    settings, active = _last_active  # one tuple, read at once (threads may share this module)
+    if settings is not ga:
+        active = _active_of(ga)
+        _last_active = (ga, active)
+    return active
+
+
+_last_active: tuple = (None, None)
+
+
+@functools.lru_cache(maxsize=64)
+def _active_of(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
     """The operators with a positive rate, in registry order, and their rates (made once per settings;
     the array is never written to)."""
     active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
