@@ -1,13 +1,13 @@
-"""Compiled loops of crossover and repair: the nearest pairs that join two parts, and the spanning forest,
-joins and extra links that repair keeps. They choose structure only and draw nothing: the caller draws
-the new links' genes afterwards, in the same order, so the random stream is that of the Python loops."""
+"""Compiled loops of crossover and repair: a cut child's two parts, the nearest pairs that join them, and
+the spanning forest, joins and extra links that repair keeps. They draw nothing: the caller draws the new
+links' genes afterwards, in the same order, so the random stream is that of the Python loops they replace."""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
 
-__all__ = ["join_pairs", "span"]
+__all__ = ["cut_child", "join_pairs", "span"]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
 
@@ -159,3 +159,93 @@ def span(
         cap,
         max_links,
     )
+
+
+@nb.njit(**_JIT)
+def _cut_child(pos_f, a_f, b_f, left_f, pos_s, a_s, b_s, right_s, shift, spacing):  # pragma: no cover
+    n_f, n_s = pos_f.shape[0], pos_s.shape[0]
+    index_f = np.full(n_f, -1, np.int64)
+    index_s = np.full(n_s, -1, np.int64)
+    n_left = 0
+    for i in range(n_f):
+        if left_f[i]:
+            index_f[i] = n_left
+            n_left += 1
+    n = n_left
+    for i in range(n_s):
+        if right_s[i]:
+            index_s[i] = n
+            n += 1
+    positions = np.empty((n, 2))
+    for i in range(n_f):
+        if left_f[i]:
+            positions[index_f[i], 0] = pos_f[i, 0] + 0.0
+            positions[index_f[i], 1] = pos_f[i, 1] + 0.0
+    for i in range(n_s):
+        if right_s[i]:
+            positions[index_s[i], 0] = pos_s[i, 0] + shift
+            positions[index_s[i], 1] = pos_s[i, 1] + 0.0
+    if n_left and n > n_left:  # move the right part clear of the left one
+        needed = -np.inf
+        for i in range(n_left):
+            for j in range(n_left, n):
+                dx = positions[j, 0] - positions[i, 0]
+                dy = abs(positions[j, 1] - positions[i, 1])
+                needed = max(needed, np.sqrt(max(spacing * spacing - dy * dy, 0.0)) - dx)
+        gap = max(needed, 0.0)
+        for j in range(n_left, n):
+            positions[j, 0] += gap
+    links_f = np.empty(a_f.shape[0], np.int64)
+    links_s = np.empty(a_s.shape[0], np.int64)
+    count_f = count_s = crossing = 0
+    for k in range(a_f.shape[0]):
+        if left_f[a_f[k]] and left_f[b_f[k]]:
+            links_f[count_f] = k
+            count_f += 1
+        crossing += left_f[a_f[k]] != left_f[b_f[k]]
+    for k in range(a_s.shape[0]):
+        if right_s[a_s[k]] and right_s[b_s[k]]:
+            links_s[count_s] = k
+            count_s += 1
+        crossing += right_s[a_s[k]] != right_s[b_s[k]]
+    a = np.empty(count_f + count_s, np.int64)
+    b = np.empty(count_f + count_s, np.int64)
+    for k in range(count_f):
+        a[k], b[k] = index_f[a_f[links_f[k]]], index_f[b_f[links_f[k]]]
+    for k in range(count_s):
+        a[count_f + k], b[count_f + k] = index_s[a_s[links_s[k]]], index_s[b_s[links_s[k]]]
+    return positions, a, b, links_f[:count_f], links_s[:count_s], crossing, n_left
+
+
+def cut_child(
+    first: tuple[np.ndarray, np.ndarray, np.ndarray],
+    left: np.ndarray,
+    second: tuple[np.ndarray, np.ndarray, np.ndarray],
+    right: np.ndarray,
+    shift: float,
+    spacing: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """The body of a cut crossover's child: the masses ``left`` of the first parent (in their order), then
+    the masses ``right`` of the second, shifted ``shift`` px in x and then further right until no mass
+    across the cut is closer than ``spacing`` px; the links within each part.
+
+    Args:
+        first, second: each parent's (n, 2) positions (px) and (m,) link ends a and b.
+        left: (n_first,) bool, the first parent's masses that the child keeps.
+        right: (n_second,) bool, the second parent's masses that the child keeps.
+        shift: px added to the x of the second parent's masses.
+        spacing: the least distance across the cut (px).
+
+    Returns:
+        (n, 2) positions; (k,) link ends a and b; the first and the second parent's links kept, by index
+        (the child's links in that order); how many links of both parents the cut goes through; the
+        number of masses from the first parent.
+    """
+    positions, a, b, links_f, links_s, crossing, n_left = _cut_child(
+        np.ascontiguousarray(first[0], dtype=np.float64), np.asarray(first[1], dtype=np.int64),
+        np.asarray(first[2], dtype=np.int64), np.asarray(left, dtype=np.bool_),
+        np.ascontiguousarray(second[0], dtype=np.float64), np.asarray(second[1], dtype=np.int64),
+        np.asarray(second[2], dtype=np.int64), np.asarray(right, dtype=np.bool_),
+        float(shift), float(spacing),
+    )  # fmt: skip
+    return positions, a, b, links_f, links_s, int(crossing), int(n_left)
