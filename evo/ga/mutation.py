@@ -29,10 +29,14 @@ def _chosen_links(
 ) -> np.ndarray:
     """Indices of links each chosen with probability ``fraction`` (at least one when there is any),
     optionally only among those where ``among`` is True."""
-    pool = np.ones(count, dtype=bool) if among is None else among
-    chosen = (rng.random(count) < fraction) & pool
-    if not chosen.any() and pool.any():
-        candidates = np.flatnonzero(pool)
+    chosen = rng.random(count) < fraction
+    if among is None:  # every link may be chosen (the same draws as an ``among`` of all True)
+        if count and not chosen.any():
+            chosen[rng.integers(count)] = True
+        return np.flatnonzero(chosen)
+    chosen &= among
+    if not chosen.any() and among.any():
+        candidates = np.flatnonzero(among)
         chosen[candidates[rng.integers(candidates.size)]] = True
     return np.flatnonzero(chosen)
 
