@@ -39,8 +39,10 @@ SECTIONS: dict[str, str] = {
     "scaling": "evo.bench.scaling:scaling_section",
     "refine": "evo.bench.refine:refine_section",
     "checkpoint": "evo.bench.checkpoint:checkpoint_section",
+    "quality": "evo.bench.quality:quality_section",
 }
-DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")  # scaling: evo bench --scaling
+# scaling: evo bench --scaling; quality (minutes): python -m evo.bench.quality
+DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")
 
 
 @dataclass

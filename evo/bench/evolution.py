@@ -169,6 +169,49 @@ def walkers_rates(generations: int, repeats: int) -> dict[str, Any]:
     }
 
 
+def ga_costs(generations: int, repeats: int) -> dict[str, Any]:
+    """examples/walkers.toml's GA alone, per new child (ms), generations 1 .. ``generations`` - 1 driven by
+    hand: ``breed`` of each generation's broods (variation: crossover, mutation, repair, the creatures
+    made) and ``ask`` + ``tell`` (the bookkeeping: selection, the broods, individuals, hall of fame,
+    statistics); the children are evaluated between them, untimed. CPU time of this thread (a busy
+    machine barely changes it), fastest of ``repeats`` per part."""
+    from evo.fitness.evaluate import evaluate
+    from evo.ga.brood import breed
+
+    config = walkers_config(generations)
+    spec = config.evaluation_spec()
+    best = {"variation": float("inf"), "bookkeeping": float("inf")}
+    children = 0
+    for _ in range(max(1, repeats)):
+        evolution = prepare(config).evolution
+        spent = {"variation": 0.0, "bookkeeping": 0.0}
+        children = 0
+        for g in range(generations):
+            start = time.thread_time()
+            broods = evolution.ask()
+            asked = time.thread_time()
+            kids = [breed(brood, config.genome, config.ga, world=spec.world) for brood in broods]
+            bred = time.thread_time()
+            results = [
+                [
+                    (c, None if c is None else evaluate(c, spec, seed))
+                    for c, seed in zip(group, b.plugin_seeds, strict=True)
+                ]
+                for group, b in zip(kids, broods, strict=True)
+            ]
+            evaluated = time.thread_time()
+            evolution.tell(results)
+            told = time.thread_time()
+            if g > 0:  # generation 0 (random creatures) is left out, as in the other figures
+                spent["variation"] += bred - asked
+                spent["bookkeeping"] += (asked - start) + (told - evaluated)
+                children += sum(b.evaluations for b in broods)
+        best = {name: min(best[name], seconds) for name, seconds in spent.items()}
+    return {"children": children} | {
+        f"{name}_ms_per_child": 1e3 * s / max(1, children) for name, s in best.items()
+    }
+
+
 def evolution_section(args: argparse.Namespace):
     """The ``evolution`` section of ``python -m evo bench``."""
     from evo.bench import Section
@@ -233,6 +276,14 @@ def evolution_section(args: argparse.Namespace):
             f" {walkers['evaluations']} creatures {walkers['bare_kernel_per_s']:.1f}/s:"
             f" {walkers['run_vs_kernel']:.2f} x per core (target >= 1.3)",
         ]
+    ga_generations = int(getattr(args, "ga_generations", 40))
+    if ga_generations > 1:
+        costs = data["ga_costs"] = ga_costs(ga_generations, max(1, min(repeats, 2)))
+        lines.append(
+            f"examples/walkers.toml's GA alone, generations 1-{ga_generations - 1} ({costs['children']}"
+            f" children): variation {costs['variation_ms_per_child']:.4f} ms per child, bookkeeping (ask and"
+            f" tell) {costs['bookkeeping_ms_per_child']:.4f} ms per child, CPU (target: together <= 0.03)"
+        )
     return Section("evolution: end-to-end evaluations per second", lines, {"evolution": data})
 
 

@@ -7,11 +7,13 @@ frozen, clipped :class:`~evo.model.Creature` standing on the floor (docs/interna
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from evo.ga.graph_kernels import span
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 
@@ -27,6 +29,7 @@ __all__ = [
     "connected",
     "repair",
     "place_on_floor",
+    "settle",
     "finish",
 ]
 
@@ -253,33 +256,6 @@ def connected(n: int, a: list[int], b: list[int]) -> bool:
     return pieces <= 1
 
 
-def _connect(
-    positions: np.ndarray, forest: _Forest, degree: list[int], rng: np.random.Generator, genome: GenomeSection
-) -> list[tuple[int, int, tuple[float, float, float]]]:
-    """New links ``(i, j, genes)`` that join the trees of a spanning forest into one, each between the
-    nearest masses with a spare degree in the tree of mass 0 and outside it; ``forest`` and ``degree``
-    are updated. Every tree has a mass of degree <= 1 < max_degree, and joining two trees keeps a forest,
-    so this always succeeds."""
-    n = positions.shape[0]
-    joins = []
-    while True:
-        roots = np.array([forest.root(i) for i in range(n)])
-        main = roots == roots[0]
-        if main.all():
-            return joins
-        spare = np.array(degree) < genome.max_degree
-        i_side = np.flatnonzero(main & spare)
-        j_side = np.flatnonzero(~main & spare)
-        gaps = positions[j_side][None, :, :] - positions[i_side][:, None, :]
-        lengths = np.hypot(gaps[..., 0], gaps[..., 1])
-        flat = int(np.argmin(lengths))
-        i, j = int(i_side[flat // j_side.size]), int(j_side[flat % j_side.size])
-        forest.join(i, j)
-        degree[i] += 1
-        degree[j] += 1
-        joins.append((i, j, new_link_genes(rng, genome, float(lengths.flat[flat]))))
-
-
 def _grow(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     """Add one mass near a random mass with a spare degree, linked to it (used to reach masses[0])."""
     if body.n_links >= genome.max_links or not np.any(body.degree() < genome.max_degree):
@@ -299,9 +275,9 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
 
     Masses beyond ``masses[1]`` are removed at random. Links are then kept Kruskal-style, in one random
     order: first those that grow a spanning forest within the degree cap, then new links join the trees
-    (:func:`_connect`), then the other original links while the degree and link caps allow. Kept links
-    stay in their original order, new ones follow. Masses are grown up to ``masses[0]`` last. A body
-    that is already valid keeps its structure.
+    (:func:`evo.ga.graph_kernels.span`), then the other original links while the degree and link caps
+    allow. Kept links stay in their original order, new ones follow. Masses are grown up to
+    ``masses[0]`` last. A body that is already valid keeps its structure.
     """
     if body.n_masses > genome.masses[1]:
         gone = rng.choice(body.n_masses, size=body.n_masses - genome.masses[1], replace=False)
@@ -315,30 +291,19 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
             unique.append(k)
     if len(unique) < body.n_links:
         body.keep_links(unique)
-    cap, n, m = genome.max_degree, body.n_masses, body.n_links
-    a, b = body.a, body.b
-    order = rng.permutation(m).tolist()
-    forest = _Forest(n)
-    join = forest.join
-    degree = [0] * n
-    kept = [False] * m
-    for k in order:
-        i, j = a[k], b[k]
-        if degree[i] < cap and degree[j] < cap and join(i, j):
-            degree[i] += 1
-            degree[j] += 1
-            kept[k] = True
-    joins = _connect(body.positions, forest, degree, rng, genome)
-    budget = genome.max_links - sum(kept) - len(joins)
-    for k in order:
-        i, j = a[k], b[k]
-        if budget > 0 and not kept[k] and degree[i] < cap and degree[j] < cap:
-            degree[i] += 1
-            degree[j] += 1
-            kept[k] = True
-            budget -= 1
-    if not all(kept):
-        body.keep_links([k for k in range(m) if kept[k]])
+    m = body.n_links
+    order = rng.permutation(m)
+    kept, join_i, join_j, lengths = span(
+        body.n_masses, np.array(body.a, dtype=np.int64), np.array(body.b, dtype=np.int64), order,
+        body.positions, genome.max_degree, genome.max_links,
+    )  # fmt: skip
+    # the new links' genes are drawn once the structure is chosen, in the order the links were made
+    joins = [
+        (i, j, new_link_genes(rng, genome, length))
+        for i, j, length in zip(join_i.tolist(), join_j.tolist(), lengths.tolist(), strict=True)
+    ]
+    if not kept.all():
+        body.keep_links(np.flatnonzero(kept).tolist())
     for i, j, genes in joins:
         body.add_link(i, j, genes)
     while body.n_masses < genome.masses[0]:
@@ -353,6 +318,26 @@ def place_on_floor(positions: np.ndarray) -> np.ndarray:
     return positions - positions.min(axis=0)
 
 
+def settle(body: Body, genome: GenomeSection) -> None:
+    """Do to ``body``, in place, what :func:`finish` does to the genes: clip them into their ranges and
+    place the body on the floor, so that editing it further gives what editing ``Body.of(finish(...))``
+    would (the same values; a per-link or per-mass column that holds only defaults is kept)."""
+    body.positions = place_on_floor(body.positions)
+    body.rest = np.minimum(
+        np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]
+    ).tolist()
+    body.alpha = np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0).tolist()
+    body.phi = wrap_phase(body.phi).tolist()
+    body.omega = min(max(float(body.omega), genome.omega[0]), genome.omega[1])
+    body.beta = min(max(float(body.beta), genome.beta[0]), genome.beta[1])
+    for extra, ranges in (
+        (body.link_extra, {"stiffness": genome.link_stiffness, "dashpot": genome.link_dashpot}),
+        (body.mass_extra, {"mass": genome.mass}),
+    ):
+        for name, column in extra.items():
+            extra[name] = _clipped(column, ranges[name]).tolist()
+
+
 def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict | None = None) -> Creature:
     """The creature of ``body``: genes clipped into the ``genome`` ranges (rest, alpha in [0, 1], phi
     wrapped into [0, 2π), omega, beta), at rest (zero velocities, no fixed masses), placed on the floor.
@@ -362,7 +347,7 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     serve drawing and index masses, are kept unless the body was renumbered.
     """
     n = body.n_masses
-    return Creature(
+    return _assembled(
         positions=place_on_floor(body.positions),
         velocities=np.zeros((n, 2)),
         fixed=np.zeros(n, dtype=bool),
@@ -373,22 +358,53 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
         phi=wrap_phase(body.phi),
         omega=min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
         beta=min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
-        wave_phase=template.wave_phase,
+        wave_phase=float(template.wave_phase),
         wave_reverse=template.wave_reverse,
         autoreverse=template.autoreverse,
         name=template.name,
         world=dict(template.world if world is None else world),
         meta={},
         polys=() if body.renumbered else template.polys,
-        **{name: _clipped(column, _extra_range(genome, name)) for name, column in body.link_extra.items()},
-        **{name: _clipped(column, _extra_range(genome, name)) for name, column in body.mass_extra.items()},
+        stiffness=_clipped(body.link_extra.get("stiffness"), genome.link_stiffness),
+        dashpot=_clipped(body.link_extra.get("dashpot"), genome.link_dashpot),
+        mass=_clipped(body.mass_extra.get("mass"), genome.mass),
     )
 
 
-def _extra_range(genome: GenomeSection, name: str) -> tuple[float, float]:
-    """The [genome] range of an optional per-link or per-mass value."""
-    return {"stiffness": genome.link_stiffness, "dashpot": genome.link_dashpot, "mass": genome.mass}[name]
+@functools.lru_cache(maxsize=256)
+def _constant(size: int, value: float) -> np.ndarray:
+    """A read-only (size,) array of ``value``, shared by every creature that needs one."""
+    out = np.full(size, value)
+    out.setflags(write=False)
+    return out
 
 
-def _clipped(column: list[float], bounds: tuple[float, float]) -> np.ndarray:
+_ARRAY_FIELDS = ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi")
+
+
+def _assembled(**fields: object) -> Creature:
+    """The :class:`Creature` the constructor would make of ``fields`` -- arrays made by :func:`finish`
+    alone (fresh, of the right dtypes and shapes, genes already clipped), so nothing is copied or checked
+    again: the arrays are frozen in place, and absent per-link and per-mass values share read-only
+    arrays of their defaults. tests/ga/test_body.py checks it against the constructor."""
+    positions, link_a = fields["positions"], fields["link_a"]
+    n, m = positions.shape[0], link_a.shape[0]  # type: ignore[attr-defined]
+    default_physics = fields["stiffness"] is None and fields["dashpot"] is None and fields["mass"] is None
+    for name, size, value in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
+        if fields[name] is None:
+            fields[name] = _constant(size, value)
+        else:
+            fields[name].setflags(write=False)  # type: ignore[attr-defined]
+    for name in _ARRAY_FIELDS:
+        fields[name].setflags(write=False)  # type: ignore[attr-defined]
+    creature = object.__new__(Creature)
+    creature.__dict__.update(fields)
+    if default_physics:
+        creature.__dict__["has_default_physics"] = True
+    return creature
+
+
+def _clipped(column: list[float] | None, bounds: tuple[float, float]) -> np.ndarray | None:
+    if column is None:
+        return None
     return np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])

@@ -114,6 +114,8 @@ def _children(
         return [variation.mutate(child, rng, genome, ga) if brood.mutate[0] else child]
     if brood.kind != PAIR:
         raise ValueError(f"unknown kind of brood {brood.kind!r}")
+    if brood.mate and _is_default(variation):
+        return _mated(brood, rng, genome, ga)
     kids: list[Creature] = list(brood.parents)
     changed = [False] * len(kids)
     if brood.mate:
@@ -124,3 +126,28 @@ def _children(
             kids[k] = variation.mutate(kids[k], rng, genome, ga)
             changed[k] = True
     return [kid if touched else None for kid, touched in zip(kids, changed, strict=True)]
+
+
+def _is_default(variation: Variation) -> bool:
+    from evo.ga.mutation import crossover, mutate
+
+    return variation.mutate is mutate and variation.crossover is crossover
+
+
+def _mated(
+    brood: Brood, rng: np.random.Generator, genome: GenomeSection, ga: GASection
+) -> list[Creature | None]:
+    """The children of a mated pair under the default operators: a mutated child is edited on its
+    crossover body (settled as :func:`~evo.ga.body.finish` would leave it) and made into a creature once,
+    giving what ``mutate(crossover(...)[k])`` gives from the same draws."""
+    from evo.ga.body import finish, settle
+    from evo.ga.crossover import crossover_bodies
+    from evo.ga.mutation import mutate_body
+
+    a, b = brood.parents
+    bodies = crossover_bodies(a, b, rng, genome, ga)
+    for body, flag in zip(bodies, brood.mutate, strict=True):
+        if flag:
+            settle(body, genome)
+            mutate_body(body, rng, genome, ga)
+    return [finish(body, parent, genome, world=a.world) for body, parent in zip(bodies, (a, b), strict=True)]

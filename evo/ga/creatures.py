@@ -224,18 +224,21 @@ def distance(a: Creature, b: Creature) -> float:
     ]
     qa, qb = sa.rest, sb.rest
     scale = np.maximum(np.abs(qa), np.abs(qb))
-    terms.append(float(np.mean(np.divide(np.abs(qa - qb), scale, out=np.zeros_like(scale), where=scale > 0))))
-    same_links = (
-        a.n_masses == b.n_masses and np.array_equal(a.link_a, b.link_a) and np.array_equal(a.link_b, b.link_b)
-    )
-    if same_links and a.n_links:
+    terms.append(_mean(np.divide(np.abs(qa - qb), scale, out=np.zeros_like(scale), where=scale > 0)))
+    if sa.links == sb.links and a.n_links:  # the same links between the same masses
         both = a.is_muscle & b.is_muscle
         turn = np.abs(a.phi - b.phi) % TWO_PI
         circular = np.minimum(turn, TWO_PI - turn) / np.pi
-        terms.append(float(np.mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0))))
+        terms.append(_mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0)))
     else:
-        terms.append(float(np.mean(np.abs(sa.alpha - sb.alpha))))
+        terms.append(_mean(np.abs(sa.alpha - sb.alpha)))
     return float(sum(terms) / len(terms))
+
+
+def _mean(values: np.ndarray) -> float:
+    """``float(np.mean(values))`` of a non-empty 1-d float64 array, bit for bit (the same reduction and
+    division), without ``np.mean``'s wrapper."""
+    return float(np.add.reduce(values)) / values.size
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,7 @@ class _Signature:
     muscles: int
     rest: np.ndarray
     alpha: np.ndarray
+    links: tuple[int, bytes, bytes]  # mass count and the link ends: equal exactly when the links are
 
 
 _SIGNATURES: weakref.WeakKeyDictionary[Creature, _Signature] = weakref.WeakKeyDictionary()
@@ -253,6 +257,7 @@ _SIGNATURES: weakref.WeakKeyDictionary[Creature, _Signature] = weakref.WeakKeyDi
 def _signature(creature: Creature) -> _Signature:
     found = _SIGNATURES.get(creature)
     if found is None:
-        found = _Signature(creature.n_muscles, _quantiles(creature.rest), _quantiles(creature.alpha))
+        links = (creature.n_masses, creature.link_a.tobytes(), creature.link_b.tobytes())
+        found = _Signature(creature.n_muscles, _quantiles(creature.rest), _quantiles(creature.alpha), links)
         _SIGNATURES[creature] = found
     return found

@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_link_genes, repair
+from evo.ga.graph_kernels import cut_child, join_pairs
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
-__all__ = ["crossover", "cut_crossover", "wave_crossover"]
+__all__ = ["crossover", "crossover_bodies", "cut_crossover", "wave_crossover"]
 
 PER_MASS_ACROSS = 2  # most new links across the cut that one mass may receive
 
@@ -22,7 +23,7 @@ def _split(creature: Creature, fraction: float) -> tuple[np.ndarray, float]:
     at least one mass on each side when there are two or more, and the cut halfway across the gap."""
     n = creature.n_masses
     order = np.argsort(creature.positions[:, 0], kind="stable")
-    count = int(np.clip(round(fraction * n), 1, max(n - 1, 1)))
+    count = min(max(round(fraction * n), 1), max(n - 1, 1))
     left = np.zeros(n, dtype=bool)
     left[order[:count]] = True
     xs = creature.positions[order, 0]
@@ -30,83 +31,66 @@ def _split(creature: Creature, fraction: float) -> tuple[np.ndarray, float]:
     return left, float(cut)
 
 
-def _part(creature: Creature, keep: np.ndarray, shift: float) -> Body:
-    """The masses in ``keep`` (shifted by ``shift`` px in x, in their order) and the links among them."""
-    new_index = np.cumsum(keep) - 1
-    links = np.flatnonzero(keep[creature.link_a] & keep[creature.link_b])
-    positions = creature.positions[keep] + np.array([shift, 0.0])
-    return Body(
-        positions,
-        new_index[creature.link_a[links]].tolist(),
-        new_index[creature.link_b[links]].tolist(),
-        creature.rest[links].tolist(),
-        creature.alpha[links].tolist(),
-        creature.phi[links].tolist(),
-        renumbered=True,
-        link_extra={k: v[links].tolist() for k, v in extras_of(creature, LINK_EXTRAS).items()},
-        mass_extra={k: v[keep].tolist() for k, v in extras_of(creature, MASS_EXTRAS).items()},
-    )
-
-
-def _merged(
-    left: dict[str, list[float]],
-    right: dict[str, list[float]],
-    sizes: tuple[int, int],
+def _columns(
+    first: dict[str, np.ndarray],
+    second: dict[str, np.ndarray],
+    rows: tuple[np.ndarray, np.ndarray],
     defaults: dict[str, float],
 ) -> dict[str, list[float]]:
-    """Concatenated optional columns of two parts; a column one part lacks is filled with the default."""
-    return {
-        name: left.get(name, [defaults[name]] * sizes[0]) + right.get(name, [defaults[name]] * sizes[1])
-        for name in sorted(left.keys() | right.keys())
-    }
+    """The optional per-link (or per-mass) columns of a child: the first parent's values at ``rows[0]``
+    then the second's at ``rows[1]``, a column one parent lacks filled with the default."""
+    out = {}
+    for name in sorted(first.keys() | second.keys()):
+        parts = [
+            values[index] if values is not None else np.full(index.size, defaults[name])
+            for values, index in ((first.get(name), rows[0]), (second.get(name), rows[1]))
+        ]
+        out[name] = np.concatenate(parts).tolist()
+    return out
 
 
-def _gap(left: np.ndarray, right: np.ndarray, spacing: float) -> float:
-    """How far (px, >= 0) to move the right part (all its x >= every left x) further right so that no
-    mass across the cut is closer than ``spacing``: near-coincident masses joined by a link of much
-    longer rest length push violently and can make the Euler step unstable."""
-    if left.shape[0] == 0 or right.shape[0] == 0:
-        return 0.0
-    dx = right[None, :, 0] - left[:, None, 0]
-    dy = np.abs(right[None, :, 1] - left[:, None, 1])
-    needed = np.sqrt(np.maximum(spacing * spacing - dy * dy, 0.0)) - dx
-    return float(max(needed.max(), 0.0))
-
-
-def _crossing(creature: Creature, left: np.ndarray) -> int:
-    """Number of links of ``creature`` that the cut separating ``left`` from the rest goes through."""
-    return int(np.count_nonzero(left[creature.link_a] != left[creature.link_b]))
-
-
-def _join(left: Body, right: Body, count: int, rng: np.random.Generator, genome: GenomeSection) -> Body:
-    """One body of two parts, with ``count`` new links across: the nearest pairs first, at most
-    ``PER_MASS_ACROSS`` per mass. Repair adds any still needed and enforces the caps."""
-    offset = left.n_masses
+def _child(
+    first: Creature,
+    left_first: np.ndarray,
+    cut_first: float,
+    second: Creature,
+    left_second: np.ndarray,
+    cut_second: float,
+    rng: np.random.Generator,
+    genome: GenomeSection,
+) -> Body:
+    """The left part of ``first`` and the right part of ``second`` (shifted so that both cut lines
+    coincide, then clear of the left part by ``rest[0]``), each with its links and their genes, and as
+    many new unstressed links across as the parents had (their mean, at least one): the nearest pairs
+    first, at most ``PER_MASS_ACROSS`` per mass. Repair adds any still needed and enforces the caps."""
+    right_second = ~left_second
+    positions, a, b, links_first, links_second, crossing, n_left = cut_child(
+        (first.positions, first.link_a, first.link_b), left_first,
+        (second.positions, second.link_a, second.link_b), right_second,
+        cut_first - cut_second, genome.rest[0],
+    )  # fmt: skip
+    links = (links_first, links_second)
     body = Body(
-        np.vstack([left.positions, right.positions]),
-        left.a + [i + offset for i in right.a],
-        left.b + [i + offset for i in right.b],
-        left.rest + right.rest,
-        left.alpha + right.alpha,
-        left.phi + right.phi,
+        positions,
+        a.tolist(),
+        b.tolist(),
+        *(np.concatenate([first_genes[links_first], second_genes[links_second]]).tolist()
+          for first_genes, second_genes in ((first.rest, second.rest), (first.alpha, second.alpha),
+                                            (first.phi, second.phi))),
         renumbered=True,
-        link_extra=_merged(left.link_extra, right.link_extra, (left.n_links, right.n_links), LINK_EXTRAS),
-        mass_extra=_merged(left.mass_extra, right.mass_extra, (left.n_masses, right.n_masses), MASS_EXTRAS),
-    )
-    if left.n_masses and right.n_masses:
-        gaps = right.positions[None, :, :] - left.positions[:, None, :]
-        lengths = np.hypot(gaps[..., 0], gaps[..., 1])
-        used = [0] * body.n_masses
-        flat_lengths = lengths.ravel().tolist()
-        for flat in np.argsort(lengths, axis=None, kind="stable").tolist():
-            if count <= 0:
-                break
-            i, j = divmod(flat, right.n_masses)
-            if used[i] < PER_MASS_ACROSS and used[j + offset] < PER_MASS_ACROSS:
-                body.add_link(i, j + offset, new_link_genes(rng, genome, flat_lengths[flat]))
-                used[i] += 1
-                used[j + offset] += 1
-                count -= 1
+        link_extra=_columns(
+            extras_of(first, LINK_EXTRAS), extras_of(second, LINK_EXTRAS), links, LINK_EXTRAS
+        ),
+        mass_extra=_columns(
+            extras_of(first, MASS_EXTRAS), extras_of(second, MASS_EXTRAS),
+            (np.flatnonzero(left_first), np.flatnonzero(right_second)), MASS_EXTRAS,
+        ),
+    )  # fmt: skip
+    if 0 < n_left < body.n_masses:
+        across = max(1, round(0.5 * crossing))
+        pairs = join_pairs(positions[:n_left], positions[n_left:], across, PER_MASS_ACROSS)
+        for i, j, length in zip(*(column.tolist() for column in pairs), strict=True):
+            body.add_link(i, j + n_left, new_link_genes(rng, genome, length))
     return body
 
 
@@ -120,11 +104,7 @@ def _cut_bodies(a: Creature, b: Creature, rng: np.random.Generator, genome: Geno
         ((a, left_a, cut_a), (b, left_b, cut_b)),
         ((b, left_b, cut_b), (a, left_a, cut_a)),
     ):
-        left = _part(first, left_first, 0.0)
-        right = _part(second, ~left_second, cut_first - cut_second)
-        right.positions[:, 0] += _gap(left.positions, right.positions, genome.rest[0])
-        across = max(1, round(0.5 * (_crossing(first, left_first) + _crossing(second, left_second))))
-        body = _join(left, right, across, rng, genome)
+        body = _child(first, left_first, cut_first, second, left_second, cut_second, rng, genome)
         body.omega, body.beta = first.omega, first.beta
         repair(body, rng, genome)
         bodies.append(body)
@@ -172,6 +152,25 @@ def crossover(
     """Mate two creatures: :func:`cut_crossover` with probability ``ga.rate_cut_crossover``, then
     :func:`wave_crossover` with probability ``ga.rate_wave_crossover`` (the wave blend uses the parents'
     omega and beta). Both children take parent a's world; their ``meta`` is empty."""
+    first, second = crossover_bodies(a, b, rng, genome, ga)
+    return finish(first, a, genome, world=a.world), finish(second, b, genome, world=a.world)
+
+
+def crossover_bodies(
+    a: Creature, b: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection
+) -> list[Body]:
+    """The two working copies :func:`crossover` makes its children of (with the same draws), before
+    :func:`~evo.ga.body.finish`: child k is ``finish(bodies[k], (a, b)[k], genome, world=a.world)``.
+
+    Args:
+        a, b: the parents.
+        rng: the generator every draw comes from.
+        genome: the ``[genome]`` limits.
+        ga: the ``[ga]`` rates.
+
+    Returns:
+        The two bodies, repaired to the limits (genes not yet clipped, positions not yet on the floor).
+    """
     cut_draw, wave_draw = rng.random(2).tolist()
     if cut_draw < ga.rate_cut_crossover:
         bodies = _cut_bodies(a, b, rng, genome)
@@ -179,4 +178,4 @@ def crossover(
         bodies = [Body.of(a), Body.of(b)]
     if wave_draw < ga.rate_wave_crossover:
         _blend_waves(bodies, a, b, rng)
-    return finish(bodies[0], a, genome, world=a.world), finish(bodies[1], b, genome, world=a.world)
+    return bodies

@@ -26,11 +26,25 @@ def fitness_class(weights: tuple[float, ...]) -> type[base.Fitness]:
     if not weights or any(w == 0.0 or not math.isfinite(w) for w in weights):
         raise ValueError(f"fitness weights must be finite and non-zero, got {weights}")
     name = "Fitness" + "".join("Max" if w > 0 else "Min" for w in weights)
-    return type(name, (base.Fitness,), {"weights": weights, "__module__": __name__})
+    return type(
+        name, (base.Fitness,), {"weights": weights, "__module__": __name__, "__init__": _fitness_init}
+    )
+
+
+def _fitness_init(self: base.Fitness, values: Sequence[float] = ()) -> None:
+    """DEAP's ``Fitness.__init__`` without its check that ``weights`` is a sequence (an abstract-class
+    test that costs more than the rest of making an individual; :func:`fitness_class` made them a tuple)."""
+    if len(values) > 0:
+        self.values = values
 
 
 def worst_values(weights: Sequence[float]) -> tuple[float, ...]:
     """The worst possible raw fitness: -inf for a maximised objective, +inf for a minimised one."""
+    return _worst(tuple(weights))
+
+
+@cache
+def _worst(weights: tuple[float, ...]) -> tuple[float, ...]:
     return tuple(-math.inf if w > 0 else math.inf for w in weights)
 
 
@@ -97,7 +111,7 @@ class Individual:
         self, values: Sequence[float], *, exploded: bool = False, seed: int | None = None
     ) -> None:
         """Record an evaluation. NaN counts as the worst value of its objective."""
-        worst = worst_values(self.weights)
+        worst = _worst(self.fitness.weights)
         clean = tuple(w if math.isnan(v) else float(v) for v, w in zip(values, worst, strict=True))
         self.values = clean
         self.fitness.values = clean

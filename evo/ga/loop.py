@@ -67,15 +67,28 @@ class HallOfFame(tools.HallOfFame):
                 continue
             if any(member.id == ind.id for member in self):  # a copy of a member
                 continue
-            alike = [k for k, member in enumerate(self) if self.similar(ind, member)]
+            alike = self._alike(ind)
+            if alike is None:  # like a member at least as good: stays out
+                continue
             if not alike:
                 if len(self) >= self.maxsize:
                     self.remove(-1)
                 self.insert(ind)
-            elif all(ind.fitness > self[k].fitness for k in alike):
+            else:  # better than every member it is like: replaces them
                 for k in reversed(alike):
                     self.remove(k)
                 self.insert(ind)
+
+    def _alike(self, ind: Individual) -> list[int] | None:
+        """The positions of the members ``ind`` is similar to, all worse than it; None as soon as one is
+        not (the members after it need not be compared)."""
+        alike = []
+        for k, member in enumerate(self):
+            if self.similar(ind, member):
+                if not ind.fitness > member.fitness:
+                    return None
+                alike.append(k)
+        return alike
 
     def restore(self, members: Sequence[Individual]) -> None:
         """Put back members saved best first, in the same order."""

@@ -18,7 +18,7 @@ from evo.ga.crossover import crossover
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 from evo.model import Creature
 
-__all__ = ["MUTATIONS", "BODY_MUTATIONS", "Mutation", "BodyMutation", "mutate", "crossover"]
+__all__ = ["MUTATIONS", "BODY_MUTATIONS", "Mutation", "BodyMutation", "mutate", "mutate_body", "crossover"]
 
 Mutation = Callable[[Creature, np.random.Generator, GenomeSection, GASection], Creature]
 BodyMutation = Callable[[Body, np.random.Generator, GenomeSection, GASection], None]
@@ -29,10 +29,14 @@ def _chosen_links(
 ) -> np.ndarray:
     """Indices of links each chosen with probability ``fraction`` (at least one when there is any),
     optionally only among those where ``among`` is True."""
-    pool = np.ones(count, dtype=bool) if among is None else among
-    chosen = (rng.random(count) < fraction) & pool
-    if not chosen.any() and pool.any():
-        candidates = np.flatnonzero(pool)
+    chosen = rng.random(count) < fraction
+    if among is None:  # every link may be chosen (the same draws as an ``among`` of all True)
+        if count and not chosen.any():
+            chosen[rng.integers(count)] = True
+        return np.flatnonzero(chosen)
+    chosen &= among
+    if not chosen.any() and among.any():
+        candidates = np.flatnonzero(among)
         chosen[candidates[rng.integers(candidates.size)]] = True
     return np.flatnonzero(chosen)
 
@@ -49,7 +53,7 @@ def _perturb_rest(body: Body, rng: np.random.Generator, genome: GenomeSection, g
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction)
     rest = np.array(body.rest, dtype=np.float64)
     rest[chosen] *= np.exp(ga.sigma_rest * rng.standard_normal(chosen.size))
-    body.rest = np.clip(rest, *genome.rest).tolist()
+    body.rest = np.minimum(np.maximum(rest, genome.rest[0]), genome.rest[1]).tolist()
 
 
 def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
@@ -57,7 +61,9 @@ def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, 
     so that they stay muscles (toggle_muscle turns muscles into springs)."""
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
     alpha = np.array(body.alpha, dtype=np.float64)
-    alpha[chosen] = np.clip(alpha[chosen] + ga.sigma_alpha * rng.standard_normal(chosen.size), 0.01, 1.0)
+    alpha[chosen] = np.minimum(
+        np.maximum(alpha[chosen] + ga.sigma_alpha * rng.standard_normal(chosen.size), 0.01), 1.0
+    )
     body.alpha = alpha.tolist()
 
 
@@ -233,8 +239,22 @@ MUTATIONS: dict[str, Mutation] = {name: _on_creatures(name, edit) for name, edit
 assert tuple(MUTATIONS) == MUTATION_NAMES
 
 
-@functools.lru_cache(maxsize=64)
 def _active(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
+    """:func:`_active_of` of the settings, remembered for the last settings object (hashing a
+    :class:`GASection` costs more than a mutation's own bookkeeping)."""
+    global _last_active
+    settings, active = _last_active  # one tuple, read at once (threads may share this module)
+    if settings is not ga:
+        active = _active_of(ga)
+        _last_active = (ga, active)
+    return active
+
+
+_last_active: tuple = (None, None)
+
+
+@functools.lru_cache(maxsize=64)
+def _active_of(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
     """The operators with a positive rate, in registry order, and their rates (made once per settings;
     the array is never written to)."""
     active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
@@ -250,14 +270,27 @@ def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, 
     to ``mutate`` changes whenever some rate is positive. The operators edit one working copy, which is
     turned into a creature once. Returns a valid creature; the input is unchanged.
     """
+    body = Body.of(creature)
+    mutate_body(body, rng, genome, ga)
+    return finish(body, creature, genome)
+
+
+def mutate_body(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
+    """What :func:`mutate` does to its working copy: the operators it fires, applied to ``body`` in
+    place, with the same draws (:func:`evo.ga.brood.breed` mutates a crossover's bodies with it).
+
+    Args:
+        body: the working copy, edited in place (genes as :func:`~evo.ga.body.finish` leaves them).
+        rng: the generator every draw comes from.
+        genome: the ``[genome]`` limits.
+        ga: the ``[ga]`` rates and sigmas.
+    """
     # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
     # leaves the random stream of existing configurations unchanged
     active, rates = _active(ga)
     fired = rng.random(rates.size) < rates
     if not fired.any() and rates.sum() > 0.0:
         fired[int(rng.choice(rates.size, p=rates / rates.sum()))] = True
-    body = Body.of(creature)
     for (edit, _), on in zip(active, fired.tolist(), strict=True):
         if on:
             edit(body, rng, genome, ga)
-    return finish(body, creature, genome)

@@ -153,7 +153,7 @@ def test_bench_main_runs_only_the_sections_asked_for(monkeypatch, capsys):
 def test_the_evolution_section_times_one_and_two_workers_against_the_bare_kernel():
     from evo.bench import evolution as bench_evolution
 
-    args = argparse.Namespace(repeats=1, population=16, walkers_generations=3)
+    args = argparse.Namespace(repeats=1, population=16, walkers_generations=3, ga_generations=3)
     section = bench_evolution.evolution_section(args)
     assert section.lines and "evaluations/s" in "\n".join(section.lines)
     fields = json.loads(json.dumps(section.data))
@@ -161,6 +161,9 @@ def test_the_evolution_section_times_one_and_two_workers_against_the_bare_kernel
     assert len(rates) == 7 and all(rate > 0 for rate in rates)
     shares = [value for key, value in _flatten(fields) if key.endswith("batched_share")]
     assert len(shares) == 2 and all(0.0 <= share <= 1.0 for share in shares)
+    costs = fields["evolution"]["ga_costs"]  # the GA alone, per child of generations 1 and 2
+    assert costs["children"] > 0
+    assert costs["variation_ms_per_child"] > 0 and costs["bookkeeping_ms_per_child"] > 0
 
 
 def _flatten(value, prefix=""):

@@ -1,13 +1,20 @@
 """Breeding on the run's ground: every child the GA makes -- random, seeded, crossed over, mutated --
-starts with no mass below the surface, and flat ground keeps today's positions (issue 13, part 4)."""
+starts with no mass below the surface, and flat ground keeps today's positions (issue 13, part 4); and
+the default operators' path for a mated pair gives the children of the general one."""
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from ga_strategies import ga_sections, genome_sections
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from evo.ga.brood import PAIR, SEEDED, Brood, breed
+from evo.ga.creatures import problems, random_creature
 from evo.ga.loop import Evolution, LoopSettings
+from evo.ga.mutation import mutate
 from evo.io.checkpoint import model_json
 from evo.model import Creature
 from evo.sim import World
@@ -86,3 +93,50 @@ def test_on_flat_ground_the_children_are_exactly_those_bred_without_a_world():
     plain = breed(pair, SETTINGS.genome, SETTINGS.ga)
     flat = breed(pair, SETTINGS.genome, SETTINGS.ga, world=World())
     assert [model_json(c) for c in plain] == [model_json(c) for c in flat]
+
+
+class _Wrapped:
+    """The default operators behind other callables, so that breed takes its general path."""
+
+    @staticmethod
+    def variation():
+        from evo.ga.brood import Variation
+        from evo.ga.mutation import crossover, mutate
+
+        return Variation(mutate=lambda *a: mutate(*a), crossover=lambda *a: crossover(*a))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    genome=genome_sections(),
+    ga=ga_sections(),
+    seed=st.integers(0, 2**32 - 1),
+    mutated=st.tuples(st.booleans(), st.booleans()),
+    physics=st.booleans(),
+)
+def test_a_mated_pair_bred_on_bodies_gives_the_children_of_crossover_then_mutate(
+    genome, ga, seed, mutated, physics
+):
+    # the default operators breed a mated pair without making the crossover's children into creatures
+    # first; the children, and the files they make, are those of the general path, draw for draw
+    if physics:
+        genome = dataclasses.replace(
+            genome, link_stiffness=(0.5, 2.0), link_dashpot=(0.0, 0.3), mass=(0.5, 3.0)
+        )
+        ga = dataclasses.replace(ga, rate_physics=1.0)
+    rng = np.random.default_rng(seed)
+    parents = (random_creature(rng, genome), random_creature(rng, genome))
+    if physics:
+        parents = tuple(mutate(p, rng, genome, ga) for p in parents)
+    brood = Brood(kind=PAIR, seed=seed, parents=parents, mate=True, mutate=mutated, plugin_seeds=(1, 2))
+    fast = breed(brood, genome, ga)
+    general = breed(brood, genome, ga, _Wrapped.variation())
+    assert [model_json(c) for c in fast] == [model_json(c) for c in general]
+    for mine, theirs in zip(fast, general, strict=True):
+        for f in dataclasses.fields(Creature):
+            a, b = getattr(mine, f.name), getattr(theirs, f.name)
+            if isinstance(a, np.ndarray):
+                np.testing.assert_array_equal(a, b)
+            else:
+                assert a == b, f.name
+        assert problems(mine, genome) == []

@@ -173,6 +173,47 @@ def test_distance_is_zero_to_itself_symmetric_and_between_zero_and_one(genome, s
     assert 0.0 <= distance(a, b) <= 1.0
 
 
+def reference_distance(a, b):
+    """distance() as 0.1.0 wrote it (np.mean, np.array_equal): the hall of fame's decisions, and so the
+    runs, depend on its exact value."""
+    from evo.ga.creatures import _quantiles, _relative
+
+    terms = [
+        _relative(a.n_masses, b.n_masses),
+        _relative(a.n_links, b.n_links),
+        _relative(a.n_muscles, b.n_muscles),
+        _relative(a.omega, b.omega),
+        abs(a.beta - b.beta),
+    ]
+    qa, qb = _quantiles(a.rest), _quantiles(b.rest)
+    scale = np.maximum(np.abs(qa), np.abs(qb))
+    terms.append(float(np.mean(np.divide(np.abs(qa - qb), scale, out=np.zeros_like(scale), where=scale > 0))))
+    same = (
+        a.n_masses == b.n_masses and np.array_equal(a.link_a, b.link_a) and np.array_equal(a.link_b, b.link_b)
+    )
+    if same and a.n_links:
+        both = a.is_muscle & b.is_muscle
+        turn = np.abs(a.phi - b.phi) % TWO_PI
+        circular = np.minimum(turn, TWO_PI - turn) / np.pi
+        terms.append(float(np.mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0))))
+    else:
+        terms.append(float(np.mean(np.abs(_quantiles(a.alpha) - _quantiles(b.alpha)))))
+    return float(sum(terms) / len(terms))
+
+
+@PROPERTY
+@given(genome=genome_sections(), seeds=st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)))
+def test_distance_is_bit_for_bit_the_one_of_the_first_release(genome, seeds):
+    from evo.ga.mutation import mutate
+
+    a, b = (random_creature(np.random.default_rng(s), genome) for s in seeds)
+    rng = np.random.default_rng(seeds[0])
+    rates = {f"rate_{name}": float(name in ("alpha", "phi")) for name in MUTATION_NAMES}
+    params = mutate(a, rng, genome, dataclasses.replace(GASection(), **rates))
+    for x, y in ((a, b), (a, a), (a, params), (params, b)):  # params: the same links, other genes
+        assert distance(x, y) == reference_distance(x, y)
+
+
 def test_a_small_phase_change_is_a_near_duplicate_and_a_new_body_is_not():
     genome = GenomeSection()
     a = random_creature(np.random.default_rng(1), genome)
