@@ -108,6 +108,34 @@ def test_lanes_give_each_candidate_the_fitness_evaluate_gives_it_alone(galloper,
     assert [e.fitness for e in lanes] == [evaluate(b, spec[0], spec[1]).fitness for b in bodies]
 
 
+def test_a_generation_with_exploded_candidates_is_scored_as_evaluate_scores_each_alone(galloper, spec):
+    from evo.refine.search import _centroids
+    from evo.sim import simulate_batch
+    from evo.sim.simulate import centroids_of
+
+    space = GeneSpace.of(galloper, ("phi", "alpha", "rest", "omega", "beta"), GenomeSection())
+    rng = np.random.default_rng(11)
+    bodies = space.creatures_at(space.start() + 0.3 * rng.standard_normal((16, space.dimension)))
+    bodies[3] = bodies[3].replace(velocities=np.full((galloper.n_masses, 2), 1e3))  # explodes
+    bodies[10] = bodies[10].replace(velocities=np.full((galloper.n_masses, 2), -1e3))
+    lanes = evaluate_lanes(bodies, spec[0], spec[1])
+    assert lanes == [evaluate(b, spec[0], spec[1]) for b in bodies]
+    assert lanes[3].exploded and lanes[10].exploded and not lanes[0].exploded
+    trajectories = simulate_batch(bodies, spec[0].world, spec[0].frames, 10)
+    given = _centroids(trajectories)
+    assert given[3] is None and given[10] is None
+    for t, c in zip(trajectories, given, strict=True):
+        if c is not None:
+            assert c.tobytes() == centroids_of(t.positions).tobytes()  # bit for bit
+
+
+def test_a_population_of_four_lanes_makes_generations_of_32_and_too_small_a_one_is_refused(galloper, spec):
+    result = refine(galloper, fitness=spec[0], budget=97, seed=2, plugin_seed=spec[1], population=32)
+    assert [p.evaluations for p in result.history] == [33, 65, 97]
+    with pytest.raises(EvoInputError, match="population"):
+        refine(galloper, fitness=spec[0], budget=97, population=1)
+
+
 def test_a_candidate_that_explodes_or_times_out_gets_the_worst_fitness(galloper, spec):
     import contextlib
 
