@@ -89,6 +89,34 @@ def test_cma_es_draws_only_from_the_generator_it_is_given():
     assert a.shape == (population_size(5), 5) and population_size(5) % 8 == 0
 
 
+class _Point(np.ndarray):
+    fitness: float
+
+
+def test_tell_moves_the_distribution_exactly_as_deaps_own_update_of_the_same_points_ties_included():
+    import copy
+
+    from deap import cma
+
+    ours = CMAES(np.full(7, 0.5), 0.2, np.random.default_rng(4))
+    for _ in range(12):
+        x = ours.ask()
+        values = -np.sum((x - 0.3) ** 2, axis=1)
+        values[::4] = values[1]  # ties keep the samples' order
+        values[2] = -np.inf
+        reference = copy.deepcopy(ours)
+        points = []
+        for row, value in zip(x, values, strict=True):
+            point = np.array(row).view(_Point)
+            point.fitness = float(value)
+            points.append(point)
+        cma.Strategy.update(reference, points)
+        ours.tell(x, values)
+        for name in ("centroid", "C", "ps", "pc", "BD"):
+            assert getattr(ours, name).tobytes() == getattr(reference, name).tobytes(), name
+        assert ours.sigma == reference.sigma
+
+
 def test_cma_es_finds_the_top_of_a_quadratic():
     strategy = CMAES(np.zeros(6), 0.5, np.random.default_rng(0))
     target = np.linspace(-1, 1, 6)
