@@ -162,8 +162,8 @@ def _centroids(trajectories: Sequence[Trajectory]) -> list[np.ndarray | None]:
     test checks: the sum over masses runs in the same order), instead of one small call per candidate."""
     alive = [k for k, t in enumerate(trajectories) if not t.exploded]
     out: list[np.ndarray | None] = [None] * len(trajectories)
-    if not alive:
-        return out
+    if not alive or len({trajectories[k].positions.shape for k in alive}) > 1:
+        return out  # (records of unequal lengths: each plugin computes its own)
     positions = np.stack([trajectories[k].positions for k in alive])  # (alive, records, masses, 2)
     lanes, records = positions.shape[:2]
     every = centroids_of(positions.reshape(lanes * records, *positions.shape[2:])).reshape(lanes, records, 2)
