@@ -39,11 +39,13 @@ PARAMS = {"settle_frames": 200}
 
 def starts(walkers_top: int, generations: int | None) -> list[tuple[str, evo.Creature]]:
     """(label, creature) of every start creature; the walkers' elites from a run made here."""
-    config = evo.Config.from_toml(ROOT / "examples" / "walkers.toml")
-    if generations:
-        config = config.replace(run={"generations": generations})
-    run = evo.evolve(config, progress=False)
-    out = [(f"walkers elite {k + 1} ({m.id})", m.creature) for k, m in enumerate(run.hall_of_fame[:walkers_top])]
+    out = []
+    if walkers_top:
+        config = evo.Config.from_toml(ROOT / "examples" / "walkers.toml")
+        if generations:
+            config = config.replace(run={"generations": generations})
+        run = evo.evolve(config, progress=False)
+        out += [(f"walkers elite {k + 1} ({m.id})", m.creature) for k, m in enumerate(run.hall_of_fame[:walkers_top])]
     out += [(name, load_model(ROOT / "genomes" / f"{name}.json")) for name in ("galloper", "inchworm")]
     names = ("crawler", "hopper", "pacer", "roller", "strider")  # hills.xml is terrain, not a creature
     out += [(f"classic/{n}.xml", load_model(ROOT / "genomes" / "classic" / f"{n}.xml")) for n in names]
@@ -97,9 +99,11 @@ def ga_from(creature: evo.Creature, seed: int, budget: int) -> dict:
     return {"best": best, "evaluations": evaluated, "generations": evolution.generation + 1}
 
 
-def refine_from(creature: evo.Creature, seed: int, budget: int) -> dict:
+def refine_from(creature: evo.Creature, seed: int, budget: int, population: int | None = None) -> dict:
     spec, plugin_seed = scoring(creature, "distance", frames=FRAMES, params=PARAMS)
-    result = evo.refine(creature, fitness=spec, budget=budget, seed=seed, plugin_seed=plugin_seed)
+    result = evo.refine(
+        creature, fitness=spec, budget=budget, seed=seed, plugin_seed=plugin_seed, population=population
+    )
     return {"best": result.fitness, "start": result.start_fitness, "evaluations": result.evaluations}
 
 
@@ -110,18 +114,26 @@ def main() -> None:
     parser.add_argument("--walkers-top", type=int, default=3)
     parser.add_argument("--walkers-generations", type=int, help="a shorter walkers run (a quick try)")
     parser.add_argument("--json", type=Path, default=ROOT / "docs" / "refine_compare.json")
+    parser.add_argument("--starts", nargs="+", help="only these starts (labels, e.g. galloper classic/hopper.xml)")
+    parser.add_argument("--no-ga", action="store_true", help="refine only (the GA column is left empty)")
+    parser.add_argument("--population", type=int, help="refine's λ (default: evo.refine's)")
     args = parser.parse_args()
     began = time.perf_counter()
     rows = []
-    for label, creature in starts(args.walkers_top, args.walkers_generations):
+    chosen = starts(args.walkers_top if not args.starts or any("walkers" in s for s in args.starts) else 0,
+                    args.walkers_generations)  # fmt: skip
+    for label, creature in chosen:
+        if args.starts and label not in args.starts:
+            continue
         for budget in args.budgets:
             row = {"start": label, "budget": budget, "masses": creature.n_masses, "links": creature.n_links,
                    "muscles": creature.n_muscles, "refine": [], "ga": [], "refine_s": 0.0, "ga_s": 0.0}  # fmt: skip
             for seed in args.seeds:
                 t0 = time.perf_counter()
-                row["refine"].append(refine_from(creature, seed, budget))
+                row["refine"].append(refine_from(creature, seed, budget, args.population))
                 t1 = time.perf_counter()
-                row["ga"].append(ga_from(creature, seed, budget))
+                if not args.no_ga:
+                    row["ga"].append(ga_from(creature, seed, budget))
                 row["refine_s"] += t1 - t0
                 row["ga_s"] += time.perf_counter() - t1
             row["start_fitness"] = row["refine"][0]["start"]
@@ -134,11 +146,11 @@ def main() -> None:
     for row in rows:
         r = [x["best"] for x in row["refine"]]
         g = [x["best"] for x in row["ga"]]
-        wins = sum(a > b for a, b in zip(r, g, strict=True))
+        wins = sum(a > b for a, b in zip(r, g, strict=False))
         print(f"| {row['start']} | {row['masses']}/{row['links']}/{row['muscles']} | {row['start_fitness']:.0f} "
-              f"| {row['budget']} | {mean_sd(r)} | {mean_sd(g)} | {wins}/{len(r)} "
+              f"| {row['budget']} | {mean_sd(r)} | {mean_sd(g) if g else '-'} | {wins}/{len(g)} "
               f"| {row['refine_s']:.1f} / {row['ga_s']:.1f} |")
-    doc = {"budgets": args.budgets, "seeds": args.seeds, "frames": FRAMES, "population": POPULATION,
+    doc = {"refine_population": args.population, "budgets": args.budgets, "seeds": args.seeds, "frames": FRAMES, "population": POPULATION,
            "elapsed_s": time.perf_counter() - began, "rows": rows}  # fmt: skip
     args.json.write_text(json.dumps(doc, indent=1) + "\n")
 

@@ -18,10 +18,19 @@ def population_size(dimension: int, lanes: int = 8) -> int:
     return max(2 * lanes, -(-default // lanes) * lanes)
 
 
-class _Point(np.ndarray):
-    """A sample with the ``fitness`` DEAP's ``update`` sorts by (larger is better)."""
+class _Ranked(list):
+    """The samples as DEAP's ``update`` reads them, ranked already: its ``sort`` has nothing left to do
+    and a slice is one (k, d) array (DEAP would convert a list of rows into the same array)."""
 
-    fitness: float
+    def __init__(self, ranked: np.ndarray):
+        super().__init__(ranked)
+        self.ranked = ranked
+
+    def sort(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def __getitem__(self, index):  # noqa: ANN001, ANN204 -- list's signature
+        return self.ranked[index]
 
 
 class CMAES(cma.Strategy):
@@ -57,9 +66,10 @@ class CMAES(cma.Strategy):
     def tell(self, samples: np.ndarray, values: np.ndarray) -> None:
         """Move the distribution on from the samples ((λ, d) array, as evaluated, after any repair) and
         their values ((λ,) array, larger is better; -inf for the worst). Ties keep the samples' order."""
-        population = []
-        for x, value in zip(np.asarray(samples, dtype=np.float64), values, strict=True):
-            point = np.array(x).view(_Point)
-            point.fitness = float(value)
-            population.append(point)
-        super().update(population)  # a stable sort by fitness, best first, then the best mu
+        samples = np.asarray(samples, dtype=np.float64)
+        values = np.asarray(values, dtype=np.float64)
+        if samples.shape != (len(values), self.dim):
+            raise ValueError(f"expected ({len(values)}, {self.dim}) samples, got {samples.shape}")
+        # best first, ties in the samples' order: what DEAP's list.sort(key=fitness, reverse=True) gives
+        order = np.argsort(-values, kind="stable")
+        super().update(_Ranked(samples[order]))

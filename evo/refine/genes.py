@@ -3,7 +3,6 @@ lengths and its wave, each scaled by its ``[genome]`` range (phases by one turn,
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -159,16 +158,19 @@ class GeneSpace:
                 columns[name] = np.array(part)
             else:
                 columns[name] = part[:, 0].copy()
-        columns_items = list(columns.items())
+        for column in columns.values():
+            column.flags.writeable = False  # each candidate's row is a read-only view
+        rows = [(name, column) for name, column in columns.items() if column.ndim == 2]
+        scalars = [(name, column.tolist()) for name, column in columns.items() if column.ndim == 1]
+        kind, state = type(body), body.__dict__
         out = []
         for k in range(len(xs)):
-            candidate = copy.copy(body)
-            for name, column in columns_items:
-                if column.ndim == 2:
-                    value = column[k]
-                    value.flags.writeable = False
-                else:
-                    value = float(column[k])
-                object.__setattr__(candidate, name, value)
+            candidate = object.__new__(kind)  # a shallow copy, as copy.copy makes, without its detour
+            fields = candidate.__dict__
+            fields.update(state)
+            for name, column in rows:
+                fields[name] = column[k]
+            for name, column in scalars:
+                fields[name] = column[k]
             out.append(candidate)
         return out

@@ -13,13 +13,23 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.fitness import load_ref
-from evo.fitness.evaluate import Evaluation, EvaluationSpec, evaluate, recording, worst_fitness
+from evo.fitness.evaluate import (
+    Evaluation,
+    EvaluationSpec,
+    PluginFailed,
+    evaluate,
+    fitness_values,
+    recording,
+    worst_fitness,
+)
+from evo.fitness.protocol import Plugin, SimulationResult
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 from evo.refine.cma import CMAES, population_size
 from evo.refine.genes import GENES, GeneSpace
 from evo.sim import Trajectory, World, simulate, simulate_batch
 from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES
+from evo.sim.simulate import centroids_of
 
 __all__ = ["LANES", "LANES", "RefineProgress", "RefineResult", "evaluate_lanes", "refine"]
 
@@ -129,14 +139,73 @@ def _scores(
     time_limit: TimeLimit | None,
 ) -> list[Evaluation]:
     limit = time_limit or _no_limit
+    plugin = load_ref(spec.plugin)
+    lean = not spec.measures  # then the plugin sees every record, as evaluate() gives it
+    centroids = _centroids(trajectories) if lean else [None] * len(trajectories)
     out = []
     for k, (creature, trajectory) in enumerate(zip(creatures, trajectories, strict=True)):
         try:
             with limit(k):
-                out.append(evaluate(creature, spec, seed, trajectory))
+                out.append(
+                    _lean_score(plugin, creature, spec, seed, trajectory, centroids[k])
+                    if lean
+                    else evaluate(creature, spec, seed, trajectory)
+                )
         except TimeoutError:
-            out.append(Evaluation(worst_fitness(load_ref(spec.plugin).weights), False, timed_out=True))
+            out.append(Evaluation(worst_fitness(plugin.weights), False, timed_out=True))
     return out
+
+
+def _centroids(trajectories: Sequence[Trajectory]) -> list[np.ndarray | None]:
+    """Each trajectory's :attr:`SimulationResult.centroids` ((records, 2) px; None for an exploded one),
+    from one ``centroids_of`` call over the generation's records stacked (the same numbers, bit for bit, a
+    test checks: the sum over masses runs in the same order), instead of one small call per candidate."""
+    alive = [k for k, t in enumerate(trajectories) if not t.exploded]
+    out: list[np.ndarray | None] = [None] * len(trajectories)
+    if not alive or len({trajectories[k].positions.shape for k in alive}) > 1:
+        return out  # (records of unequal lengths: each plugin computes its own)
+    positions = np.stack([trajectories[k].positions for k in alive])  # (alive, records, masses, 2)
+    lanes, records = positions.shape[:2]
+    every = centroids_of(positions.reshape(lanes * records, *positions.shape[2:])).reshape(lanes, records, 2)
+    for row, k in enumerate(alive):
+        out[k] = every[row]
+    return out
+
+
+def _lean_score(
+    plugin: Plugin,
+    creature: Creature,
+    spec: EvaluationSpec,
+    seed: int,
+    trajectory: Trajectory,
+    centroids: np.ndarray | None = None,
+) -> Evaluation:
+    """What :func:`evo.fitness.evaluate` gives for a spec without measures, the plugin loaded once per
+    generation instead of twice per candidate and ``result.centroids`` (a cached property) given when
+    computed already (a test checks they agree, exploded candidates included)."""
+    if trajectory.exploded:
+        return Evaluation(worst_fitness(plugin.weights), True)
+    result = SimulationResult(
+        positions=trajectory.positions,
+        velocities=trajectory.velocities,
+        frames=trajectory.frames,
+        total_frames=spec.frames,
+        exploded=False,
+        model=creature,
+        world=spec.world,
+        seed=int(seed),
+    )
+    if centroids is not None:
+        result.__dict__["centroids"] = centroids  # where functools.cached_property keeps it
+    try:
+        value = plugin.func(result, **spec.params)
+    except (Exception, SystemExit) as exc:  # as evaluate: sys.exit() in a plugin must not end the run
+        detail = " ".join(str(exc).split())
+        raise PluginFailed(
+            plugin.name,
+            f"plugin '{plugin.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else ""),
+        ) from exc
+    return Evaluation(fitness_values(plugin, value)[: len(plugin.weights)], False)
 
 
 def _spec_for(creature: Creature, fitness: str | EvaluationSpec, world: World | None) -> EvaluationSpec:
@@ -167,6 +236,7 @@ def refine(
     genome: GenomeSection | None = None,
     plugin_seed: int = 0,
     time_limit: TimeLimit | None = None,
+    population: int | None = None,
 ) -> RefineResult:
     """Tune the gait of ``creature`` with CMA-ES, its topology kept (docs/refine.md).
 
@@ -185,13 +255,15 @@ def refine(
         genome: the ``[genome]`` limits that scale and bound the genes (default: the defaults).
         plugin_seed: the seed the plugin gets for every candidate.
         time_limit: see :func:`evaluate_lanes` (a run passes its ``[evaluation] timeout``'s).
+        population: λ, the samples of each CMA-ES generation (default :func:`population_size`, 16 for up
+            to 148 genes); a whole number of 8 fills the kernel's SIMD lanes (docs/refine.md weighs 32).
 
     Returns:
         The :class:`RefineResult`.
 
     Raises:
         EvoInputError: an unknown plugin or gene, a plugin of several objectives, nothing to tune, a
-            budget too small for one generation or a step size that is not positive.
+            budget too small for one generation, a step size that is not positive or a population below 2.
         PluginFailed: the plugin raised.
     """
     spec = _spec_for(creature, fitness, world)
@@ -202,7 +274,11 @@ def refine(
             field="fitness",
         )
     space = GeneSpace.of(creature, tuple(genes), genome or GenomeSection())
-    lambda_ = population_size(space.dimension)
+    lambda_ = population_size(space.dimension) if population is None else int(population)
+    if lambda_ < 2:
+        raise EvoInputError(
+            f"expected a population of at least 2 samples, got {population}", field="population"
+        )
     if budget < 1 + lambda_:
         raise EvoInputError(
             f"expected a budget of at least {1 + lambda_} evaluations (the start and one generation of "
@@ -213,7 +289,9 @@ def refine(
         raise EvoInputError(f"expected a step size > 0, got {sigma}", field="sigma")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     with _one_blas_thread():
-        return _search(creature, spec, plugin, space, budget, sigma, rng, callbacks, plugin_seed, time_limit)
+        return _search(
+            creature, spec, plugin, space, budget, sigma, rng, callbacks, plugin_seed, time_limit, lambda_
+        )
 
 
 def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
@@ -237,8 +315,8 @@ def _search(
     callbacks: Sequence[Callable[[RefineProgress], Any]],
     plugin_seed: int,
     time_limit: TimeLimit | None,
+    lambda_: int,
 ) -> RefineResult:
-    lambda_ = population_size(space.dimension)
     weight = plugin.weights[0]
 
     every, _ = recording(spec)  # the start is no candidate: simulated alone, not counted in LANES

@@ -23,5 +23,7 @@ def test_the_refine_section_reports_the_share_in_lanes_and_both_rates_per_body()
     assert row["lanes_share"] == 1.0  # every candidate of every generation, in lanes
     assert row["refine_evaluations_per_s"] > 0 and row["scalar_evaluations_per_s"] > 0
     assert row["ratio"] == row["refine_evaluations_per_s"] / row["scalar_evaluations_per_s"]
+    assert row["cpu_ratio"] == row["refine_cpu_evaluations_per_s"] / row["scalar_cpu_evaluations_per_s"]
+    assert row["wide_ratio"] > 0 and row["wide_cpu_ratio"] > 0  # a budget of 33 holds one generation of 32
     assert "refine/scalar" in "\n".join(section.lines)
     assert bench.SECTIONS["refine"] == "evo.bench.refine:refine_section"

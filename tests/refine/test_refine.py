@@ -89,6 +89,34 @@ def test_cma_es_draws_only_from_the_generator_it_is_given():
     assert a.shape == (population_size(5), 5) and population_size(5) % 8 == 0
 
 
+class _Point(np.ndarray):
+    fitness: float
+
+
+def test_tell_moves_the_distribution_exactly_as_deaps_own_update_of_the_same_points_ties_included():
+    import copy
+
+    from deap import cma
+
+    ours = CMAES(np.full(7, 0.5), 0.2, np.random.default_rng(4))
+    for _ in range(12):
+        x = ours.ask()
+        values = -np.sum((x - 0.3) ** 2, axis=1)
+        values[::4] = values[1]  # ties keep the samples' order
+        values[2] = -np.inf
+        reference = copy.deepcopy(ours)
+        points = []
+        for row, value in zip(x, values, strict=True):
+            point = np.array(row).view(_Point)
+            point.fitness = float(value)
+            points.append(point)
+        cma.Strategy.update(reference, points)
+        ours.tell(x, values)
+        for name in ("centroid", "C", "ps", "pc", "BD"):
+            assert getattr(ours, name).tobytes() == getattr(reference, name).tobytes(), name
+        assert ours.sigma == reference.sigma
+
+
 def test_cma_es_finds_the_top_of_a_quadratic():
     strategy = CMAES(np.zeros(6), 0.5, np.random.default_rng(0))
     target = np.linspace(-1, 1, 6)
@@ -106,6 +134,34 @@ def test_lanes_give_each_candidate_the_fitness_evaluate_gives_it_alone(galloper,
     lanes = evaluate_lanes(bodies, spec[0], spec[1])
     assert LANES["batched"] == before + 9
     assert [e.fitness for e in lanes] == [evaluate(b, spec[0], spec[1]).fitness for b in bodies]
+
+
+def test_a_generation_with_exploded_candidates_is_scored_as_evaluate_scores_each_alone(galloper, spec):
+    from evo.refine.search import _centroids
+    from evo.sim import simulate_batch
+    from evo.sim.simulate import centroids_of
+
+    space = GeneSpace.of(galloper, ("phi", "alpha", "rest", "omega", "beta"), GenomeSection())
+    rng = np.random.default_rng(11)
+    bodies = space.creatures_at(space.start() + 0.3 * rng.standard_normal((16, space.dimension)))
+    bodies[3] = bodies[3].replace(velocities=np.full((galloper.n_masses, 2), 1e3))  # explodes
+    bodies[10] = bodies[10].replace(velocities=np.full((galloper.n_masses, 2), -1e3))
+    lanes = evaluate_lanes(bodies, spec[0], spec[1])
+    assert lanes == [evaluate(b, spec[0], spec[1]) for b in bodies]
+    assert lanes[3].exploded and lanes[10].exploded and not lanes[0].exploded
+    trajectories = simulate_batch(bodies, spec[0].world, spec[0].frames, 10)
+    given = _centroids(trajectories)
+    assert given[3] is None and given[10] is None
+    for t, c in zip(trajectories, given, strict=True):
+        if c is not None:
+            assert c.tobytes() == centroids_of(t.positions).tobytes()  # bit for bit
+
+
+def test_a_population_of_four_lanes_makes_generations_of_32_and_too_small_a_one_is_refused(galloper, spec):
+    result = refine(galloper, fitness=spec[0], budget=97, seed=2, plugin_seed=spec[1], population=32)
+    assert [p.evaluations for p in result.history] == [33, 65, 97]
+    with pytest.raises(EvoInputError, match="population"):
+        refine(galloper, fitness=spec[0], budget=97, population=1)
 
 
 def test_a_candidate_that_explodes_or_times_out_gets_the_worst_fitness(galloper, spec):
