@@ -11,6 +11,7 @@ import importlib.metadata
 import importlib.util
 import sys
 import types
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -79,7 +80,10 @@ def _load_file(path: Path) -> list[Plugin]:
     # no __pycache__ in the user's folder: a config is checked before anything is written
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
-        spec.loader.exec_module(module)
+        with warnings.catch_warnings():
+            # a plugin importing a deprecated path (evo.plugins) is told so, though it is not __main__
+            warnings.simplefilter("default", DeprecationWarning)
+            spec.loader.exec_module(module)
     except Exception as exc:
         sys.modules.pop(module_name, None)
         DECLARED.pop(module_name, None)
