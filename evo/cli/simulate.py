@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     exploded = f"  (EXPLODED at frame {result['exploded_frame']:g})" if result["exploded"] else ""
     print(f"distance: {result['distance']:.2f} px from frame 0{exploded}", file=human)
     if scoring is not None:
-        fitness = score(creature, *scoring, out=human)
+        fitness = score(creature, *scoring, out=human, debug=getattr(args, "debug", False))
         if fitness is None:
             return 1
         result["fitness"] = fitness

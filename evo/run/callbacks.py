@@ -18,7 +18,16 @@ if TYPE_CHECKING:
     from evo.ga.loop import Evolution
     from evo.run.config import Config
 
-__all__ = ["Callback", "GenerationStatus", "Member", "ProgressBars", "RunStart", "as_callbacks", "member_of"]
+__all__ = [
+    "Callback",
+    "FailureMessage",
+    "GenerationStatus",
+    "Member",
+    "ProgressBars",
+    "RunStart",
+    "as_callbacks",
+    "member_of",
+]
 
 
 @dataclass(frozen=True)
@@ -113,6 +122,18 @@ class RunStart:
     workers: int
 
 
+class FailureMessage(str):
+    """The one-line message of a failed evaluation (a ``str``), with the full traceback of what the plugin
+    raised as ``traceback`` ("" when there is none: it returned something that is not a fitness)."""
+
+    traceback: str
+
+    def __new__(cls, line: str, traceback: str = "") -> FailureMessage:
+        message = super().__new__(cls, line)
+        message.traceback = traceback
+        return message
+
+
 class Callback:
     """Hooks on the generation loop, called in the process that runs :func:`evo.evolve`; override any.
 
@@ -161,7 +182,8 @@ class Callback:
                 ``f"g{generation}-{index}"``).
             creature: the creature whose evaluation failed.
             seed: the seed its fitness plugin was called with.
-            message: what went wrong, in one line.
+            message: what went wrong, in one line; a :class:`FailureMessage`, whose ``traceback`` holds
+                the full traceback of what the plugin raised ("" when it returned something wrong).
 
         Returns:
             A phrase the run's one-line error ends with (e.g. where the creature was saved), or None.

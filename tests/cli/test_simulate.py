@@ -18,7 +18,8 @@ from evo.sim.placement import stand_on_ground, surface_heights
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
 from analysis_builders import wheel  # noqa: E402
 
-GENOMES = Path(__file__).resolve().parents[2] / "genomes"
+ROOT = Path(__file__).resolve().parents[2]
+GENOMES = ROOT / "genomes"
 SHIPPED = sorted(glob.glob(str(GENOMES / "*.json")) + glob.glob(str(GENOMES / "classic" / "[ps]*.xml")))
 HILLS = '{type = "hills", amplitude = 10.0, wavelength = 100.0}'
 
@@ -99,3 +100,22 @@ def test_a_model_whose_own_world_has_hills_is_lifted_too(tmp_path, capsys):
         json.loads(own.splitlines()[-1])["start_centroid"]
         == json.loads(with_set.splitlines()[-1])["start_centroid"]
     )
+
+
+def test_a_failing_plugin_prints_one_line_naming_its_file_and_line_and_with_debug_its_traceback(capsys):
+    divides = ROOT / "tests" / "fixtures" / "user_plugins" / "faulty" / "divides.py"
+    walker = str(ROOT / "genomes" / "walker.json")
+    plain = ["simulate", walker, "--frames", "100", "--plugin", "divides", "--plugin-path", str(divides)]
+    assert main(plain) == 1
+    err = capsys.readouterr().err
+    shown = divides.relative_to(Path.cwd()) if divides.is_relative_to(Path.cwd()) else divides
+    line = (
+        f"evo simulate: error: {shown}:9: plugin 'divides' raised ZeroDivisionError: float division by zero"
+        " (--debug shows the traceback)"
+    )
+    assert err.splitlines() == [line]
+    assert main(["--debug", *plain]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert f'File "{divides}", line 9, in divides\n' in err
+    assert err.splitlines()[-1] == line.removesuffix(" (--debug shows the traceback)")
