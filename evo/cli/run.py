@@ -54,9 +54,10 @@ def _graceful_interrupt() -> Iterator[list[int]]:
         if received:
             raise KeyboardInterrupt
         received.append(signum)
+        again = "Ctrl-C again" if signum == signal.SIGINT else "send SIGTERM again"  # a service has no keys
         print(
             f"\nevo run: {_SIGNALS[signum]}: stopping after this generation's checkpoint "
-            "(Ctrl-C again to abandon it)",
+            f"({again} to abandon it)",
             file=sys.stderr,
             flush=True,
         )

@@ -296,7 +296,7 @@ def test_a_plugin_file_that_calls_sys_exit_at_import_fails_every_command_that_lo
         '[evaluation]\nplugin = "distance"\nframes = 100\nplugin_paths = ["quits.py"]\n'
     )
     argv = {
-        "plugins": ["plugins", "--path", str(tmp_path / "quits.py")],
+        "plugins": ["plugins", "--plugin-path", str(tmp_path / "quits.py")],
         "validate": ["validate", str(config)],
         "run": ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"],
     }[command]
@@ -306,3 +306,16 @@ def test_a_plugin_file_that_calls_sys_exit_at_import_fails_every_command_that_lo
     assert line.startswith(f"evo {command}: error: ")
     assert line.endswith(f"{tmp_path / 'quits.py'}: loading it raised SystemExit: 0 (line 3)")
     assert not (tmp_path / "out").exists()
+
+
+def test_plugins_takes_plugin_path_like_every_command_and_the_old_path_flag_with_a_warning(capsys):
+    user = str(GENOMES.parent / "tests" / "fixtures" / "user_plugins")
+    assert main(["plugins", "--plugin-path", user]) == 0
+    new = capsys.readouterr()
+    assert "\nposture: " in new.out and new.err == ""
+    assert main(["plugins", "--path", user]) == 0
+    old = capsys.readouterr()
+    assert old.out == new.out
+    assert old.err == (
+        "evo plugins: warning: --path is deprecated since evo 0.2.0 and goes in 0.3.0; use --plugin-path\n"
+    )
