@@ -34,7 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="also load plugins from this folder or .py file (repeatable)",
     )
-    parser.add_argument("--path", dest="path", metavar="DIR_OR_FILE", action=_OldPathFlag, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--path", dest="path", metavar="DIR_OR_FILE", action=_OldPathFlag, help=argparse.SUPPRESS
+    )
     parser.add_argument(
         "--config", metavar="CONFIG.toml", help="also load the plugin_paths of this config file"
     )
