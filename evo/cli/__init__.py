@@ -28,6 +28,7 @@ COMMANDS = (
     "analyze",
     "gallery",
     "replay",
+    "warm",
 )
 
 

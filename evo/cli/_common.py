@@ -1,9 +1,12 @@
-"""What several commands share: the world layers (``--world``, ``--set``) and output-file errors."""
+"""What several commands share: the world layers (``--world``, ``--set``), output-file errors and the
+notice of the simulator's first compilation."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
+import threading
 from collections.abc import Iterator
 
 from evo.errors import EvoInputError
@@ -22,6 +25,28 @@ def writing(path: str) -> Iterator[None]:
         yield
     except OSError as exc:
         raise EvoInputError(f"cannot write: {exc.strerror or exc}", source=str(path)) from None
+
+
+NOTICE_AFTER = 5.0  # s: numba's cache loads faster, a compilation takes about 20 s
+COMPILING = "compiling the simulator: first run only, about 20 s (evo warm does it ahead of time)"
+
+
+@contextlib.contextmanager
+def compiling_notice(command: str, after: float | None = None) -> Iterator[None]:
+    """Say once on stderr that the simulator is compiling when the work inside takes longer than ``after``
+    seconds (default :data:`NOTICE_AFTER`): loading numba's cache takes less, so only a first run in a fresh
+    environment is told."""
+
+    def say() -> None:
+        print(f"evo {command}: {COMPILING}", file=sys.stderr, flush=True)
+
+    timer = threading.Timer(NOTICE_AFTER if after is None else after, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def add_world_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from evo.cli._run_progress import FirstCompile, ProgressLines
 from evo.errors import EvoInputError
 from evo.io.run_folder import RunFolder
 from evo.run.callbacks import Callback, GenerationStatus
@@ -89,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         raise EvoInputError(f"--workers must be at least 1, got {args.workers}")
     config = load_config(args.config)
     out = args.out if args.out else Path("runs") / config.run.name
-    show_bars = not args.quiet and sys.stdout.isatty()
+    show_bars = not args.quiet and sys.stderr.isatty()  # the bars are drawn on stderr
+    said: list[Callback] = [] if args.quiet or show_bars else [ProgressLines()]
     stop: list[int] = []
     try:
         with _graceful_interrupt() as stop:
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                 out=out,
                 workers=args.workers,
                 address=args.dask,
-                callbacks=[_StopOnRequest(stop)],
+                callbacks=[FirstCompile(quiet=args.quiet), _StopOnRequest(stop), *said],
                 progress=show_bars,
                 resume=args.resume,
                 force=args.force,

@@ -12,14 +12,14 @@ import math
 import sys
 
 from evo.analysis.stability import check_step
-from evo.cli._common import add_world_arguments, world_for, writing
+from evo.cli._common import add_world_arguments, compiling_notice, world_for, writing
 from evo.cli._fitness import plugin_spec, score
 from evo.cli._stability import warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.models import load_model
 from evo.io.trace import write_trace
 from evo.schema import shown
-from evo.sim import DEFAULT_FRAMES, simulate
+from evo.sim import DEFAULT_FRAMES, simulate, warm_up
 from evo.sim.placement import stand_on_ground
 
 NAME = "simulate"
@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         )
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
     warn_if_unstable(NAME, args.model, check_step(creature, world))
+    with compiling_notice(NAME):
+        warm_up(world)
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
