@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import sys
 import threading
 from collections.abc import Iterator
@@ -56,18 +57,42 @@ def add_world_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         action="append",
         default=[],
-        help="override one world parameter (repeatable), e.g. --set gravity=0.3",
+        help="override one world parameter (repeatable), e.g. --set gravity=0.3; --set width=none (or "
+        "height=none) removes the walls (ceiling), --set autoreverse=off the creature's autoreverse",
     )
 
 
-def parse_sets(items: list[str]) -> dict:
-    out = {}
+# --set keys that change the creature rather than the world, and the values each one takes
+CREATURE_SETS = {"autoreverse": {"on": True, "true": True, "off": False, "false": False}}
+# world keys whose "off" is None: --set width=none (or off) removes the side walls
+_NULLABLE = tuple(f.name for f in dataclasses.fields(World) if f.default is None)
+
+
+def _split_sets(items: list[str]) -> tuple[dict, dict]:
+    """``--set`` items as (world values, creature values)."""
+    world, creature = {}, {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not name.strip():
+        name, value = name.strip(), value.strip()
+        if not sep or not name:
             raise EvoInputError(f"--set expects NAME=VALUE, got {shown(item)}")
-        out[name.strip()] = parse_value(value.strip())
-    return out
+        if name in CREATURE_SETS:
+            words = CREATURE_SETS[name]
+            if value.lower() not in words:
+                raise EvoInputError(
+                    f"expected one of {', '.join(words)}, got {shown(value)}", field=f"--set {name}"
+                )
+            creature[name] = words[value.lower()]
+        elif name in _NULLABLE and value.lower() in ("none", "off"):
+            world[name] = None
+        else:
+            world[name] = parse_value(value)
+    return world, creature
+
+
+def parse_sets(items: list[str]) -> dict:
+    """The world's values of ``--set`` items (``none``/``off`` for a key that may be None gives None)."""
+    return _split_sets(items)[0]
 
 
 def world_for(creature: Creature, args: argparse.Namespace, model_source: str) -> World:
@@ -77,3 +102,12 @@ def world_for(creature: Creature, args: argparse.Namespace, model_source: str) -
         layers.append((read_world_file(args.world), args.world, "world"))
     layers.append((parse_sets(getattr(args, "set", [])), None, "--set"))
     return resolve_world(layers)
+
+
+def creature_and_world(
+    creature: Creature, args: argparse.Namespace, model_source: str
+) -> tuple[Creature, World]:
+    """The creature with its ``--set`` values (``autoreverse=off``) and its world (:func:`world_for`)."""
+    world = world_for(creature, args, model_source)
+    own = _split_sets(getattr(args, "set", []))[1]
+    return (creature.replace(**own) if own else creature), world

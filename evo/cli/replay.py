@@ -6,7 +6,7 @@ import argparse
 import math
 import re
 
-from evo.cli._common import add_world_arguments, world_for
+from evo.cli._common import add_world_arguments, creature_and_world
 from evo.errors import EvoInputError
 from evo.io.provenance import frames_in
 from evo.sim import DEFAULT_FRAMES
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if args.frame_ms < 10:
         raise EvoInputError(f"--frame-ms must be at least 10, got {args.frame_ms}")
     creature = load_model(args.model)
-    world = world_for(creature, args, args.model)
+    creature, world = creature_and_world(creature, args, args.model)
     creature = stand_on_ground(creature, world)  # as evo simulate does: no mass starts below the ground
     frames = args.frames
     if frames is None:

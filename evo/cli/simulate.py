@@ -12,7 +12,7 @@ import math
 import sys
 
 from evo.analysis.stability import check_step
-from evo.cli._common import add_world_arguments, compiling_notice, world_for, writing
+from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, writing
 from evo.cli._fitness import plugin_spec, score
 from evo.cli._stability import warn_if_unstable
 from evo.errors import EvoInputError
@@ -91,7 +91,7 @@ def _frames_value(frames: float) -> int | float:
 
 def run(args: argparse.Namespace) -> int:
     creature = load_model(args.model)
-    world = world_for(creature, args, args.model)
+    creature, world = creature_and_world(creature, args, args.model)
     creature = stand_on_ground(creature, world)
     frames = args.frames
     if frames is None:
