@@ -11,10 +11,9 @@ import json
 import math
 import sys
 
-from evo.analysis.stability import check_step
 from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, writing
 from evo.cli._fitness import plugin_spec, score
-from evo.cli._stability import warn_if_unstable
+from evo.cli._stability import BOUND, EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.models import load_model
 from evo.io.trace import write_trace
@@ -113,13 +112,17 @@ def run(args: argparse.Namespace) -> int:
             "the end of the run"
         )
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
-    warn_if_unstable(NAME, args.model, check_step(creature, world))
+    bound, exact = model_step_check(creature, world)
+    if exact is None or not exact.stable:  # else only an explosion makes the bound's warning worth saying
+        warn_if_unstable(NAME, args.model, exact or bound, basis=EXACT if exact else BOUND)
     with compiling_notice(NAME):
         warm_up(world)
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
             write_trace(args.trace, trajectory)
+    if exact is not None and exact.stable and trajectory.exploded:
+        warn_if_unstable(NAME, args.model, bound, note=" and did" + at_rest_note(exact))
     result = summary(creature, trajectory)
     human = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
     print(

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from evo.analysis.stability import check_frequency, check_step, degree_frequency_bound
-from evo.cli._stability import warn_if_unstable
+from evo.analysis.stability import check_frequency, degree_frequency_bound
+from evo.cli._stability import EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
 from evo.io.worlds import resolve_world
@@ -66,5 +66,10 @@ def _validate(path: str) -> int:
         f"({creature.n_muscles} muscles), {connected}"
     )
     world = resolve_world([(creature.world, path, "world")])
-    warn_if_unstable(NAME, path, check_step(creature, world), style="world.")
+    bound, exact = model_step_check(creature, world)
+    if exact is not None and not exact.stable:
+        warn_if_unstable(NAME, path, exact, style="world.", basis=EXACT)
+    else:
+        note = at_rest_note(exact) if exact is not None else ""
+        warn_if_unstable(NAME, path, bound, style="world.", note=note)
     return 0

@@ -119,3 +119,20 @@ def test_a_failing_plugin_prints_one_line_naming_its_file_and_line_and_with_debu
     assert err.startswith("Traceback (most recent call last):\n")
     assert f'File "{divides}", line 9, in divides\n' in err
     assert err.splitlines()[-1] == line.removesuffix(" (--debug shows the traceback)")
+
+
+CRAWLER = GENOMES / "classic" / "crawler.xml"
+
+
+def test_no_false_alarm_when_the_models_highest_mode_is_within_the_limit_and_it_runs(capsys):
+    # the bound from the link stiffnesses gives omega*dt = 2.19 > 1.98; the crawler's highest mode 1.71
+    code, out, err = run_cli(capsys, "simulate", CRAWLER, "--set", "stiffness=0.7", "--json")
+    assert code == 0 and said(err) == ""
+    assert json.loads(out)["exploded"] is False
+
+
+def test_the_warning_names_the_models_highest_mode_when_that_is_past_the_limit(capsys):
+    code, out, err = run_cli(capsys, "simulate", CRAWLER, "--set", "stiffness=1.2", "--json")
+    assert code == 0
+    assert said(err).startswith(f"evo simulate: warning: {CRAWLER}: omega_max*dt = 2.24 exceeds")
+    assert "(omega_max = 2.24 rad/frame, the model's highest natural frequency at rest" in said(err)
