@@ -10,6 +10,8 @@ import sys
 import threading
 from collections.abc import Iterator
 
+import numpy as np
+
 from evo.errors import EvoInputError
 from evo.io.tomlfiles import parse_value, read_world_file
 from evo.io.worlds import resolve_world
@@ -111,3 +113,29 @@ def creature_and_world(
     world = world_for(creature, args, model_source)
     own = _split_sets(getattr(args, "set", []))[1]
     return (creature.replace(**own) if own else creature), world
+
+
+def placed(command: str, creature: Creature, world: World, source: str) -> Creature:
+    """The creature as it is simulated (lifted out of terrain it starts in: see
+    :func:`~evo.sim.placement.stand_on_ground`), with one warning line on stderr naming the masses that
+    start below the ground and saying what happens to them."""
+    from evo.sim.placement import stand_on_ground, surface_heights
+
+    lifted = stand_on_ground(creature, world)
+    depth = surface_heights(world, creature.positions[:, 0]) - creature.positions[:, 1]
+    below = [int(i) for i in np.flatnonzero(depth > 1e-9)]
+    if not below:
+        return lifted
+    names = ", ".join(str(i) for i in below[:10])
+    names += f" and {len(below) - 10} more" if len(below) > 10 else ""
+    several = len(below) > 1
+    if lifted is creature:
+        then = "the ground pushes them out from the first frame" if several else "the ground pushes it out"
+    else:
+        then = f"the creature is lifted {float(lifted.positions[0, 1] - creature.positions[0, 1]):.3g} px"
+    print(
+        f"evo {command}: warning: {source}: mass{'es' if several else ''} {names} (0-based) "
+        f"start{'' if several else 's'} below the ground, the deepest by {float(depth.max()):.3g} px: {then}",
+        file=sys.stderr,
+    )
+    return lifted

@@ -11,7 +11,7 @@ import json
 import math
 import sys
 
-from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, writing
+from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, placed, writing
 from evo.cli._fitness import plugin_spec, score
 from evo.cli._stability import BOUND, EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import EvoInputError
@@ -19,7 +19,6 @@ from evo.io.models import load_model
 from evo.io.trace import write_trace
 from evo.schema import shown
 from evo.sim import DEFAULT_FRAMES, simulate, warm_up
-from evo.sim.placement import stand_on_ground
 
 NAME = "simulate"
 HELP = "simulate a model (.json or Sodaconstructor .xml) and print a summary"
@@ -91,7 +90,7 @@ def _frames_value(frames: float) -> int | float:
 def run(args: argparse.Namespace) -> int:
     creature = load_model(args.model)
     creature, world = creature_and_world(creature, args, args.model)
-    creature = stand_on_ground(creature, world)
+    creature = placed(NAME, creature, world, args.model)
     frames = args.frames
     if frames is None:
         frames = creature.meta.get("frames", DEFAULT_FRAMES)

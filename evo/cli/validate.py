@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from evo.analysis.stability import check_frequency, degree_frequency_bound
+from evo.cli._common import placed
 from evo.cli._stability import EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
@@ -66,6 +67,7 @@ def _validate(path: str) -> int:
         f"({creature.n_muscles} muscles), {connected}"
     )
     world = resolve_world([(creature.world, path, "world")])
+    placed(NAME, creature, world, path)
     bound, exact = model_step_check(creature, world)
     if exact is not None and not exact.stable:
         warn_if_unstable(NAME, path, exact, style="world.", basis=EXACT)

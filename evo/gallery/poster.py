@@ -143,6 +143,8 @@ def poster_svg(
         f"{creature.n_masses} masses, {creature.n_links} links, {creature.n_muscles} muscles · "
         f"ω {creature.omega:.3g}, β {creature.beta:.3g}"
     )
+    if trajectory.exploded:  # the run stopped there: say so where the eye starts
+        title = f"EXPLODED at frame {exploded_frame(trajectory):g} · " + title
     out = [
         f'<svg xmlns="{SVG_NAMESPACE}" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
         f"<title>{escape(creature.name)}</title>",
@@ -171,3 +173,9 @@ def poster_svg(
         out.append(_tag("text", label, x=x, y=y, font_size=12, text_anchor="middle", fill=LABEL, **FONT))
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def exploded_frame(trajectory: Trajectory) -> float:
+    """The frame at which an exploded run stopped (its last record when the simulator did not say)."""
+    frame = trajectory.exploded_frame
+    return float(frame if frame is not None else trajectory.frames[-1])

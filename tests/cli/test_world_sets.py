@@ -54,3 +54,24 @@ def test_a_walled_walker_goes_further_without_its_walls(walled, capsys):
 def test_a_bad_set_value_is_one_line_naming_the_key(walled, item, message):
     with pytest.raises(EvoInputError, match=message):
         creature_and_world(load_model(walled), argparse.Namespace(set=[item]), str(walled))
+
+
+def test_masses_that_start_below_the_ground_are_named_in_one_warning(tmp_path, capsys):
+    creature = load_model(WALKER)
+    positions = creature.positions.copy()
+    positions[2, 1], positions[4, 1] = -7.5, -3.0
+    sunk = tmp_path / "sunk.json"
+    save_model(creature.replace(positions=positions), sunk)
+    for command in (["simulate", str(sunk), "--frames", "100"], ["validate", str(sunk)]):
+        assert main(command) == 0
+        warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+        assert warnings == [
+            f"evo {command[0]}: warning: {sunk}: masses 2, 4 (0-based) start below the ground, the deepest "
+            "by 7.5 px: the ground pushes them out from the first frame"
+        ]
+    assert main(["simulate", str(sunk), "--frames", "100", "--set", "terrain=[[0, 5], [2000, 5]]"]) == 0
+    (warning,) = capsys.readouterr().err.splitlines()
+    assert warning.startswith(f"evo simulate: warning: {sunk}: masses 0, 1, 2, 4 (0-based) start below")
+    assert warning.endswith("the deepest by 12.5 px: the creature is lifted 12.5 px")
+    assert main(["simulate", str(WALKER), "--frames", "100"]) == 0
+    assert capsys.readouterr().err == ""
