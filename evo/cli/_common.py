@@ -118,11 +118,11 @@ def creature_and_world(
 def placed(command: str, creature: Creature, world: World, source: str) -> Creature:
     """The creature as it is simulated (lifted out of terrain it starts in: see
     :func:`~evo.sim.placement.stand_on_ground`), with one warning line on stderr naming the masses that
-    start below the ground and saying what happens to them."""
-    from evo.sim.placement import stand_on_ground, surface_heights
+    the file puts below the floor y = 0 and saying what happens to them."""
+    from evo.sim.placement import stand_on_ground
 
     lifted = stand_on_ground(creature, world)
-    depth = surface_heights(world, creature.positions[:, 0]) - creature.positions[:, 1]
+    depth = -creature.positions[:, 1]  # below the floor y = 0 as the file has it (hills lift silently)
     below = [int(i) for i in np.flatnonzero(depth > 1e-9)]
     if not below:
         return lifted
@@ -135,7 +135,7 @@ def placed(command: str, creature: Creature, world: World, source: str) -> Creat
         then = f"the creature is lifted {float(lifted.positions[0, 1] - creature.positions[0, 1]):.3g} px"
     print(
         f"evo {command}: warning: {source}: mass{'es' if several else ''} {names} (0-based) "
-        f"start{'' if several else 's'} below the ground, the deepest by {float(depth.max()):.3g} px: {then}",
+        f"start{'' if several else 's'} below the floor, the deepest by {float(depth.max()):.3g} px: {then}",
         file=sys.stderr,
     )
     return lifted
