@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.cli._run_progress import FirstCompile, ProgressLines
+from evo.cli._seeds import warn_seed_model_changes
 from evo.errors import EvoInputError
 from evo.io.run_folder import RunFolder
 from evo.run.callbacks import Callback, GenerationStatus
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise EvoInputError(f"--workers must be at least 1, got {args.workers}")
     config = load_config(args.config)
+    if not args.resume:  # a resumed run has its generation 0 already
+        warn_seed_model_changes(NAME, args.config, config)
     out = args.out if args.out else Path("runs") / config.run.name
     show_bars = not args.quiet and sys.stderr.isatty()  # the bars are drawn on stderr
     said: list[Callback] = [] if args.quiet or show_bars else [ProgressLines()]

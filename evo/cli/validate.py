@@ -10,6 +10,7 @@ import argparse
 
 from evo.analysis.stability import check_frequency, degree_frequency_bound
 from evo.cli._common import placed
+from evo.cli._seeds import warn_seed_model_changes
 from evo.cli._stability import EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
@@ -36,6 +37,7 @@ def _validate_config(path: str) -> int:
     print(f"{path}: ok: a run config")
     for line in config.describe():
         print(f"  {line}")
+    warn_seed_model_changes(NAME, path, config)
     genome = config.genome
     omega_max = degree_frequency_bound(
         config.world, genome.max_degree, genome.link_stiffness[1], genome.mass[0]
