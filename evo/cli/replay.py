@@ -6,6 +6,7 @@ import argparse
 import math
 import re
 import sys
+from pathlib import Path
 
 from evo.cli._common import add_world_arguments, creature_and_world, placed
 from evo.errors import EvoInputError
@@ -50,10 +51,11 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evo.gallery.poster import poster_svg
+    from evo.gallery.poster import poster_svg, terrain_svg
     from evo.gallery.replay import gif_frames, save_gif
     from evo.io.atomic import atomic_write_text
     from evo.io.models import load_model
+    from evo.io.soda_xml import TerrainFile
     from evo.sim import simulate
 
     if not args.gif and not args.svg:
@@ -61,7 +63,14 @@ def run(args: argparse.Namespace) -> int:
     size = _size(args.size)
     if args.frame_ms < 10:
         raise EvoInputError(f"--frame-ms must be at least 10, got {args.frame_ms}")
-    creature = load_model(args.model)
+    try:
+        creature = load_model(args.model)
+    except TerrainFile as terrain:
+        if args.gif:  # nothing moves on a terrain
+            raise
+        atomic_write_text(args.svg, terrain_svg(terrain.terrain, Path(args.model).stem))
+        print(f"{args.svg}: the terrain of {args.model}")
+        return 0
     creature, world = creature_and_world(creature, args, args.model)
     creature = placed(NAME, creature, world, args.model)
     frames = args.frames

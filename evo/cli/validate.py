@@ -14,6 +14,7 @@ from evo.cli._seeds import warn_seed_model_changes
 from evo.cli._stability import EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
+from evo.io.soda_xml import TerrainFile
 from evo.io.worlds import resolve_world
 from evo.model import is_connected
 
@@ -62,7 +63,17 @@ def run(args: argparse.Namespace) -> int:
 def _validate(path: str) -> int:
     if path.lower().endswith(".toml"):
         return _validate_config(path)
-    creature = load_model(path)  # checks everything, its world included
+    try:
+        creature = load_model(path)  # checks everything, its world included
+    except TerrainFile as terrain:
+        segments = sum(len(line) - 1 for line in terrain.terrain)
+        xs = [x for line in terrain.terrain for x, _ in line]
+        print(
+            f"{path}: ok: a terrain file, {len(terrain.terrain)} polyline(s) of {segments} segment(s) over "
+            f'x = {min(xs):g}..{max(xs):g} px; use it as [world] terrain = "{path}" in a config or a '
+            f"model's world, or --set terrain={path}"
+        )
+        return 0
     connected = "connected" if is_connected(creature) else "not connected"
     print(
         f"{path}: ok: '{creature.name}', {creature.n_masses} masses, {creature.n_links} links "

@@ -65,3 +65,25 @@ def test_a_seed_model_outside_the_genome_limits_is_named_with_what_generation_0_
     config.write_text(config.read_text().replace("masses = [3, 5]", "masses = [3, 20]\nmax_degree = 8"))
     code, out, err = run_cli(capsys, "validate", config)
     assert code == 0 and "walker.json" not in err
+
+
+HILLS = Path(__file__).resolve().parents[2] / "genomes" / "classic" / "hills.xml"
+
+
+def test_a_terrain_file_is_valid_and_validate_says_how_to_use_it(capsys):
+    code, out, err = run_cli(capsys, "validate", HILLS)
+    assert code == 0 and err == ""
+    assert out == (
+        f"{HILLS}: ok: a terrain file, 3 polyline(s) of 5 segment(s) over x = 300..1700 px; use it as "
+        f'[world] terrain = "{HILLS}" in a config or a model\'s world, or --set terrain={HILLS}\n'
+    )
+
+
+def test_simulating_a_terrain_file_is_one_line_saying_what_it_is_and_how_to_use_it(capsys):
+    code, out, err = run_cli(capsys, "simulate", HILLS)
+    assert code == 2
+    assert err == (
+        f"evo simulate: error: {HILLS}: the model has no masses: a terrain file (fixed bars only), not a "
+        "creature; use it as "
+        f'[world] terrain = "{HILLS}" in a config or a model\'s world, or --set terrain={HILLS}\n'
+    )
