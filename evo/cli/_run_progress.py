@@ -46,6 +46,7 @@ class ProgressLines(Callback):
         self.out = out
         self.command = command
         self.objective = ""
+        self.step = "generation"
         self.generations = 0
         self.generation = -1
         self.evaluations = self.evaluated = 0
@@ -59,6 +60,7 @@ class ProgressLines(Callback):
     def on_run_start(self, run: RunStart) -> None:
         self.objective = run.plugin.objectives[0]
         self.generations = run.config.run.generations
+        self.step = "iteration" if run.config.map_elites else "generation"
         self.started = self.last = time.monotonic()
 
     def on_generation_start(self, generation: int, evaluations: int) -> None:
@@ -68,7 +70,7 @@ class ProgressLines(Callback):
         self.evaluated += count
         if time.monotonic() - self.last >= self.every and self.evaluated < self.evaluations:
             self._say(
-                f"generation {self.generation} ({self.generation + 1} of {self.generations}): "
+                f"{self.step} {self.generation} ({self.generation + 1} of {self.generations}): "
                 f"{self.evaluated} of {self.evaluations} evaluations"
             )
 
@@ -77,4 +79,4 @@ class ProgressLines(Callback):
             return
         best = status.stats.get(f"{self.objective}_best", float("nan"))
         g = status.generation
-        self._say(f"generation {g} done ({g + 1} of {status.generations}); {self.objective} best {best:.6g}")
+        self._say(f"{self.step} {g} done ({g + 1} of {status.generations}); {self.objective} best {best:.6g}")

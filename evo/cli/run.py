@@ -119,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
     generations = config.run.generations
     if result.stopped:
         print(
-            f"evo run: stopped after generation {result.generation}; continue with --resume", file=sys.stderr
+            f"evo run: stopped after {'iteration' if config.map_elites else 'generation'} "
+            f"{result.generation}; continue with --resume",
+            file=sys.stderr,
         )
         return 128 + stop[0] if stop else 130
     if stop:  # a signal during the last generation: the run is complete, but it was interrupted
@@ -128,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         files = RunFolder(out).elite_files()
         best = result.best
-        line = f"{out}: {result.generation + 1} generations"
+        steps = "iterations" if config.map_elites else "generations"  # MAP-Elites' word, as validate's
+        line = f"{out}: {result.generation + 1} {steps}"
         if best is not None and files:
             values = ", ".join(
                 f"{name} {value:.6g}" for name, value in zip(best.objectives, best.fitness, strict=True)
