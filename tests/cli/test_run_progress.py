@@ -69,7 +69,7 @@ def test_evo_run_says_where_it_is_on_a_standard_error_that_is_not_a_terminal(tmp
 def test_progress_lines_wait_their_interval():
     out = io.StringIO()
     lines = ProgressLines(every=3600.0, out=out)
-    lines.last = 0.0
+    lines.started = lines.last = time.monotonic()  # as on_run_start sets them
     lines.on_generation_start(4, 10)
     lines.on_evaluated(3)
     assert out.getvalue() == ""
