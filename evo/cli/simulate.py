@@ -110,12 +110,6 @@ def run(args: argparse.Namespace) -> int:
             f"--frames {frames} is not a multiple of --every {args.every:g}: the last record would miss "
             "the end of the run"
         )
-    if not args.plugin:  # a plugin's options without a plugin are a mistake, not something to ignore
-        options = (("--params", args.params), ("--seed", args.seed))
-        given = [flag for flag, value in options if value is not None]
-        if given:
-            verb = "needs" if len(given) == 1 else "need"
-            raise EvoInputError(f"{' and '.join(given)} {verb} --plugin NAME (the plugin it is for)")
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
     bound, exact = model_step_check(creature, world)
     if exact is None or not exact.stable:  # else only an explosion makes the bound's warning worth saying

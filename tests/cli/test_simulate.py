@@ -136,12 +136,3 @@ def test_the_warning_names_the_models_highest_mode_when_that_is_past_the_limit(c
     assert code == 0
     assert said(err).startswith(f"evo simulate: warning: {CRAWLER}: omega_max*dt = 2.24 exceeds")
     assert "(omega_max = 2.24 rad/frame, the model's highest natural frequency at rest" in said(err)
-
-
-@pytest.mark.parametrize(
-    "extra, named", [(["--params", "{"], "--params"), (["--seed", "3"], "--seed")], ids=["params", "seed"]
-)
-def test_a_plugins_options_without_a_plugin_are_an_error_not_ignored(capsys, extra, named):
-    code, out, err = run_cli(capsys, "simulate", GENOMES / "walker.json", "--frames", 10, *extra)
-    assert code == 2 and out == ""
-    assert err == f"evo simulate: error: {named} needs --plugin NAME (the plugin it is for)\n"
