@@ -14,7 +14,7 @@ import traceback
 import warnings
 
 from evo import __version__
-from evo.errors import EvoInputError, EvoInputWarning
+from evo.errors import EvoInputError, EvoInputWarning, one_line
 
 # one entry per command module under evo/cli/
 COMMANDS = (
@@ -28,6 +28,8 @@ COMMANDS = (
     "analyze",
     "gallery",
     "replay",
+    "race",
+    "refine",
     "warm",
 )
 
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     except EvoInputError as exc:
         if args.debug:
             traceback.print_exc()
-        print(f"evo {args.command}: error: {exc}", file=sys.stderr)
+        print(f"evo {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"evo {args.command}: interrupted", file=sys.stderr)

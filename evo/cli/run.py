@@ -16,9 +16,10 @@ from typing import Any
 
 from evo.cli._run_progress import FirstCompile, ProgressLines
 from evo.cli._seeds import warn_seed_model_changes
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, one_line
 from evo.io.run_folder import RunFolder
 from evo.run.callbacks import Callback, GenerationStatus
+from evo.schema import shown
 
 NAME = "run"
 HELP = "evolve creatures as a config file says, into runs/<name>/ (or --out DIR)"
@@ -89,10 +90,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise EvoInputError(f"--workers must be at least 1, got {args.workers}")
+    if args.dask is not None:
+        from evo.run.backends import dask_address_problem
+
+        problem = dask_address_problem(args.dask)
+        if problem is not None:
+            raise EvoInputError(f"--dask: {problem}, got {shown(args.dask)}")
     config = load_config(args.config)
     if not args.resume:  # a resumed run has its generation 0 already
         warn_seed_model_changes(NAME, args.config, config)
     out = args.out if args.out else Path("runs") / config.run.name
+    folder = Path(out).absolute()  # resolved once: a plugin's os.chdir changes nothing
     show_bars = not args.quiet and sys.stderr.isatty()  # the bars are drawn on stderr
     said: list[Callback] = [] if args.quiet or show_bars else [ProgressLines()]
     stop: list[int] = []
@@ -100,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         with _graceful_interrupt() as stop:
             result = evolve(
                 config,
-                out=out,
+                out=folder,
                 workers=args.workers,
                 address=args.dask,
                 callbacks=[FirstCompile(quiet=args.quiet), _StopOnRequest(stop), *said],
@@ -109,7 +117,11 @@ def run(args: argparse.Namespace) -> int:
                 force=args.force,
             )
     except RunFailed as exc:
-        print(f"evo run: error: {exc}", file=sys.stderr)
+        message = str(exc)
+        if "dask scheduler at" in message:  # say where the address came from
+            origin = "--dask" if args.dask else f"[pool] address of {config.source}"
+            message += f" (the address is from {origin})"
+        print(f"evo run: error: {one_line(message)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         if stop[:1] != [signal.SIGTERM]:
@@ -128,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"evo run: interrupted; all {generations} generations were done", file=sys.stderr)
         return 128 + stop[0]
     if not args.quiet:
-        files = RunFolder(out).elite_files()
+        files = RunFolder(folder).elite_files()
         best = result.best
         steps = "iterations" if config.map_elites else "generations"  # MAP-Elites' word, as validate's
         line = f"{out}: {result.generation + 1} {steps}"
@@ -136,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
             values = ", ".join(
                 f"{name} {value:.6g}" for name, value in zip(best.objectives, best.fitness, strict=True)
             )
-            line += f"; best {values} ({files[0]})"
+            line += f"; best {values} ({Path(out) / files[0].relative_to(folder)})"
         if result.archive is not None:
             archive = result.archive
             line += (

@@ -14,6 +14,7 @@ from evo.cli._seeds import warn_seed_model_changes
 from evo.cli._stability import EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
+from evo.io.soda_race import is_race_file
 from evo.io.soda_xml import TerrainFile
 from evo.io.worlds import resolve_world
 from evo.model import is_connected
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
 def _validate(path: str) -> int:
     if path.lower().endswith(".toml"):
         return _validate_config(path)
+    if is_race_file(path):
+        return _validate_race(path)
     try:
         creature = load_model(path)  # checks everything, its world included
     except TerrainFile as terrain:
@@ -87,4 +90,18 @@ def _validate(path: str) -> int:
     else:
         note = at_rest_note(exact) if exact is not None else ""
         warn_if_unstable(NAME, path, bound, style="world.", note=note)
+    return 0
+
+
+def _validate_race(path: str) -> int:
+    from evo.io.soda_race import read_race
+    from evo.race import finish_line
+
+    race = read_race(path)  # every contender checked as a model, in its own world with the race's rules
+    for k in range(len(race.contenders)):
+        resolve_world([(race.ruled(k).world, path, f"contender {k + 1} world")])
+    line = finish_line(race)
+    finish = f"finish line at x = {line:g} px" if line is not None else "no terrain, no finish line"
+    timeout = f"timeout {race.timeout:g} frames" if race.timeout is not None else "no timeout"
+    print(f"{path}: ok: a race of {len(race.contenders)} contenders, {timeout}, {finish} (evo race runs it)")
     return 0

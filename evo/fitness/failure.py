@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from evo.errors import Interruption
+from evo.errors import Interruption, one_line
 
 __all__ = [
     "MESSAGE_CHARS",
@@ -51,12 +51,9 @@ class PluginFailed(Exception):
 
 
 def short_text(text: str, limit: int = MESSAGE_CHARS) -> str:
-    """``text`` on one line (runs of white space become one space), cut to ``limit`` characters with a
-    note of its full length."""
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    return f"{line[:limit]}... ({len(line)} characters; the whole message is in the traceback)"
+    """``text`` on one line (runs of white space become one space), cut to ``limit`` characters with the
+    number left out (:func:`evo.errors.one_line`'s words; the traceback keeps it whole)."""
+    return one_line(" ".join(text.split()), limit)
 
 
 def _str_of(exc: BaseException) -> str:

@@ -47,7 +47,7 @@ def test_the_notebook_runs_and_writes_its_run_folder(executed):
         o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
     ]
     assert errors == []
-    assert (tree / "runs" / "notebook" / "checkpoint.json").is_file()
+    assert (tree / "runs" / "notebook" / "history.csv").read_text().count("\n") == 5  # header, 4 rows
     html = [o for c in notebook.cells for o in c.get("outputs", []) if "text/html" in o.get("data", {})]
     assert len(html) >= 3  # the walker's replay, the run's chart and creatures, the best creature
 
