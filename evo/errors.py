@@ -32,6 +32,12 @@ class EvoInputError(ValueError):
         super().__init__(text.replace("\r", "\\r").replace("\n", "\\n"))
 
 
+class Interruption(BaseException):
+    """What evo raises into running code to stop it (an evaluation's time limit): a BaseException, so that
+    neither a plugin's ``except Exception`` nor :func:`evo.fitness.evaluate` takes it for the plugin's own
+    failure."""
+
+
 class EvoInputWarning(UserWarning):
     """Input that evo reads but partly ignores (an element or attribute of a classic file it does not
     know): one line naming the file and the field, what is ignored and a hint, e.g.

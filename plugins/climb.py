@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from evo.fitness import fitness_plugin
+from evo import fitness_plugin
 
 
 def ground_heights(world, x):

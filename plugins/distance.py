@@ -1,6 +1,6 @@
 """The ``distance`` fitness plugin: how far the creature's centroid travels along x."""
 
-from evo.fitness import fitness_plugin
+from evo import fitness_plugin
 
 
 @fitness_plugin("distance", weights=(1.0,), record_every=10)

@@ -1,6 +1,6 @@
 """The ``jump`` fitness plugin: how high the whole creature gets off the floor."""
 
-from evo.fitness import fitness_plugin
+from evo import fitness_plugin
 
 
 @fitness_plugin("jump", weights=(1.0,), record_every=2)

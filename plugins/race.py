@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from evo.fitness import fitness_plugin
+from evo import fitness_plugin
 
 
 @fitness_plugin("race", weights=(1.0,), record_every=5)

@@ -1,6 +1,6 @@
 """The ``speed`` fitness plugin: mean horizontal speed of the centroid once the creature has settled."""
 
-from evo.fitness import fitness_plugin
+from evo import fitness_plugin
 
 
 @fitness_plugin("speed", weights=(1.0,), record_every=10)

@@ -1,7 +1,7 @@
 """The ``stance`` fitness plugin: how far a creature walks, with its height and reach as measures, so that
 a MAP-Elites run can keep the best walker of every stance (docs/qd.md)."""
 
-from evo.fitness import fitness_plugin
+from evo import fitness_plugin
 
 
 @fitness_plugin(

@@ -13,6 +13,7 @@ import sys
 import traceback
 import warnings
 
+from evo import __version__
 from evo.errors import EvoInputError, EvoInputWarning, one_line
 
 # one entry per command module under evo/cli/
@@ -29,6 +30,7 @@ COMMANDS = (
     "replay",
     "race",
     "refine",
+    "warm",
 )
 
 
@@ -39,6 +41,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="evo", description="Evolutionary creature designer (Sodaconstructor physics).")
+    parser.add_argument("--version", action="version", version=f"evo {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:

@@ -44,9 +44,11 @@ def plugin_spec(creature: Creature, args: argparse.Namespace, world: World, fram
     )
 
 
-def score(creature: Creature, spec: Any, seed: int, *, out: Any = None) -> list[float | str] | None:
+def score(
+    creature: Creature, spec: Any, seed: int, *, out: Any = None, debug: bool = False
+) -> list[float | str] | None:
     """Evaluate and print one line (on ``out``, default stdout); the fitness as a JSON-safe list, or None
-    if the plugin failed."""
+    if the plugin failed (its one-line error on stderr, and with ``debug`` the plugin's traceback first)."""
     from evo.fitness import load_ref
     from evo.fitness.evaluate import PluginFailed, evaluate
     from evo.io.checkpoint import encode_numbers
@@ -54,7 +56,10 @@ def score(creature: Creature, spec: Any, seed: int, *, out: Any = None) -> list[
     try:
         outcome = evaluate(creature, spec, seed)
     except PluginFailed as exc:
-        print(f"evo simulate: error: {one_line(exc.message)}", file=sys.stderr)
+        if debug and exc.traceback:
+            print(exc.traceback, end="", file=sys.stderr)
+        hint = " (--debug shows the traceback)" if exc.traceback and not debug else ""
+        print(f"evo simulate: error: {one_line(exc.message)}{hint}", file=sys.stderr)
         return None
     names = load_ref(spec.plugin).objectives
     text = ", ".join(f"{n} {v:.6g}" for n, v in zip(names, outcome.fitness, strict=True))

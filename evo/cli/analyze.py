@@ -15,7 +15,7 @@ import numpy as np
 
 from evo.analysis import modes_svg, natural_modes, place_frequency
 from evo.analysis.modes import ZERO_TOLERANCE, Modes
-from evo.cli._common import add_world_arguments, world_for
+from evo.cli._common import add_world_arguments, creature_and_world
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.models import load_model
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     if args.phase is not None and not math.isfinite(args.phase):
         raise EvoInputError(f"--phase must be a finite angle in radians, got {args.phase}")
     creature = load_model(args.model)
-    world = world_for(creature, args, args.model)
+    creature, world = creature_and_world(creature, args, args.model)
     modes = natural_modes(creature, world, phase=args.phase, gravity=_GRAVITY[args.gravity])
     for line in report_lines(creature, world, modes, args.modes):
         print(line)

@@ -99,25 +99,27 @@ def run(args: argparse.Namespace) -> int:
     measures = [a["name"] for a in summary["measures"]] if summary is not None else []
     objectives = ", ".join(rows[0]["objectives"]) or "fitness"
     header = ["rank", objectives, *(["cell", *measures] if summary is not None else [])]
-    header += ["gen", "masses", "links", "muscles", "ω (rad/frame)", "β", "file"]
+    # the body's own columns, less those a measure already shows (masses, omega)
+    body = [
+        (name, value)
+        for name, value in (
+            ("gen", lambda r: "" if r["generation"] is None else str(r["generation"])),
+            ("masses", lambda r: str(r["masses"])),
+            ("links", lambda r: str(r["links"])),
+            ("muscles", lambda r: str(r["muscles"])),
+            ("ω (rad/frame)", lambda r: f"{r['omega']:.4f}"),
+            ("β", lambda r: f"{r['beta']:.3f}"),
+        )
+        if name.split(" ")[0] not in measures and not (name.startswith("ω") and "omega" in measures)
+    ]
+    header += [name for name, _ in body] + ["file"]
     table = []
     for r in rows:
         cells = [str(r["rank"]), _fitness_text(r["fitness"])]
         if summary is not None:
             values = r.get("measures", {})
             cells += [str(r.get("cell", "")), *(_number(values.get(m, "")) for m in measures)]
-        table.append(
-            cells
-            + [
-                "" if r["generation"] is None else str(r["generation"]),
-                str(r["masses"]),
-                str(r["links"]),
-                str(r["muscles"]),
-                f"{r['omega']:.4f}",
-                f"{r['beta']:.3f}",
-                Path(r["file"]).name,
-            ]
-        )
+        table.append(cells + [value(r) for _, value in body] + [Path(r["file"]).name])
     widths = [max(len(h), *(len(row[k]) for row in table)) for k, h in enumerate(header)]
     left = {len(header) - 1}  # the file name reads better left-aligned
 
@@ -131,4 +133,15 @@ def run(args: argparse.Namespace) -> int:
     print(line(header))
     for row in table:
         print(line(row))
+    for note in _pinned(run_dir):
+        print(f"note: {note}: the range may be what stops them; widen it to let evolution go further")
     return 0
+
+
+def _pinned(run_dir: Path) -> list[str]:
+    """:func:`evo.gallery.pinned.pinned_genes` of the run's elites, with its ``[genome]`` table."""
+    from evo.gallery.pinned import pinned_genes
+    from evo.io.runs import read_run
+
+    contents = read_run(run_dir, require_elites=False)
+    return pinned_genes([entry.creature for entry in contents.elites], contents.section("genome"))

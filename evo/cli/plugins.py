@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from evo.fitness import Plugin, discover
@@ -12,13 +13,29 @@ NAME = "plugins"
 HELP = "list the fitness plugins (shipped, from plugin paths and entry points) with their parameters"
 
 
+class _OldPathFlag(argparse._AppendAction):
+    """``--path``, the first release's name of ``--plugin-path``: it still works, with a warning."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        print(
+            f"evo {NAME}: warning: {option_string} is deprecated since evo 0.2.0 and goes in 0.3.0; "
+            "use --plugin-path",
+            file=sys.stderr,
+        )
+        super().__call__(parser, namespace, values, option_string)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--path",
+        "--plugin-path",
+        dest="path",
         metavar="DIR_OR_FILE",
         action="append",
         default=[],
         help="also load plugins from this folder or .py file (repeatable)",
+    )
+    parser.add_argument(
+        "--path", dest="path", metavar="DIR_OR_FILE", action=_OldPathFlag, help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--config", metavar="CONFIG.toml", help="also load the plugin_paths of this config file"

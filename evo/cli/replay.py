@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import sys
+from pathlib import Path
 
-from evo.cli._common import add_world_arguments, world_for
+from evo.cli._common import add_world_arguments, creature_and_world, placed
 from evo.errors import EvoInputError
 from evo.io.provenance import frames_in
-from evo.sim import DEFAULT_FRAMES
+from evo.sim import DEFAULT_FRAMES, Trajectory
 
 NAME = "replay"
 HELP = "render a model (.json or Sodaconstructor .xml) as an animated GIF (--gif) or an SVG poster (--svg)"
@@ -49,21 +51,28 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evo.gallery.poster import poster_svg
+    from evo.gallery.poster import poster_svg, terrain_svg
     from evo.gallery.replay import gif_frames, save_gif
     from evo.io.atomic import atomic_write_text
     from evo.io.models import load_model
+    from evo.io.soda_xml import TerrainFile
     from evo.sim import simulate
-    from evo.sim.placement import stand_on_ground
 
     if not args.gif and not args.svg:
         raise EvoInputError("nothing to do: give --gif OUT.gif and/or --svg OUT.svg")
     size = _size(args.size)
     if args.frame_ms < 10:
         raise EvoInputError(f"--frame-ms must be at least 10, got {args.frame_ms}")
-    creature = load_model(args.model)
-    world = world_for(creature, args, args.model)
-    creature = stand_on_ground(creature, world)  # as evo simulate does: no mass starts below the ground
+    try:
+        creature = load_model(args.model)
+    except TerrainFile as terrain:
+        if args.gif:  # nothing moves on a terrain
+            raise
+        atomic_write_text(args.svg, terrain_svg(terrain.terrain, Path(args.model).stem))
+        print(f"{args.svg}: the terrain of {args.model}")
+        return 0
+    creature, world = creature_and_world(creature, args, args.model)
+    creature = placed(NAME, creature, world, args.model)
     frames = args.frames
     if frames is None:
         frames = frames_in(creature.meta) or DEFAULT_FRAMES
@@ -78,10 +87,24 @@ def run(args: argparse.Namespace) -> int:
         trajectory = simulate(creature, world, frames, record_every=every)
         save_gif(gif_frames(creature, world, trajectory, size=size), args.gif, frame_ms=args.frame_ms)
         print(f"{args.gif}: {trajectory.positions.shape[0]} pictures, one every {every:g} frames")
+        _say_if_exploded(args.model, args.gif, trajectory, frames)
     if args.svg:
         trajectory = simulate(
             creature, world, frames, record_every=world.dt * max(1, math.ceil(frames / 1000))
         )
         atomic_write_text(args.svg, poster_svg(creature, world, trajectory))
         print(args.svg)
+        _say_if_exploded(args.model, args.svg, trajectory, frames)
     return 0
+
+
+def _say_if_exploded(model: str, out: str, trajectory: Trajectory, frames: float) -> None:
+    """One warning line on stderr when the creature exploded: at which frame, and what the picture shows."""
+    from evo.gallery.poster import exploded_frame
+
+    if trajectory.exploded:
+        print(
+            f"evo replay: warning: {model}: the creature exploded at frame {exploded_frame(trajectory):g} "
+            f"of {frames:g}; {out} shows it up to frame {trajectory.frames[-1]:g}",
+            file=sys.stderr,
+        )

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from evo.cli._run_progress import FirstCompile, ProgressLines
+from evo.cli._seeds import warn_seed_model_changes
 from evo.errors import EvoInputError, one_line
 from evo.io.run_folder import RunFolder
 from evo.run.callbacks import Callback, GenerationStatus
@@ -55,9 +57,10 @@ def _graceful_interrupt() -> Iterator[list[int]]:
         if received:
             raise KeyboardInterrupt
         received.append(signum)
+        again = "Ctrl-C again" if signum == signal.SIGINT else "send SIGTERM again"  # a service has no keys
         print(
             f"\nevo run: {_SIGNALS[signum]}: stopping after this generation's checkpoint "
-            "(Ctrl-C again to abandon it)",
+            f"({again} to abandon it)",
             file=sys.stderr,
             flush=True,
         )
@@ -94,9 +97,12 @@ def run(args: argparse.Namespace) -> int:
         if problem is not None:
             raise EvoInputError(f"--dask: {problem}, got {shown(args.dask)}")
     config = load_config(args.config)
+    if not args.resume:  # a resumed run has its generation 0 already
+        warn_seed_model_changes(NAME, args.config, config)
     out = args.out if args.out else Path("runs") / config.run.name
     folder = Path(out).absolute()  # resolved once: a plugin's os.chdir changes nothing
-    show_bars = not args.quiet and sys.stdout.isatty()
+    show_bars = not args.quiet and sys.stderr.isatty()  # the bars are drawn on stderr
+    said: list[Callback] = [] if args.quiet or show_bars else [ProgressLines()]
     stop: list[int] = []
     try:
         with _graceful_interrupt() as stop:
@@ -105,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
                 out=folder,
                 workers=args.workers,
                 address=args.dask,
-                callbacks=[_StopOnRequest(stop)],
+                callbacks=[FirstCompile(quiet=args.quiet), _StopOnRequest(stop), *said],
                 progress=show_bars,
                 resume=args.resume,
                 force=args.force,
@@ -125,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
     generations = config.run.generations
     if result.stopped:
         print(
-            f"evo run: stopped after generation {result.generation}; continue with --resume", file=sys.stderr
+            f"evo run: stopped after {'iteration' if config.map_elites else 'generation'} "
+            f"{result.generation}; continue with --resume",
+            file=sys.stderr,
         )
         return 128 + stop[0] if stop else 130
     if stop:  # a signal during the last generation: the run is complete, but it was interrupted
@@ -134,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         files = RunFolder(folder).elite_files()
         best = result.best
-        line = f"{out}: {result.generation + 1} generations"
+        steps = "iterations" if config.map_elites else "generations"  # MAP-Elites' word, as validate's
+        line = f"{out}: {result.generation + 1} {steps}"
         if best is not None and files:
             values = ", ".join(
                 f"{name} {value:.6g}" for name, value in zip(best.objectives, best.fitness, strict=True)

@@ -11,16 +11,14 @@ import json
 import math
 import sys
 
-from evo.analysis.stability import check_step
-from evo.cli._common import add_world_arguments, world_for, writing
+from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, placed, writing
 from evo.cli._fitness import plugin_spec, score
-from evo.cli._stability import warn_if_unstable
+from evo.cli._stability import BOUND, EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.models import load_model
 from evo.io.trace import write_trace
 from evo.schema import shown
-from evo.sim import DEFAULT_FRAMES, simulate
-from evo.sim.placement import stand_on_ground
+from evo.sim import DEFAULT_FRAMES, simulate, warm_up
 
 NAME = "simulate"
 HELP = "simulate a model (.json or Sodaconstructor .xml) and print a summary"
@@ -91,8 +89,8 @@ def _frames_value(frames: float) -> int | float:
 
 def run(args: argparse.Namespace) -> int:
     creature = load_model(args.model)
-    world = world_for(creature, args, args.model)
-    creature = stand_on_ground(creature, world)
+    creature, world = creature_and_world(creature, args, args.model)
+    creature = placed(NAME, creature, world, args.model)
     frames = args.frames
     if frames is None:
         frames = creature.meta.get("frames", DEFAULT_FRAMES)
@@ -119,11 +117,17 @@ def run(args: argparse.Namespace) -> int:
         if given:
             raise EvoInputError(f"{given[0]}: only used with --plugin NAME (the plugin it is handed to)")
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
-    warn_if_unstable(NAME, args.model, check_step(creature, world))
+    bound, exact = model_step_check(creature, world)
+    if exact is None or not exact.stable:  # else only an explosion makes the bound's warning worth saying
+        warn_if_unstable(NAME, args.model, exact or bound, basis=EXACT if exact else BOUND)
+    with compiling_notice(NAME):
+        warm_up(world)
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
             write_trace(args.trace, trajectory)
+    if exact is not None and exact.stable and trajectory.exploded:
+        warn_if_unstable(NAME, args.model, bound, note=" and did" + at_rest_note(exact))
     result = summary(creature, trajectory)
     human = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
     print(
@@ -135,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     exploded = f"  (EXPLODED at frame {result['exploded_frame']:g})" if result["exploded"] else ""
     print(f"distance: {result['distance']:.2f} px from frame 0{exploded}", file=human)
     if scoring is not None:
-        fitness = score(creature, *scoring, out=human)
+        fitness = score(creature, *scoring, out=human, debug=getattr(args, "debug", False))
         if fitness is None:
             return 1
         result["fitness"] = fitness

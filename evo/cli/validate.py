@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from evo.analysis.stability import check_frequency, check_step, degree_frequency_bound
-from evo.cli._stability import warn_if_unstable
+from evo.analysis.stability import check_frequency, degree_frequency_bound
+from evo.cli._common import placed
+from evo.cli._seeds import warn_seed_model_changes
+from evo.cli._stability import EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
 from evo.io.soda_race import is_race_file
+from evo.io.soda_xml import TerrainFile
 from evo.io.worlds import resolve_world
 from evo.model import is_connected
 
@@ -36,6 +39,7 @@ def _validate_config(path: str) -> int:
     print(f"{path}: ok: a run config")
     for line in config.describe():
         print(f"  {line}")
+    warn_seed_model_changes(NAME, path, config)
     genome = config.genome
     omega_max = degree_frequency_bound(
         config.world, genome.max_degree, genome.link_stiffness[1], genome.mass[0]
@@ -62,14 +66,30 @@ def _validate(path: str) -> int:
         return _validate_config(path)
     if is_race_file(path):
         return _validate_race(path)
-    creature = load_model(path)  # checks everything, its world included
+    try:
+        creature = load_model(path)  # checks everything, its world included
+    except TerrainFile as terrain:
+        segments = sum(len(line) - 1 for line in terrain.terrain)
+        xs = [x for line in terrain.terrain for x, _ in line]
+        print(
+            f"{path}: ok: a terrain file, {len(terrain.terrain)} polyline(s) of {segments} segment(s) over "
+            f'x = {min(xs):g}..{max(xs):g} px; use it as [world] terrain = "{path}" in a config or a '
+            f"model's world, or --set terrain={path}"
+        )
+        return 0
     connected = "connected" if is_connected(creature) else "not connected"
     print(
         f"{path}: ok: '{creature.name}', {creature.n_masses} masses, {creature.n_links} links "
         f"({creature.n_muscles} muscles), {connected}"
     )
     world = resolve_world([(creature.world, path, "world")])
-    warn_if_unstable(NAME, path, check_step(creature, world), style="world.")
+    placed(NAME, creature, world, path)
+    bound, exact = model_step_check(creature, world)
+    if exact is not None and not exact.stable:
+        warn_if_unstable(NAME, path, exact, style="world.", basis=EXACT)
+    else:
+        note = at_rest_note(exact) if exact is not None else ""
+        warn_if_unstable(NAME, path, bound, style="world.", note=note)
     return 0
 
 

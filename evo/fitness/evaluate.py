@@ -7,14 +7,17 @@ plugin raises :class:`PluginFailed` (docs/internals.md, "One evaluation").
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from evo.fitness.failure import PluginFailed, is_evos_own, plugin_failure, signals_watched
 from evo.fitness.measures import builtin_measures, measure_stride
 from evo.fitness.protocol import Plugin, PluginRef, SimulationResult
 from evo.fitness.registry import load_ref
@@ -22,7 +25,15 @@ from evo.model import Creature
 from evo.sim import Trajectory, World, simulate
 from evo.sim.simulate import steps_for
 
-__all__ = ["Evaluation", "EvaluationSpec", "PluginFailed", "evaluate", "recording", "worst_fitness"]
+__all__ = [
+    "Evaluation",
+    "EvaluationSpec",
+    "PluginFailed",
+    "evaluate",
+    "read_only_view",
+    "recording",
+    "worst_fitness",
+]
 
 
 @dataclass(frozen=True)
@@ -58,23 +69,6 @@ class Evaluation:
     exploded: bool
     measures: tuple[float, ...] = ()
     timed_out: bool = False
-
-
-class PluginFailed(Exception):
-    """A plugin raised or returned something that is not a fitness.
-
-    Attributes:
-        plugin: the plugin's name.
-        message: one line, e.g. ``plugin 'distance' raised ZeroDivisionError: division by zero``.
-    """
-
-    def __init__(self, plugin: str, message: str):
-        super().__init__(message)
-        self.plugin = plugin
-        self.message = message
-
-    def __reduce__(self) -> tuple:  # picklable, so a worker can send it back to the parent
-        return (type(self), (self.plugin, self.message))
 
 
 def worst_fitness(weights: tuple[float, ...]) -> tuple[float, ...]:
@@ -137,18 +131,17 @@ def evaluate(
         frames=frames,
         total_frames=spec.frames,
         exploded=False,
-        model=creature,
+        model=read_only_view(creature),
         world=spec.world,
         seed=int(seed),
     )
-    try:
-        value = plugin.func(result, **spec.params)
-    except (Exception, SystemExit) as exc:  # sys.exit() in a plugin must not end the run (or a worker)
-        detail = " ".join(str(exc).split())
-        raise PluginFailed(
-            plugin.name,
-            f"plugin '{plugin.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else ""),
-        ) from exc
+    with signals_watched() as received:
+        try:
+            value = plugin.func(result, **spec.params)
+        except BaseException as exc:  # sys.exit(), GeneratorExit, its own BaseException: the plugin's failure
+            if is_evos_own(exc, received):  # a time limit, or a real Ctrl-C
+                raise
+            raise plugin_failure(plugin.name, plugin.func, exc) from exc
     values = fitness_values(plugin, value)
     arity = len(plugin.weights)
     fitness, own = values[:arity], dict(zip(plugin.measures, values[arity:], strict=True))
@@ -188,7 +181,14 @@ def fitness_values(plugin: Plugin, value: Any) -> tuple[float, ...]:
                 f"plugin '{plugin.name}' returned {_short(v)} ({type(v).__name__}) for '{objective}'; "
                 "expected a number",
             )
-        f = float(v)
+        try:
+            f = float(v)
+        except (OverflowError, ValueError, TypeError) as exc:  # 10**400; a Real whose float() fails
+            raise PluginFailed(
+                plugin.name,
+                f"plugin '{plugin.name}' returned {_short(v)} for '{objective}'; expected a number that "
+                f"fits a float ({type(exc).__name__})",
+            ) from None
         if math.isnan(f):
             raise PluginFailed(plugin.name, f"plugin '{plugin.name}' returned NaN for '{objective}'")
         if k >= len(plugin.weights) and not math.isfinite(f):
@@ -199,5 +199,25 @@ def fitness_values(plugin: Plugin, value: Any) -> tuple[float, ...]:
 
 
 def _short(value: Any) -> str:
-    text = " ".join(repr(value).split())
+    try:
+        text = " ".join(repr(value).split())
+    except BaseException:  # noqa: BLE001 -- whatever a returned object's __repr__ (or int's limit) does
+        return f"a {type(value).__name__}"
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def read_only_view(creature: Creature) -> Creature:
+    """The creature as a plugin is handed it: the same (read-only) arrays, its ``meta`` and ``world`` as
+    read-only mappings, so that nothing a plugin does reaches the creature the run keeps and saves."""
+    view = copy.copy(creature)
+    object.__setattr__(view, "meta", _frozen_mapping(creature.meta))
+    object.__setattr__(view, "world", _frozen_mapping(creature.world))
+    return view
+
+
+def _frozen_mapping(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _frozen_mapping(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(_frozen_mapping(v) for v in value)
+    return value

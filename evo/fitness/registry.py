@@ -10,13 +10,16 @@ import importlib
 import importlib.metadata
 import importlib.util
 import sys
+import traceback
 import types
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError, closest
+from evo.fitness.failure import describe, is_evos_own, signals_watched
 from evo.fitness.protocol import DECLARED, Plugin, PluginRef, declare
 
 __all__ = [
@@ -79,14 +82,19 @@ def _load_file(path: Path) -> list[Plugin]:
     # no __pycache__ in the user's folder: a config is checked before anything is written
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        sys.modules.pop(module_name, None)
-        DECLARED.pop(module_name, None)
-        if isinstance(exc, EvoInputError):  # the decorator's own checks
-            raise EvoInputError(str(exc), source=key) from None
-        detail = " ".join(str(exc).split())
-        raise EvoInputError(f"loading it raised {type(exc).__name__}: {detail}", source=key) from None
+        with warnings.catch_warnings(), signals_watched() as received:
+            # a plugin importing a deprecated path (evo.plugins) is told so, though it is not __main__
+            warnings.simplefilter("default", DeprecationWarning)
+            try:
+                spec.loader.exec_module(module)
+            except BaseException as exc:  # sys.exit() at import time too: never a silent exit 0
+                if is_evos_own(exc, received):
+                    raise
+                sys.modules.pop(module_name, None)
+                DECLARED.pop(module_name, None)
+                if isinstance(exc, EvoInputError):  # the decorator's own checks
+                    raise EvoInputError(str(exc), source=key) from None
+                raise EvoInputError(_import_failure(exc, key), source=key) from None
     finally:
         sys.path.remove(str(path.parent))
         sys.dont_write_bytecode = dont_write_bytecode
@@ -99,12 +107,21 @@ def _load_file(path: Path) -> list[Plugin]:
     return plugins
 
 
+def _import_failure(exc: BaseException, path: str) -> str:
+    """What importing a plugin file raised, in one line, with the line of the file it came from."""
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == path]
+    return f"loading it raised {describe(exc)}" + (f" (line {lines[-1]})" if lines else "")
+
+
 def _load_entry_point(ep: importlib.metadata.EntryPoint) -> list[Plugin]:
     where = f"entry point '{ep.name} = {ep.value}' (group {ENTRY_POINT_GROUP})"
-    try:
-        obj = ep.load()
-    except Exception as exc:
-        raise EvoInputError(f"{where}: loading raised {type(exc).__name__}: {exc}") from None
+    with signals_watched() as received:
+        try:
+            obj = ep.load()
+        except BaseException as exc:  # sys.exit() at import time too
+            if is_evos_own(exc, received):
+                raise
+            raise EvoInputError(f"{where}: loading raised {describe(exc)}") from None
     if isinstance(obj, types.ModuleType):
         declared = DECLARED.get(obj.__name__, [])
     elif hasattr(obj, "__fitness_plugin__"):

@@ -19,6 +19,7 @@ from evo.gallery.chart import curve_chart_svg, fitness_chart_svg
 from evo.gallery.contents import generation_bests
 from evo.gallery.data import DEFAULT_MAX_RECORDS, creature_payload, record_trajectory
 from evo.gallery.page import header_html, render_page
+from evo.gallery.pinned import pinned_genes
 from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
 from evo.io.runs import Entry, RunContents, archive_entries, read_run
@@ -148,6 +149,7 @@ def _run_facts(run: RunContents, top_count: int, world: World) -> dict[str, Any]
         "frames": evaluation.get("frames"),
         "elites_shown": f"{top_count} of {len(run.elites)}",
         "folder": str(run.path),
+        "pinned": pinned_genes([entry.creature for entry in run.elites], run.section("genome")),
         "world_changed": {k: v for k, v in resolved.items() if default.get(k) != v},
         "world_default": {k: v for k, v in resolved.items() if default.get(k) == v},
     }

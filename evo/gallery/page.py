@@ -69,16 +69,33 @@ def header_html(run: dict[str, Any]) -> str:
         ("elites shown", run.get("elites_shown")),
         ("run folder", run.get("folder")),
     ]
-    changed, same = run["world_changed"], run["world_default"]
+    changed, same = _terrain_told(run["world_changed"]), _terrain_told(run["world_default"])
     world = _pairs(list(changed.items())) if changed else "<p>the default world</p>"
     rest = (
         f"<details><summary>all {len(changed) + len(same)} world parameters</summary>"
         f"{_pairs(list({**changed, **same}.items()))}</details>"
     )
+    pinned = "".join(
+        f'<p class="note">{escape(note)}: the range may be what stops them; widen it to let evolution go '
+        "further</p>\n"
+        for note in run.get("pinned", [])
+    )
     return (
         f'<h1>{escape(run["name"])}</h1>\n<p class="subtitle">{escape(subtitle)}</p>\n{_pairs(facts)}\n'
-        f"<h2>World</h2>\n{world}\n{rest}"
+        f"{pinned}<h2>World</h2>\n{world}\n{rest}"
     )
+
+
+def _terrain_told(world: dict[str, Any]) -> dict[str, Any]:
+    """The world's parameters with its terrain told in words (polylines and segments), not coordinates."""
+    terrain = world.get("terrain")
+    if not terrain:
+        return world
+    lines = [line for line in terrain if isinstance(line, list | tuple)]
+    segments = sum(max(len(line) - 1, 0) for line in lines)
+    xs = [float(point[0]) for line in lines for point in line]
+    span = f", x {min(xs):g}..{max(xs):g} px" if xs else ""
+    return {**world, "terrain": f"{len(lines)} polyline(s) of {segments} segment(s){span}"}
 
 
 def render_page(

@@ -4,6 +4,7 @@ close-ups at equally spaced moments, drawn like the gallery page and the GIF (:m
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from html import escape
 
 import numpy as np
@@ -143,6 +144,8 @@ def poster_svg(
         f"{creature.n_masses} masses, {creature.n_links} links, {creature.n_muscles} muscles · "
         f"ω {creature.omega:.3g}, β {creature.beta:.3g}"
     )
+    if trajectory.exploded:  # the run stopped there: say so where the eye starts
+        title = f"EXPLODED at frame {exploded_frame(trajectory):g} · " + title
     out = [
         f'<svg xmlns="{SVG_NAMESPACE}" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
         f"<title>{escape(creature.name)}</title>",
@@ -170,4 +173,36 @@ def poster_svg(
         x, y = x0 + panel_w / 2, y0 + panel_h + 16
         out.append(_tag("text", label, x=x, y=y, font_size=12, text_anchor="middle", fill=LABEL, **FONT))
     out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def exploded_frame(trajectory: Trajectory) -> float:
+    """The frame at which an exploded run stopped (its last record when the simulator did not say)."""
+    frame = trajectory.exploded_frame
+    return float(frame if frame is not None else trajectory.frames[-1])
+
+
+def terrain_svg(terrain: Sequence[Sequence[tuple[float, float]]], name: str, *, width: int = 960) -> str:
+    """A picture of a terrain file: its polylines over the floor, with distance markers (px)."""
+    points = np.array([point for line in terrain for point in line], dtype=float).reshape(-1, 2)
+    left, right = float(points[:, 0].min()) - 20, float(points[:, 0].max()) + 20
+    top = max(float(points[:, 1].max()), 1.0)
+    height = 240
+    scale = max(0.03, min(4.0, (width - 20) / max(right - left, 1.0), 0.8 * height / (top + 40.0)))
+    world = World(terrain=[[list(point) for point in line] for line in terrain])
+    camera = Camera((left + right) / 2, 0.35 * height / scale, scale, width, height)
+    segments = sum(len(line) - 1 for line in terrain)
+    title = f"{name}: terrain, {len(terrain)} polyline(s) of {segments} segment(s)"
+    title += f", x {left + 20:g}..{right - 20:g} px"
+    tall = height + 34
+    out = [
+        f'<svg xmlns="{SVG_NAMESPACE}" width="{width}" height="{tall}" viewBox="0 0 {width} {tall}">',
+        f"<title>{escape(name)}</title>",
+        _tag("rect", width=width, height=tall, fill="#ffffff"),
+        _tag("text", title, x=10, y=22, font_size=14, fill=MASS, **FONT),
+        '<g transform="translate(0 34)">',
+        *_scene(None, world, camera, 0.0, []),  # type: ignore[arg-type]  # no creature: no poses
+        "</g>",
+        "</svg>",
+    ]
     return "\n".join(out) + "\n"

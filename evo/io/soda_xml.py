@@ -35,6 +35,7 @@ from evo.schema import number_problem, shown
 from evo.sim.world import World, field_label
 
 __all__ = [
+    "TerrainFile",
     "creature_of",
     "document_of",
     "dumps_soda_xml",
@@ -306,6 +307,18 @@ def terrain_of(doc: _Document) -> tuple[Polyline, ...]:
     return tuple(tuple((doc.nodes[i].x, doc.nodes[i].y) for i in line) for line in lines)
 
 
+class TerrainFile(EvoInputError):
+    """A Soda XML file of fixed bars only: terrain, not a creature. ``terrain`` holds its polylines (px)."""
+
+    def __init__(self, terrain: tuple[Polyline, ...], *, source: str):
+        super().__init__(
+            "the model has no masses: a terrain file (fixed bars only), not a creature; use it as "
+            f'[world] terrain = "{source}" in a config or a model\'s world, or --set terrain={source}',
+            source=source,
+        )
+        self.terrain = terrain
+
+
 def read_soda_xml(path: str | Path, *, strict: bool = False) -> Creature:
     """Read a Sodaconstructor XML model into a creature (world settings go into ``creature.world``).
 
@@ -329,6 +342,9 @@ def creature_of(doc: _Document, source: str, default_name: str, where: str = "")
     on_bars = {i for bar in doc.links if bar.kind == "fixedbar" for i in (bar.a, bar.b)}
     ids = [i for i, node in doc.nodes.items() if node.kind == "mass" or i in used or i not in on_bars]
     if not ids:
+        terrain = terrain_of(doc)
+        if terrain and not where:  # a file of fixed bars only: a terrain, and how to use it
+            raise TerrainFile(terrain, source=source)
         raise EvoInputError(
             "the model has no masses (a file of fixed bars only is terrain)",
             source=source,

@@ -6,6 +6,7 @@ A callback is a :class:`Callback` (any of its hooks) or a plain callable, which 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,16 @@ if TYPE_CHECKING:
     from evo.ga.loop import Evolution
     from evo.run.config import Config
 
-__all__ = ["Callback", "GenerationStatus", "Member", "ProgressBars", "RunStart", "as_callbacks", "member_of"]
+__all__ = [
+    "Callback",
+    "FailureMessage",
+    "GenerationStatus",
+    "Member",
+    "ProgressBars",
+    "RunStart",
+    "as_callbacks",
+    "member_of",
+]
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,18 @@ class RunStart:
     workers: int
 
 
+class FailureMessage(str):
+    """The one-line message of a failed evaluation (a ``str``), with the full traceback of what the plugin
+    raised as ``traceback`` ("" when there is none: it returned something that is not a fitness)."""
+
+    traceback: str
+
+    def __new__(cls, line: str, traceback: str = "") -> FailureMessage:
+        message = super().__new__(cls, line)
+        message.traceback = traceback
+        return message
+
+
 class Callback:
     """Hooks on the generation loop, called in the process that runs :func:`evo.evolve`; override any.
 
@@ -161,7 +183,8 @@ class Callback:
                 ``f"g{generation}-{index}"``).
             creature: the creature whose evaluation failed.
             seed: the seed its fitness plugin was called with.
-            message: what went wrong, in one line.
+            message: what went wrong, in one line; a :class:`FailureMessage`, whose ``traceback`` holds
+                the full traceback of what the plugin raised ("" when it returned something wrong).
 
         Returns:
             A phrase the run's one-line error ends with (e.g. where the creature was saved), or None.
@@ -197,6 +220,27 @@ def as_callbacks(items: Sequence[Callback | Callable[[GenerationStatus], Any]]) 
     return out
 
 
+def _bar_kind() -> tuple[Any, bool]:
+    """(tqdm's bar class, whether a second bar can be drawn under the first): its widgets in a Jupyter
+    kernel with ipywidgets; text elsewhere, one bar only in a kernel without them (a notebook's output
+    cannot move its cursor up; tqdm.auto would warn there)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        try:
+            import ipywidgets  # noqa: F401
+        except ImportError:
+            from tqdm.std import tqdm
+
+            return tqdm, False
+        from tqdm.notebook import tqdm
+
+        return tqdm, True
+    from tqdm.std import tqdm
+
+    return tqdm, True
+
+
 class ProgressBars(Callback):
     """tqdm bars: the generations, and the evaluations of the current one (counted as they return); the
     first objective's best and mean in the postfix. Drawn on standard error."""
@@ -206,10 +250,10 @@ class ProgressBars(Callback):
         self.outer: Any = None
         self.inner: Any = None
         self.objective = ""
+        self._nested = True
 
     def on_run_start(self, run: RunStart) -> None:
-        from tqdm.auto import tqdm
-
+        tqdm, self._nested = _bar_kind()
         self._tqdm = tqdm
         total = run.config.run.generations
         self.objective = run.plugin.objectives[0]
@@ -223,6 +267,8 @@ class ProgressBars(Callback):
         )
 
     def on_generation_start(self, generation: int, evaluations: int) -> None:
+        if not self._nested:  # one line of text cannot hold two bars
+            return
         self.inner = self._tqdm(
             total=evaluations, desc=f"generation {generation}", unit="eval", leave=False, position=1
         )

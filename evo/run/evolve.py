@@ -29,6 +29,7 @@ from evo.run.backends import EvaluationFailed, Task, backend_kind, dask_address_
 from evo.run.batching import chunk_ids
 from evo.run.callbacks import (
     Callback,
+    FailureMessage,
     GenerationStatus,
     Member,
     ProgressBars,
@@ -123,16 +124,17 @@ def _failure(
     evolution = prepared.evolution
     g = evolution.generation + 1
     notes = []
-    name = ""
+    name = trace = ""
     if 0 <= exc.index < len(broods) and isinstance(exc.detail, tuple):
-        child, creature, seed = exc.detail
+        child, creature, seed, *rest = exc.detail
+        trace = str(rest[0]) if rest else ""
         brood = broods[exc.index]
         index = sum(b.evaluations for b in broods[: exc.index]) + sum(
             s is not None for s in brood.plugin_seeds[:child]
         )
         name = f"g{g}-{index}"
         for callback in callbacks:
-            note = callback.on_failure(g, index, creature, seed, exc.message)
+            note = callback.on_failure(g, index, creature, seed, FailureMessage(exc.message, trace))
             if note:
                 notes.append(note)
     message = f"generation {g}, creature {name}: {exc.message}" if name else f"generation {g}: {exc.message}"
@@ -140,6 +142,8 @@ def _failure(
         message = f"{message} (plugin '{exc.plugin}')"
     for note in notes:
         message += f"; {note}"
+    if trace:
+        log.error("the traceback of %s:\n%s", f"creature {name}" if name else "the failure", trace.rstrip())
     if prepared.folder is not None:
         if evolution.generation >= 0:
             message += f"; the last checkpoint (generation {evolution.generation}) is intact"

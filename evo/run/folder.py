@@ -326,6 +326,9 @@ class FolderWriter(Callback):
             seed=seed,
             error=message,
         ).to_meta()
+        trace = getattr(message, "traceback", "")
+        if trace:  # the plugin's full traceback, beside the one-line error
+            meta = {**meta, "traceback": trace}
         failed = creature.replace(
             name=f"{config.run.name}-{name}-failed", world=config.world.to_dict(), meta=meta
         )

@@ -13,12 +13,14 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from traceback import format_exception
 from typing import Any
 
 from evo.errors import EvoInputError
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, worst_fitness
 from evo.fitness.evaluate import evaluate as evaluate_one
+from evo.fitness.failure import describe
 from evo.ga.brood import Brood, Variation, breed
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.checkpoint import model_json
@@ -68,7 +70,8 @@ class BreedContext:
 class ChildFailed(Exception):
     """A child's evaluation raised (or timed out). ``plugin`` and ``message`` come from the cause (a
     :class:`~evo.fitness.evaluate.PluginFailed` has both) unless given; ``detail`` is ``(child number in
-    the brood, creature, plugin seed)``, so the parent can save the creature."""
+    the brood, creature, plugin seed, traceback text)``, so the parent can save the creature and log the
+    traceback."""
 
     def __init__(
         self,
@@ -82,8 +85,9 @@ class ChildFailed(Exception):
     ):
         super().__init__(str(cause))
         self.plugin = plugin or getattr(cause, "plugin", None)
-        self.message = message or getattr(cause, "message", None) or f"{type(cause).__name__}: {cause}"
-        self.detail = (child, creature, seed)
+        self.message = message or getattr(cause, "message", None) or describe(cause)
+        self.traceback = getattr(cause, "traceback", "") or "".join(format_exception(cause))
+        self.detail = (child, creature, seed, self.traceback)
 
 
 def breed_and_evaluate(

@@ -285,3 +285,37 @@ def test_the_module_entry_point_exits_2_without_a_traceback(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip().endswith("none.json: no such file")
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["plugins", "validate", "run"])
+def test_a_plugin_file_that_calls_sys_exit_at_import_fails_every_command_that_loads_it(tmp_path, command):
+    (tmp_path / "quits.py").write_text("import sys\n\nsys.exit(0)\n")
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[run]\nname = "q"\ngenerations = 1\npopulation = 4\n'
+        '[evaluation]\nplugin = "distance"\nframes = 100\nplugin_paths = ["quits.py"]\n'
+    )
+    argv = {
+        "plugins": ["plugins", "--plugin-path", str(tmp_path / "quits.py")],
+        "validate": ["validate", str(config)],
+        "run": ["run", str(config), "--out", str(tmp_path / "out"), "--quiet"],
+    }[command]
+    done = subprocess.run([sys.executable, "-m", "evo", *argv], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"evo {command}: error: ")
+    assert line.endswith(f"{tmp_path / 'quits.py'}: loading it raised SystemExit: 0 (line 3)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_plugins_takes_plugin_path_like_every_command_and_the_old_path_flag_with_a_warning(capsys):
+    user = str(GENOMES.parent / "tests" / "fixtures" / "user_plugins")
+    assert main(["plugins", "--plugin-path", user]) == 0
+    new = capsys.readouterr()
+    assert "\nposture: " in new.out and new.err == ""
+    assert main(["plugins", "--path", user]) == 0
+    old = capsys.readouterr()
+    assert old.out == new.out
+    assert old.err == (
+        "evo plugins: warning: --path is deprecated since evo 0.2.0 and goes in 0.3.0; use --plugin-path\n"
+    )

@@ -53,6 +53,7 @@ def test_inspect_shows_the_archive_and_its_best_cells(tmp_path, capsys):
     assert evo_run(config, "--out", tmp_path / "run") == 0
     summary = capsys.readouterr().out.strip().splitlines()[-1]
     assert "cells of 90 occupied" in summary and "QD score" in summary
+    assert summary.startswith(f"{tmp_path / 'run'}: 3 iterations; best distance")  # MAP-Elites' word
     assert main(["inspect", str(tmp_path / "run")]) == 0
     lines = capsys.readouterr().out.splitlines()
     archive = json.loads((tmp_path / "run" / "archive.json").read_text())

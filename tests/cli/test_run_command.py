@@ -226,7 +226,10 @@ def test_a_plugin_that_raises_stops_the_run_cleanly_and_keeps_the_last_checkpoin
     assert evo_run(config, "--out", folder) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert "plugin 'flaky' raised ZeroDivisionError: division by zero" in err
+    line = PLUGINS.splitlines().index("        return 1 / 0") + 1
+    assert (
+        f"{tmp_path / 'plugins.py'}:{line}: plugin 'flaky' raised ZeroDivisionError: division by zero" in err
+    )
     assert "the last checkpoint (generation 0) is intact" in err
     assert read_checkpoint_document(folder)["generation"] == 0
     (failed,) = (folder / "failed").glob("*.json")
@@ -237,7 +240,10 @@ def test_a_plugin_that_raises_stops_the_run_cleanly_and_keeps_the_last_checkpoin
         and "ZeroDivisionError" in meta["error"]
         and meta["params"] == {"fail_at": 12}
     )
-    assert "ZeroDivisionError" in (folder / "run.log").read_text()
+    trace = f'File "{tmp_path / "plugins.py"}", line {line}, in flaky\n    return 1 / 0\n'
+    assert trace in meta["traceback"] and meta["traceback"].startswith("Traceback (most recent call last)")
+    log = (folder / "run.log").read_text()
+    assert "ZeroDivisionError" in log and trace in log
 
 
 def test_a_plugin_that_raises_in_a_worker_stops_the_run_without_hanging(tmp_path, capsys):
@@ -246,7 +252,8 @@ def test_a_plugin_that_raises_in_a_worker_stops_the_run_without_hanging(tmp_path
     err = capsys.readouterr().err
     assert "plugin 'flaky' raised ZeroDivisionError" in err
     assert "no generation was finished, so there is no checkpoint" in err and "generation -1" not in err
-    assert len(list((tmp_path / "run" / "failed").glob("gen0000_*.json"))) == 1
+    (failed,) = (tmp_path / "run" / "failed").glob("gen0000_*.json")
+    assert "in flaky\n    return 1 / 0\n" in json.loads(failed.read_text())["meta"]["traceback"]
     assert not (tmp_path / "run" / "checkpoint.npz").exists()
 
 
@@ -454,3 +461,67 @@ def test_ctrl_c_in_the_last_generation_completes_the_run_and_still_exits_130(tmp
     assert returncode == 130
     assert "Traceback" not in err
     assert read_checkpoint_document(folder)["generation"] == 1
+
+
+ODD = '''
+from evo import fitness_plugin
+
+
+class Odd(BaseException):
+    """A BaseException of the plugin's own (its class cannot be pickled by reference)."""
+
+
+@fitness_plugin("odd", weights=(1.0,), record_every=10)
+def odd(result, *, what: str = "odd") -> float:
+    """Fails on every creature, as `what` says."""
+    if what == "odd":
+        raise Odd("strange")
+    if what == "generator-exit":
+        raise GeneratorExit
+    if what == "keyboard":
+        raise KeyboardInterrupt
+    if what in ("meta", "world"):
+        try:  # a plugin that keeps going when the model it is handed turns out read-only
+            if what == "meta":
+                result.model.meta["k"] = 1
+            else:
+                result.model.world["gravity"] = 3.0
+        except TypeError:
+            pass
+        return float(result.centroids[-1, 0])
+    return 10**400
+'''
+
+
+@pytest.mark.parametrize(
+    "what, says",
+    [
+        ("odd", "raised Odd: strange"),
+        ("generator-exit", "raised GeneratorExit"),
+        ("keyboard", "raised KeyboardInterrupt"),
+        ("huge", "expected a number that fits a float (OverflowError)"),
+    ],
+)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_plugin_that_raises_a_base_exception_or_returns_10_to_the_400_fails_the_run_in_one_line(
+    tmp_path, capsys, what, says, workers
+):
+    (tmp_path / "odd.py").write_text(ODD)
+    config = write_config(
+        tmp_path / "c.toml", plugin="odd", params={"what": what}, workers=workers, plugin_paths=("odd.py",)
+    )
+    assert evo_run(config, "--out", tmp_path / "run", "--quiet") == 1  # not 130: no Ctrl-C was pressed
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("evo run: error: generation 0, creature g0-") and "plugin 'odd' " in line
+    assert says in line and "Pickl" not in line
+
+
+@pytest.mark.parametrize("what", ["meta", "world"])
+def test_what_a_plugin_does_to_the_model_it_is_handed_never_reaches_the_saved_models(tmp_path, capsys, what):
+    (tmp_path / "odd.py").write_text(ODD)
+    config = write_config(tmp_path / "c.toml", plugin="odd", params={"what": what}, plugin_paths=("odd.py",))
+    assert evo_run(config, "--out", tmp_path / "run", "--quiet") == 0
+    checkpoint = read_checkpoint_document(tmp_path / "run")
+    models = [ind["model"] for ind in checkpoint["population"] + checkpoint["hall_of_fame"]]
+    assert models and all("k" not in m.get("meta", {}) for m in models)
+    assert all(m.get("world", {}).get("gravity") != 3.0 for m in models)

@@ -83,6 +83,7 @@ def test_sigterm_to_the_whole_process_group_finishes_the_generation_and_exits_14
         returncode, err = _finish(proc)
     assert returncode == 143, err
     assert err.count("SIGTERM: stopping after this generation's checkpoint") == 1  # not the workers'
+    assert "(send SIGTERM again to abandon it)" in err and "Ctrl-C" not in err
     assert "stopped after generation" in err and "Traceback" not in err
     stopped_at = read_checkpoint_document(folder)["generation"]
     assert stopped_at < 5 and not (folder / "run.lock").exists()

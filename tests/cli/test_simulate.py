@@ -18,7 +18,8 @@ from evo.sim.placement import stand_on_ground, surface_heights
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
 from analysis_builders import wheel  # noqa: E402
 
-GENOMES = Path(__file__).resolve().parents[2] / "genomes"
+ROOT = Path(__file__).resolve().parents[2]
+GENOMES = ROOT / "genomes"
 SHIPPED = sorted(glob.glob(str(GENOMES / "*.json")) + glob.glob(str(GENOMES / "classic" / "[ps]*.xml")))
 HILLS = '{type = "hills", amplitude = 10.0, wavelength = 100.0}'
 
@@ -99,6 +100,42 @@ def test_a_model_whose_own_world_has_hills_is_lifted_too(tmp_path, capsys):
         json.loads(own.splitlines()[-1])["start_centroid"]
         == json.loads(with_set.splitlines()[-1])["start_centroid"]
     )
+
+
+def test_a_failing_plugin_prints_one_line_naming_its_file_and_line_and_with_debug_its_traceback(capsys):
+    divides = ROOT / "tests" / "fixtures" / "user_plugins" / "faulty" / "divides.py"
+    walker = str(ROOT / "genomes" / "walker.json")
+    plain = ["simulate", walker, "--frames", "100", "--plugin", "divides", "--plugin-path", str(divides)]
+    assert main(plain) == 1
+    err = capsys.readouterr().err
+    shown = divides.relative_to(Path.cwd()) if divides.is_relative_to(Path.cwd()) else divides
+    line = (
+        f"evo simulate: error: {shown}:9: plugin 'divides' raised ZeroDivisionError: float division by zero"
+        " (--debug shows the traceback)"
+    )
+    assert err.splitlines() == [line]
+    assert main(["--debug", *plain]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert f'File "{divides}", line 9, in divides\n' in err
+    assert err.splitlines()[-1] == line.removesuffix(" (--debug shows the traceback)")
+
+
+CRAWLER = GENOMES / "classic" / "crawler.xml"
+
+
+def test_no_false_alarm_when_the_models_highest_mode_is_within_the_limit_and_it_runs(capsys):
+    # the bound from the link stiffnesses gives omega*dt = 2.19 > 1.98; the crawler's highest mode 1.71
+    code, out, err = run_cli(capsys, "simulate", CRAWLER, "--set", "stiffness=0.7", "--json")
+    assert code == 0 and said(err) == ""
+    assert json.loads(out)["exploded"] is False
+
+
+def test_the_warning_names_the_models_highest_mode_when_that_is_past_the_limit(capsys):
+    code, out, err = run_cli(capsys, "simulate", CRAWLER, "--set", "stiffness=1.2", "--json")
+    assert code == 0
+    assert said(err).startswith(f"evo simulate: warning: {CRAWLER}: omega_max*dt = 2.24 exceeds")
+    assert "(omega_max = 2.24 rad/frame, the model's highest natural frequency at rest" in said(err)
 
 
 def _readme_walkers() -> list[tuple[str, int, int, int, int]]:

@@ -81,9 +81,17 @@ def test_a_plugin_that_raises_becomes_plugin_failed_with_one_line(walker):
     with pytest.raises(PluginFailed) as info:
         evaluate(walker, spec_for("divides", [FAULTY]), seed=1)
     assert info.value.plugin == "divides"
-    assert info.value.message == "plugin 'divides' raised ZeroDivisionError: float division by zero"
+    assert info.value.message == (
+        "tests/fixtures/user_plugins/faulty/divides.py:9: "
+        "plugin 'divides' raised ZeroDivisionError: float division by zero"
+    )
     assert str(info.value) == info.value.message
     assert isinstance(info.value.__cause__, ZeroDivisionError)
+    trace = info.value.traceback
+    assert trace.startswith("Traceback (most recent call last):\n")
+    assert f'File "{FAULTY / "divides.py"}", line 9, in divides' in trace
+    assert "evo/fitness/evaluate.py" not in trace  # from the plugin on
+    assert trace.endswith("ZeroDivisionError: float division by zero\n")
 
 
 def test_a_plugin_that_calls_sys_exit_fails_like_one_that_raises(walker, tmp_path):
@@ -103,16 +111,118 @@ def test_a_plugin_that_calls_sys_exit_fails_like_one_that_raises(walker, tmp_pat
     )
     with pytest.raises(PluginFailed) as info:
         evaluate(walker, spec_for("quits", [tmp_path / "quits.py"]), seed=1)
-    assert info.value.message == "plugin 'quits' raised SystemExit: 3"
+    assert info.value.message == f"{tmp_path / 'quits.py'}:9: plugin 'quits' raised SystemExit: 3"
 
 
 def test_plugin_failed_survives_pickling_so_a_worker_can_send_it_back():
-    error = pickle.loads(pickle.dumps(PluginFailed("race", "plugin 'race' raised KeyError: 'x'")))
-    assert (error.plugin, error.message, str(error)) == (
+    sent = PluginFailed("race", "plugin 'race' raised KeyError: 'x'", "Traceback ...\nKeyError: 'x'\n")
+    error = pickle.loads(pickle.dumps(sent))
+    assert (error.plugin, error.message, str(error), error.traceback) == (
         "race",
         "plugin 'race' raised KeyError: 'x'",
         error.message,
+        sent.traceback,
     )
+
+
+RAISERS = '''
+from evo import fitness_plugin
+
+
+class Weird(BaseException):
+    pass
+
+
+class Mute(Exception):
+    def __str__(self):
+        raise ValueError("no words")
+
+
+@fitness_plugin("raiser", weights=(1.0,))
+def raiser(result, *, what: str = "generator-exit"):
+    """Raises, or returns, what it is told to."""
+    if what == "generator-exit":
+        raise GeneratorExit
+    if what == "weird":
+        raise Weird("odd")
+    if what == "keyboard":
+        raise KeyboardInterrupt
+    if what == "mute":
+        raise Mute()
+    if what == "long":
+        raise ValueError("x" * 2_000_000)
+    if what == "huge":
+        return 10**400
+    if what == "meta":
+        result.model.meta["k"] = 1
+    if what == "world":
+        result.model.world["gravity"] = 3.0
+    if what == "nested":
+        result.model.meta["lineage"].append(1)
+    return 1.0
+'''
+
+
+@pytest.mark.parametrize(
+    "what, ending",
+    [
+        ("generator-exit", "raised GeneratorExit"),
+        ("weird", "raised Weird: odd"),
+        ("keyboard", "raised KeyboardInterrupt"),  # not Ctrl-C: no signal came
+        ("mute", "raised Mute: <its message could not be made: str() raised ValueError>"),
+        ("huge", "returned 1000000000000000000000000000000000000... for 'raiser'; expected a number that "
+         "fits a float (OverflowError)"),
+    ],
+)  # fmt: skip
+def test_whatever_a_plugin_raises_or_returns_is_one_line_naming_the_plugin(walker, tmp_path, what, ending):
+    (tmp_path / "raiser.py").write_text(RAISERS)
+    with pytest.raises(PluginFailed) as info:
+        evaluate(walker, spec_for("raiser", [tmp_path / "raiser.py"], what=what), seed=1)
+    message = info.value.message
+    assert "\n" not in message and "plugin 'raiser' " in message and message.endswith(ending)
+    assert pickle.loads(pickle.dumps(info.value)).message == message  # a worker can send it back
+
+
+def test_a_two_megabyte_message_is_cut_in_the_line_and_whole_in_the_traceback(walker, tmp_path):
+    (tmp_path / "raiser.py").write_text(RAISERS)
+    with pytest.raises(PluginFailed) as info:
+        evaluate(walker, spec_for("raiser", [tmp_path / "raiser.py"], what="long"), seed=1)
+    assert len(info.value.message) < 500
+    assert info.value.message.endswith("... (1999700 more characters)")
+    assert "x" * 2_000_000 in info.value.traceback
+
+
+SLOW = '''
+import os
+import signal
+
+from evo import fitness_plugin
+
+
+@fitness_plugin("slow")
+def slow(result):
+    """Gets a real Ctrl-C while it runs."""
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(10**7):
+        pass
+    return 1.0
+'''
+
+
+def test_a_real_interrupt_during_a_plugin_is_not_taken_for_its_failure(walker, tmp_path):
+    (tmp_path / "slow.py").write_text(SLOW)
+    with pytest.raises(KeyboardInterrupt) as info:
+        evaluate(walker, spec_for("slow", [tmp_path / "slow.py"]), seed=1)
+    assert not isinstance(info.value, PluginFailed)
+
+
+@pytest.mark.parametrize("what", ["meta", "world", "nested"])
+def test_a_plugin_cannot_change_the_creature_the_run_keeps(walker, tmp_path, what):
+    (tmp_path / "raiser.py").write_text(RAISERS)
+    creature = walker.replace(meta={"lineage": [0]}, world={"gravity": 0.5})
+    with pytest.raises(PluginFailed, match="TypeError|AttributeError"):
+        evaluate(creature, spec_for("raiser", [tmp_path / "raiser.py"], what=what), seed=1)
+    assert creature.meta == {"lineage": [0]} and creature.world == {"gravity": 0.5}
 
 
 @pytest.mark.parametrize(

@@ -235,3 +235,30 @@ def test_evo_gallery_screenshot_saves_a_picture_of_the_page(run_dir: Path, tmp_p
         assert picture.size == (1280, 1400)
         colours = picture.convert("RGB").getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 200, "more than a blank page"
+
+
+def test_the_evolution_speed_control_the_fitness_labels_and_whole_number_archive_ticks(tmp_path: Path):
+    import evo
+
+    root = Path(__file__).resolve().parents[2]
+    config = evo.Config.from_toml(root / "examples" / "diverse_walkers.toml").replace(
+        run={"generations": 3, "population": 12}, evaluation={"frames": 300}, qd={"batch_size": 6},
+        pool={"workers": 1},
+    )  # fmt: skip
+    evo.evolve(config, out=tmp_path / "run", progress=False)
+    index = write_gallery(tmp_path / "run")
+    problems: list[str] = []
+    with gallery_page(index, problems) as page:
+        assert page.input_value("#evolution-speed") == "16"  # a 3000-frame replay per 3 s
+        assert page.evaluate("evolution.player.speed") == 16
+        page.select_option("#evolution-speed", "64")
+        assert page.evaluate("evolution.player.speed") == 64
+        ticks = page.evaluate("axisTicks(0)")  # masses: whole numbers only
+        assert ticks and all(float(t).is_integer() for t in ticks)
+        assert page.evaluate("axisTicks(1).length") == 5  # settled_height: five even ticks
+        page.locator("article.card canvas").first.click()
+        page.wait_for_selector("#detail:not([hidden])")
+        labels = page.locator("#detail-facts dt").all_text_contents()
+        assert labels[0] == "fitness (plugin distance, from frame 200)"
+        assert "centroid travel (not the fitness)" in labels and "distance" not in labels
+    assert problems == []

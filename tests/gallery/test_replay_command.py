@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -127,3 +128,40 @@ def test_bad_input_is_one_line_and_exit_status_2(args, message, capsys, tmp_path
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
     assert not list(tmp_path.iterdir())
+
+
+def test_replay_and_the_poster_say_when_and_at_which_frame_the_creature_exploded(tmp_path, capsys):
+    walker = Path(__file__).resolve().parents[2] / "genomes" / "walker.json"
+    gif, svg = tmp_path / "w.gif", tmp_path / "w.svg"
+    argv = ["replay", str(walker), "--set", "stiffness=2", "--gif", str(gif), "--svg", str(svg)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert main(["simulate", str(walker), "--set", "stiffness=2", "--json"]) == 0
+    frame = json.loads(capsys.readouterr().out)["exploded_frame"]
+    assert frame is not None and frame > 0
+    assert err == [
+        f"evo replay: warning: {walker}: the creature exploded at frame {frame:g} of 3000; {out} shows it "
+        "up to frame 0"
+        for out in (gif, svg)
+    ]
+    assert f"EXPLODED at frame {frame:g} · walker:" in svg.read_text()
+
+
+def test_a_creature_that_does_not_explode_gets_no_such_word(tmp_path, capsys):
+    walker = Path(__file__).resolve().parents[2] / "genomes" / "walker.json"
+    assert main(["replay", str(walker), "--frames", "200", "--svg", str(tmp_path / "w.svg")]) == 0
+    assert capsys.readouterr().err == "" and "EXPLODED" not in (tmp_path / "w.svg").read_text()
+
+
+def test_replay_svg_of_a_terrain_file_draws_its_polylines(tmp_path, capsys):
+    hills = Path(__file__).resolve().parents[2] / "genomes" / "classic" / "hills.xml"
+    svg = tmp_path / "hills.svg"
+    assert main(["replay", str(hills), "--svg", str(svg)]) == 0
+    assert capsys.readouterr().out == f"{svg}: the terrain of {hills}\n"
+    root = ET.fromstring(svg.read_text())
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    lines = [p for p in root.iterfind(".//s:polyline", ns) if p.get("stroke-width") == "3"]
+    assert [len(p.get("points").split()) for p in lines] == [3, 3, 2]  # two hills and a ledge
+    assert "hills: terrain, 3 polyline(s) of 5 segment(s), x 300..1700 px" in svg.read_text()
+    assert main(["replay", str(hills), "--gif", str(tmp_path / "h.gif")]) == 2
+    assert "a terrain file (fixed bars only), not a creature" in capsys.readouterr().err

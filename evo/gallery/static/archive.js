@@ -121,19 +121,35 @@ function drawArchive() {
   ctx.fillStyle = "#495057"; ctx.font = "11px system-ui, sans-serif";
   const mx = A.measures[archiveView.x];
   ctx.textAlign = "center";
-  for (let k = 0; k <= 4; k++) {
-    ctx.fillText(fmt(mx.low + (mx.high - mx.low) * k / 4, 3), area.x + area.w * k / 4, area.y + area.h + 14);
+  for (const value of axisTicks(archiveView.x)) {
+    const u = (value - mx.low) / (mx.high - mx.low);
+    ctx.fillText(fmt(value, 3), area.x + area.w * u, area.y + area.h + 14);
   }
   ctx.font = "12px system-ui, sans-serif"; ctx.fillStyle = "#343a40";
   ctx.fillText(mx.name, area.x + area.w / 2, area.y + area.h + 34);
   if (archiveView.y >= 0) {
     const my = A.measures[archiveView.y];
     ctx.font = "11px system-ui, sans-serif"; ctx.fillStyle = "#495057"; ctx.textAlign = "right";
-    for (let k = 0; k <= 4; k++) ctx.fillText(fmt(my.low + (my.high - my.low) * k / 4, 3), area.x - 5, area.y + area.h * (1 - k / 4) + 4);
+    for (const value of axisTicks(archiveView.y)) {
+      const v = (value - my.low) / (my.high - my.low);
+      ctx.fillText(fmt(value, 3), area.x - 5, area.y + area.h * (1 - v) + 4);
+    }
     ctx.save(); ctx.translate(14, area.y + area.h / 2); ctx.rotate(-Math.PI / 2);
     ctx.textAlign = "center"; ctx.font = "12px system-ui, sans-serif"; ctx.fillStyle = "#343a40";
     ctx.fillText(my.name, 0, 0); ctx.restore();
   }
+}
+
+/* The tick values of measure k's axis: five evenly spaced, or whole numbers when every cell's value of
+   the measure is one (masses: no tick at 5.25 masses). */
+function axisTicks(k) {
+  const m = EVO.archive.measures[k];
+  const whole = EVO.archive.cells.every((c) => Number.isInteger(c.measures[k]));
+  if (!whole) return [0, 1, 2, 3, 4].map((i) => m.low + (m.high - m.low) * i / 4);
+  const step = Math.max(1, Math.ceil((m.high - m.low) / 10));  // at most about ten
+  const ticks = [];
+  for (let value = Math.ceil(m.low); value <= m.high; value += step) ticks.push(value);
+  return ticks;
 }
 
 function cellText(cell) {

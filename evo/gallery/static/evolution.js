@@ -57,7 +57,10 @@ function buildEvolution() {
       if (next < 0) { evolution.auto = false; auto.textContent = "▶ watch evolution"; } else showGeneration(next);
     }
   };
-  player.speed = 4;
+  // simulated frames per 1/60 s: at x16 a 3000-frame replay, and so a change of generation, takes 3 s
+  const speed = document.getElementById("evolution-speed");
+  player.speed = Number(speed.value);
+  speed.addEventListener("change", () => { player.speed = Number(speed.value); });
   document.getElementById("evolution-race").addEventListener("click", () => {
     const keys = [...new Set(rows.map((r) => r.key).filter((k) => k))];
     const count = Math.min(keys.length, RACE_COLOURS.length);

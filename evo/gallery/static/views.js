@@ -21,6 +21,15 @@ function fitnessText(c) {
   return (c.objectives || []).map((name, i) => name + " " + fmt(c.fitness[i], 5)).join(" · ") || "fitness –";
 }
 
+/* The fitness row's label: the plugin that scored it, and the frame it counts from, so that a plugin's
+   "distance" is not read as the centroid's travel from frame 0 (the row below it). */
+function fitnessLabel() {
+  const run = EVO.run || {}, params = run.params || {};
+  if (!run.plugin) return "fitness";
+  const from = params.settle_frames ? ", from frame " + fmt(params.settle_frames, 6) : "";
+  return "fitness (plugin " + run.plugin + from + ")";
+}
+
 function omegaText(c) {
   let text = "ω " + fmt(c.omega, 3);
   const lowest = (c.natural || [])[0];
@@ -106,10 +115,11 @@ function openDetail(key) {
   const facts = document.getElementById("detail-facts");
   facts.replaceChildren();
   const rows = [
-    ["fitness", fitnessText(c)], ["generation", c.generation == null ? "–" : String(c.generation)],
+    [fitnessLabel(), fitnessText(c)], ["generation", c.generation == null ? "–" : String(c.generation)],
     ["id", c.id || "–"], ["parents", (c.parents || []).join(", ") || "–"],
     ["masses / links / muscles", c.masses + " / " + c.links + " / " + c.muscles],
-    ["wave", omegaText(c)], ["natural frequencies", naturalText(c)], ["distance", fmt(c.distance, 5) + " px in " + fmt(c.frames, 6) + " frames"],
+    ["wave", omegaText(c)], ["natural frequencies", naturalText(c)],
+    ["centroid travel (not the fitness)", fmt(c.distance, 5) + " px from frame 0 to frame " + fmt(c.frames, 6)],
     ["recorded", "every " + fmt(c.step, 3) + " frames" + (c.exploded_frame != null ? ", exploded at frame " + fmt(c.exploded_frame, 6) : "")],
   ];
   for (const [k, v] of rows) facts.append(el("dt", { text: k }), el("dd", { text: v }));

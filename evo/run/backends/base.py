@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evo.errors import Interruption
+
 __all__ = [
     "DASK_SCHEMES",
     "EvaluationFailed",
@@ -162,7 +164,7 @@ def run_chunk(
 
 
 # -- the time limit of one evaluation (worker side) -------------------------------------------------
-class EvaluationTimeout(BaseException):
+class EvaluationTimeout(Interruption):
     """An evaluation ran past its time limit. A BaseException, like KeyboardInterrupt, so that neither a
     plugin's ``except Exception`` nor :func:`evo.fitness.evaluate` (which reports what a plugin raises)
     takes it for an error of the plugin's own."""

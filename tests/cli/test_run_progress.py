@@ -1,0 +1,85 @@
+"""What evo run says while it runs: the first compilation's notice, progress lines where no bar is drawn,
+and ``evo warm``."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from test_run_command import evo_run, write_config
+
+from evo.cli import _common, _run_progress, main
+from evo.cli._run_progress import ProgressLines
+
+
+def _wait_for(capsys, text: str) -> str:
+    """Standard error until it holds ``text`` (an event another thread brings; a minute at most)."""
+    seen = ""
+    deadline = time.monotonic() + 60
+    while text not in seen and time.monotonic() < deadline:
+        seen += capsys.readouterr().err
+        time.sleep(0.01)
+    return seen
+
+
+def test_the_compiling_notice_comes_once_when_the_work_takes_long_and_never_when_it_is_quick(capsys):
+    with _common.compiling_notice("run", after=60.0):
+        pass
+    assert capsys.readouterr().err == ""
+    with _common.compiling_notice("simulate", after=0.0):
+        seen = _wait_for(capsys, "compiling")
+    assert seen == f"evo simulate: {_common.COMPILING}\n"
+    assert _common.COMPILING.startswith("compiling the simulator: first run only, about 20 s")
+
+
+def test_evo_run_compiles_before_the_first_generation_and_says_so_when_that_is_slow(
+    tmp_path, capsys, monkeypatch
+):
+    import evo.sim.warm
+
+    calls = []
+
+    def slow_compile(world):  # a compilation that lasts until the notice is out
+        calls.append(world.integrator)
+        calls.append(_wait_for(capsys, "compiling"))
+
+    monkeypatch.setattr(evo.sim.warm, "warm_world", slow_compile)
+    monkeypatch.setattr(_common, "NOTICE_AFTER", 0.5)  # not 5 s
+    config = write_config(tmp_path / "c.toml", generations=1, population=4, frames=100)
+    assert evo_run(config, "--out", tmp_path / "run") == 0
+    assert calls == ["euler", f"evo run: {_common.COMPILING}\n"]
+
+
+def test_evo_run_says_where_it_is_on_a_standard_error_that_is_not_a_terminal(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(_run_progress, "EVERY", 0.0)  # a line at every chance, not every 5 s
+    config = write_config(tmp_path / "c.toml", generations=3, population=6, frames=100)
+    assert evo_run(config, "--out", tmp_path / "run") == 0
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if " done (" in line]
+    assert [line.split(" (", 1)[0] for line in lines] == [
+        "evo run: generation 0 done",
+        "evo run: generation 1 done",
+        "evo run: generation 2 done",
+    ]
+    assert all("of 3); distance best " in line and line.endswith(" s)") for line in lines)
+    assert evo_run(config, "--out", tmp_path / "quiet", "--quiet") == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_lines_wait_their_interval():
+    out = io.StringIO()
+    lines = ProgressLines(every=3600.0, out=out)
+    lines.started = lines.last = time.monotonic()  # as on_run_start sets them
+    lines.on_generation_start(4, 10)
+    lines.on_evaluated(3)
+    assert out.getvalue() == ""
+    lines.every = 0.0
+    lines.on_evaluated(3)
+    assert out.getvalue().startswith("evo run: generation 4 (5 of 0): 6 of 10 evaluations (")
+
+
+def test_evo_warm_compiles_the_integrators_it_is_asked_for(capsys):
+    assert main(["warm", "--integrator", "euler", "--integrator", "rk4"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out[:2]] == ["euler", "rk4"]
+    assert out[2].startswith("the simulator is ready (")
