@@ -28,6 +28,7 @@ RANKS = {
     "evo.io": 6,
     "evo.run": 7,
     "evo.gallery": 9,
+    "evo.studio": 9,  # the web studio's server: a top layer beside the gallery
     "evo": 10,  # the package's own __init__: the public API
     "evo.bench": 10,
     "evo.cli": 11,

@@ -27,6 +27,7 @@ COMMANDS = (
     "analyze",
     "gallery",
     "replay",
+    "studio",
 )
 
 

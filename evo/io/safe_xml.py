@@ -77,6 +77,12 @@ def parse_xml_file(path: Path, source: str) -> ET.Element:
         raise EvoInputError("no such file", source=source) from None
     except OSError as exc:
         raise EvoInputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+    return parse_xml_bytes(data, source)
+
+
+def parse_xml_bytes(data: bytes, source: str) -> ET.Element:
+    """The root element of the XML document ``data`` (entities refused, DOCTYPE skipped); errors are
+    one-line :class:`EvoInputError` s naming ``source``."""
     _refuse_entities(data, source)
     parser = ET.XMLParser()
     try:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from evo.errors import EvoInputError, closest, input_warnings_as_errors, warn_input
-from evo.io.safe_xml import parse_xml_file
+from evo.io.safe_xml import parse_xml_bytes, parse_xml_file
 from evo.io.soda_dialect import (
     ATTRIBUTES,
     CHILDREN,
@@ -34,7 +34,7 @@ from evo.model import Creature, Polygon, is_color
 from evo.schema import number_problem, shown
 from evo.sim.world import World, field_label
 
-__all__ = ["dumps_soda_xml", "read_soda_xml", "read_terrain"]
+__all__ = ["dumps_soda_xml", "loads_soda_xml", "read_soda_xml", "read_terrain"]
 
 Polyline = tuple[tuple[float, float], ...]
 
@@ -153,8 +153,7 @@ def _children(parent: ET.Element, path: str, source: str) -> Iterator[tuple[ET.E
             yield child, f"{path}/{tag}[{counts[tag]}]"
 
 
-def _read_document(path: Path, source: str) -> _Document:
-    root = parse_xml_file(path, source)
+def _read_document(root: ET.Element, source: str) -> _Document:
     if root.tag != "model":
         raise EvoInputError(f"expected a <model> element, got <{root.tag}>", source=source, field="(root)")
     _Checker(root, "model", source)  # warns of attributes
@@ -275,7 +274,25 @@ def read_soda_xml(path: str | Path, *, strict: bool = False) -> Creature:
             return read_soda_xml(path)
     path = Path(path)
     source = str(path)
-    doc = _read_document(path, source)
+    return _creature_of(_read_document(parse_xml_file(path, source), source), source, path.stem)
+
+
+def loads_soda_xml(text: str, *, source: str, name: str = "creature") -> Creature:
+    """A creature from the text of a Sodaconstructor XML file, as :func:`read_soda_xml` reads one.
+
+    Args:
+        text: the file's text.
+        source: what names the file in errors (an uploaded file's name).
+        name: the creature's name when the file has no ``<name>``.
+
+    Raises:
+        EvoInputError: not well-formed XML, or not a valid model.
+    """
+    root = parse_xml_bytes(text.encode("utf-8"), source)
+    return _creature_of(_read_document(root, source), source, name)
+
+
+def _creature_of(doc: _Document, source: str, stem: str) -> Creature:
     links = [link for link in doc.links if link.kind != "fixedbar"]
     used = {i for link in links for i in (link.a, link.b)}
     used.update(i for poly in doc.polys for i in poly.ids)
@@ -305,7 +322,7 @@ def read_soda_xml(path: str | Path, *, strict: bool = False) -> Creature:
         wave_phase=wave_phase(doc.wave.get("phase", 0.0)),
         wave_reverse=doc.wave.get("reverse", False),
         autoreverse=doc.wave.get("autoreverse", False),
-        name=path.stem if doc.name is None else doc.name,
+        name=stem if doc.name is None else doc.name,
         world=world,
         meta=comment,
         polys=tuple(Polygon([index[i] for i in poly.ids], poly.color, poly.curvy) for poly in doc.polys),
@@ -324,7 +341,7 @@ def read_terrain(
     if not target.is_absolute() and source and Path(source).is_file():
         target = Path(source).parent / target
     try:
-        doc = _read_document(target, str(target))
+        doc = _read_document(parse_xml_file(target, str(target)), str(target))
     except EvoInputError as exc:
         raise EvoInputError(f"terrain file {exc}", source=source, field=field) from None
     terrain = _terrain_of(doc)

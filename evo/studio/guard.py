@@ -1,0 +1,142 @@
+"""The studio's door: every HTTP request and WebSocket needs the session token and, when it says where it
+comes from, the server's own Origin; JSON bodies are capped. A plain ASGI middleware (docs/studio.md)."""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qs
+
+__all__ = ["COOKIE", "HEADER", "Guard"]
+
+COOKIE = "evo_studio_token"
+HEADER = "x-evo-token"
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class Guard:
+    """Wraps an ASGI app: refuses (403) a request without the token or from a foreign Origin, and (413)
+    a body over ``body_bytes``; ``GET /?token=T`` gets the token set as an HttpOnly, SameSite=Strict cookie.
+
+    Args:
+        app: the ASGI application behind the door.
+        token: the session's secret.
+        origins: the origins (``http://HOST:PORT``) the server answers as; filled in once it listens.
+        body_bytes: the most bytes a request body may have.
+    """
+
+    def __init__(self, app: Any, token: str, origins: set[str], body_bytes: int):
+        self.app = app
+        self.token = token
+        self.origins = origins
+        self.body_bytes = body_bytes
+
+    def _token_of(self, scope: Scope) -> tuple[str | None, bool]:
+        """(the token the request carries, whether it came in the query string)."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if HEADER in headers:
+            return headers[HEADER], False
+        if "cookie" in headers:
+            cookie = SimpleCookie()
+            try:
+                cookie.load(headers["cookie"])
+            except Exception:  # a malformed cookie header is no token
+                cookie = SimpleCookie()
+            if COOKIE in cookie:
+                return cookie[COOKIE].value, False
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        if query.get("token"):
+            return query["token"][0], True
+        return None, False
+
+    def refusal(self, scope: Scope) -> str | None:
+        """Why the request is refused, or None when it may pass."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.origins:
+            return f"requests from origin {origin} are refused"
+        token, _ = self._token_of(scope)
+        if token is None or not hmac.compare_digest(token.encode(), self.token.encode()):
+            return "a valid session token is needed (open the URL evo studio printed)"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        reason = self.refusal(scope)
+        if reason is not None:
+            if scope["type"] == "websocket":
+                await receive()  # the websocket.connect message
+                await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+            else:
+                await _json(send, 403, {"error": reason})
+            return
+        if scope["type"] == "http":
+            length = dict(scope.get("headers", [])).get(b"content-length")
+            if length is not None and length.isdigit() and int(length) > self.body_bytes:
+                await _drain(receive, limit=16 * self.body_bytes)  # so the client reads the answer
+                await _json(send, 413, {"error": f"a request body may have at most {self.body_bytes} bytes"})
+                return
+            receive = self._capped(receive)
+        token, in_query = self._token_of(scope)
+        if scope["type"] == "http" and in_query and scope.get("path") == "/":
+            send = self._setting_cookie(send, token)
+        await self.app(scope, receive, send)
+
+    def _capped(self, receive: Receive) -> Receive:
+        """``receive`` that stops a body (sent in chunks, without a length) past ``body_bytes``."""
+        seen = 0
+
+        async def capped() -> dict[str, Any]:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.body_bytes:
+                    raise BodyTooLarge(self.body_bytes)
+            return message
+
+        return capped
+
+    def _setting_cookie(self, send: Send, token: str | None) -> Send:
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+                message = {
+                    **message,
+                    "headers": [*message.get("headers", []), (b"set-cookie", cookie.encode())],
+                }
+            await send(message)
+
+        return sending
+
+
+class BodyTooLarge(Exception):
+    """A streamed request body over the cap (the API turns it into a 413)."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"a request body may have at most {limit} bytes")
+
+
+async def _drain(receive: Receive, limit: int) -> None:
+    """Read and drop a request body (up to ``limit`` bytes)."""
+    seen = 0
+    while seen <= limit:
+        message = await receive()
+        seen += len(message.get("body", b""))
+        if message["type"] != "http.request" or not message.get("more_body"):
+            return
+
+
+async def _json(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})

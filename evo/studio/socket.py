@@ -1,0 +1,175 @@
+"""The ``/ws`` simulation stream: load, play, pause, step, reset, grab, drag and release in; frames, status
+and errors out. Every frame is computed by :class:`evo.studio.player.Player` (docs/studio.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from evo.analysis.stability import check_step
+from evo.errors import EvoInputError
+from evo.studio.designs import design_of
+from evo.studio.limits import StudioLimits
+from evo.studio.looking import step_warning
+from evo.studio.player import Player
+
+__all__ = ["Stream", "frames_message", "stability_warning"]
+
+_TICK = 1 / 60  # s between two sends while playing
+_MAX_FPS = 6000.0  # records/s a play may ask for
+
+
+def frames_message(first: int, positions: np.ndarray) -> str:
+    """The ``frames`` message: positions (records, masses, 2) px as nested lists; floats printed with repr
+    (they round-trip exactly), NaN and infinities of a blown-up run as null."""
+    if np.isfinite(positions).all():
+        rows = positions.tolist()
+    else:
+        rows = [[[v if math.isfinite(v) else None for v in p] for p in frame] for frame in positions.tolist()]
+    return json.dumps({"type": "frames", "first": first, "positions": rows})
+
+
+def stability_warning(player: Player) -> str | None:
+    """A one-line warning when the design's step may be unstable (as ``evo validate`` warns), else None."""
+    check = check_step(player.creature, player.world)
+    return None if check.stable else step_warning(check)
+
+
+class Stream:
+    """One WebSocket's playback: call :meth:`handle` for each message; frames are sent with ``send``.
+
+    Args:
+        send: a coroutine function sending one text message.
+        limits: the studio's limits.
+    """
+
+    def __init__(self, send: Any, limits: StudioLimits):
+        self.send = send
+        self.limits = limits
+        self.player: Player | None = None
+        self.warning: str | None = None
+        self.playing = False
+        self.fps = 60.0
+        self._task: asyncio.Task | None = None
+
+    async def handle(self, text: str) -> None:
+        """Act on one client message; a bad one is answered with an ``error`` message."""
+        try:
+            message = json.loads(text)
+            if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+                raise EvoInputError("expected a JSON object with a 'type'")
+            await self._dispatch(message)
+        except json.JSONDecodeError as exc:
+            await self._error(f"not valid JSON: {exc.msg}")
+        except (EvoInputError, ValueError, TypeError, KeyError) as exc:
+            await self._error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "load":
+            await self._stop_playing()
+            creature = design_of(message.get("model"), self.limits)
+            self.player = await asyncio.to_thread(Player, creature, self.limits)
+            self.warning = stability_warning(self.player)
+            await self.send(frames_message(0, self.player.positions(0)[None]))
+            await self.status()
+            return
+        player = self._player()
+        if kind == "play":
+            fps = float(message.get("fps", 60))
+            if not 0 < fps <= _MAX_FPS:
+                raise EvoInputError(f"fps: expected a number in (0, {_MAX_FPS:g}], got {fps!r}")
+            self.fps = fps
+            if not self.playing:
+                self.playing = True
+                self._task = asyncio.create_task(self._play())
+            await self.status()
+        elif kind == "pause":
+            await self._stop_playing()
+            await self.status()
+        elif kind == "step":
+            frames = int(message.get("frames", 1))
+            if frames < 1:
+                raise EvoInputError(f"frames: expected an integer >= 1, got {frames}")
+            self.limits.check_frames(frames)
+            await self._advance(frames)
+            await self.status()
+        elif kind == "reset":
+            await self._stop_playing()
+            player.reset()
+            await self.send(frames_message(0, player.positions(0)[None]))
+            await self.status()
+        elif kind == "grab":
+            player.grab(int(message["mass"]), float(message["x"]), float(message["y"]))
+        elif kind == "drag":
+            player.drag(float(message["x"]), float(message["y"]))
+        elif kind == "release":
+            player.release(float(message.get("vx", 0.0)), float(message.get("vy", 0.0)))
+        else:
+            raise EvoInputError(f"unknown message type {kind!r}")
+
+    def _player(self) -> Player:
+        if self.player is None:
+            raise EvoInputError("no design loaded: send a 'load' message first")
+        return self.player
+
+    async def _advance(self, count: int) -> None:
+        player = self._player()
+        first, positions = await asyncio.to_thread(player.advance, count)
+        if len(positions):
+            await self.send(frames_message(first, positions))
+
+    async def _play(self) -> None:
+        """Send frames at ``fps`` until paused, exploded or at the frame limit."""
+        player = self._player()
+        start, sent = time.perf_counter(), 0
+        try:
+            while self.playing and not player.status().end:
+                due = int((time.perf_counter() - start) * self.fps) + 1 - sent
+                if due > 0:
+                    due = min(due, 1000)
+                    await self._advance(due)
+                    sent += due
+                await asyncio.sleep(_TICK)
+        except Exception as exc:  # a live step that fails ends the play, with a message
+            await self._error(str(exc))
+        self.playing = False
+        await self.status()
+
+    async def _stop_playing(self) -> None:
+        self.playing = False
+        task, self._task = self._task, None
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def status(self) -> None:
+        """Send the ``status`` message."""
+        player = self._player()
+        state = player.status()
+        await self.send(
+            json.dumps(
+                {
+                    "type": "status",
+                    "frame": state.frame,
+                    "playing": self.playing,
+                    "exploded": state.exploded,
+                    "exploded_frame": state.exploded_frame,
+                    "stability": {"warning": self.warning},
+                }
+            )
+        )
+
+    async def _error(self, text: str) -> None:
+        await self.send(json.dumps({"type": "error", "error": text}))
+
+    async def close(self) -> None:
+        """Stop playing (the socket closed)."""
+        await self._stop_playing()
