@@ -80,6 +80,8 @@ class Stream:
             await self.send(frames_message(0, self.player.positions(0)[None]))
             await self.status()
             return
+        if kind not in ("play", "pause", "step", "reset", "grab", "drag", "release"):
+            raise EvoInputError(f"unknown message type {kind!r}")
         player = self._player()
         if kind == "play":
             fps = float(message.get("fps", 60))
