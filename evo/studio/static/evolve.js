@@ -1,0 +1,165 @@
+/* Evolve from here: a run seeded with the current design, its config edited in the page (errors shown
+   as evo validate shows them), the fitness chart (best and mean per generation) and the best creature
+   drawn live, Stop (the run ends at a checkpoint), and the run's elites opened in the editor. Refine:
+   tunes the current body's gait (when the server has evo.refine; else the button says why not). */
+
+import { ApiError, get, post } from "./api.js";
+import { el, shown } from "./controls.js";
+import { View } from "./view.js";
+
+/* Used only when the server offers no config of its own (session.config). */
+const FALLBACK_CONFIG = `[run]
+name = "studio"
+seed = 1
+generations = 3
+population = 16
+
+[evaluation]
+frames = 600
+plugin = "distance"
+`;
+
+export class Evolve {
+  constructor(session, design, runs, say) {
+    this.session = session;
+    this.design = design;
+    this.runs = runs;
+    this.say = say;
+    this.config = document.getElementById("config");
+    this.config.value = session.config || FALLBACK_CONFIG;
+    this.state = document.getElementById("evolve-state");
+    this.errors = document.getElementById("evolve-errors");
+    this.best = null;
+    this.timer = null;
+    this.bestView = new View(document.getElementById("best"));
+    document.getElementById("evolve").addEventListener("click", () => this.start());
+    document.getElementById("stop").addEventListener("click", () => this.stop());
+    document.getElementById("open-best").addEventListener("click", () => { if (this.best) this.design.load(this.best); });
+    this.refine = new Refine(session, design, say);
+  }
+
+  async start() {
+    this.errors.replaceChildren();
+    document.getElementById("evolve-panel").open = true;
+    try {
+      const answer = await post("/api/evolve", { config: this.config.value, seed_model: this.design.model });
+      this.state.textContent = `running: ${answer.run}`;
+      this.poll();
+    } catch (error) {
+      const lines = error instanceof ApiError && error.body.errors && error.body.errors.length ? error.body.errors : [error.message];
+      for (const line of lines) this.errors.append(el("li", { class: "error", text: line }));
+      this.state.textContent = "not started";
+    }
+  }
+
+  async stop() {
+    try {
+      await post("/api/evolve/stop");
+      this.state.textContent = "stopping…";
+    } catch (error) {
+      this.say(error.message);
+    }
+  }
+
+  poll() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.update(), 400);
+  }
+
+  async update() {
+    let s;
+    try {
+      s = await get("/api/evolve");
+    } catch (error) {
+      this.state.textContent = error.message;
+      return;
+    }
+    const generations = s.generations ? ` of ${s.generations}` : "";
+    this.state.textContent = `${s.state}: generation ${s.generation ?? 0}${generations}${s.run ? ` — ${s.run}` : ""}${s.message ? ` — ${s.message}` : ""}`;
+    this.state.dataset.state = s.state;
+    this.chart(s.history || []);
+    if (s.best_model) {
+      this.best = s.best_model;
+      this.drawBest();
+    }
+    if (s.state === "running" || s.state === "stopping") this.poll();
+    else if (s.state === "done" || s.state === "failed") this.runs.refresh();
+  }
+
+  /* Best (dark) and mean (light) fitness per generation, scaled to the chart. */
+  chart(history) {
+    const best = document.getElementById("chart-best"), mean = document.getElementById("chart-mean");
+    best.dataset.points = String(history.length);
+    if (!history.length) { best.setAttribute("points", ""); mean.setAttribute("points", ""); return; }
+    const values = history.flatMap((h) => [h.best, h.mean]).filter(Number.isFinite);
+    const low = Math.min(...values), high = Math.max(...values), span = high - low || 1;
+    const last = Math.max(1, history[history.length - 1].generation - history[0].generation);
+    const x = (h) => 8 + (h.generation - history[0].generation) / last * 284;
+    const y = (v) => 130 - (v - low) / span * 110;
+    const line = (key) => history.filter((h) => Number.isFinite(h[key])).map((h) => `${x(h).toFixed(1)},${y(h[key]).toFixed(1)}`).join(" ");
+    best.setAttribute("points", line("best"));
+    mean.setAttribute("points", line("mean"));
+    const top = history[history.length - 1];
+    document.getElementById("chart-label").textContent = `generation ${top.generation}: best ${shown(top.best)}, mean ${shown(top.mean)}`;
+  }
+
+  drawBest() {
+    const model = this.best, view = this.bestView, points = model.masses.map((m) => [m.x, m.y]);
+    if (!points.length) return;
+    const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+    const width = Math.max(...xs) - Math.min(...xs) || 1, height = Math.max(...ys, 0) - Math.min(...ys, 0) || 1;
+    view.s = Math.min(2, 260 / width, 90 / height);
+    view.ox = 150 - (Math.min(...xs) + width / 2) * view.s;
+    view.oy = 110 + Math.min(0, Math.min(...ys)) * view.s;
+    view.draw(model, points, { frame: 0, selectedMasses: new Set(), selectedLinks: new Set() });
+  }
+}
+
+class Refine {
+  constructor(session, design, say) {
+    this.design = design;
+    this.say = say;
+    this.button = document.getElementById("refine");
+    this.state = document.getElementById("refine-state");
+    this.timer = null;
+    this.button.addEventListener("click", () => this.start());
+    document.getElementById("refine-stop").addEventListener("click", () => post("/api/refine/stop").catch((e) => this.say(e.message)));
+    const refine = session.refine;
+    if (refine && refine.available === false) this.unavailable(refine.message || "refine is not available");
+  }
+
+  unavailable(message) {
+    this.button.disabled = true;
+    this.button.title = message;
+    document.getElementById("refine-stop").disabled = true;
+    this.state.textContent = message;
+  }
+
+  async start() {
+    const plugin = document.getElementById("plugin").value;
+    const budget = Number(document.getElementById("refine-budget").value);
+    try {
+      await post("/api/refine", { model: this.design.model, plugin: plugin, budget: budget, genes: ["alpha", "phi"] });
+      this.poll();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 501) this.unavailable(error.message);
+      else this.state.textContent = error.message;
+    }
+  }
+
+  poll() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.update(), 400);
+  }
+
+  async update() {
+    try {
+      const s = await get("/api/refine");
+      this.state.textContent = `${s.state}: ${s.evaluations ?? 0} of ${s.budget ?? "?"} evaluations, best ${shown(s.best_fitness)}`;
+      if (s.state === "running" || s.state === "stopping") this.poll();
+      else if (s.state === "done" && s.best_model) this.design.commit((m) => Object.assign(m, JSON.parse(JSON.stringify(s.best_model))));
+    } catch (error) {
+      this.state.textContent = error.message;
+    }
+  }
+}
