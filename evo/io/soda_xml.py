@@ -37,6 +37,8 @@ from evo.sim.world import World, field_label
 __all__ = ["dumps_soda_xml", "loads_soda_xml", "read_soda_xml", "read_terrain"]
 
 Polyline = tuple[tuple[float, float], ...]
+# the encoding named by an XML declaration (``<?xml version="1.0" encoding="ISO-8859-1"?>``)
+_DECLARED_ENCODING = re.compile(r"""(\A\s*<\?xml[^>]*?encoding\s*=\s*["'])[^"']*(["'])""")
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
@@ -277,18 +279,21 @@ def read_soda_xml(path: str | Path, *, strict: bool = False) -> Creature:
     return _creature_of(_read_document(parse_xml_file(path, source), source), source, path.stem)
 
 
-def loads_soda_xml(text: str, *, source: str, name: str = "creature") -> Creature:
-    """A creature from the text of a Sodaconstructor XML file, as :func:`read_soda_xml` reads one.
+def loads_soda_xml(data: str | bytes, *, source: str, name: str = "creature") -> Creature:
+    """A creature from a Sodaconstructor XML file's bytes (decoded as its declaration says) or text (already
+    decoded: its declared encoding is ignored), as :func:`read_soda_xml` reads one.
 
     Args:
-        text: the file's text.
+        data: the file's bytes or text.
         source: what names the file in errors (an uploaded file's name).
         name: the creature's name when the file has no ``<name>``.
 
     Raises:
         EvoInputError: not well-formed XML, or not a valid model.
     """
-    root = parse_xml_bytes(text.encode("utf-8"), source)
+    if isinstance(data, str):
+        data = _DECLARED_ENCODING.sub(r"\1UTF-8\2", data, count=1).encode("utf-8")
+    root = parse_xml_bytes(data, source)
     return _creature_of(_read_document(root, source), source, name)
 
 

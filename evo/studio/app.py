@@ -3,6 +3,8 @@ door. :func:`create_app` builds it for one session (:class:`Studio`); routes and
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import dataclasses
 import json
@@ -167,10 +169,15 @@ def create_app(studio: Studio) -> Any:
 
     async def open_file(request: Request) -> Response:
         body = await _body(request)
-        filename, text = body.get("filename"), body.get("text")
-        if not isinstance(filename, str) or not isinstance(text, str):
-            raise EvoInputError('expected {"filename": str, "text": str}')
-        creature, kind, warnings = open_upload(filename, text, limits)
+        filename, data = body.get("filename"), body.get("text")
+        if isinstance(body.get("base64"), str):
+            try:
+                data = base64.b64decode(body["base64"], validate=True)
+            except binascii.Error:
+                raise EvoInputError("base64: not valid base64") from None
+        if not isinstance(filename, str) or not isinstance(data, str | bytes):
+            raise EvoInputError('expected {"filename": str, "text": str} or {"filename": str, "base64": str}')
+        creature, kind, warnings = open_upload(filename, data, limits)
         return JSONResponse({"model": model_object(creature), "format": kind, "warnings": warnings})
 
     async def export(request: Request) -> Response:

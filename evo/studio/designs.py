@@ -47,18 +47,23 @@ def format_of(filename: str) -> str:
     return "xml" if PurePath(filename).suffix.lower() == ".xml" else "json"
 
 
-def open_upload(filename: str, text: str, limits: StudioLimits) -> tuple[Creature, str, list[str]]:
-    """Parse an uploaded model file's text with evo's safe readers.
+def open_upload(filename: str, data: str | bytes, limits: StudioLimits) -> tuple[Creature, str, list[str]]:
+    """Parse an uploaded model file with evo's safe readers.
+
+    Args:
+        filename: the file's name (its extension picks the format).
+        data: the file's bytes (XML: decoded as its declaration says; JSON: UTF-8) or its text.
+        limits: the studio's limits.
 
     Returns:
         (creature, format, warnings): ``format`` is ``json`` or ``xml``; ``warnings`` are the one-line
         input warnings (what a classic file holds that evo skips).
 
     Raises:
-        TooLarge: a text over ``limits.upload_bytes``, or a model over the mass or link limits.
+        TooLarge: a file over ``limits.upload_bytes``, or a model over the mass or link limits.
         EvoInputError: not a valid model file.
     """
-    size = len(text.encode("utf-8"))
+    size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8"))
     if size > limits.upload_bytes:
         raise TooLarge(
             f"{filename}: {size} bytes; the studio opens files of at most {limits.upload_bytes} bytes"
@@ -67,9 +72,14 @@ def open_upload(filename: str, text: str, limits: StudioLimits) -> tuple[Creatur
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", EvoInputWarning)
         if kind == "xml":
-            creature = loads_soda_xml(text, source=filename, name=PurePath(filename).stem or "creature")
+            creature = loads_soda_xml(data, source=filename, name=PurePath(filename).stem or "creature")
         else:
-            creature = loads_model(text, source=filename)
+            if isinstance(data, bytes):
+                try:
+                    data = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise EvoInputError("not UTF-8 text", source=filename) from None
+            creature = loads_model(data, source=filename)
     limits.check_model(creature.n_masses, creature.n_links)
     World.from_model(creature)
     lines = [str(w.message) for w in caught if issubclass(w.category, EvoInputWarning)]
