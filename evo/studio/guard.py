@@ -22,7 +22,9 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 class Guard:
     """Wraps an ASGI app: refuses (403) a request without the token or from a foreign Origin, and (413)
-    a body over ``body_bytes``; ``GET /?token=T`` gets the token set as an HttpOnly, SameSite=Strict cookie.
+    a body over ``body_bytes``; ``GET /?token=T`` gets the token set as an HttpOnly, SameSite=Strict cookie
+    named ``evo_studio_token_PORT`` (cookies ignore ports: two studios must not share one). Any of the
+    header, a studio cookie or ``?token=`` may carry the token.
 
     Args:
         app: the ASGI application behind the door.
@@ -37,23 +39,23 @@ class Guard:
         self.origins = origins
         self.body_bytes = body_bytes
 
-    def _token_of(self, scope: Scope) -> tuple[str | None, bool]:
-        """(the token the request carries, whether it came in the query string)."""
+    def _tokens_of(self, scope: Scope) -> list[str]:
+        """Every token the request carries: the header, the studio cookies (any port's) and ``?token=``."""
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if HEADER in headers:
-            return headers[HEADER], False
+        tokens = [headers[HEADER]] if HEADER in headers else []
         if "cookie" in headers:
             cookie = SimpleCookie()
             try:
                 cookie.load(headers["cookie"])
-            except Exception:  # a malformed cookie header is no token
+            except Exception:  # a malformed cookie header carries no token
                 cookie = SimpleCookie()
-            if COOKIE in cookie:
-                return cookie[COOKIE].value, False
+            tokens += [morsel.value for name, morsel in cookie.items() if name.startswith(COOKIE)]
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        if query.get("token"):
-            return query["token"][0], True
-        return None, False
+        return tokens + query.get("token", [])[:1]
+
+    def _query_token(self, scope: Scope) -> str | None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        return query["token"][0] if query.get("token") else None
 
     def refusal(self, scope: Scope) -> str | None:
         """Why the request is refused, or None when it may pass."""
@@ -61,8 +63,8 @@ class Guard:
         origin = headers.get("origin")
         if origin is not None and origin not in self.origins:
             return f"requests from origin {origin} are refused"
-        token, _ = self._token_of(scope)
-        if token is None or not hmac.compare_digest(token.encode(), self.token.encode()):
+        expected = self.token.encode()
+        if not any(hmac.compare_digest(t.encode(), expected) for t in self._tokens_of(scope)):
             return "a valid session token is needed (open the URL evo studio printed)"
         return None
 
@@ -85,9 +87,9 @@ class Guard:
                 await _json(send, 413, {"error": f"a request body may have at most {self.body_bytes} bytes"})
                 return
             receive = self._capped(receive)
-        token, in_query = self._token_of(scope)
-        if scope["type"] == "http" and in_query and scope.get("path") == "/":
-            send = self._setting_cookie(send, token)
+        if scope["type"] == "http" and scope.get("path") == "/" and self._query_token(scope) == self.token:
+            port = (scope.get("server") or ("", 0))[1]
+            send = self._setting_cookie(send, f"{COOKIE}_{port}")
         await self.app(scope, receive, send)
 
     def _capped(self, receive: Receive) -> Receive:
@@ -105,10 +107,10 @@ class Guard:
 
         return capped
 
-    def _setting_cookie(self, send: Send, token: str | None) -> Send:
+    def _setting_cookie(self, send: Send, name: str) -> Send:
         async def sending(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+                cookie = f"{name}={self.token}; HttpOnly; SameSite=Strict; Path=/"
                 message = {
                     **message,
                     "headers": [*message.get("headers", []), (b"set-cookie", cookie.encode())],

@@ -40,14 +40,25 @@ def test_a_request_from_a_foreign_origin_is_refused_even_with_the_token(studio):
     assert status == 200
 
 
-def test_the_page_url_sets_an_http_only_strict_cookie_that_opens_the_api(studio):
+def test_the_page_url_sets_an_http_only_strict_cookie_named_with_the_port_that_opens_the_api(studio):
     with urllib.request.urlopen(studio.url, timeout=30) as response:
         cookie = response.headers["set-cookie"]
         assert response.status == 200
-    assert f"evo_studio_token={studio.token}" in cookie
+    port = studio.base.rsplit(":", 1)[1]
+    assert cookie.startswith(f"evo_studio_token_{port}={studio.token};")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
     status, body = studio.get("/api/session", token=False, headers={"Cookie": cookie.split(";")[0]})
     assert status == 200 and body["model"]["name"] == "crawler"
+
+
+def test_another_studios_cookie_does_not_stop_the_right_token(studio):
+    stale = "evo_studio_token_1=someone-elses; evo_studio_token=older"
+    status, _ = studio.get("/?token=" + studio.token, token=False, headers={"Cookie": stale})
+    assert status == 200
+    status, _ = studio.get("/api/session", headers={"Cookie": stale})
+    assert status == 200
+    status, _ = studio.get("/api/session", token=False, headers={"Cookie": stale})
+    assert status == 403
 
 
 def test_a_websocket_without_the_token_is_refused(studio):
