@@ -57,6 +57,20 @@ def _finite(x: Any) -> float | None:
     return float(x) if isinstance(x, int | float) and math.isfinite(x) else None
 
 
+def _merged_world(design: dict[str, Any], config: Any) -> dict[str, Any]:
+    """The design's world with the config's ``[world]`` on top (a key given either plainly or as its
+    cursor counts once: the config's form wins)."""
+    if not isinstance(config, dict):
+        return config
+    out = dict(design)
+    for key in config:
+        base = key.removesuffix("_cursor")
+        out.pop(base, None)
+        out.pop(f"{base}_cursor", None)
+    out.update(config)
+    return out
+
+
 class EvolutionRunner:
     """One evolution at a time: ``evo run`` in a child process, watched through its run folder.
 
@@ -87,11 +101,13 @@ class EvolutionRunner:
         """True while the child process runs."""
         return self._process is not None and self._process.poll() is None
 
-    def _document(self, text: str, seed_file: Path | None) -> dict[str, Any]:
+    def _document(self, text: str, seed: Creature | None, seed_file: Path | None) -> dict[str, Any]:
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise EvoInputError(f"not valid TOML: {exc}", source="config") from None
+        if seed is not None and seed.world:
+            doc["world"] = _merged_world(seed.world, doc.get("world", {}))
         if seed_file is not None:
             genome = doc.setdefault("genome", {})
             if not isinstance(genome, dict):
@@ -100,10 +116,11 @@ class EvolutionRunner:
         return doc
 
     def check(self, text: str, seed: Creature | None) -> list[str]:
-        """The errors ``evo validate`` would give for the config text (a one-line list; empty when valid).
-        The seed model is checked against the config's size limits when it is written, by ``evo run``."""
+        """The errors ``evo validate`` would give for the config text, the design's world under its
+        ``[world]`` (a one-line list; empty when valid). The seed model is checked against the config's
+        size limits by ``evo run`` itself."""
         try:
-            doc = self._document(text, None)
+            doc = self._document(text, seed, None)
             parse_config(doc, source="config", default_name="studio")
         except EvoInputError as exc:
             return [f"evo validate: error: {exc}"]
@@ -116,7 +133,7 @@ class EvolutionRunner:
             EvoInputError: a config that does not parse, or files that cannot be written.
         """
         base = Path(base) if base is not None else Path.cwd()
-        name = str(self._document(text, None).get("run", {}).get("name", "studio"))
+        name = str(self._document(text, seed, None).get("run", {}).get("name", "studio"))
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name) or "studio"
         k = 1
         while (base / "runs" / f"{safe}-{k}").exists() or (
@@ -126,7 +143,7 @@ class EvolutionRunner:
         folder = base / "runs" / f"{safe}-{k}"
         staging = base / "runs" / ".studio" / f"{safe}-{k}"
         seed_file = staging / "seed.json" if seed is not None else None
-        doc = self._document(text, seed_file)
+        doc = self._document(text, seed, seed_file)
         try:
             if seed is not None:
                 save_model(seed, seed_file)
