@@ -144,7 +144,7 @@ export class RunBrowser {
         el("td", {}, el("button", { type: "button", text: "Open", "aria-label": `Open elite ${elite.index}`, onclick: () => this.open(elite) }))));
     }
     table.append(body);
-    this.box.replaceChildren(el("p", { text: `${run.kind || "run"}: ${run.run || run.path || ""} — ${rows.length} ${run.elites && run.elites.length ? "elites" : "cells"}` }), table);
+    this.box.replaceChildren(el("p", { text: `${run.kind || "run"}: ${run.folder || ""} — ${rows.length} ${run.elites && run.elites.length ? "elites" : "cells"}` }), table);
   }
 
   async open(elite) {

@@ -1,0 +1,287 @@
+"""The studio's page in headless Chromium (Debian's ``chromium`` driven by Playwright, as the gallery's
+tests): a creature built with the pointer plays exactly as ``evo.simulate`` of its saved file, a mass is
+dragged while it plays, a classic file round-trips, a run and its elites open, and a 3-generation evolution
+runs from the page. No console errors but the answers a step expects; no request leaves 127.0.0.1. With
+``EVO_DOCS_SCREENSHOTS=1`` the tests write the screenshots of docs/studio.md."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import evo
+from evo.io.models import creature_to_dict, load_model, loads_model
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:", "about:")
+DOCS = ROOT / "docs"
+SCREENSHOTS = os.environ.get("EVO_DOCS_SCREENSHOTS") == "1"
+# Chromium logs every HTTP error answer; these two are answers a step expects (a save over an existing file
+# is refused and asked about first; a bad config is refused with its errors)
+FAILED = "console error: Failed to load resource: the server responded with a status of "
+CONFLICT = FAILED + "409 (Conflict)"
+BAD_REQUEST = FAILED + "400 (Bad Request)"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module (a skip without Playwright or Chromium; a failure under CI)."""
+    missing = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "the playwright package is not installed (pip install -e '.[test]')"
+    if missing is None and not shutil.which(CHROMIUM):
+        missing = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    if missing:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(missing)
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="evo-profile-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1400, "height": 900},
+            accept_downloads=True,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@contextlib.contextmanager
+def studio_page(browser: Any, server: Any, problems: list[str]) -> Iterator[Any]:
+    """A page on a studio ``server`` (conftest's ``studio_factory``), once the page says it is ready; console
+    errors and warnings, page errors and any request to anything but 127.0.0.1 go to ``problems``."""
+    page = browser.new_page()
+    page.set_default_timeout(30_000)
+    page.on("console", lambda m: _problem(problems, m))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("request", lambda r: None if r.url.startswith(LOCAL) else problems.append(f"request {r.url}"))
+    page.on("websocket", lambda w: None if w.url.startswith(LOCAL) else problems.append(f"socket {w.url}"))
+    try:
+        page.goto(server.url)
+        try:
+            page.wait_for_selector("body[data-ready]", state="attached")
+        except Exception as exc:
+            raise AssertionError(f"the page never got ready: {problems}") from exc
+        assert page.get_attribute("body", "data-ready") == "1", (page.text_content("#message"), problems)
+        yield page
+    finally:
+        page.close()
+
+
+def _problem(problems: list[str], message: Any) -> None:
+    if message.type in ("error", "warning"):
+        problems.append(f"console {message.type}: {message.text}")
+
+
+def state(page: Any) -> dict:
+    return page.evaluate("window.evoStudio.state()")
+
+
+def point(page: Any, x: float, y: float) -> tuple[float, float]:
+    """Viewport px of world point (x, y) px (y up) on the stage."""
+    at = page.evaluate("([x, y]) => window.evoStudio.toClient(x, y)", [x, y])
+    return at["x"], at["y"]
+
+
+def click_at(page: Any, x: float, y: float) -> None:
+    page.mouse.click(*point(page, x, y))
+
+
+def drag(page: Any, start: tuple[float, float], end: tuple[float, float], steps: int = 8) -> None:
+    """Press at world point ``start``, move to ``end`` in ``steps`` pointer moves, release."""
+    page.mouse.move(*point(page, *start))
+    page.mouse.down()
+    page.mouse.move(*point(page, *end), steps=steps)
+    page.mouse.up()
+
+
+def settled(page: Any) -> dict:
+    """The state once no more frames arrive (after a pause)."""
+    before = state(page)
+    while True:
+        page.wait_for_timeout(250)
+        now = state(page)
+        if now["frame"] == before["frame"]:
+            return now
+        before = now
+
+
+# a range input moved to a value and let go (Playwright's fill does not take sliders)
+SLIDE = "(slider, value) => { slider.value = String(value); slider.dispatchEvent(new Event('change')); }"
+TRIANGLE = [(100.0, 40.0), (180.0, 40.0), (140.0, 110.0)]
+
+
+def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_file(
+    browser, studio_factory, tmp_path: Path
+):
+    problems: list[str] = []
+    with studio_page(browser, studio_factory(str(tmp_path), cwd=tmp_path), problems) as page:
+        page.keyboard.press("g")  # snap to the 10 px grid
+        page.keyboard.press("m")  # make masses
+        for x, y in TRIANGLE:
+            click_at(page, x, y)
+        page.keyboard.press("l")  # link them: three springs drawn from mass to mass
+        for a, b in ((0, 1), (1, 2), (2, 0)):
+            drag(page, TRIANGLE[a], TRIANGLE[b])
+        model = state(page)["model"]
+        assert [(m["x"], m["y"]) for m in model["masses"]] == TRIANGLE
+        assert [(link["a"], link["b"]) for link in model["links"]] == [(0, 1), (1, 2), (2, 0)]
+        assert model["links"][0]["rest"] == 80.0
+
+        page.keyboard.press("u")  # the base becomes a muscle
+        click_at(page, 140.0, 40.0)
+        assert state(page)["model"]["links"][0]["alpha"] == 0.5
+        page.get_by_label("α", exact=True).fill("0.8")
+        page.get_by_label("α", exact=True).press("Enter")
+        page.get_by_label("ω", exact=True).fill("0.1")
+        page.get_by_label("ω", exact=True).press("Enter")
+        page.get_by_label("β", exact=True).evaluate(
+            "(e) => { e.value = '1'; e.dispatchEvent(new Event('change')); }"
+        )
+        designed = state(page)["model"]
+        assert designed["links"][0]["alpha"] == 0.8
+        assert designed["wave"] == {"omega": 0.1, "beta": 1}
+        page.focus("#canvas")
+        page.keyboard.press("Control+z")
+        assert state(page)["model"]["wave"] == {"omega": 0.1}, "undo takes back the last edit"
+        page.get_by_role("button", name="Redo", exact=True).click()
+        assert state(page)["model"] == designed, "redo puts it back"
+
+        page.get_by_role("button", name="Play", exact=True).click()
+        page.wait_for_function("() => window.evoStudio.state().frame > 40")
+        page.get_by_role("button", name="Pause", exact=True).click()
+        shown = settled(page)
+        page.get_by_role("button", name="Step", exact=True).click()
+        page.wait_for_function(f"() => window.evoStudio.state().frame === {shown['frame'] + 1}")
+        shown = settled(page)
+
+        page.get_by_label("path to save to").fill("triangle.json")
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.wait_for_selector("#message:has-text('saved')")
+        saved = load_model(tmp_path / "triangle.json")
+        assert creature_to_dict(saved) == creature_to_dict(loads_model(json.dumps(shown["model"])))
+        trajectory = evo.simulate(saved, frames=shown["frame"])
+        assert shown["positions"] == trajectory.positions[shown["frame"]].tolist(), "bit for bit"
+        assert shown["positions"] != [list(p) for p in TRIANGLE], "it moved"
+        if SCREENSHOTS:
+            page.screenshot(path=str(DOCS / "studio.png"))
+
+        page.get_by_role("button", name="Reset", exact=True).click()
+        page.wait_for_function("() => window.evoStudio.state().frame === 0")
+        assert state(page)["positions"] == [list(p) for p in TRIANGLE]
+    assert problems == []
+
+
+def test_a_mass_dragged_while_playing_follows_the_pointer_and_is_thrown(
+    browser, studio_factory, tmp_path: Path
+):
+    shutil.copy(ROOT / "genomes" / "walker.json", tmp_path / "walker.json")
+    problems: list[str] = []
+    with studio_page(browser, studio_factory(str(tmp_path / "walker.json"), cwd=tmp_path), problems) as page:
+        assert state(page)["model"]["name"] == "walker"
+        page.keyboard.press("v")  # move mode: grab while playing
+        page.select_option("#speed", "15")  # slowly: the mass moves little between a look and a press
+        page.get_by_role("button", name="Play", exact=True).click()
+        page.wait_for_function("() => window.evoStudio.state().frame > 20")
+        x, y = state(page)["positions"][4]
+        page.mouse.move(*point(page, x, y))
+        page.mouse.down()
+        for k in range(1, 11):
+            page.mouse.move(*point(page, x + 6 * k, y + 15 * k))
+            page.wait_for_timeout(30)
+        page.wait_for_timeout(300)
+        held = state(page)
+        assert held["positions"][4] == pytest.approx([x + 60, y + 150], abs=1.0), "it follows the pointer"
+        page.mouse.up()
+        page.wait_for_timeout(400)
+        after = state(page)
+        assert after["frame"] > held["frame"]
+        assert after["positions"][4] != pytest.approx([x + 60, y + 150], abs=1.0), "released, it moves on"
+        page.get_by_role("button", name="Pause", exact=True).click()
+    assert problems == []
+
+
+def test_a_classic_file_opens_and_saves_back_unchanged(browser, studio_factory, tmp_path: Path):
+    classic = ROOT / "genomes" / "classic" / "crawler.xml"
+    shutil.copy(classic, tmp_path / "crawler.xml")
+    problems: list[str] = []
+    with studio_page(browser, studio_factory(str(tmp_path), cwd=tmp_path), problems) as page:
+        page.set_input_files("#open-file", str(classic))
+        page.wait_for_function("() => window.evoStudio.state().model.masses.length > 0")
+        opened = state(page)["model"]
+        assert opened == creature_to_dict(load_model(classic)), "as evo reads it"
+        assert page.input_value("#format") == "xml"
+        page.get_by_label("path to save to").fill("crawler.xml")
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.wait_for_selector("#overwrite:not([hidden])")
+        assert "exists" in page.text_content("#overwrite-text")
+        page.get_by_role("button", name="Overwrite", exact=True).click()
+        page.wait_for_selector("#message:has-text('saved')")
+        assert creature_to_dict(load_model(tmp_path / "crawler.xml")) == creature_to_dict(load_model(classic))
+
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Download", exact=True).click()
+        assert download.value.suggested_filename == "crawler.xml"
+        copy = tmp_path / "downloaded.xml"
+        download.value.save_as(copy)
+        assert creature_to_dict(load_model(copy)) == creature_to_dict(load_model(classic))
+    assert problems == [CONFLICT]
+
+
+def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, studio_factory, tmp_path: Path):
+    problems: list[str] = []
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    shutil.copy(ROOT / "genomes" / "walker.json", seed / "walker.json")
+    config = (
+        '[run]\nname = "studio-test"\nseed = 3\ngenerations = 3\npopulation = 8\n\n'
+        '[evaluation]\nframes = 300\nplugin = "distance"\n\n[pool]\nworkers = 1\n'
+    )
+    with studio_page(browser, studio_factory(str(seed / "walker.json"), cwd=seed), problems) as page:
+        page.locator("#evolve-panel summary").click()
+        page.fill("#config", "[run]\ngenerations = -1\n")
+        page.get_by_role("button", name="Evolve", exact=True).click()
+        page.wait_for_selector("#evolve-errors li")
+        assert "generations" in page.text_content("#evolve-errors")
+        page.fill("#config", config)
+        page.get_by_role("button", name="Evolve", exact=True).click()
+        page.wait_for_function(
+            "() => document.getElementById('chart-best').dataset.points >= 1", timeout=120_000
+        )
+        page.wait_for_selector("#evolve-state[data-state='done']", timeout=180_000)
+        assert page.get_attribute("#chart-best", "data-points") in ("3", "4")
+        assert page.get_attribute("#chart-best", "points").count(",") >= 3
+        run = Path(page.evaluate("fetch('/api/evolve').then((r) => r.json())")["run"])
+        assert (run / "elites").is_dir() and list((run / "elites").glob("*.json"))
+        if SCREENSHOTS:
+            page.screenshot(path=str(DOCS / "studio-evolve.png"))
+    with studio_page(browser, studio_factory(str(run), cwd=tmp_path), problems) as page:
+        page.wait_for_selector("table.elites tbody tr")
+        hall_of_fame = evo.open_run(run).hall_of_fame
+        assert page.locator("table.elites tbody tr").count() == len(hall_of_fame)
+        assert hall_of_fame[0].creature.name in page.text_content("table.elites tbody tr")
+        page.locator("table.elites tbody tr button").first.click()
+        page.wait_for_function("() => window.evoStudio.state().model.masses.length > 0")
+        assert state(page)["model"] == creature_to_dict(hall_of_fame[0].creature)
+    assert problems == [BAD_REQUEST]
