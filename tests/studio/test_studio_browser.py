@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import evo
+from evo.analysis import natural_modes
 from evo.io.models import creature_to_dict, load_model, loads_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,6 +149,38 @@ def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_fi
         assert [(m["x"], m["y"]) for m in model["masses"]] == TRIANGLE
         assert [(link["a"], link["b"]) for link in model["links"]] == [(0, 1), (1, 2), (2, 0)]
         assert model["links"][0]["rest"] == 80.0
+        built = model
+
+        page.keyboard.press("v")  # a rubber band round all three, moved together by 20 px, then undone
+        drag(page, (80.0, 20.0), (200.0, 130.0))
+        drag(page, TRIANGLE[2], (TRIANGLE[2][0] + 20, TRIANGLE[2][1]))
+        moved = state(page)["model"]["masses"]
+        assert [(m["x"], m["y"]) for m in moved] == [(x + 20, y) for x, y in TRIANGLE]
+        page.keyboard.press("f")  # the three fixed, then freed
+        assert all(m.get("fixed") for m in state(page)["model"]["masses"])
+        page.get_by_role("button", name="Fix/free").click()
+        assert not any(m.get("fixed") for m in state(page)["model"]["masses"])
+        for _ in range(3):
+            page.get_by_role("button", name="Undo").click()
+        assert state(page)["model"] == built
+
+        page.keyboard.press("m")  # a fourth mass, deleted with its link
+        drag(page, TRIANGLE[2], (140.0, 200.0))
+        assert len(state(page)["model"]["links"]) == 4
+        page.keyboard.press("d")
+        click_at(page, 140.0, 200.0)
+        assert state(page)["model"] == built
+        page.keyboard.press("b")  # a fixed terrain bar, drawn and undone
+        drag(page, (300.0, 0.0), (400.0, 30.0))
+        assert state(page)["model"]["world"]["terrain"] == [[[300, 0], [400, 30]]]
+        page.get_by_role("button", name="Undo").click()
+
+        gravity = page.evaluate("window.evoStudio.session.cursors.gravity")
+        page.get_by_label("gravity", exact=True).evaluate(SLIDE, 30)  # the applet's cursor p = 30
+        assert state(page)["model"]["world"]["gravity"] == gravity["coefficient"] * 30 * 30
+        assert f"p = 30.0 · g = {gravity['coefficient'] * 900:.6g}" in page.text_content("#world")
+        page.get_by_role("button", name="Undo").click()
+        assert state(page)["model"] == built
 
         page.keyboard.press("u")  # the base becomes a muscle
         click_at(page, 140.0, 40.0)
@@ -156,9 +189,7 @@ def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_fi
         page.get_by_label("α", exact=True).press("Enter")
         page.get_by_label("ω", exact=True).fill("0.1")
         page.get_by_label("ω", exact=True).press("Enter")
-        page.get_by_label("β", exact=True).evaluate(
-            "(e) => { e.value = '1'; e.dispatchEvent(new Event('change')); }"
-        )
+        page.get_by_label("β", exact=True).evaluate(SLIDE, 1)
         designed = state(page)["model"]
         assert designed["links"][0]["alpha"] == 0.8
         assert designed["wave"] == {"omega": 0.1, "beta": 1}
@@ -199,7 +230,27 @@ def test_a_mass_dragged_while_playing_follows_the_pointer_and_is_thrown(
     shutil.copy(ROOT / "genomes" / "walker.json", tmp_path / "walker.json")
     problems: list[str] = []
     with studio_page(browser, studio_factory(str(tmp_path / "walker.json"), cwd=tmp_path), problems) as page:
-        assert state(page)["model"]["name"] == "walker"
+        walker = load_model(tmp_path / "walker.json")
+        assert state(page)["model"] == creature_to_dict(walker)
+        page.wait_for_selector("#score:has-text('distance in 3000 frames')")
+        first_score = page.text_content("#score")
+        page.get_by_label("ω", exact=True).fill("0.05")
+        page.get_by_label("ω", exact=True).press("Enter")
+        page.wait_for_function(
+            "(before) => !['scoring…', before].includes(document.getElementById('score').textContent)",
+            arg=first_score,
+        )
+        assert page.text_content("#score").startswith("distance in 3000 frames"), "scored after the edit"
+        page.get_by_role("button", name="Undo").click()
+
+        page.get_by_role("button", name="Analyze").click()
+        page.wait_for_selector("ol.modes li")
+        frequencies = natural_modes(walker, evo.World.from_model(walker)).frequencies
+        assert page.locator("ol.modes li").count() == len(frequencies)
+        assert f"ω1 = {frequencies[0]:.6g} rad/frame" in page.text_content("ol.modes li")
+        page.get_by_role("button", name="show mode 1").click()  # the mode shape, animated on the stage
+        page.wait_for_timeout(300)
+        page.get_by_role("button", name="stop showing").click()
         page.keyboard.press("v")  # move mode: grab while playing
         page.select_option("#speed", "15")  # slowly: the mass moves little between a look and a press
         page.get_by_role("button", name="Play", exact=True).click()
