@@ -1,5 +1,6 @@
 """The studio's playback: frames of a design, exactly those of :func:`evo.simulate`, and a mass held by the
-pointer. Exactness by re-simulating from frame 0 to a doubling horizon; once grabbed, steps go on live."""
+pointer. Chunks continue from the exact state (or re-simulate from frame 0 where a kernel keeps more state);
+docs/studio.md, "One physics"."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import numpy as np
 
 from evo.model import Creature
 from evo.sim import simulate
+from evo.sim.simulate import speed_limit
 from evo.sim.world import World
 from evo.studio.limits import StudioLimits
 
 __all__ = ["Player", "PlayerStatus", "frame_step"]
 
-_FIRST_HORIZON = 64  # frames simulated on a load; each time more are needed the horizon doubles
+_CHUNK = 64  # records simulated at least per kernel call (and the first horizon when re-simulating)
 
 
 def frame_step(world: World) -> float:
@@ -23,23 +25,33 @@ def frame_step(world: World) -> float:
     return 1.0 if abs(steps - round(steps)) < 1e-9 else float(world.dt)
 
 
+def continues_exactly(creature: Creature, world: World) -> bool:
+    """Whether a simulation restarted from a recorded state (positions, velocities, the wave angle summed
+    step by step) goes on bit for bit: not for the two-step finite-difference scheme, nor when the wave
+    may reverse at a side wall (the kernel's contact memory is not recorded)."""
+    reversing = creature.autoreverse and world.width is not None
+    return world.integrator != "finite-difference" and not reversing
+
+
 @dataclass(frozen=True)
 class PlayerStatus:
-    """Where the playback stands: ``frame`` (record index), ``exploded`` with its ``exploded_frame``
-    (record index) and ``end`` (True when no frame follows: an explosion or the frame limit)."""
+    """Where the playback stands: ``frame`` (record index), ``exploded`` with ``exploded_frame`` (the frame
+    ``evo simulate`` reports), and ``end`` (True when no record follows: an explosion or the frame limit)."""
 
     frame: int
     exploded: bool
-    exploded_frame: int | None
+    exploded_frame: float | None
     end: bool
 
 
 class Player:
-    """Frames of one design, in records of :func:`frame_step` frames.
+    """Records of one design, every :func:`frame_step` frames; record ``k`` equals record ``k`` of
+    ``evo.simulate(creature, frames=K)`` for any ``K >= k``, bit for bit, until a grab.
 
-    Without a grab, record ``k`` equals record ``k`` of ``evo.simulate(creature, frames=K)`` for any
-    ``K >= k`` bit for bit: the player simulates from frame 0 to a horizon that doubles as playback goes
-    on and slices it. A grab switches to live stepping from the current state, one record per call.
+    Where :func:`continues_exactly` holds, each chunk restarts the kernel from the last record's exact
+    state (memory and time linear in the frames played); elsewhere the player re-simulates from frame 0
+    to a horizon that doubles and slices it. A grab switches to stepping one record at a time with the
+    held mass fixed at the pointer; exactness ends there.
 
     Args:
         creature: the design (its ``world`` overrides included).
@@ -52,33 +64,44 @@ class Player:
         self.world = World.from_model(creature)
         self.step = frame_step(self.world)
         self.frame = 0
-        self._positions = np.array(creature.positions, dtype=np.float64)[None]
-        self._velocities = np.array(creature.velocities, dtype=np.float64)[None]
-        self._exploded_at: int | None = None
-        self._horizon = 0
-        self._live: _Live | None = None
+        self.exact = continues_exactly(creature, self.world)
+        # the explosion bound of the whole run, fixed by the starting positions as evo.simulate fixes it
+        bound = speed_limit(self.world, np.asarray(creature.positions))
+        self._chunk_world = self.world.updated({"max_speed": bound})
+        self._start = (np.array(creature.positions, dtype=float), np.array(creature.velocities, dtype=float))
+        self._sign = -1.0 if creature.wave_reverse else 1.0
+        self._fixed = np.array(creature.fixed, dtype=bool)
+        self.reset()
 
     @property
     def last_frame(self) -> int:
         """The last record playback may reach (the frame limit), an index."""
         return int(self.limits.frames / self.step)
 
-    def positions(self, frame: int) -> np.ndarray:
-        """(n_masses, 2) px at record ``frame`` (already computed)."""
-        if self._live is not None:
-            return self._live.positions
-        return self._positions[frame]
-
-    def status(self) -> PlayerStatus:
-        """The playback's :class:`PlayerStatus`."""
-        exploded_at = self._exploded_at if self._live is None else self._live.exploded_at
-        end = exploded_at is not None or self.frame >= self.last_frame
-        return PlayerStatus(self.frame, exploded_at is not None, exploded_at, end)
-
     def reset(self) -> None:
         """Back to frame 0 of the design (a grab is forgotten)."""
         self.frame = 0
-        self._live = None
+        self._first = 0  # record index of _positions[0]
+        self._positions = self._start[0][None].copy()
+        self._velocities = self._start[1][None].copy()
+        self._theta = float(self.creature.wave_phase)  # the wave angle at the last computed record
+        self._exploded_frame: float | None = None
+        self._horizon = 0
+        self.held: int | None = None
+        self.live = False
+        self._pointer = (0.0, 0.0)
+        self._pointer_velocity = (0.0, 0.0)
+
+    def positions(self, frame: int) -> np.ndarray:
+        """(n_masses, 2) px at record ``frame`` (computed and not yet dropped)."""
+        return self._positions[frame - self._first]
+
+    def status(self) -> PlayerStatus:
+        """The playback's :class:`PlayerStatus`."""
+        last = self._first + len(self._positions) - 1
+        exploded = self._exploded_frame is not None
+        end = (exploded and self.frame >= last) or self.frame >= self.last_frame
+        return PlayerStatus(self.frame, exploded, self._exploded_frame, end)
 
     def advance(self, count: int) -> tuple[int, np.ndarray]:
         """Play ``count`` more records.
@@ -88,106 +111,107 @@ class Player:
             fewer than ``count`` (maybe none) at an explosion or the frame limit.
         """
         first = self.frame + 1
-        count = max(0, min(count, self.last_frame - self.frame))
-        if self._live is not None:
-            out = []
-            for _ in range(count):
-                if self._live.exploded_at is not None:
-                    break
-                out.append(self._live.advance(self.frame + 1).copy())
+        target = min(self.frame + max(0, count), self.last_frame)
+        if self.live:
+            while self.frame < target and self._exploded_frame is None:
+                self._continue(1)
                 self.frame += 1
-            n = self.creature.n_masses
-            return first, np.array(out).reshape(len(out), n, 2)
-        self._ensure(self.frame + count)
-        stop = min(self.frame + count, len(self._positions) - 1)
-        new = self._positions[first : stop + 1]
-        self.frame = max(self.frame, stop)
+        else:
+            self._compute(target)
+            self.frame = min(target, self._first + len(self._positions) - 1)
+        new = self._positions[first - self._first : self.frame - self._first + 1].copy()
+        self._drop_before(self.frame)
         return first, new
 
-    def _ensure(self, frame: int) -> None:
-        """Simulate from frame 0 far enough to hold record ``frame`` (unless the run exploded before)."""
-        if frame < len(self._positions) or self._exploded_at is not None:
+    def _compute(self, target: int) -> None:
+        """Have records up to ``target`` (unless the run exploded first)."""
+        last = self._first + len(self._positions) - 1
+        if target <= last or self._exploded_frame is not None:
             return
-        horizon = max(_FIRST_HORIZON, self._horizon)
-        while horizon < frame:
+        if self.exact:
+            self._continue(max(target - last, _CHUNK))
+            return
+        horizon = max(_CHUNK, self._horizon)
+        while horizon < target:
             horizon *= 2
         horizon = min(horizon, self.last_frame)
         trajectory = simulate(self.creature, self.world, horizon * self.step, self.step)
         self._horizon = horizon
-        self._positions = trajectory.positions
-        self._velocities = trajectory.velocities
+        self._first = 0
+        self._positions, self._velocities = trajectory.positions, trajectory.velocities
+        self._exploded_frame = trajectory.exploded_frame
+
+    def _continue(self, records: int) -> None:
+        """Simulate ``records`` more records from the last computed one, as the kernel would have gone on."""
+        records = min(records, self.last_frame - (self._first + len(self._positions) - 1))
+        if records <= 0:
+            return
+        positions, velocities = self._positions[-1].copy(), self._velocities[-1].copy()
+        fixed = self._fixed
+        if self.held is not None:
+            fixed = fixed.copy()
+            fixed[self.held] = True
+            positions[self.held] = self._pointer
+        state = self.creature.replace(
+            positions=positions, velocities=velocities, fixed=fixed, wave_phase=self._theta
+        )
+        trajectory = simulate(state, self._chunk_world, records * self.step, self.step)
+        start_frame = (self._first + len(self._positions) - 1) * self.step
+        new_positions, new_velocities = trajectory.positions[1:], trajectory.velocities[1:].copy()
+        if self.held is not None and len(new_velocities):
+            new_velocities[-1, self.held] = self._pointer_velocity
+        self._positions = np.concatenate([self._positions, new_positions])
+        self._velocities = np.concatenate([self._velocities, new_velocities])
+        omega_dt, dt = self.creature.omega, self.world.dt
+        for _ in range(round(len(new_positions) * self.step / dt)):
+            self._theta += self._sign * omega_dt * dt  # as the kernel sums it, step by step
         if trajectory.exploded:
-            self._exploded_at = len(trajectory.positions) - 1
+            self._exploded_frame = start_frame + trajectory.exploded_frame
+
+    def _drop_before(self, frame: int) -> None:
+        """Forget records before ``frame`` when continuing in chunks (they are never shown again)."""
+        if (self.exact or self.live) and frame > self._first:
+            cut = frame - self._first
+            self._positions, self._velocities = self._positions[cut:], self._velocities[cut:]
+            self._first = frame
+
+    def _go_live(self) -> None:
+        """Step from the current record on, one record per kernel call (a grab)."""
+        if self.live:
+            return
+        self._compute(self.frame)
+        cut = self.frame - self._first
+        self._positions = self._positions[cut : cut + 1].copy()
+        self._velocities = self._velocities[cut : cut + 1].copy()
+        self._theta = float(self.creature.wave_phase)  # at this record, summed as the kernel sums it
+        for _ in range(round(self.frame * self.step / self.world.dt)):
+            self._theta += self._sign * self.creature.omega * self.world.dt
+        self._first = self.frame
+        self.live = True
 
     def grab(self, mass: int, x: float, y: float) -> None:
-        """Hold ``mass`` at the pointer (x, y px) from the current frame on."""
-        if self._live is None:
-            self._ensure(self.frame)
-            frame = min(self.frame, len(self._positions) - 1)
-            self._live = _Live(self, self._positions[frame], self._velocities[frame])
-        self._live.grab(mass, x, y)
+        """Hold ``mass`` at the pointer (x, y px) from the current record on.
+
+        Raises:
+            ValueError: no such mass.
+        """
+        if not 0 <= mass < self.creature.n_masses:
+            raise ValueError(f"mass: no mass {mass}; the design has {self.creature.n_masses}")
+        self._go_live()
+        self.held = mass
+        self._pointer = (float(x), float(y))
+        self._pointer_velocity = (0.0, 0.0)
 
     def drag(self, x: float, y: float) -> None:
-        """Move the held mass's pointer to (x, y) px."""
-        if self._live is not None:
-            self._live.drag(x, y)
+        """Move the held mass's pointer to (x, y) px (its velocity: the move, px per record)."""
+        if self.held is not None:
+            px, py = self._pointer
+            self._pointer_velocity = ((float(x) - px) / self.step, (float(y) - py) / self.step)
+            self._pointer = (float(x), float(y))
 
     def release(self, vx: float, vy: float) -> None:
         """Let go of the held mass with the pointer's velocity (vx, vy) px/frame."""
-        if self._live is not None:
-            self._live.release(vx, vy)
-
-
-class _Live:
-    """Live stepping from a state (after a grab): one :func:`simulate` call per record, the wave angle
-    carried as ``wave_phase``; the held mass is fixed at the pointer and moves with its velocity."""
-
-    def __init__(self, player: Player, positions: np.ndarray, velocities: np.ndarray):
-        self.player = player
-        self.positions = np.array(positions, dtype=np.float64)
-        self.velocities = np.array(velocities, dtype=np.float64)
-        self.fixed = np.array(player.creature.fixed, dtype=bool)
-        self.held: int | None = None
-        self.pointer = (0.0, 0.0)
-        self.pointer_velocity = (0.0, 0.0)
-        self.exploded_at: int | None = None
-
-    def grab(self, mass: int, x: float, y: float) -> None:
-        if not 0 <= mass < len(self.positions):
-            raise ValueError(f"no mass {mass}: the design has {len(self.positions)}")
-        self.held = mass
-        self.pointer = (float(x), float(y))
-        self.pointer_velocity = (0.0, 0.0)
-        self.positions[mass] = self.pointer
-
-    def drag(self, x: float, y: float) -> None:
-        px, py = self.pointer
-        self.pointer_velocity = (float(x) - px, float(y) - py)
-        self.pointer = (float(x), float(y))
-
-    def release(self, vx: float, vy: float) -> None:
         if self.held is not None:
-            self.velocities[self.held] = (float(vx), float(vy))
+            self._velocities[-1, self.held] = (float(vx), float(vy))
+            self._positions[-1, self.held] = self._pointer
             self.held = None
-
-    def advance(self, frame: int) -> np.ndarray:
-        """Step one record to ``frame``; the new (n_masses, 2) positions, px."""
-        player = self.player
-        creature = player.creature
-        fixed = self.fixed.copy()
-        if self.held is not None:
-            fixed[self.held] = True
-            self.positions[self.held] = self.pointer
-        sign = -1.0 if creature.wave_reverse else 1.0
-        theta = creature.wave_phase + sign * creature.omega * (frame - 1) * player.step
-        state = creature.replace(
-            positions=self.positions, velocities=self.velocities, fixed=fixed, wave_phase=theta
-        )
-        trajectory = simulate(state, player.world, player.step, player.step)
-        self.positions = np.array(trajectory.positions[-1])
-        self.velocities = np.array(trajectory.velocities[-1])
-        if self.held is not None:
-            self.velocities[self.held] = self.pointer_velocity
-        if trajectory.exploded or not np.isfinite(self.positions).all():
-            self.exploded_at = frame
-        return self.positions

@@ -11,6 +11,7 @@ import pytest
 
 import evo
 from evo.io.models import creature_to_dict
+from evo.sim.world import INTEGRATORS
 from evo.studio.limits import StudioLimits
 from evo.studio.player import Player
 
@@ -89,16 +90,24 @@ def test_reset_and_a_new_load_start_again_from_frame_0(studio, tmp_path):
     assert np.array(frames[0]["positions"]).tobytes() == expected[1:].tobytes()
 
 
-def test_an_explosion_is_reported_with_its_frame_and_the_stability_warning(studio):
-    design = _design(dt=8.0, max_speed=50.0)
+@pytest.mark.parametrize("world", [{"dt": 8.0}, {"dt": 4.0, "integrator": "finite-difference"}])
+def test_an_explosion_is_reported_at_the_frame_evo_simulate_reports_with_the_stability_warning(
+    studio, tmp_path, world
+):
+    design = _design(**world, max_speed=50.0)
     with studio.socket() as ws:
         ws.send_json({"type": "load", "model": design})
         status = ws.receive_until("status")[-1]
         assert "stability limit" in status["stability"]["warning"]
         ws.send_json({"type": "step", "frames": 2000})
         status = ws.receive_until("status")[-1]
-    assert status["exploded"] is True and status["exploded_frame"] > 0
-    assert status["frame"] == status["exploded_frame"]
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps(design))
+    dt = world["dt"]
+    expected = evo.simulate(evo.load_model(path), frames=2000 * dt, record_every=dt)
+    assert expected.exploded
+    assert status["exploded"] is True and status["exploded_frame"] == expected.exploded_frame
+    assert status["frame"] == len(expected.positions) - 1  # the last record before the explosion
 
 
 def test_a_bad_message_is_an_error_message_and_the_socket_stays_open(studio):
@@ -138,10 +147,25 @@ def test_a_grabbed_mass_follows_the_pointer_and_leaves_with_its_velocity(studio)
     assert released["positions"][0][1] == pytest.approx([510.0 + 9.75, 205.0 + 4.375], abs=1e-12)
 
 
-def test_a_player_slices_one_growing_simulation_so_any_chunking_gives_the_same_frames():
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+@pytest.mark.parametrize("world", [{"dt": 0.25}, {"dt": 0.5, "width": 900.0}], ids=["dt 0.25", "side walls"])
+def test_a_player_gives_the_frames_of_one_simulation_whatever_the_chunks(integrator, world):
     creature = evo.load_model(CLASSIC / "hopper.xml")
+    creature = creature.replace(world={**creature.world, **world, "integrator": integrator}, autoreverse=True)
     player = Player(creature, StudioLimits())
-    chunks = [player.advance(n)[1] for n in (3, 61, 1, 200, 5)]
+    chunks = [player.advance(n)[1] for n in (3, 61, 1, 200, 5, 400)]
     played = np.concatenate([creature.positions[None], *chunks])
-    assert played.tobytes() == evo.simulate(creature, frames=270).positions.tobytes()
-    assert player.status().frame == 270
+    expected = evo.simulate(creature, frames=670)
+    assert played.tobytes() == expected.positions[: len(played)].tobytes()
+    assert player.status().exploded == expected.exploded
+    assert player.status().exploded_frame == expected.exploded_frame
+    assert player.status().frame == len(expected.positions) - 1
+
+
+def test_a_player_stops_at_the_frame_limit():
+    creature = evo.load_model(CLASSIC / "hopper.xml")
+    player = Player(creature, StudioLimits(frames=100))
+    first, positions = player.advance(150)
+    assert first == 1 and len(positions) == 100
+    assert player.status().end and not player.status().exploded
+    assert len(player.advance(10)[1]) == 0
