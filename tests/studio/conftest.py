@@ -102,9 +102,12 @@ class _JsonSocket:
                 return out
 
 
-def start_studio(*args: str, cwd: str | os.PathLike | None = None) -> StudioServer:
-    """Start ``evo studio ARGS --port 0 --no-open`` and wait for its URL (first line of stdout)."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+def start_studio(
+    *args: str, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None
+) -> StudioServer:
+    """Start ``evo studio ARGS --port 0 --no-open`` and wait for its URL (first line of stdout); ``env``
+    adds to the environment."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "evo", "studio", *args, "--port", "0", "--no-open"],
         stdout=subprocess.PIPE,
@@ -131,12 +134,14 @@ def start_studio(*args: str, cwd: str | os.PathLike | None = None) -> StudioServ
 
 @pytest.fixture
 def studio_factory() -> Iterator[Any]:
-    """``studio_factory(*args, cwd=None)`` starts a studio (on a model, a run folder or a folder); every one
-    started is stopped with SIGTERM at the end of the test."""
+    """``studio_factory(*args, cwd=None, env=None)`` starts a studio (on a model, a run folder or a
+    folder); every one started is stopped with SIGTERM at the end of the test."""
     started: list[StudioServer] = []
 
-    def factory(*args: str, cwd: str | os.PathLike | None = None) -> StudioServer:
-        server = start_studio(*args, cwd=cwd)
+    def factory(
+        *args: str, cwd: str | os.PathLike | None = None, env: dict[str, str] | None = None
+    ) -> StudioServer:
+        server = start_studio(*args, cwd=cwd, env=env)
         started.append(server)
         return server
 
