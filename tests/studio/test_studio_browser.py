@@ -215,8 +215,6 @@ def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_fi
         trajectory = evo.simulate(saved, frames=shown["frame"])
         assert shown["positions"] == trajectory.positions[shown["frame"]].tolist(), "bit for bit"
         assert shown["positions"] != [list(p) for p in TRIANGLE], "it moved"
-        if SCREENSHOTS:
-            page.screenshot(path=str(DOCS / "studio.png"))
 
         page.get_by_role("button", name="Reset", exact=True).click()
         page.wait_for_function("() => window.evoStudio.state().frame === 0")
@@ -253,8 +251,14 @@ def test_a_mass_dragged_while_playing_follows_the_pointer_and_is_thrown(
         page.get_by_role("button", name="stop showing").click()
         page.keyboard.press("v")  # move mode: grab while playing
         page.select_option("#speed", "15")  # slowly: the mass moves little between a look and a press
+        click_at(page, 60.0, 1.0)  # select a muscle: its α and φ on the dial
+        assert page.is_visible("#dial")
+        assert "link 1: masses 1–2" in page.text_content("#inspector")
         page.get_by_role("button", name="Play", exact=True).click()
         page.wait_for_function("() => window.evoStudio.state().frame > 20")
+        if SCREENSHOTS:
+            page.evaluate("document.getElementById('panels').scrollTop = 0")
+            page.screenshot(path=str(DOCS / "studio.png"))
         x, y = state(page)["positions"][4]
         page.mouse.move(*point(page, x, y))
         page.mouse.down()
@@ -326,7 +330,7 @@ def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, st
         run = Path(page.evaluate("fetch('/api/evolve').then((r) => r.json())")["run"])
         assert (run / "elites").is_dir() and list((run / "elites").glob("*.json"))
         if SCREENSHOTS:
-            page.screenshot(path=str(DOCS / "studio-evolve.png"))
+            page.locator("#evolve-panel").screenshot(path=str(DOCS / "studio-evolve.png"))
     with studio_page(browser, studio_factory(str(run), cwd=tmp_path), problems) as page:
         page.wait_for_selector("table.elites tbody tr")
         hall_of_fame = evo.open_run(run).hall_of_fame

@@ -75,8 +75,9 @@ export class Evolve {
       return;
     }
     const generations = s.generations ? ` of ${s.generations}` : "";
-    this.state.textContent = `${s.state}: generation ${s.generation ?? 0}${generations}${s.run ? ` — ${s.run}` : ""}${s.message ? ` — ${s.message}` : ""}`;
+    this.state.textContent = `${s.state}: generation ${s.generation ?? 0}${generations}${s.run ? ` — ${s.run.split(/[\\/]/).slice(-2).join("/")}` : ""}${s.message ? ` — ${s.message}` : ""}`;
     this.state.dataset.state = s.state;
+    this.state.title = s.run || "";
     this.chart(s.history || []);
     if (s.best_model) {
       this.best = s.best_model;
@@ -155,7 +156,9 @@ class Refine {
   async update() {
     try {
       const s = await get("/api/refine");
-      this.state.textContent = `${s.state}: ${s.evaluations ?? 0} of ${s.budget ?? "?"} evaluations, best ${shown(s.best_fitness)}`;
+      const last = (s.progress || [])[s.progress ? s.progress.length - 1 : 0] || {};
+      this.state.textContent = `${s.state}: ${last.evaluations ?? 0} of ${last.budget ?? "?"} evaluations, best ${shown(last.best_fitness)}${s.message ? ` — ${s.message}` : ""}`;
+      this.state.dataset.state = s.state;
       if (s.state === "running" || s.state === "stopping") this.poll();
       else if (s.state === "done" && s.best_model) this.design.commit((m) => Object.assign(m, JSON.parse(JSON.stringify(s.best_model))));
     } catch (error) {

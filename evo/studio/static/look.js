@@ -61,7 +61,7 @@ export class Look {
     const list = el("ol", { class: "modes", "aria-label": "natural frequencies" });
     (a.frequencies || []).forEach((omega, k) => {
       const shape = a.shapes && a.shapes[k];
-      const item = el("li", {}, el("span", { text: `ω${k + 1} = ${shown(omega)} rad/frame (period ${shown(a.periods ? a.periods[k] : 2 * Math.PI / omega)} frames)` }));
+      const item = el("li", {}, el("span", { text: `ω${k + 1} = ${shown(omega)} rad/frame, period ${shown(a.periods ? a.periods[k] : 2 * Math.PI / omega)}` }));
       if (shape && eq.positions) {
         item.append(el("button", { type: "button", text: "show", "aria-label": `show mode ${k + 1}`, onclick: () => {
           this.mode = { equilibrium: eq.positions, shape: shape, omega: omega, start: performance.now() };

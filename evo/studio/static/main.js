@@ -91,7 +91,7 @@ async function start() {
   function draw() {
     const modeShape = look.modePositions(performance.now());
     const points = modeShape || shownPositions();
-    if (player.positions && player.playing && !editor.gesture) view.follow(points);
+    if (player.positions && player.playing && !editor.gesture) view.follow(points, view.floorAt);
     view.draw(design.model, points, {
       frame: player.frame, grid: editor.snap ? editor.grid : 0, band: editor.band, rubber: editor.rubber,
       selectedMasses: design.selected.masses, selectedLinks: design.selected.links,
@@ -133,12 +133,13 @@ function showStatus(player) {
 function fitView(view, model) {
   const points = model.masses.map((m) => [m.x, m.y]);
   const canvas = view.canvas;
-  if (!points.length) { view.s = 1; view.ox = 60; view.oy = canvas.height - 60; return; }
+  if (!points.length) { view.s = 1; view.ox = 60; view.oy = view.floorAt = canvas.height - 60; return; }
   const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
   const left = Math.min(...xs), right = Math.max(...xs), top = Math.max(...ys, 0), low = Math.min(...ys, 0);
   view.s = Math.max(0.1, Math.min(2, (canvas.width - 200) / Math.max(1, right - left), (canvas.height - 160) / Math.max(1, top - low)));
   view.ox = canvas.width / 2 - (left + right) / 2 * view.s;
   view.oy = canvas.height - 60 + low * view.s;
+  view.floorAt = view.oy;
 }
 
 start().catch((error) => {

@@ -6,7 +6,7 @@ import { polyCorners, terrainLines } from "./design.js";
 
 export const COLOURS = {
   sky: "#f7f9fc", ground: "#ece4d3", groundLine: "#8d7b5a", grid: "#dde3ea", spring: "#3d434a",
-  mass: "#212529", fixed: "#c92a2a", selected: "#f08c00", wall: "#868e96", terrain: "#6b5b3e",
+  mass: "#212529", fixed: "#c92a2a", selected: "#f08c00", halo: "rgba(240,140,0,0.35)", wall: "#868e96", terrain: "#6b5b3e",
   band: "rgba(28,126,214,0.12)", bandLine: "#1c7ed6", poly: "#ced4da", exploded: "#e03131",
 };
 
@@ -16,6 +16,7 @@ export class View {
     this.s = 1;
     this.ox = 60;
     this.oy = canvas.height - 60;
+    this.floorAt = this.oy; // canvas px of y = 0 when the design was put in view
   }
 
   sx(x) { return this.ox + x * this.s; }
@@ -46,14 +47,18 @@ export class View {
     this.oy = cy + p.y * this.s;
   }
 
-  /* Keep the centre of `points` ([[x, y], ...]) in the middle third of the canvas. */
-  follow(points) {
+  /* Keep the centre of `points` ([[x, y], ...]) in the middle third of the canvas across, and in
+     sight up and down (the floor stays where it was put unless the creature flies off the top). */
+  follow(points, floorAt) {
     if (!points || !points.length) return;
-    let x = 0;
-    for (const p of points) x += p[0];
-    const cx = this.sx(x / points.length), w = this.canvas.width;
+    let x = 0, y = 0;
+    for (const p of points) { x += p[0]; y += p[1]; }
+    const cx = this.sx(x / points.length), cy = this.sy(y / points.length);
+    const w = this.canvas.width, h = this.canvas.height;
     if (cx > w * 2 / 3) this.ox -= cx - w * 2 / 3;
     if (cx < w / 3) this.ox += w / 3 - cx;
+    if (cy < h * 0.15) this.oy += h * 0.15 - cy;
+    else if (floorAt !== undefined && this.oy > floorAt && cy > h / 2) this.oy = Math.max(floorAt, this.oy - (cy - h / 2));
   }
 
   /* Draw everything: `points` are the positions shown ([[x, y], ...]); `scene` says what else. */
@@ -162,7 +167,11 @@ export class View {
         ctx.strokeStyle = COLOURS.spring;
         ctx.lineWidth = 2;
       }
-      if (scene.selectedLinks.has(k)) { ctx.strokeStyle = COLOURS.selected; ctx.lineWidth += 2; }
+      if (scene.selectedLinks.has(k)) {
+        const colour = ctx.strokeStyle, width = ctx.lineWidth;
+        ctx.strokeStyle = COLOURS.halo; ctx.lineWidth = width + 8; ctx.stroke();
+        ctx.strokeStyle = colour; ctx.lineWidth = width;
+      }
       ctx.stroke();
     });
   }
