@@ -26,6 +26,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " sqrt+divide limit, and where a generation's time goes (see evo/bench/scaling.py; minutes)",
     )
 
+    parser.add_argument(
+        "--studio",
+        action="store_true",
+        help="instead: frames per second evo studio streams (a walker, a 200-mass model) and the time from an"
+        " edit to its first frame (see evo/bench/studio.py; needs the studio extra)",
+    )
+
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "integrators", False):
@@ -36,4 +43,6 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "scaling", False):
         args.sections = ["scaling"]
+    if getattr(args, "studio", False):
+        args.sections = ["studio"]
     return main(args)

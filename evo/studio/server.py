@@ -52,6 +52,9 @@ def serve(
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: a frames message and the status after it leave at once (without it
+    # Nagle's algorithm holds the second until the page's delayed ACK, ~40 ms)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     port = sock.getsockname()[1]
     studio.origins.update(_origins(host, port))

@@ -23,6 +23,9 @@ __all__ = ["Stream", "frames_message", "stability_warning"]
 
 _TICK = 1 / 60  # s between two sends while playing
 _MAX_FPS = 6000.0  # records/s a play may ask for
+_INLINE_WORK = (
+    200_000  # link-frames simulated on the event loop itself (well under 10 ms); more go to a thread
+)
 
 
 def frames_message(first: int, positions: np.ndarray) -> str:
@@ -75,7 +78,7 @@ class Stream:
         if kind == "load":
             await self._stop_playing()
             creature = design_of(message.get("model"), self.limits)
-            self.player = await asyncio.to_thread(Player, creature, self.limits)
+            self.player = Player(creature, self.limits)
             self.warning = stability_warning(self.player)
             await self.send(frames_message(0, self.player.positions(0)[None]))
             await self.status()
@@ -123,7 +126,10 @@ class Stream:
 
     async def _advance(self, count: int) -> None:
         player = self._player()
-        first, positions = await asyncio.to_thread(player.advance, count)
+        if player.creature.n_links * count < _INLINE_WORK:
+            first, positions = player.advance(count)  # quicker than a hand-over to a thread and back
+        else:
+            first, positions = await asyncio.to_thread(player.advance, count)
         if len(positions):
             await self.send(frames_message(first, positions))
 
