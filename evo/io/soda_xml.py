@@ -34,7 +34,7 @@ from evo.model import Creature, Polygon, is_color
 from evo.schema import number_problem, shown
 from evo.sim.world import World, field_label
 
-__all__ = ["dumps_soda_xml", "loads_soda_xml", "read_soda_xml", "read_terrain"]
+__all__ = ["dumps_soda_xml", "loads_soda_xml", "loads_terrain", "read_soda_xml", "read_terrain"]
 
 Polyline = tuple[tuple[float, float], ...]
 # the encoding named by an XML declaration (``<?xml version="1.0" encoding="ISO-8859-1"?>``)
@@ -352,6 +352,20 @@ def read_terrain(
     terrain = _terrain_of(doc)
     if not terrain:
         raise EvoInputError(f"terrain file {target} has no <fixedbar> links", source=source, field=field)
+    return terrain
+
+
+def loads_terrain(data: str | bytes, *, source: str) -> tuple[Polyline, ...]:
+    """Terrain polylines from a Soda XML file's bytes or decoded text, as :func:`read_terrain` reads a file.
+
+    Raises:
+        EvoInputError: not a Soda XML file, or one without ``<fixedbar>`` links (naming ``source``).
+    """
+    if isinstance(data, str):
+        data = _DECLARED_ENCODING.sub(r"\1UTF-8\2", data, count=1).encode("utf-8")
+    terrain = _terrain_of(_read_document(parse_xml_bytes(data, source), source))
+    if not terrain:
+        raise EvoInputError("a terrain file needs <fixedbar> links; this one has none", source=source)
     return terrain
 
 

@@ -33,12 +33,12 @@ from evo.sim.world import (
     STIFFNESS_PER_CURSOR2,
     World,
 )
-from evo.studio.designs import design_of, export_text, format_of, model_object, open_upload
+from evo.studio.designs import design_of, export_text, format_of, model_object, open_terrain, open_upload
 from evo.studio.evolving import EvolutionRunner, default_config
 from evo.studio.guard import BodyTooLarge, Guard
 from evo.studio.limits import StudioLimits, TooLarge
 from evo.studio.looking import analysis_of, plugin_list, score_of, validation_of
-from evo.studio.refining import refine_routes
+from evo.studio.refining import UNAVAILABLE, refine_function, refine_routes
 from evo.studio.runs import RunView
 from evo.studio.socket import Stream
 
@@ -164,10 +164,14 @@ def create_app(studio: Studio) -> Any:
                 "integrators": list(INTEGRATORS),
                 "config": default_config(),
                 "can_save": studio.folder is not None,
+                "refine": {
+                    "available": refine_function() is not None,
+                    "message": None if refine_function() is not None else UNAVAILABLE,
+                },
             }
         )
 
-    async def open_file(request: Request) -> Response:
+    async def upload(request: Request) -> tuple[str, str | bytes]:
         body = await _body(request)
         filename, data = body.get("filename"), body.get("text")
         if isinstance(body.get("base64"), str):
@@ -177,8 +181,14 @@ def create_app(studio: Studio) -> Any:
                 raise EvoInputError("base64: not valid base64") from None
         if not isinstance(filename, str) or not isinstance(data, str | bytes):
             raise EvoInputError('expected {"filename": str, "text": str} or {"filename": str, "base64": str}')
-        creature, kind, warnings = open_upload(filename, data, limits)
+        return filename, data
+
+    async def open_file(request: Request) -> Response:
+        creature, kind, warnings = open_upload(*await upload(request), limits)
         return JSONResponse({"model": model_object(creature), "format": kind, "warnings": warnings})
+
+    async def terrain(request: Request) -> Response:
+        return JSONResponse({"terrain": open_terrain(*await upload(request), limits)})
 
     async def export(request: Request) -> Response:
         body = await _body(request)
@@ -277,6 +287,7 @@ def create_app(studio: Studio) -> Any:
         Route("/", page),
         Route("/api/session", api(session)),
         Route("/api/open", api(open_file), methods=["POST"]),
+        Route("/api/terrain", api(terrain), methods=["POST"]),
         Route("/api/export", api(export), methods=["POST"]),
         Route("/api/save", api(save), methods=["POST"]),
         Route("/api/validate", api(validate), methods=["POST"]),

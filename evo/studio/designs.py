@@ -10,12 +10,12 @@ from typing import Any
 
 from evo.errors import EvoInputError, EvoInputWarning
 from evo.io.models import creature_from_dict, creature_to_dict, dumps_model, loads_model
-from evo.io.soda_xml import dumps_soda_xml, loads_soda_xml
+from evo.io.soda_xml import dumps_soda_xml, loads_soda_xml, loads_terrain
 from evo.model import Creature
 from evo.sim.world import World
 from evo.studio.limits import StudioLimits, TooLarge
 
-__all__ = ["FORMATS", "design_of", "export_text", "format_of", "model_object", "open_upload"]
+__all__ = ["FORMATS", "design_of", "export_text", "format_of", "model_object", "open_terrain", "open_upload"]
 
 FORMATS = ("json", "xml")
 
@@ -84,6 +84,23 @@ def open_upload(filename: str, data: str | bytes, limits: StudioLimits) -> tuple
     World.from_model(creature)
     lines = [str(w.message) for w in caught if issubclass(w.category, EvoInputWarning)]
     return creature, kind, list(dict.fromkeys(lines))
+
+
+def open_terrain(filename: str, data: str | bytes, limits: StudioLimits) -> list[list[list[float]]]:
+    """The terrain polylines ``[[[x, y], ...], ...]`` px of an uploaded Soda XML file's fixed bars.
+
+    Raises:
+        TooLarge: a file over ``limits.upload_bytes``.
+        EvoInputError: not a Soda XML file with fixed bars.
+    """
+    size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8"))
+    if size > limits.upload_bytes:
+        raise TooLarge(
+            f"{filename}: {size} bytes; the studio opens files of at most {limits.upload_bytes} bytes"
+        )
+    if format_of(filename) != "xml":
+        raise EvoInputError("a terrain file is a Sodaconstructor .xml file of fixed bars", source=filename)
+    return [[[float(x), float(y)] for x, y in line] for line in loads_terrain(data, source=filename)]
 
 
 def export_text(creature: Creature, kind: str) -> str:

@@ -16,7 +16,7 @@ from evo.errors import EvoInputError
 from evo.studio.designs import design_of, model_object
 from evo.studio.limits import StudioLimits
 
-__all__ = ["refine_function", "refine_routes"]
+__all__ = ["UNAVAILABLE", "refine_function", "refine_routes"]
 
 UNAVAILABLE = "refine is not available in this version"
 

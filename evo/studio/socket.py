@@ -75,12 +75,16 @@ class Stream:
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message["type"]
-        if kind == "load":
-            await self._stop_playing()
+        if kind == "load":  # a new design (an edit): frame 0 at once; a play goes on with it
             creature = design_of(message.get("model"), self.limits)
+            was_playing = self.playing
+            await self._stop_playing()
             self.player = Player(creature, self.limits)
             self.warning = stability_warning(self.player)
             await self.send(frames_message(0, self.player.positions(0)[None]))
+            if was_playing:
+                self.playing = True
+                self._task = asyncio.create_task(self._play())
             await self.status()
             return
         if kind not in ("play", "pause", "step", "reset", "grab", "drag", "release"):
@@ -167,6 +171,7 @@ class Stream:
                 {
                     "type": "status",
                     "frame": state.frame,
+                    "step": player.step,
                     "playing": self.playing,
                     "exploded": state.exploded,
                     "exploded_frame": state.exploded_frame,

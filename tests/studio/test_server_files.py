@@ -12,6 +12,7 @@ import pytest
 import evo
 from evo.analysis import natural_modes
 from evo.io.models import creature_to_dict
+from evo.io.soda_xml import read_terrain
 from evo.run.rescore import rescore
 
 CLASSIC = Path(__file__).resolve().parents[2] / "genomes" / "classic"
@@ -155,3 +156,22 @@ def test_score_gives_the_fitness_evo_simulate_gives(studio):
 def test_score_with_an_unknown_plugin_is_a_one_line_400(studio):
     status, body = studio.post("/api/score", {"model": _object(CLASSIC / "strider.xml"), "plugin": "nope"})
     assert status == 400 and "nope" in body["error"]
+
+
+def test_a_terrain_file_gives_the_polylines_evo_reads_from_its_fixed_bars(studio):
+    path = CLASSIC / "hills.xml"
+    status, body = studio.post(
+        "/api/terrain", {"filename": "hills.xml", "base64": base64.b64encode(path.read_bytes()).decode()}
+    )
+    assert status == 200
+    assert body["terrain"] == [[list(point) for point in line] for line in read_terrain(path)]
+    status, body = studio.post(
+        "/api/terrain",
+        {"filename": "pacer.xml", "text": (CLASSIC / "pacer.xml").read_text(encoding="iso-8859-1")},
+    )
+    assert status == 400 and "fixedbar" in body["error"]
+
+
+def test_the_session_says_whether_refine_is_available(studio):
+    _, session = studio.get("/api/session")
+    assert session["refine"] == {"available": False, "message": "refine is not available in this version"}

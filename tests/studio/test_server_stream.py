@@ -77,6 +77,32 @@ def test_played_frames_equal_evo_simulate_bit_for_bit(studio, tmp_path):
     assert streamed.tobytes() == expected[1:].tobytes()
 
 
+def test_a_load_while_playing_plays_the_new_design_from_frame_0(studio, tmp_path):
+    design = _design("strider.xml")
+    edited = {
+        **design,
+        "links": [{**design["links"][0], "rest": design["links"][0]["rest"] + 5.0}, *design["links"][1:]],
+    }
+    with studio.socket() as ws:
+        ws.send_json({"type": "load", "model": design})
+        ws.receive_until("status")
+        ws.send_json({"type": "play", "fps": 600})
+        ws.receive_until("frames")
+        ws.send_json({"type": "load", "model": edited})
+        while (message := ws.receive_json())["type"] != "frames" or message["first"] != 0:
+            pass
+        status = ws.receive_until("status")[-1]
+        assert status["playing"] is True and status["step"] == 1.0
+        got = [message]
+        while sum(len(m["positions"]) for m in got) < 30:
+            if (message := ws.receive_json())["type"] == "frames":
+                got.append(message)
+        ws.send_json({"type": "pause"})
+    streamed = np.array([p for m in got for p in m["positions"]])
+    expected = _saved_and_simulated(tmp_path, edited, len(streamed) - 1)
+    assert streamed.tobytes() == expected.tobytes()
+
+
 def test_reset_and_a_new_load_start_again_from_frame_0(studio, tmp_path):
     design = _design()
     with studio.socket() as ws:
