@@ -274,6 +274,13 @@ def test_a_mass_dragged_while_playing_follows_the_pointer_and_is_thrown(
         assert after["frame"] > held["frame"]
         assert after["positions"][4] != pytest.approx([x + 60, y + 150], abs=1.0), "released, it moves on"
         page.get_by_role("button", name="Pause", exact=True).click()
+
+        page.get_by_label("dt", exact=True).fill("2")  # too large a step: warned, then it blows up
+        page.get_by_label("dt", exact=True).press("Enter")
+        page.wait_for_selector("#stability:has-text('exceeds the stability limit')")
+        page.get_by_role("button", name="Play", exact=True).click()
+        page.wait_for_selector("#stability:has-text('exploded at frame')")
+        page.wait_for_selector("#score:has-text('exploded at frame')")
     assert problems == []
 
 

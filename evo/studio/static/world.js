@@ -107,8 +107,8 @@ export class WorldPanels {
     const chosen = input.files[0];
     if (!chosen) return;
     try {
-      const answer = await post("/api/open", { filename: chosen.name, text: await fileText(chosen) });
-      const terrain = (answer.model.world || {}).terrain;
+      const answer = await post("/api/terrain", { filename: chosen.name, text: await fileText(chosen) });
+      const terrain = answer.terrain;
       if (!terrain || !terrainLines(terrain).length) this.say(`${chosen.name}: no fixed bars in this file`);
       else this.design.setWorld("terrain", terrainLines(terrain));
     } catch (error) {
