@@ -132,19 +132,23 @@ export class RunBrowser {
 
   show(run) {
     document.getElementById("run-panel").open = true;
-    const rows = (run.elites && run.elites.length ? run.elites : run.cells || []);
-    const table = el("table", { class: "elites", "aria-label": "elites" },
-      el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "name" }), el("th", { text: "fitness" }),
-        el("th", { text: "gen" }), el("th", { text: "" }))));
+    const archive = Boolean(run.cells && run.cells.length);
+    const rows = archive ? run.cells : run.elites || [];
+    const heads = ["#", "name", "fitness", "gen", ...(archive ? ["measures"] : []), ""];
+    const table = el("table", { class: "elites", "aria-label": archive ? "archive cells" : "elites" },
+      el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { text: h })))));
     const body = el("tbody");
     for (const elite of rows) {
       const fitness = Array.isArray(elite.fitness) ? elite.fitness.map(shown).join(", ") : shown(elite.fitness);
-      body.append(el("tr", {}, el("td", { text: String(elite.index) }), el("td", { text: elite.name || elite.file || "" }),
+      const measures = Object.entries(elite.measures || {}).map(([k, v]) => `${k} ${shown(v)}`).join(", ");
+      body.append(el("tr", {}, el("td", { text: String(elite.index) }), el("td", { text: elite.name || "" }),
         el("td", { text: fitness }), el("td", { text: shown(elite.generation) }),
+        archive ? el("td", { text: measures }) : null,
         el("td", {}, el("button", { type: "button", text: "Open", "aria-label": `Open elite ${elite.index}`, onclick: () => this.open(elite) }))));
     }
     table.append(body);
-    this.box.replaceChildren(el("p", { text: `${run.kind || "run"}: ${run.folder || ""} — ${rows.length} ${run.elites && run.elites.length ? "elites" : "cells"}` }), table);
+    const what = archive ? "cells" : "elites";
+    this.box.replaceChildren(el("p", { text: `${run.kind || "run"}: ${run.folder || ""} — ${rows.length} ${what}, generation ${shown(run.generation)}` }), table);
   }
 
   async open(elite) {
