@@ -3,6 +3,7 @@ door. :func:`create_app` builds it for one session (:class:`Studio`); routes and
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import contextlib
@@ -184,11 +185,13 @@ def create_app(studio: Studio) -> Any:
         return filename, data
 
     async def open_file(request: Request) -> Response:
-        creature, kind, warnings = open_upload(*await upload(request), limits)
+        creature, kind, warnings = await asyncio.to_thread(open_upload, *await upload(request), limits)
         return JSONResponse({"model": model_object(creature), "format": kind, "warnings": warnings})
 
     async def terrain(request: Request) -> Response:
-        return JSONResponse({"terrain": open_terrain(*await upload(request), limits)})
+        return JSONResponse(
+            {"terrain": await asyncio.to_thread(open_terrain, *await upload(request), limits)}
+        )
 
     async def export(request: Request) -> Response:
         body = await _body(request)
@@ -214,11 +217,11 @@ def create_app(studio: Studio) -> Any:
 
     async def validate(request: Request) -> Response:
         body = await _body(request)
-        return JSONResponse(validation_of(body.get("model"), limits))
+        return JSONResponse(await asyncio.to_thread(validation_of, body.get("model"), limits))
 
     async def analyze(request: Request) -> Response:
         body = await _body(request)
-        return JSONResponse(analysis_of(design_of(body.get("model"), limits)))
+        return JSONResponse(await asyncio.to_thread(analysis_of, design_of(body.get("model"), limits)))
 
     async def score(request: Request) -> Response:
         body = await _body(request)
@@ -226,7 +229,10 @@ def create_app(studio: Studio) -> Any:
         plugin = body.get("plugin")
         if not isinstance(plugin, str):
             raise EvoInputError("plugin: expected a plugin name (GET /api/session lists them)")
-        return JSONResponse(score_of(creature, plugin, body.get("params"), body.get("frames"), limits))
+        answer = await asyncio.to_thread(
+            score_of, creature, plugin, body.get("params"), body.get("frames"), limits
+        )
+        return JSONResponse(answer)
 
     def _run_view() -> RunView:
         folder = runner.folder if runner.folder is not None and runs is None else None
@@ -240,7 +246,7 @@ def create_app(studio: Studio) -> Any:
             view = _run_view()
         except EvoInputError as exc:
             return JSONResponse({"error": str(exc)}, 404)
-        return JSONResponse(view.listing())
+        return JSONResponse(await asyncio.to_thread(view.listing))
 
     async def elite(request: Request) -> Response:
         view = _run_view()
@@ -266,7 +272,7 @@ def create_app(studio: Studio) -> Any:
         return JSONResponse({"run": str(folder)})
 
     async def evolve_state(request: Request) -> Response:
-        return JSONResponse(runner.state())
+        return JSONResponse(await asyncio.to_thread(runner.state))
 
     async def evolve_stop(request: Request) -> Response:
         runner.stop()

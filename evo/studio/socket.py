@@ -60,6 +60,7 @@ class Stream:
         self.playing = False
         self.fps = 60.0
         self._task: asyncio.Task | None = None
+        self._lock = asyncio.Lock()  # one change of the player at a time (a play's step runs in a thread)
 
     async def handle(self, text: str) -> None:
         """Act on one client message; a bad one is answered with an ``error`` message."""
@@ -111,15 +112,22 @@ class Stream:
             await self.status()
         elif kind == "reset":
             await self._stop_playing()
-            player.reset()
+            async with self._lock:
+                player.reset()
             await self.send(frames_message(0, player.positions(0)[None]))
             await self.status()
         elif kind == "grab":
-            player.grab(int(message["mass"]), float(message["x"]), float(message["y"]))
+            mass, x, y = int(message["mass"]), float(message["x"]), float(message["y"])
+            async with self._lock:
+                player.grab(mass, x, y)
         elif kind == "drag":
-            player.drag(float(message["x"]), float(message["y"]))
+            x, y = float(message["x"]), float(message["y"])
+            async with self._lock:
+                player.drag(x, y)
         elif kind == "release":
-            player.release(float(message.get("vx", 0.0)), float(message.get("vy", 0.0)))
+            vx, vy = float(message.get("vx", 0.0)), float(message.get("vy", 0.0))
+            async with self._lock:
+                player.release(vx, vy)
         else:
             raise EvoInputError(f"unknown message type {kind!r}")
 
@@ -130,12 +138,18 @@ class Stream:
 
     async def _advance(self, count: int) -> None:
         player = self._player()
-        if player.creature.n_links * count < _INLINE_WORK:
-            first, positions = player.advance(count)  # quicker than a hand-over to a thread and back
-        else:
-            first, positions = await asyncio.to_thread(player.advance, count)
-        if len(positions):
-            await self.send(frames_message(first, positions))
+
+        def advance() -> str | None:
+            first, positions = player.advance(count)
+            return frames_message(first, positions) if len(positions) else None
+
+        async with self._lock:
+            if player.creature.n_links * count < _INLINE_WORK:
+                message = advance()  # quicker than a hand-over to a thread and back
+            else:
+                message = await asyncio.to_thread(advance)
+        if message is not None:
+            await self.send(message)
 
     async def _play(self) -> None:
         """Send frames at ``fps`` until paused, exploded or at the frame limit."""
@@ -149,16 +163,19 @@ class Stream:
                     await self._advance(due)
                     sent += due
                 await asyncio.sleep(_TICK)
-        except Exception as exc:  # a live step that fails ends the play, with a message
-            await self._error(str(exc))
-        self.playing = False
-        await self.status()
+        except Exception as exc:  # a step that fails ends the play, with a message (if the socket is open)
+            with contextlib.suppress(Exception):
+                await self._error(str(exc))
+            return
+        if self.playing:  # it ended by itself (an explosion, the frame limit): say so
+            self.playing = False
+            await self.status()
 
     async def _stop_playing(self) -> None:
+        """End the play loop at its next tick (not cancelled: a step under way in a thread finishes first)."""
         self.playing = False
         task, self._task = self._task, None
         if task is not None and task is not asyncio.current_task():
-            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
@@ -185,4 +202,5 @@ class Stream:
 
     async def close(self) -> None:
         """Stop playing (the socket closed)."""
-        await self._stop_playing()
+        with contextlib.suppress(Exception):
+            await self._stop_playing()
