@@ -6,7 +6,9 @@ import { socketUrl } from "./api.js";
 
 export class Player {
   constructor() {
-    this.frame = 0;
+    this.frame = 0; // the frame shown (frames since the start: record × step)
+    this.record = 0; // the index of the record shown
+    this.framesPerRecord = 1; // frames per record: 1, or dt when one frame is not a whole number of steps
     this.positions = null; // the shown frame's positions, or null while the design itself is shown
     this.playing = false;
     this.exploded = false;
@@ -47,15 +49,17 @@ export class Player {
     if (message.type === "frames") {
       const positions = message.positions;
       if (!positions.length) return;
-      this.frame = message.first + positions.length - 1;
+      this.record = message.first + positions.length - 1;
+      this.frame = this.record * this.framesPerRecord;
       this.positions = positions[positions.length - 1];
       if (this.frame === 0) this.positions = null;
     } else if (message.type === "status") {
+      this.framesPerRecord = message.step || 1;
       this.playing = Boolean(message.playing);
       this.exploded = Boolean(message.exploded);
-      this.explodedFrame = message.exploded_frame === undefined ? null : message.exploded_frame;
+      this.explodedFrame = typeof message.exploded_frame === "number" ? message.exploded_frame * this.framesPerRecord : null;
       this.warning = message.stability ? message.stability.warning || null : null;
-      if (typeof message.frame === "number" && message.frame === 0) { this.frame = 0; this.positions = null; }
+      if (message.frame === 0) { this.frame = this.record = 0; this.positions = null; }
     } else if (message.type === "error") {
       this.error = message.error;
     }
@@ -65,7 +69,7 @@ export class Player {
   /* The design to play; the simulation goes back to frame 0 (and plays on if it was playing). */
   load(model) {
     const wasPlaying = this.playing;
-    this.frame = 0;
+    this.frame = this.record = 0;
     this.positions = null;
     this.exploded = false;
     this.explodedFrame = null;
@@ -82,7 +86,7 @@ export class Player {
   step(frames) { this.send({ type: "step", frames: frames || 1 }); }
 
   reset() {
-    this.frame = 0;
+    this.frame = this.record = 0;
     this.positions = null;
     this.exploded = false;
     this.explodedFrame = null;
