@@ -235,8 +235,8 @@ def create_app(studio: Studio) -> Any:
         return JSONResponse(answer)
 
     def _run_view() -> RunView:
-        folder = runner.folder if runner.folder is not None and runs is None else None
-        view = runs if folder is None else RunView(folder)
+        """The run evolved last in this session, else the run the studio was started on."""
+        view = RunView(runner.folder) if runner.folder is not None else runs
         if view is None:
             raise EvoInputError("no run is open: start evo studio on a run folder, or evolve one")
         return view

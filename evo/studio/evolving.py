@@ -74,8 +74,9 @@ def _merged_world(design: dict[str, Any], config: Any) -> dict[str, Any]:
 class EvolutionRunner:
     """One evolution at a time: ``evo run`` in a child process, watched through its run folder.
 
-    Files: ``BASE/runs/NAME-K/`` is the run folder; ``BASE/runs/.studio/NAME-K/`` holds the config and the
-    seed model it was started from (the run folder's own ``config.toml`` names that seed by absolute path).
+    Files: ``BASE/runs/NAME-K/`` is the run folder (``BASE/NAME-K/`` when BASE is itself a ``runs``
+    folder); ``.studio/NAME-K/`` beside it holds the config and the seed model it was started from (the
+    run folder's own ``config.toml`` names that seed by absolute path).
 
     Args:
         limits: the studio's limits (population frames are not capped: the run is the user's).
@@ -133,15 +134,13 @@ class EvolutionRunner:
             EvoInputError: a config that does not parse, or files that cannot be written.
         """
         base = Path(base) if base is not None else Path.cwd()
+        runs = base if base.name == "runs" else base / "runs"  # a studio started on runs/NAME: beside it
         name = str(self._document(text, seed, None).get("run", {}).get("name", "studio"))
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name) or "studio"
         k = 1
-        while (base / "runs" / f"{safe}-{k}").exists() or (
-            base / "runs" / ".studio" / f"{safe}-{k}"
-        ).exists():
+        while (runs / f"{safe}-{k}").exists() or (runs / ".studio" / f"{safe}-{k}").exists():
             k += 1
-        folder = base / "runs" / f"{safe}-{k}"
-        staging = base / "runs" / ".studio" / f"{safe}-{k}"
+        folder, staging = runs / f"{safe}-{k}", runs / ".studio" / f"{safe}-{k}"
         seed_file = staging / "seed.json" if seed is not None else None
         doc = self._document(text, seed, seed_file)
         try:

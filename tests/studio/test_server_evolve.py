@@ -138,3 +138,20 @@ def test_a_studio_on_a_map_elites_run_lists_its_cells_with_their_measures(studio
     assert set(listing["cells"][0]["measures"]) == {"masses", "settled_height"}
     _, elite = server.get("/api/run/elite/0")
     assert elite["model"] == json.loads(json.dumps(creature_to_dict(result.archive.cells[0].member.creature)))
+
+
+def test_an_evolution_from_a_studio_on_a_run_folder_lands_beside_it_and_is_the_run_listed(
+    studio_factory, tmp_path
+):
+    runs = tmp_path / "runs"
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY.replace("GENERATIONS", "1"))
+    evo.evolve(str(config), out=runs / "first")
+    server = studio_factory(str(runs / "first"))
+    assert server.get("/api/run")[1]["folder"] == str(runs / "first")
+    status, body = server.post(
+        "/api/evolve", {"config": TINY.replace("GENERATIONS", "1"), "seed_model": _design()}
+    )
+    assert status == 200 and Path(body["run"]) == runs / "tiny-1"
+    assert _wait(server, lambda s: s["state"] not in ("running", "stopping"))["state"] == "done"
+    assert server.get("/api/run")[1]["folder"] == str(runs / "tiny-1")
