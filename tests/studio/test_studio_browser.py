@@ -20,6 +20,7 @@ import pytest
 import evo
 from evo.analysis import natural_modes
 from evo.io.models import creature_to_dict, load_model, loads_model
+from evo.io.soda_xml import read_terrain
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
@@ -331,6 +332,14 @@ def test_a_classic_file_opens_and_saves_back_unchanged(browser, studio_factory, 
         page.wait_for_selector("#message:has-text('saved')")
         assert creature_to_dict(load_model(tmp_path / "crawler.xml")) == creature_to_dict(load_model(classic))
 
+        page.locator("#terrain-panel summary").click()  # terrain: the fixed bars of a classic file
+        hills = ROOT / "genomes" / "classic" / "hills.xml"
+        page.set_input_files("input[aria-label='terrain file']", str(hills))
+        page.wait_for_function("() => (window.evoStudio.state().model.world.terrain || []).length > 0")
+        terrain = state(page)["model"]["world"]["terrain"]
+        assert terrain == [[list(p) for p in line] for line in read_terrain(hills)]
+        page.get_by_role("button", name="Undo").click()
+
         with page.expect_download() as download:
             page.get_by_role("button", name="Download", exact=True).click()
         assert download.value.suggested_filename == "crawler.xml"
@@ -350,6 +359,11 @@ def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, st
         '[evaluation]\nframes = 300\nplugin = "distance"\n\n[pool]\nworkers = 1\n'
     )
     with studio_page(browser, studio_factory(str(seed / "walker.json"), cwd=seed), problems) as page:
+        refine = page.evaluate("window.evoStudio.session.refine")
+        if not refine["available"]:  # this version has no evo.refine: the button says why
+            page.locator("#refine-panel summary").click()
+            assert page.get_by_role("button", name="Refine", exact=True).is_disabled()
+            assert page.get_attribute("#refine", "title") == refine["message"]
         page.locator("#evolve-panel summary").click()
         page.fill("#config", "[run]\ngenerations = -1\n")
         page.get_by_role("button", name="Evolve", exact=True).click()
