@@ -379,6 +379,8 @@ def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, st
         assert page.get_attribute("#chart-best", "points").count(",") >= 3
         run = Path(page.evaluate("fetch('/api/evolve').then((r) => r.json())")["run"])
         assert (run / "elites").is_dir() and list((run / "elites").glob("*.json"))
+        page.wait_for_selector("table.elites tbody tr")  # the new run's elites, listed in the same page
+        assert str(run) in page.text_content("#run")
         if SCREENSHOTS:
             page.locator("#evolve-panel").screenshot(path=str(DOCS / "studio-evolve.png"))
     with studio_page(browser, studio_factory(str(run), cwd=tmp_path), problems) as page:

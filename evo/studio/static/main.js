@@ -14,6 +14,10 @@ import { View } from "./view.js";
 import { WorldPanels } from "./world.js";
 
 const $ = (id) => document.getElementById(id);
+const HINTS = {
+  mass: "Click to make masses; drag from one mass to another to join them with a spring (keys: M L V U D B)",
+  bar: "Drag to draw a fixed terrain bar",
+};
 
 function say(text) {
   $("message").textContent = text || "";
@@ -93,7 +97,7 @@ async function start() {
     const points = modeShape || shownPositions();
     if (player.positions && player.playing && !editor.gesture) view.follow(points, view.floorAt);
     view.draw(design.model, points, {
-      frame: player.frame, grid: editor.snap ? editor.grid : 0, band: editor.band, rubber: editor.rubber,
+      hint: HINTS[editor.mode], frame: player.frame, grid: editor.snap ? editor.grid : 0, band: editor.band, rubber: editor.rubber,
       selectedMasses: design.selected.masses, selectedLinks: design.selected.links,
       exploded: player.exploded && player.explodedFrame !== null && player.frame >= player.explodedFrame,
     });

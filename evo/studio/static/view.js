@@ -73,6 +73,13 @@ export class View {
     this.drawPolys(ctx, model, points);
     this.drawLinks(ctx, model, points, scene);
     this.drawMasses(ctx, model, points, scene);
+    if (!model.masses.length && scene.hint) {
+      ctx.fillStyle = COLOURS.wall;
+      ctx.font = "15px system-ui, sans-serif";
+      ctx.textAlign = "center";
+      ctx.fillText(scene.hint, w / 2, h / 3);
+      ctx.textAlign = "start";
+    }
     if (scene.band) {
       const b = scene.band;
       ctx.fillStyle = COLOURS.band; ctx.strokeStyle = COLOURS.bandLine; ctx.lineWidth = 1;
