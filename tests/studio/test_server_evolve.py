@@ -92,8 +92,19 @@ def test_stop_ends_the_run_at_a_checkpoint_that_resume_continues(studio_factory,
     assert status == 200 and stopping["state"] in ("stopping", "done")
     state = _wait(server, lambda s: s["state"] not in ("running", "stopping"))
     assert state["state"] == "done" and "--resume" in state["message"]
-    stopped_at = evo.open_run(body["run"]).generation
+    folder = Path(body["run"])
+    stopped_at = evo.open_run(folder).generation
     assert 1 <= stopped_at < 499
+    shorter = folder / "shorter.toml"  # --resume may change [run] generations: two more, not 500
+    shorter.write_text(
+        (folder / "config.toml").read_text().replace("generations = 500", f"generations = {stopped_at + 3}")
+    )
+    resumed = subprocess.run(
+        [sys.executable, "-m", "evo", "run", str(shorter), "--resume", "--out", str(folder), "--quiet"],
+        capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert evo.open_run(folder).generation == stopped_at + 2
 
 
 def test_a_config_error_is_shown_as_evo_validate_shows_it_and_nothing_starts(studio_factory, tmp_path):
