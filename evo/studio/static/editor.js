@@ -144,7 +144,7 @@ export class Editor {
       if (g.mass >= 0 && g.moved && target >= 0 && target !== g.mass) this.addLink(g.mass, target);
       else if (g.mass >= 0 && !g.moved) {
         if (this.pendingLink >= 0 && this.pendingLink !== g.mass) { this.addLink(this.pendingLink, g.mass); this.pendingLink = -1; }
-        else this.pendingLink = g.mass;
+        else { this.pendingLink = g.mass; d.clearSelection(); d.selected.masses.add(g.mass); }
       }
     } else if (this.mode === "muscle" && g.link >= 0) {
       d.toggleMuscle(g.link);

@@ -7,18 +7,6 @@ import { ApiError, get, post } from "./api.js";
 import { el, shown } from "./controls.js";
 import { View } from "./view.js";
 
-/* Used only when the server offers no config of its own (session.config). */
-const FALLBACK_CONFIG = `[run]
-name = "studio"
-seed = 1
-generations = 3
-population = 16
-
-[evaluation]
-frames = 600
-plugin = "distance"
-`;
-
 export class Evolve {
   constructor(session, design, runs, say) {
     this.session = session;
@@ -26,7 +14,7 @@ export class Evolve {
     this.runs = runs;
     this.say = say;
     this.config = document.getElementById("config");
-    this.config.value = session.config || FALLBACK_CONFIG;
+    this.config.value = session.config || ""; // evo's default studio config
     this.state = document.getElementById("evolve-state");
     this.errors = document.getElementById("evolve-errors");
     this.best = null;
