@@ -69,7 +69,11 @@ def test_a_three_generation_evolution_from_a_design_is_an_ordinary_run_folder(st
     assert listing["kind"] == "ga" and listing["folder"] == str(folder)
     assert listing["elites"][0]["fitness"] == list(result.best.fitness)
     status, elite = server.get("/api/run/elite/0")
-    assert status == 200 and elite["model"] == json.loads(json.dumps(creature_to_dict(result.best.creature)))
+    assert (
+        status == 200
+        and elite["model"]["masses"]
+        == json.loads(json.dumps(creature_to_dict(result.best.creature)))["masses"]
+    )
     raised = folder / "more.toml"
     raised.write_text((folder / "config.toml").read_text().replace("generations = 3", "generations = 4"))
     resumed = subprocess.run(
@@ -130,7 +134,13 @@ def test_a_studio_started_on_a_run_folder_lists_its_hall_of_fame_and_opens_an_el
     assert [row["fitness"] for row in listing["elites"]] == [list(m.fitness) for m in result.hall_of_fame]
     last = len(listing["elites"]) - 1
     _, elite = server.get(f"/api/run/elite/{last}")
-    assert elite["model"] == json.loads(json.dumps(creature_to_dict(result.hall_of_fame[last].creature)))
+    saved = evo.load_model(tmp_path / "run" / "elites" / listing["elites"][last]["file"])  # with its world
+    assert elite["model"] == json.loads(json.dumps(creature_to_dict(saved)))
+    assert saved.positions.tolist() == result.hall_of_fame[last].creature.positions.tolist()
+    assert (
+        elite["model"]["world"]["max_speed"] == 50.0
+        and elite["model"]["meta"]["fitness"] == listing["elites"][last]["fitness"]
+    )
     assert server.get(f"/api/run/elite/{last + 1}")[0] == 404
 
 
@@ -148,7 +158,11 @@ def test_a_studio_on_a_map_elites_run_lists_its_cells_with_their_measures(studio
     assert len(listing["cells"]) == len(result.archive.cells) > 0
     assert set(listing["cells"][0]["measures"]) == {"masses", "settled_height"}
     _, elite = server.get("/api/run/elite/0")
-    assert elite["model"] == json.loads(json.dumps(creature_to_dict(result.archive.cells[0].member.creature)))
+    assert (
+        elite["model"]["masses"]
+        == json.loads(json.dumps(creature_to_dict(result.archive.cells[0].member.creature)))["masses"]
+    )
+    assert listing["cells"][0]["file"] and elite["model"]["world"]["max_speed"] == 50.0
 
 
 def test_an_evolution_from_a_studio_on_a_run_folder_lands_beside_it_and_is_the_run_listed(
