@@ -53,6 +53,7 @@ export class Player {
       this.frame = this.record * this.framesPerRecord;
       this.positions = positions[positions.length - 1];
       if (this.frame === 0) this.positions = null;
+      this.error = null;
     } else if (message.type === "status") {
       this.framesPerRecord = message.step || 1;
       this.playing = Boolean(message.playing);
@@ -74,6 +75,7 @@ export class Player {
     this.exploded = false;
     this.explodedFrame = null;
     this.error = null;
+    if (!model.masses.length) { this.playing = false; this.notify(); return; } // nothing to play yet
     this.send({ type: "load", model: model });
     if (wasPlaying) this.play();
     this.notify();
