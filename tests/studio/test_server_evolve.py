@@ -180,3 +180,17 @@ def test_an_evolution_from_a_studio_on_a_run_folder_lands_beside_it_and_is_the_r
     assert status == 200 and Path(body["run"]) == runs / "tiny-1"
     assert _wait(server, lambda s: s["state"] not in ("running", "stopping"))["state"] == "done"
     assert server.get("/api/run")[1]["folder"] == str(runs / "tiny-1")
+
+
+def test_sigterm_to_the_server_stops_its_evolution_at_a_checkpoint_first(studio_factory, tmp_path):
+    server = studio_factory(str(tmp_path), cwd=tmp_path)
+    status, body = server.post(
+        "/api/evolve", {"config": TINY.replace("GENERATIONS", "500"), "seed_model": _design()}
+    )
+    assert status == 200
+    _wait(server, lambda s: s["generation"] is not None and s["generation"] >= 1)
+    assert server.stop() == 143
+    assert not any("Traceback" in line for line in server.errors), server.errors
+    folder = Path(body["run"])
+    assert not (folder / "run.lock").exists()
+    assert 1 <= evo.open_run(folder).generation < 499
