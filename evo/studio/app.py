@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import json
 import secrets
+import traceback
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -119,6 +120,8 @@ async def _body(request: Request) -> dict[str, Any]:
         body = json.loads(await request.body())
     except json.JSONDecodeError as exc:
         raise EvoInputError(f"the request body is not valid JSON: {exc.msg}") from None
+    except (ValueError, RecursionError):  # not UTF-8, or nested too deeply
+        raise EvoInputError("the request body is not valid JSON") from None
     if not isinstance(body, dict):
         raise EvoInputError("the request body must be a JSON object")
     return body
@@ -143,6 +146,9 @@ def create_app(studio: Studio) -> Any:
                 return await handler(request)
             except (EvoInputError, BodyTooLarge) as exc:
                 return _error(exc)
+            except Exception as exc:  # a bug: the page gets one line, the terminal the traceback
+                traceback.print_exc()
+                return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"[:300]}, 500)
 
         return endpoint
 

@@ -55,7 +55,8 @@ class RunView:
     def listing(self) -> dict[str, Any]:
         """``{"kind", "folder", "generation", "elites", "cells"}``: ``elites`` rows ``{"index", "name",
         "fitness", "generation", "file", ...}`` (best first for a GA run; ``file`` the name of its model
-        file in the run folder, or None); ``cells`` a MAP-Elites run's cells with their measures (empty for a GA run).
+        file in the run folder, or None); ``cells`` a MAP-Elites run's cells with their measures (empty
+        for a GA run).
 
         Raises:
             EvoInputError: not a run folder, or one that cannot be read.

@@ -131,3 +131,9 @@ def test_a_bad_json_body_is_one_line_400(studio):
     status, body = studio.post("/api/validate", b"{not json")
     assert status == 400 and "not valid JSON" in body["error"] and "\n" not in body["error"]
     assert json.dumps(body)
+
+
+@pytest.mark.parametrize("body", [b"\xff\xfe{}", b"[" * 100000 + b"]" * 100000, b""])
+def test_a_body_that_is_not_json_text_is_one_line_400(studio, body):
+    status, answer = studio.post("/api/validate", body)
+    assert status == 400 and "not valid JSON" in answer["error"]
