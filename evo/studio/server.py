@@ -60,7 +60,12 @@ def serve(
     studio.origins.update(_origins(host, port))
     app = create_app(studio)
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="on", ws="websockets-sansio", timeout_graceful_shutdown=2
+        app,
+        log_level="warning",
+        lifespan="on",
+        ws="websockets-sansio",  # uvicorn >= 0.35: the websockets library without its deprecated legacy API
+        ws_max_size=studio.limits.body_bytes,  # a WebSocket message may be as large as a JSON body, no larger
+        timeout_graceful_shutdown=2,
     )
     server = _Server(config)
     received: list[int] = []

@@ -137,3 +137,9 @@ def test_a_bad_json_body_is_one_line_400(studio):
 def test_a_body_that_is_not_json_text_is_one_line_400(studio, body):
     status, answer = studio.post("/api/validate", body)
     assert status == 400 and "not valid JSON" in answer["error"]
+
+
+def test_a_websocket_message_over_the_body_limit_closes_the_socket(studio):
+    with pytest.raises(ConnectionClosed), studio.socket() as ws:
+        ws.send_json({"type": "load", "model": {"pad": "x" * (4 * 1024 * 1024 + 1)}})
+        ws.receive_json(timeout=30)
