@@ -15,6 +15,12 @@ __all__ = ["COOKIE", "HEADER", "Guard"]
 COOKIE = "evo_studio_token"
 HEADER = "x-evo-token"
 
+_SAFETY_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+)
+
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -87,9 +93,11 @@ class Guard:
                 await _json(send, 413, {"error": f"a request body may have at most {self.body_bytes} bytes"})
                 return
             receive = self._capped(receive)
-        if scope["type"] == "http" and scope.get("path") == "/" and self._query_token(scope) == self.token:
-            port = (scope.get("server") or ("", 0))[1]
-            send = self._setting_cookie(send, f"{COOKIE}_{port}")
+        if scope["type"] == "http":
+            cookie = None
+            if scope.get("path") == "/" and self._query_token(scope) == self.token:
+                cookie = f"{COOKIE}_{(scope.get('server') or ('', 0))[1]}"
+            send = self._with_headers(send, cookie)
         await self.app(scope, receive, send)
 
     def _capped(self, receive: Receive) -> Receive:
@@ -107,14 +115,18 @@ class Guard:
 
         return capped
 
-    def _setting_cookie(self, send: Send, name: str) -> Send:
+    def _with_headers(self, send: Send, cookie: str | None) -> Send:
+        """``send`` adding the safety headers to every answer (no sniffing, no framing, no Referer: the
+        page's URL holds the token) and, with ``cookie``, the token cookie of that name."""
+        extra = list(_SAFETY_HEADERS)
+        if cookie is not None:
+            extra.append(
+                (b"set-cookie", f"{cookie}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode())
+            )
+
         async def sending(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                cookie = f"{name}={self.token}; HttpOnly; SameSite=Strict; Path=/"
-                message = {
-                    **message,
-                    "headers": [*message.get("headers", []), (b"set-cookie", cookie.encode())],
-                }
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         return sending

@@ -47,6 +47,8 @@ def test_the_page_url_sets_an_http_only_strict_cookie_named_with_the_port_that_o
     port = studio.base.rsplit(":", 1)[1]
     assert cookie.startswith(f"evo_studio_token_{port}={studio.token};")
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    assert response.headers["referrer-policy"] == "no-referrer"  # the URL holds the token
+    assert response.headers["x-frame-options"] == "DENY"
     status, body = studio.get("/api/session", token=False, headers={"Cookie": cookie.split(";")[0]})
     assert status == 200 and body["model"]["name"] == "crawler"
 
