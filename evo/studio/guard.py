@@ -10,10 +10,11 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["COOKIE", "HEADER", "Guard"]
+__all__ = ["COOKIE", "HEADER", "SAME_HOST", "Guard"]
 
 COOKIE = "evo_studio_token"
 HEADER = "x-evo-token"
+SAME_HOST = "same-host"  # in ``origins``: the Origin may be the request's own Host (the token still decides)
 
 _SAFETY_HEADERS = (
     (b"x-content-type-options", b"nosniff"),
@@ -35,7 +36,9 @@ class Guard:
     Args:
         app: the ASGI application behind the door.
         token: the session's secret.
-        origins: the origins (``http://HOST:PORT``) the server answers as; filled in once it listens.
+        origins: the origins (``http://HOST:PORT``) the server answers as, filled in once it listens;
+            :data:`SAME_HOST` among them also lets a request whose Origin is its own Host header pass (a
+            server bound to every address, reached by any of its names).
         body_bytes: the most bytes a request body may have.
     """
 
@@ -67,7 +70,8 @@ class Guard:
         """Why the request is refused, or None when it may pass."""
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         origin = headers.get("origin")
-        if origin is not None and origin not in self.origins:
+        same_host = SAME_HOST in self.origins and origin == f"http://{headers.get('host', '')}"
+        if origin is not None and origin not in self.origins and not same_host:
             return f"requests from origin {origin} are refused"
         expected = self.token.encode()
         if not any(hmac.compare_digest(t.encode(), expected) for t in self._tokens_of(scope)):

@@ -14,6 +14,7 @@ from typing import Any
 import uvicorn
 
 from evo.studio.app import Studio, create_app
+from evo.studio.guard import SAME_HOST
 
 __all__ = ["serve", "url_of"]
 
@@ -25,6 +26,10 @@ def url_of(host: str, port: int, token: str) -> str:
 
 
 def _origins(host: str, port: int) -> set[str]:
+    """The origins a page of this server has: its own address (and the loopback names for a loopback
+    bind); a server bound to every address also takes a request whose Origin is its Host."""
+    if host in ("0.0.0.0", "::", ""):
+        return {SAME_HOST}
     shown = f"[{host}]" if ":" in host else host
     names = {shown}
     if host in ("127.0.0.1", "localhost", "::1"):

@@ -145,3 +145,11 @@ def test_a_websocket_message_over_the_body_limit_closes_the_socket(studio):
     with pytest.raises(ConnectionClosed), studio.socket() as ws:
         ws.send_json({"type": "load", "model": {"pad": "x" * (4 * 1024 * 1024 + 1)}})
         ws.receive_json(timeout=30)
+
+
+def test_a_studio_bound_to_every_address_takes_its_own_host_as_origin_and_no_other(studio_factory):
+    server = studio_factory("--host", "0.0.0.0")
+    host = server.base.removeprefix("http://")
+    assert server.get("/api/session", headers={"Origin": f"http://{host}"})[0] == 200
+    assert server.get("/api/session", headers={"Origin": "http://evil.example"})[0] == 403
+    assert server.get("/api/session", token=False, headers={"Origin": f"http://{host}"})[0] == 403
