@@ -89,8 +89,8 @@ class Player:
         self._horizon = 0
         self.held: int | None = None
         self.live = False
-        self._pointer = (0.0, 0.0)
-        self._pointer_velocity = (0.0, 0.0)
+        self._pointer = (0.0, 0.0)  # px, where the held mass is to be
+        self._pointer_before = (0.0, 0.0)  # px, where it was at the last record
 
     def positions(self, frame: int) -> np.ndarray:
         """(n_masses, 2) px at record ``frame`` (computed and not yet dropped)."""
@@ -159,7 +159,9 @@ class Player:
         start_frame = (self._first + len(self._positions) - 1) * self.step
         new_positions, new_velocities = trajectory.positions[1:], trajectory.velocities[1:].copy()
         if self.held is not None and len(new_velocities):
-            new_velocities[-1, self.held] = self._pointer_velocity
+            (x, y), (x0, y0) = self._pointer, self._pointer_before
+            new_velocities[-1, self.held] = ((x - x0) / self.step, (y - y0) / self.step)  # px/frame
+            self._pointer_before = self._pointer
         self._positions = np.concatenate([self._positions, new_positions])
         self._velocities = np.concatenate([self._velocities, new_velocities])
         omega_dt, dt = self.creature.omega, self.world.dt
@@ -199,14 +201,11 @@ class Player:
             raise ValueError(f"mass: no mass {mass}; the design has {self.creature.n_masses}")
         self._go_live()
         self.held = mass
-        self._pointer = (float(x), float(y))
-        self._pointer_velocity = (0.0, 0.0)
+        self._pointer = self._pointer_before = (float(x), float(y))
 
     def drag(self, x: float, y: float) -> None:
-        """Move the held mass's pointer to (x, y) px (its velocity: the move, px per record)."""
+        """Move the held mass's pointer to (x, y) px; its velocity is the pointer's move between records."""
         if self.held is not None:
-            px, py = self._pointer
-            self._pointer_velocity = ((float(x) - px) / self.step, (float(y) - py) / self.step)
             self._pointer = (float(x), float(y))
 
     def release(self, vx: float, vy: float) -> None:
