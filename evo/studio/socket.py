@@ -35,7 +35,7 @@ def frames_message(first: int, positions: np.ndarray) -> str:
         rows = positions.tolist()
     else:
         rows = [[[v if math.isfinite(v) else None for v in p] for p in frame] for frame in positions.tolist()]
-    return json.dumps({"type": "frames", "first": first, "positions": rows})
+    return json.dumps({"type": "frames", "first": first, "positions": rows}, separators=(",", ":"))
 
 
 def stability_warning(player: Player) -> str | None:
