@@ -2,6 +2,8 @@
    ?token=T and a cookie; the token also travels in the X-Evo-Token header. Nothing here leaves the
    server the page came from. */
 
+import { parseJson } from "./json.js";
+
 const TOKEN = new URLSearchParams(location.search).get("token") || "";
 
 /* An API error: the server's one-line message, its HTTP status, and the whole answer. */
@@ -21,7 +23,7 @@ async function call(method, path, body) {
   }
   const response = await fetch(path, options);
   let answer = null;
-  try { answer = await response.json(); } catch (e) { answer = null; }
+  try { answer = parseJson(await response.text()); } catch (e) { answer = null; }
   if (!response.ok) {
     const message = answer && answer.error ? answer.error : `${method} ${path}: HTTP ${response.status}`;
     throw new ApiError(message, response.status, answer || {});

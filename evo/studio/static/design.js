@@ -2,11 +2,13 @@
    undo/redo history. Every edit goes through `commit`, which records the previous model and tells the
    listeners (the player reloads, the score is recomputed). Units: px, y up. */
 
+import { exactCopy, parseJson } from "./json.js";
+
 export function emptyModel() {
   return { format: "evo-model", version: 1, name: "creature", masses: [], links: [], wave: {}, world: {}, meta: {} };
 }
 
-const clone = (value) => JSON.parse(JSON.stringify(value));
+const clone = exactCopy;
 
 export class Design {
   constructor() {
@@ -56,7 +58,7 @@ export class Design {
   travel(from, to) {
     if (!from.length) return;
     to.push(JSON.stringify(this.model));
-    this.model = JSON.parse(from.pop());
+    this.model = parseJson(from.pop());
     this.clearSelection();
     this.notify("edit");
   }

@@ -58,7 +58,7 @@ export class Editor {
     this.canvas.setPointerCapture(event.pointerId);
     this.canvas.focus();
     const p = this.view.eventWorld(event), points = this.points();
-    const mass = this.view.massAt(points, p, this.player.live() ? 20 : 10), link = mass < 0 ? this.view.linkAt(this.design.model, points, p) : -1;
+    const mass = this.view.massAt(points, p, this.player.live() ? 24 : 10), link = mass < 0 ? this.view.linkAt(this.design.model, points, p) : -1;
     const d = this.design;
     const g = { start: p, mass: mass, link: link, moved: false, samples: [[p.x, p.y, event.timeStamp]] };
     this.gesture = g;

@@ -5,6 +5,7 @@
 
 import { ApiError, get, post } from "./api.js";
 import { el, shown } from "./controls.js";
+import { exactCopy } from "./json.js";
 import { View } from "./view.js";
 
 export class Evolve {
@@ -148,7 +149,7 @@ class Refine {
       this.state.textContent = `${s.state}: ${last.evaluations ?? 0} of ${last.budget ?? "?"} evaluations, best ${shown(last.best_fitness)}${s.message ? ` — ${s.message}` : ""}`;
       this.state.dataset.state = s.state;
       if (s.state === "running" || s.state === "stopping") this.poll();
-      else if (s.state === "done" && s.best_model) this.design.commit((m) => Object.assign(m, JSON.parse(JSON.stringify(s.best_model))));
+      else if (s.state === "done" && s.best_model) this.design.commit((m) => Object.assign(m, exactCopy(s.best_model)));
     } catch (error) {
       this.state.textContent = error.message;
     }

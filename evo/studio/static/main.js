@@ -8,6 +8,7 @@ import { Editor, MODES } from "./editor.js";
 import { Evolve } from "./evolve.js";
 import { Files, RunBrowser } from "./files.js";
 import { Inspector } from "./inspector.js";
+import { scriptCopy } from "./json.js";
 import { Look } from "./look.js";
 import { Player } from "./player.js";
 import { View } from "./view.js";
@@ -105,7 +106,7 @@ async function start() {
   }
 
   window.evoStudio = {
-    state: () => ({ frame: player.frame, model: JSON.parse(JSON.stringify(design.model)), positions: JSON.parse(JSON.stringify(shownPositions())) }),
+    state: () => ({ frame: player.frame, model: scriptCopy(design.model), positions: JSON.parse(JSON.stringify(shownPositions())) }),
     /* Client px of world point (x, y): where a pointer must go to touch it. */
     toClient: (x, y) => view.client(x, y),
     session: session,
