@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -212,6 +213,20 @@ def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_fi
         page.keyboard.press("u")  # the base becomes a muscle
         click_at(page, 140.0, 40.0)
         assert state(page)["model"]["links"][0]["alpha"] == 0.5
+        box = page.locator("#dial").bounding_box()  # the dial's top: φ = π/2, α = 1 (on the rim)
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 4 / 120)  # beyond: α = 1
+        dialled = state(page)["model"]["links"][0]
+        assert dialled["alpha"] == 1 and dialled["phi"] == pytest.approx(math.pi / 2)
+        page.get_by_label("rest length").fill("50")
+        page.get_by_label("rest length").press("Enter")
+        assert state(page)["model"]["links"][0]["rest"] == 50
+        page.get_by_role("button", name="Rest from drawing").click()
+        assert state(page)["model"]["links"][0]["rest"] == 80
+        for _ in range(3):
+            page.get_by_role("button", name="Undo").click()
+        assert state(page)["model"]["links"][0] == {"a": 0, "b": 1, "rest": 80, "alpha": 0.5, "phi": 0}
+        page.keyboard.press("v")  # undo clears the selection: select the muscle again
+        click_at(page, 140.0, 40.0)
         page.get_by_label("α", exact=True).fill("0.8")
         page.get_by_label("α", exact=True).press("Enter")
         page.get_by_label("ω", exact=True).fill("0.1")
