@@ -198,7 +198,7 @@ class EvolutionRunner:
         if self.folder is not None and (self.folder / "history.csv").exists():
             try:
                 contents = read_run(self.folder, require_elites=False)
-            except EvoInputError:
+            except (EvoInputError, OSError, ValueError, KeyError):  # caught between two of its writes
                 contents = None
             if contents is not None:
                 first = contents.objectives[0] if contents.objectives else None
