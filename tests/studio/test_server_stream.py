@@ -8,12 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
 
 import evo
 from evo.io.models import creature_to_dict
 from evo.sim.world import INTEGRATORS
 from evo.studio.limits import StudioLimits
 from evo.studio.player import Player
+from evo.studio.socket import frames_message
 
 CLASSIC = Path(__file__).resolve().parents[2] / "genomes" / "classic"
 
@@ -195,3 +199,21 @@ def test_a_player_stops_at_the_frame_limit():
     assert first == 1 and len(positions) == 100
     assert player.status().end and not player.status().exploded
     assert len(player.advance(10)[1]) == 0
+
+
+@given(
+    arrays(
+        np.float64,
+        array_shapes(min_dims=3, max_dims=3, min_side=1, max_side=4).map(lambda s: (*s[:2], 2)),
+        elements=st.floats(allow_nan=False, allow_infinity=False),
+    )  # fmt: skip
+)
+def test_a_frames_message_carries_every_float_bit_for_bit(positions):
+    message = json.loads(frames_message(7, positions))
+    assert message["first"] == 7
+    assert np.array(message["positions"], dtype=np.float64).tobytes() == positions.tobytes()
+
+
+def test_a_frames_message_sends_the_nan_and_inf_of_a_blown_up_run_as_null():
+    positions = np.array([[[1.5, np.nan], [np.inf, -np.inf]]])
+    assert json.loads(frames_message(3, positions))["positions"] == [[[1.5, None], [None, None]]]
