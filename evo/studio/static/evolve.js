@@ -73,7 +73,7 @@ export class Evolve {
       this.drawBest();
     }
     if (s.state === "running" || s.state === "stopping") this.poll();
-    else if (s.state === "done" || s.state === "failed") this.runs.refresh();
+    else if (s.state === "done") this.runs.refresh(); // its elites, in the Run panel
   }
 
   /* Best (dark) and mean (light) fitness per generation, scaled to the chart. */
