@@ -154,12 +154,17 @@ class Stream:
     async def _play(self) -> None:
         """Send frames at ``fps`` until paused, exploded or at the frame limit."""
         player = self._player()
-        start, sent = time.perf_counter(), 0
+        start, sent, fps = time.perf_counter(), 0, self.fps
         try:
             while self.playing and not player.status().end:
-                due = int((time.perf_counter() - start) * self.fps) + 1 - sent
+                now = time.perf_counter()
+                if self.fps != fps:  # a new speed counts from now
+                    start, sent, fps = now - 1 / self.fps, 0, self.fps
+                due = int((now - start) * fps) + 1 - sent
+                most = max(1, math.ceil(fps / 4))  # a quarter of a second of frames per send
+                if due > most:  # behind (a large design): play on slower rather than send a burst
+                    start, due = now - (sent + most) / fps, most
                 if due > 0:
-                    due = min(due, 1000)
                     await self._advance(due)
                     sent += due
                 await asyncio.sleep(_TICK)
