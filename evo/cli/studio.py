@@ -70,4 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return serve(studio, args.host, args.port, on_ready=ready)
     except OSError as exc:
-        raise EvoInputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+        hint = "; try --port 0 (any free port)" if args.port else ""
+        raise EvoInputError(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}{hint}"
+        ) from None

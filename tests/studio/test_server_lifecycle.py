@@ -50,3 +50,14 @@ def test_a_missing_model_is_one_line_and_status_2(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("evo studio: error: ") and "no such file" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_a_port_in_use_is_one_line_and_status_2_with_a_hint(studio):
+    port = studio.base.rsplit(":", 1)[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "evo", "studio", "--no-open", "--port", port],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"evo studio: error: cannot listen on 127.0.0.1:{port}: ")
+    assert done.stderr.endswith("try --port 0 (any free port)\n") and done.stderr.count("\n") == 1
