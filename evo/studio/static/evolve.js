@@ -64,7 +64,7 @@ export class Evolve {
       return;
     }
     const generations = s.generations ? ` of ${s.generations}` : "";
-    this.state.textContent = `${s.state}: generation ${s.generation ?? 0}${generations}${s.run ? ` — ${s.run.split(/[\\/]/).slice(-2).join("/")}` : ""}${s.message ? ` — ${s.message}` : ""}`;
+    this.state.textContent = `${s.state}: generation ${s.generation ?? 0}${generations}${s.run ? ` — ${s.run.split(/[\\/]/).slice(-2).join("/")}` : ""}${s.message && s.message !== s.state ? ` — ${s.message}` : ""}`;
     this.state.dataset.state = s.state;
     this.state.title = s.run || "";
     this.chart(s.history || []);
@@ -146,7 +146,7 @@ class Refine {
     try {
       const s = await get("/api/refine");
       const last = (s.progress || [])[s.progress ? s.progress.length - 1 : 0] || {};
-      this.state.textContent = `${s.state}: ${last.evaluations ?? 0} of ${last.budget ?? "?"} evaluations, best ${shown(last.best_fitness)}${s.message ? ` — ${s.message}` : ""}`;
+      this.state.textContent = `${s.state}: ${last.evaluations ?? 0} of ${last.budget ?? "?"} evaluations, best ${shown(last.best_fitness)}${s.message && s.message !== s.state ? ` — ${s.message}` : ""}`;
       this.state.dataset.state = s.state;
       if (s.state === "running" || s.state === "stopping") this.poll();
       else if (s.state === "done" && s.best_model) this.design.commit((m) => Object.assign(m, exactCopy(s.best_model)));
