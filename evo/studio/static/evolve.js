@@ -105,17 +105,33 @@ export class Evolve {
   }
 }
 
+/* Refine: evo.refine (CMA-ES) tunes the current body's gait; each generation's progress is shown, and
+   the refined design opens in the editor on request (one undoable edit). */
 class Refine {
   constructor(session, design, say) {
     this.design = design;
     this.say = say;
     this.button = document.getElementById("refine");
     this.state = document.getElementById("refine-state");
+    this.progress = document.getElementById("refine-progress");
+    this.openButton = document.getElementById("open-refined");
+    this.best = null;
     this.timer = null;
     this.button.addEventListener("click", () => this.start());
     document.getElementById("refine-stop").addEventListener("click", () => post("/api/refine/stop").catch((e) => this.say(e.message)));
-    const refine = session.refine;
-    if (refine && refine.available === false) this.unavailable(refine.message || "refine is not available");
+    this.openButton.addEventListener("click", () => {
+      if (this.best) this.design.commit((m) => { for (const key of Object.keys(m)) delete m[key]; Object.assign(m, exactCopy(this.best)); });
+    });
+    const refine = session.refine || {};
+    this.genes = [];
+    const box = document.getElementById("refine-genes");
+    for (const gene of refine.genes || []) {
+      const check = el("input", { type: "checkbox", value: gene, "aria-label": `tune ${gene}` });
+      check.checked = !refine.default_genes || refine.default_genes.includes(gene);
+      this.genes.push(check);
+      box.append(el("label", { class: "gene" }, check, ` ${gene}`));
+    }
+    if (refine.available === false) this.unavailable(refine.message || "refine is not available");
   }
 
   unavailable(message) {
@@ -126,10 +142,17 @@ class Refine {
   }
 
   async start() {
-    const plugin = document.getElementById("plugin").value;
-    const budget = Number(document.getElementById("refine-budget").value);
+    const body = {
+      model: this.design.model,
+      plugin: document.getElementById("plugin").value,
+      budget: Number(document.getElementById("refine-budget").value),
+    };
+    if (this.genes.length) body.genes = this.genes.filter((c) => c.checked).map((c) => c.value);
+    this.best = null;
+    this.openButton.disabled = true;
     try {
-      await post("/api/refine", { model: this.design.model, plugin: plugin, budget: budget, genes: ["alpha", "phi"] });
+      await post("/api/refine", body);
+      this.state.textContent = "starting…";
       this.poll();
     } catch (error) {
       if (error instanceof ApiError && error.status === 501) this.unavailable(error.message);
@@ -145,11 +168,15 @@ class Refine {
   async update() {
     try {
       const s = await get("/api/refine");
-      const last = (s.progress || [])[s.progress ? s.progress.length - 1 : 0] || {};
-      this.state.textContent = `${s.state}: ${last.evaluations ?? 0} of ${last.budget ?? "?"} evaluations, best ${shown(last.best_fitness)}${s.message && s.message !== s.state ? ` — ${s.message}` : ""}`;
+      const steps = s.progress || [], last = steps[steps.length - 1] || {};
+      const where = last.generation !== undefined ? `generation ${last.generation}: ` : "";
+      this.state.textContent = `${s.state}: ${where}${last.evaluations ?? 0} of ${last.budget ?? "?"} evaluations, best ${shown(last.best_fitness)}${s.message && s.message !== s.state ? ` — ${s.message}` : ""}`;
       this.state.dataset.state = s.state;
+      this.state.dataset.steps = String(steps.length);
+      this.progress.max = last.budget || 1;
+      this.progress.value = last.evaluations || 0;
+      if (s.best_model) { this.best = s.best_model; this.openButton.disabled = false; }
       if (s.state === "running" || s.state === "stopping") this.poll();
-      else if (s.state === "done" && s.best_model) this.design.commit((m) => Object.assign(m, exactCopy(s.best_model)));
     } catch (error) {
       this.state.textContent = error.message;
     }
