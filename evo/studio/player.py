@@ -27,10 +27,11 @@ def frame_step(world: World) -> float:
 
 def continues_exactly(creature: Creature, world: World) -> bool:
     """Whether a simulation restarted from a recorded state (positions, velocities, the wave angle summed
-    step by step) goes on bit for bit: not for the two-step finite-difference scheme, nor when the wave
-    may reverse at a side wall (the kernel's contact memory is not recorded)."""
+    step by step) goes on bit for bit: not for the two-step finite-difference scheme, nor for psm (which
+    splits a hard step into parts, summing the wave angle part by part), nor when the wave may reverse at
+    a side wall (the kernel's memory of the contact is not recorded)."""
     reversing = creature.autoreverse and world.width is not None
-    return world.integrator != "finite-difference" and not reversing
+    return world.integrator not in ("finite-difference", "psm") and not reversing
 
 
 @dataclass(frozen=True)

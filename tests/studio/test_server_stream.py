@@ -178,7 +178,11 @@ def test_a_grabbed_mass_follows_the_pointer_and_leaves_with_its_velocity(studio)
 
 
 @pytest.mark.parametrize("integrator", INTEGRATORS)
-@pytest.mark.parametrize("world", [{"dt": 0.25}, {"dt": 0.5, "width": 900.0}], ids=["dt 0.25", "side walls"])
+@pytest.mark.parametrize(
+    "world",
+    [{"dt": 0.25}, {"dt": 0.5, "width": 900.0}, {"dt": 0.25, "contact": "penalty", "height": 150.0}],
+    ids=["dt 0.25", "side walls", "penalty contact and a ceiling"],
+)
 def test_a_player_gives_the_frames_of_one_simulation_whatever_the_chunks(integrator, world):
     creature = evo.load_model(CLASSIC / "hopper.xml")
     creature = creature.replace(world={**creature.world, **world, "integrator": integrator}, autoreverse=True)
