@@ -180,11 +180,21 @@ def test_a_grabbed_mass_follows_the_pointer_and_leaves_with_its_velocity(studio)
 @pytest.mark.parametrize("integrator", INTEGRATORS)
 @pytest.mark.parametrize(
     "world",
-    [{"dt": 0.25}, {"dt": 0.5, "width": 900.0}, {"dt": 0.25, "contact": "penalty", "height": 150.0}],
-    ids=["dt 0.25", "side walls", "penalty contact and a ceiling"],
+    [
+        {"dt": 0.25},
+        {"dt": 0.5, "width": 900.0},
+        {"dt": 0.25, "contact": "penalty", "height": 150.0},
+        {"dt": 0.25, "terrain": [[[0.0, 5.0], [300.0, 40.0], [900.0, 0.0]]], "dashpots": True},
+    ],
+    ids=["dt 0.25", "side walls", "penalty contact and a ceiling", "terrain, dashpots and unequal masses"],
 )
 def test_a_player_gives_the_frames_of_one_simulation_whatever_the_chunks(integrator, world):
+    world = dict(world)
     creature = evo.load_model(CLASSIC / "hopper.xml")
+    if world.pop("dashpots", False):
+        creature = creature.replace(
+            dashpot=np.full(creature.n_links, 0.05), mass=np.linspace(1, 2, creature.n_masses)
+        )
     creature = creature.replace(world={**creature.world, **world, "integrator": integrator}, autoreverse=True)
     player = Player(creature, StudioLimits())
     chunks = [player.advance(n)[1] for n in (3, 61, 1, 200, 5, 400)]
