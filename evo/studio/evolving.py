@@ -79,7 +79,7 @@ class EvolutionRunner:
     run folder's own ``config.toml`` names that seed by absolute path).
 
     Args:
-        limits: the studio's limits (population frames are not capped: the run is the user's).
+        limits: the studio's limits (``frames`` caps ``[evaluation] frames``).
     """
 
     def __init__(self, limits: StudioLimits):
@@ -122,9 +122,14 @@ class EvolutionRunner:
         size limits by ``evo run`` itself."""
         try:
             doc = self._document(text, seed, None)
-            parse_config(doc, source="config", default_name="studio")
+            config = parse_config(doc, source="config", default_name="studio")
         except EvoInputError as exc:
             return [f"evo validate: error: {exc}"]
+        if config.evaluation.frames > self.limits.frames:
+            return [
+                f"evo studio: error: config: [evaluation] frames: the studio evolves with at most "
+                f"{self.limits.frames} frames per evaluation, got {config.evaluation.frames}"
+            ]
         return []
 
     def start(self, text: str, seed: Creature | None, *, base: Path | None) -> Path:

@@ -118,6 +118,9 @@ def test_a_config_error_is_shown_as_evo_validate_shows_it_and_nothing_starts(stu
     assert body["errors"] == [
         "evo validate: error: config: unknown key 'populaton' in [run]; did you mean 'population'?"
     ]
+    long = TINY.replace("GENERATIONS", "3").replace("frames = 300", "frames = 100001")
+    status, body = server.post("/api/evolve", {"config": long, "seed_model": _design()})
+    assert status == 400 and "at most 100000 frames per evaluation" in body["errors"][0]
     assert server.get("/api/evolve")[1]["state"] == "idle"
     assert not (tmp_path / "runs").exists()
 
