@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import re
 import warnings
 from collections.abc import Iterable, Iterator
 
@@ -68,6 +69,25 @@ def input_warnings_as_errors() -> Iterator[None]:
             yield
         except EvoInputWarning as warning:
             raise EvoInputError(warning.problem, source=warning.source, field=warning.field) from None
+
+
+def digits_problem(exc: ValueError) -> str | None:
+    """The one-line problem of Python's refusal to convert an integer literal of more than
+    ``sys.get_int_max_str_digits()`` digits (``an integer of 5000 digits; at most 4300 are read``), or
+    None when ``exc`` is another error."""
+    found = re.search(r"Exceeds the limit \((\d+) digits\).*?value has (\d+) digits", str(exc))
+    if found is None:
+        return None
+    return f"an integer of {found[2]} digits; at most {found[1]} are read"
+
+
+def one_line(text: str, limit: int = 1000) -> str:
+    """``text`` on one line, cut to ``limit`` characters (with the number of characters left out): what a
+    terminal shows of a message that may be huge (a plugin's exception of 2 MB); the log keeps it whole."""
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:

@@ -124,17 +124,19 @@ def setting(
     choices: tuple | None = None,
     parse: Callable[..., Any] | None = None,
     doc: str = "",
+    why: str = "",
 ) -> Any:
     """A dataclass field with its rules and a one-line doc.
 
     ``low``/``high`` bound a number (each number of a tuple); ``open_low``/``open_high`` leave the bound
-    out; ``choices`` lists the allowed values. ``parse(value, source=..., field=...)`` takes the place of
+    out; ``choices`` lists the allowed values; ``why`` says why ``high`` is what it is (it ends the
+    message of a value above it). ``parse(value, source=..., field=...)`` takes the place of
     the annotation for a value with a richer form (a ground, a terrain) and raises :class:`EvoInputError`.
     """
     if isinstance(default, list | dict):
         raise TypeError("use a tuple or a MappingProxyType for mutable defaults")
     rules = {"low": low, "high": high, "open_low": open_low, "open_high": open_high, "choices": choices}
-    return dataclasses.field(default=default, metadata={**rules, "parse": parse, "doc": doc})
+    return dataclasses.field(default=default, metadata={**rules, "parse": parse, "doc": doc, "why": why})
 
 
 def _bounds(rules: Mapping[str, Any]) -> dict[str, Any]:
@@ -246,6 +248,9 @@ def check(value: Any, tp: Any, rules: Mapping[str, Any] = NO_RULES) -> tuple[Any
     if ok and (not choices or converted in choices):
         return converted, None
     problem = f"expected {describe(tp, rules)}, got {shown(value)}"
+    high = rules.get("high")
+    if rules.get("why") and high is not None and is_finite_number(value) and value > high:
+        problem += f" ({rules['why']})"
     if choices and isinstance(value, str):
         hint = closest(value, [c for c in choices if isinstance(c, str)])
         problem += f"; did you mean '{hint}'?" if hint else ""

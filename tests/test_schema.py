@@ -353,3 +353,18 @@ def test_a_cross_field_error_of_a_section_is_relabelled_with_its_table():
 def test_a_setting_refuses_a_mutable_default():
     with pytest.raises(TypeError, match="mutable"):
         setting([1, 2])
+
+
+def test_a_settings_reason_ends_the_message_of_a_value_above_its_bound_only():
+    @dataclass(frozen=True)
+    class Bounded:
+        size: int = setting(3, low=1, high=10, why="each is held in memory")
+
+    with pytest.raises(EvoInputError) as above:
+        parse_section(Bounded, {"size": 11}, source="c.toml", table_name="t")
+    assert str(above.value) == (
+        "c.toml: [t] size: expected an integer in [1, 10], got 11 (each is held in memory)"
+    )
+    with pytest.raises(EvoInputError) as below:
+        parse_section(Bounded, {"size": 0}, source="c.toml", table_name="t")
+    assert str(below.value) == "c.toml: [t] size: expected an integer in [1, 10], got 0"

@@ -37,6 +37,8 @@ SECTIONS: dict[str, str] = {
     "batch": "evo.bench.batch:batch_section",
     "dask": "evo.bench.cluster:dask_section",
     "scaling": "evo.bench.scaling:scaling_section",
+    "refine": "evo.bench.refine:refine_section",
+    "checkpoint": "evo.bench.checkpoint:checkpoint_section",
     "studio": "evo.bench.studio:studio_section",
 }
 DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")  # scaling: evo bench --scaling

@@ -13,7 +13,7 @@ import sys
 import traceback
 import warnings
 
-from evo.errors import EvoInputError, EvoInputWarning
+from evo.errors import EvoInputError, EvoInputWarning, one_line
 
 # one entry per command module under evo/cli/
 COMMANDS = (
@@ -27,6 +27,8 @@ COMMANDS = (
     "analyze",
     "gallery",
     "replay",
+    "race",
+    "refine",
     "studio",
 )
 
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except EvoInputError as exc:
         if args.debug:
             traceback.print_exc()
-        print(f"evo {args.command}: error: {exc}", file=sys.stderr)
+        print(f"evo {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"evo {args.command}: interrupted", file=sys.stderr)

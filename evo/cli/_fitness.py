@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, digits_problem, one_line
 from evo.model import Creature
 from evo.schema import shown
 from evo.sim.world import World
@@ -28,6 +28,8 @@ def plugin_spec(creature: Creature, args: argparse.Namespace, world: World, fram
             params = json.loads(args.params)
         except json.JSONDecodeError as exc:
             raise EvoInputError(f"--params: not valid JSON: {exc.msg}") from None
+        except ValueError as exc:  # an integer literal of more than 4300 digits
+            raise EvoInputError(f"--params: not valid JSON: {digits_problem(exc) or exc}") from None
         if not isinstance(params, dict):
             raise EvoInputError(f"--params: expected a JSON object, got {shown(args.params)}")
     return scoring(
@@ -52,7 +54,7 @@ def score(creature: Creature, spec: Any, seed: int, *, out: Any = None) -> list[
     try:
         outcome = evaluate(creature, spec, seed)
     except PluginFailed as exc:
-        print(f"evo simulate: error: {exc.message}", file=sys.stderr)
+        print(f"evo simulate: error: {one_line(exc.message)}", file=sys.stderr)
         return None
     names = load_ref(spec.plugin).objectives
     text = ", ".join(f"{n} {v:.6g}" for n, v in zip(names, outcome.fitness, strict=True))

@@ -20,10 +20,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " (see evo/bench/integrators.py)",
     )
     parser.add_argument(
+        "--checkpoint",
+        action="store_true",
+        help="instead: a checkpoint's cost per child and a 2000-generation run's rate at its start and end"
+        " (see evo/bench/checkpoint.py; a minute or two)",
+    )
+    parser.add_argument(
         "--scaling",
         action="store_true",
         help="instead: rates against creature size (5..1000 masses), population and workers, the per-core"
         " sqrt+divide limit, and where a generation's time goes (see evo/bench/scaling.py; minutes)",
+    )
+    parser.add_argument(
+        "--refine",
+        action="store_true",
+        help="instead: refine's evaluations per second (CMA-ES, candidates in SIMD lanes) against the scalar"
+        " kernel on the same body, and the share of candidates in lanes (see evo/bench/refine.py)",
     )
 
     parser.add_argument(
@@ -43,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "scaling", False):
         args.sections = ["scaling"]
-    if getattr(args, "studio", False):
+    elif getattr(args, "refine", False):
+        args.sections = ["refine"]
+    elif getattr(args, "checkpoint", False):
+        args.sections = ["checkpoint"]
+    elif getattr(args, "studio", False):
         args.sections = ["studio"]
     return main(args)

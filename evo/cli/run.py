@@ -14,9 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, one_line
 from evo.io.run_folder import RunFolder
 from evo.run.callbacks import Callback, GenerationStatus
+from evo.schema import shown
 
 NAME = "run"
 HELP = "evolve creatures as a config file says, into runs/<name>/ (or --out DIR)"
@@ -86,15 +87,22 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise EvoInputError(f"--workers must be at least 1, got {args.workers}")
+    if args.dask is not None:
+        from evo.run.backends import dask_address_problem
+
+        problem = dask_address_problem(args.dask)
+        if problem is not None:
+            raise EvoInputError(f"--dask: {problem}, got {shown(args.dask)}")
     config = load_config(args.config)
     out = args.out if args.out else Path("runs") / config.run.name
+    folder = Path(out).absolute()  # resolved once: a plugin's os.chdir changes nothing
     show_bars = not args.quiet and sys.stdout.isatty()
     stop: list[int] = []
     try:
         with _graceful_interrupt() as stop:
             result = evolve(
                 config,
-                out=out,
+                out=folder,
                 workers=args.workers,
                 address=args.dask,
                 callbacks=[_StopOnRequest(stop)],
@@ -103,7 +111,11 @@ def run(args: argparse.Namespace) -> int:
                 force=args.force,
             )
     except RunFailed as exc:
-        print(f"evo run: error: {exc}", file=sys.stderr)
+        message = str(exc)
+        if "dask scheduler at" in message:  # say where the address came from
+            origin = "--dask" if args.dask else f"[pool] address of {config.source}"
+            message += f" (the address is from {origin})"
+        print(f"evo run: error: {one_line(message)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         if stop[:1] != [signal.SIGTERM]:
@@ -120,14 +132,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"evo run: interrupted; all {generations} generations were done", file=sys.stderr)
         return 128 + stop[0]
     if not args.quiet:
-        files = RunFolder(out).elite_files()
+        files = RunFolder(folder).elite_files()
         best = result.best
         line = f"{out}: {result.generation + 1} generations"
         if best is not None and files:
             values = ", ".join(
                 f"{name} {value:.6g}" for name, value in zip(best.objectives, best.fitness, strict=True)
             )
-            line += f"; best {values} ({files[0]})"
+            line += f"; best {values} ({Path(out) / files[0].relative_to(folder)})"
         if result.archive is not None:
             archive = result.archive
             line += (

@@ -112,6 +112,12 @@ def run(args: argparse.Namespace) -> int:
             f"--frames {frames} is not a multiple of --every {args.every:g}: the last record would miss "
             "the end of the run"
         )
+    if not args.plugin:
+        given = [
+            flag for flag, value in (("--params", args.params), ("--seed", args.seed)) if value is not None
+        ]
+        if given:
+            raise EvoInputError(f"{given[0]}: only used with --plugin NAME (the plugin it is handed to)")
     scoring = plugin_spec(creature, args, world, frames) if args.plugin else None
     warn_if_unstable(NAME, args.model, check_step(creature, world))
     trajectory = simulate(creature, world, frames, record_every=args.every)

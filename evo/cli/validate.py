@@ -12,6 +12,7 @@ from evo.analysis.stability import check_frequency, check_step, degree_frequency
 from evo.cli._stability import warn_if_unstable
 from evo.errors import input_warnings_as_errors
 from evo.io.models import load_model
+from evo.io.soda_race import is_race_file
 from evo.io.worlds import resolve_world
 from evo.model import is_connected
 
@@ -59,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
 def _validate(path: str) -> int:
     if path.lower().endswith(".toml"):
         return _validate_config(path)
+    if is_race_file(path):
+        return _validate_race(path)
     creature = load_model(path)  # checks everything, its world included
     connected = "connected" if is_connected(creature) else "not connected"
     print(
@@ -67,4 +70,18 @@ def _validate(path: str) -> int:
     )
     world = resolve_world([(creature.world, path, "world")])
     warn_if_unstable(NAME, path, check_step(creature, world), style="world.")
+    return 0
+
+
+def _validate_race(path: str) -> int:
+    from evo.io.soda_race import read_race
+    from evo.race import finish_line
+
+    race = read_race(path)  # every contender checked as a model, in its own world with the race's rules
+    for k in range(len(race.contenders)):
+        resolve_world([(race.ruled(k).world, path, f"contender {k + 1} world")])
+    line = finish_line(race)
+    finish = f"finish line at x = {line:g} px" if line is not None else "no terrain, no finish line"
+    timeout = f"timeout {race.timeout:g} frames" if race.timeout is not None else "no timeout"
+    print(f"{path}: ok: a race of {len(race.contenders)} contenders, {timeout}, {finish} (evo race runs it)")
     return 0

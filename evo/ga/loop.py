@@ -327,6 +327,28 @@ class Evolution:
         """The best individual found so far (first of the hall of fame)."""
         return self.hall_of_fame[0] if len(self.hall_of_fame) else None
 
+    # -- memetic refinement ([ga] refine; the step is evo/run/memetic.py) -----------------------------
+    def replace_refined(self, refined: dict[str, Individual], evaluations: int) -> dict[str, Any]:
+        """Put each refined individual in place of the members of the id it is keyed by, offer it to the
+        hall of fame, and add ``evaluations`` to the last logbook record (its statistics made again).
+
+        Args:
+            refined: the new individual, by the id of the one it replaces.
+            evaluations: the evaluations the refinement made.
+
+        Returns:
+            The last logbook record, updated.
+        """
+        record = self.logbook[-1]
+        if refined:
+            self.population = [refined.get(ind.id, ind) for ind in self.population]
+            self.hall_of_fame.update(list(refined.values()))
+            self._forget_distances()
+            kept = ("generation", "evaluations", "exploded")
+            record.update({k: v for k, v in self._record(self.generation, []).items() if k not in kept})
+        record["evaluations"] += evaluations
+        return dict(record)
+
     # -- state -------------------------------------------------------------------------------------
     def state(self) -> EvolutionState:
         """The whole state now, cheaply (valid between a ``tell`` and the next ``ask``). Told individuals

@@ -7,12 +7,14 @@ rad/frame. The keys, and why ``max_degree`` exists: docs/config.md, "[genome]" a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
-from evo.errors import EvoInputError
-from evo.schema import setting
+from evo.errors import EvoInputError, unknown_key_message
+from evo.schema import check, setting, shown
 
-__all__ = ["GenomeSection", "GASection", "MUTATION_NAMES"]
+__all__ = ["GenomeSection", "GASection", "MUTATION_NAMES", "RefineSchedule"]
 
 # The mutation operators of :data:`evo.ga.mutation.MUTATIONS`, in the order ``mutate`` applies them.
 # Each has a ``rate_<name>`` field in :class:`GASection`.
@@ -126,6 +128,51 @@ class GenomeSection:
             )
 
 
+# the keys of [ga] refine, each an integer >= 1 (the memetic step, evo/run/memetic.py, docs/refine.md)
+REFINE_KEYS = ("every", "top", "budget")
+
+
+@dataclass(frozen=True)
+class RefineSchedule(Mapping):
+    """``[ga] refine``: every ``every``-th generation, refine the ``top`` best for ``budget`` evaluations
+    each. A read-only mapping of its three keys (so the resolved config writes it as a table), hashable."""
+
+    every: int
+    top: int
+    budget: int
+
+    def __getitem__(self, key: str) -> int:
+        if key not in REFINE_KEYS:
+            raise KeyError(key)
+        return int(getattr(self, key))
+
+    def __iter__(self) -> Any:
+        return iter(REFINE_KEYS)
+
+    def __len__(self) -> int:
+        return len(REFINE_KEYS)
+
+
+def _refine_schedule(value: Any, *, source: str | None, field: str) -> RefineSchedule:
+    """``[ga] refine = {every = N, top = K, budget = B}``, checked."""
+    unknown = sorted(set(value) - set(REFINE_KEYS)) if isinstance(value, Mapping) else []
+    if unknown:
+        raise EvoInputError(unknown_key_message(str(unknown[0]), field, REFINE_KEYS), source=source)
+    if not isinstance(value, Mapping) or set(value) != set(REFINE_KEYS):
+        raise EvoInputError(
+            f"expected a table {{every = N, top = K, budget = B}} of integers >= 1, got {shown(value)}",
+            source=source,
+            field=field,
+        )
+    out = {}
+    for key in REFINE_KEYS:
+        converted, problem = check(value[key], int, {"low": 1})
+        if problem is not None:
+            raise EvoInputError(problem, source=source, field=f"{field}.{key}")
+        out[key] = converted
+    return RefineSchedule(**out)
+
+
 @dataclass(frozen=True)
 class GASection:
     """Selection, elitism and variation rates (the ``[ga]`` table).
@@ -199,6 +246,13 @@ class GASection:
         low=0.0,
         doc="physics perturbation: stiffness and mass log-normal (relative), dashpot normal scaled by the "
         "top of its range",
+    )
+
+    refine: RefineSchedule | None = setting(
+        None,
+        parse=_refine_schedule,
+        doc="memetic refinement: every `every`-th generation the `top` best are tuned with CMA-ES for "
+        "`budget` evaluations each and replaced by their refined selves (docs/refine.md); off when absent",
     )
 
     def rate(self, name: str) -> float:

@@ -1,4 +1,5 @@
-"""Checkpoints: an evolution's state to JSON and back, exactly (the format is in docs/runs.md).
+"""Checkpoints: an evolution's state as a checkpoint document (evo 0.1's JSON form, which
+:mod:`evo.io.checkpoint_file` reads both formats into) and back, exactly; what ``checkpoint.npz`` holds.
 
 Non-finite numbers (an exploded creature's ``-inf``, a statistic of an empty set) are written as the
 strings ``"inf"``, ``"-inf"`` and ``"nan"`` and read back to the same floats.
@@ -18,6 +19,7 @@ from evo.model import Creature
 
 __all__ = [
     "CHECKPOINT_FORMAT",
+    "checkpoint_contents",
     "CHECKPOINT_VERSION",
     "decode_number",
     "decode_numbers",
@@ -193,3 +195,17 @@ def evolution_from_dict(
 ) -> Evolution:
     """Restore an evolution saved by :func:`evolution_to_dict` (``settings`` must match the saved run's)."""
     return Evolution.from_state(state_from_dict(doc, settings.weights), settings, seed_models=seed_models)
+
+
+def checkpoint_contents(state: EvolutionState) -> tuple[dict[str, Any], dict[str, Sequence[Individual]]]:
+    """What ``checkpoint.npz`` holds of a GA state: the JSON-able head (generation, seed, objectives,
+    weights, the generator's state) and the individuals of each group (:mod:`evo.io.checkpoint_file`);
+    the logbook is ``history.csv``, appended to."""
+    head = {
+        "generation": state.generation,
+        "seed": state.seed,
+        "objectives": list(state.objectives),
+        "weights": list(state.weights),
+        "rng": state.rng,
+    }
+    return head, {"population": state.population, "hall_of_fame": state.hall_of_fame}

@@ -8,14 +8,16 @@ was expected.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evo.errors import EvoInputError, input_warnings_as_errors, unknown_key_message
+from evo.errors import EvoInputError, digits_problem, input_warnings_as_errors, unknown_key_message
 from evo.io.atomic import atomic_write_text
+from evo.io.bounded import read_input_text
 from evo.io.soda_xml import with_terrain_read
 from evo.model import Creature, Polygon, is_color
 from evo.schema import describe_number, number_problem, shown
@@ -95,6 +97,52 @@ class _Reader:
         return value
 
 
+def _is_unicode(text: str) -> bool:
+    """False when ``text`` holds a lone surrogate (JSON's ``"\\ud800"``), which no file or terminal can
+    hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether the JSON text ``text`` has a ``\\ud800``-``\\udfff`` escape, the only way its document
+    can hold a lone surrogate (see :func:`lone_surrogate_at`)."""
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def lone_surrogate_at(doc: Any) -> str | None:
+    """Where a parsed JSON document holds a lone surrogate, which no file or terminal can hold.
+
+    Iterative: a document nested as deeply as JSON allows is fine.
+
+    Args:
+        doc: the parsed document (dicts, lists, strings, numbers).
+
+    Returns:
+        The field (``meta.note``, ``masses[2].x``) of the first string (key or value) holding one, or None.
+    """
+    stack: list[tuple[str, Any]] = [("", doc)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str) and not _is_unicode(value):
+            return where or "(root)"
+        if isinstance(value, dict):
+            for key in value:
+                if not _is_unicode(key):
+                    return f"{where or '(root)'}: a key"
+            # reversed, so that the first one in the file is found first
+            stack.extend((f"{where}.{key}" if where else str(key), value[key]) for key in reversed(value))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{k}]", value[k]) for k in reversed(range(len(value))))
+    return None
+
+
 def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     """Build a validated creature from a parsed ``evo-model`` document."""
     r = _Reader(source)
@@ -107,6 +155,8 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     name = doc.get("name", "creature")
     if not isinstance(name, str):
         raise r.fail("name", f"expected a string, got {shown(name)}")
+    if not _is_unicode(name):
+        raise r.fail("name", f"expected Unicode text, got a lone surrogate in {shown(name)}")
 
     masses = doc.get("masses")
     if not isinstance(masses, list) or not masses:
@@ -352,13 +402,7 @@ def load_model(path: str | Path, *, strict: bool = False) -> Creature:
         from evo.io.soda_xml import read_soda_xml
 
         return read_soda_xml(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise EvoInputError("no such file", source=source) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EvoInputError(f"cannot read: {exc}", source=source) from None
-    return loads_model(text, source=source)
+    return loads_model(read_input_text(path, source=source), source=source)
 
 
 def loads_model(text: str, *, source: str | None = None) -> Creature:
@@ -377,6 +421,14 @@ def loads_model(text: str, *, source: str | None = None) -> Creature:
         raise EvoInputError(f"not valid JSON: {exc.msg} at line {exc.lineno}", source=source) from None
     except RecursionError:
         raise EvoInputError("not valid JSON: nested too deeply", source=source) from None
+    except ValueError as exc:  # an integer literal of more than 4300 digits
+        raise EvoInputError(f"not valid JSON: {digits_problem(exc) or exc}", source=source) from None
+    if may_hold_surrogates(text):
+        where = lone_surrogate_at(doc)
+        if where is not None:
+            raise EvoInputError(
+                "expected Unicode text, got a lone surrogate (\\ud800-\\udfff)", source=source, field=where
+            )
     return creature_from_dict(doc, source=source)
 
 

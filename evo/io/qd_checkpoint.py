@@ -22,6 +22,7 @@ __all__ = [
     "ARCHIVE_FORMAT",
     "ARCHIVE_VERSION",
     "archive_document",
+    "qd_checkpoint_contents",
     "elite_json",
     "is_qd_checkpoint",
     "qd_state_from_dict",
@@ -64,6 +65,33 @@ def qd_state_parts(state: QDState) -> tuple[dict[str, Any], dict[str, list[str]]
         "logbook": [{k: _encode_cell(v) for k, v in record.items()} for record in state.logbook],
     }
     return head, {"elites": [elite_json(e) for e in state.elites]}
+
+
+def qd_checkpoint_contents(
+    state: QDState,
+) -> tuple[dict[str, Any], dict[str, Sequence[Any]], dict[str, np.ndarray]]:
+    """What ``checkpoint.npz`` holds of a MAP-Elites state: the JSON-able head, the elites' individuals,
+    and the arrays ``elites.cell`` (n,), ``elites.measures`` (n, measures), ``elites.objective`` (n,) and
+    a CVT's ``centroids`` (cells, measures; unit cube)."""
+    head = {
+        "algorithm": ALGORITHM,
+        "generation": state.generation,
+        "seed": state.seed,
+        "objectives": list(state.objectives),
+        "weights": list(state.weights),
+        "measures": list(state.measures),
+        "rng": state.rng,
+    }
+    extra = {
+        "elites.cell": np.array([e.index for e in state.elites], dtype=np.int64),
+        "elites.measures": np.array([e.measures for e in state.elites], dtype=np.float64).reshape(
+            len(state.elites), len(state.measures)
+        ),
+        "elites.objective": np.array([e.objective for e in state.elites], dtype=np.float64),
+    }
+    if state.centroids is not None:
+        extra["centroids"] = np.asarray(state.centroids, dtype=np.float64)
+    return head, {"elites": [e.individual for e in state.elites]}, extra
 
 
 def qd_state_to_dict(state: QDState) -> dict[str, Any]:

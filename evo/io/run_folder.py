@@ -1,6 +1,6 @@
 """The run folder of ``evo run``: what it holds and how each file is written (see docs/runs.md).
 
-config.toml, checkpoint.json (the source of truth), history.csv, elites/, generations/, failed/, run.log,
+config.toml, checkpoint.npz (the source of truth), history.csv, elites/, generations/, failed/, run.log,
 a MAP-Elites run's archive; every file written atomically, non-finite numbers as ``"inf"``, ``"-inf"``,
 ``"nan"``. The layout and each file's contents: docs/runs.md, "The run folder".
 """
@@ -19,9 +19,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, digits_problem
 from evo.io.atomic import atomic_write_text
-from evo.io.checkpoint import CHECKPOINT_FORMAT, CHECKPOINT_VERSION, encode_number
+from evo.io.checkpoint import encode_number
+from evo.io.checkpoint_file import (
+    CHECKPOINT_FILE,
+    LEGACY_CHECKPOINT_FILE,
+    read_checkpoint_document,
+    remove_stale_temporaries,
+    write_checkpoint_file,
+)
 from evo.io.models import creature_to_dict, dumps_model
 from evo.io.run_lock import LOCK
 from evo.model import Creature
@@ -34,7 +41,8 @@ __all__ = [
 
 # the names evo writes into a run folder; --force removes these and nothing else
 CONFIG = "config.toml"
-CHECKPOINT = "checkpoint.json"
+CHECKPOINT = CHECKPOINT_FILE  # checkpoint.npz
+LEGACY_CHECKPOINT = LEGACY_CHECKPOINT_FILE  # checkpoint.json, written by evo before 0.2 (read, not resumed)
 HISTORY = "history.csv"
 LOG = "run.log"
 ELITES = "elites"
@@ -42,7 +50,19 @@ FAILED = "failed"
 GENERATIONS = "generations"  # generations/gen0012.json: the best creature of generation 12
 ARCHIVE = "archive.json"  # a MAP-Elites run's archive: every occupied cell
 ARCHIVE_CELLS = "archive"  # ... and each cell's creature: archive/cell0042_g12-3.json
-_OWN_NAMES = (CONFIG, CHECKPOINT, HISTORY, LOG, ELITES, FAILED, GENERATIONS, ARCHIVE, ARCHIVE_CELLS)
+_OWN_NAMES = (
+    CONFIG,
+    CHECKPOINT,
+    LEGACY_CHECKPOINT,
+    HISTORY,
+    LOG,
+    ELITES,
+    FAILED,
+    GENERATIONS,
+    ARCHIVE,
+    ARCHIVE_CELLS,
+)
+_OWN_FOLDERS = (ELITES, FAILED, GENERATIONS, ARCHIVE_CELLS)
 
 
 def _csv_cell(value: Any) -> str:
@@ -104,6 +124,10 @@ class RunFolder:
         return self.path / CHECKPOINT
 
     @property
+    def legacy_checkpoint(self) -> Path:
+        return self.path / LEGACY_CHECKPOINT
+
+    @property
     def history(self) -> Path:
         return self.path / HISTORY
 
@@ -145,8 +169,12 @@ class RunFolder:
             return False
         return not self.path.is_dir() or any(p.name != LOCK for p in self.path.iterdir())
 
+    def holds_only_a_lock(self) -> bool:
+        """True for a folder holding nothing but a lock file: a run killed as it started."""
+        return self.path.is_dir() and (self.path / LOCK).is_file() and not self.holds_anything()
+
     def holds_a_run(self) -> bool:
-        return self.checkpoint.exists() or self.config.exists()
+        return self.checkpoint.exists() or self.legacy_checkpoint.exists() or self.config.exists()
 
     def check_not_foreign(self) -> None:
         """Raise :class:`EvoInputError` if the path is a file, or a folder of files that are not an evo
@@ -156,6 +184,27 @@ class RunFolder:
         if self.holds_anything() and not self.holds_a_run():
             message = "the folder holds files that are not an evo run; choose a new or an empty folder"
             raise EvoInputError(message, source=str(self.path))
+
+    def check_own_files(self) -> None:
+        """Raise :class:`EvoInputError` if a name evo writes in the folder (``run.lock``, ``elites/``,
+        ``run.log``, ...) is a symbolic link (evo never writes through one), or is there but of the wrong
+        kind (a FIFO as ``run.log`` or ``checkpoint.json`` would hang evo); nothing is changed."""
+        for name in (LOCK, *_OWN_NAMES):
+            path = self.path / name
+            if path.is_symlink():
+                raise EvoInputError(
+                    f"{name} is a symbolic link, and evo writes nothing through a link; remove it "
+                    "(or choose another folder)",
+                    source=str(self.path),
+                )
+            if not path.exists():
+                continue
+            folder = name in _OWN_FOLDERS
+            if (folder and not path.is_dir()) or (not folder and not path.is_file()):
+                kind = "a folder" if folder else "a regular file"
+                raise EvoInputError(
+                    f"{name} is not {kind}; remove it (or choose another folder)", source=str(self.path)
+                )
 
     def check_new(self, *, force: bool) -> None:
         """Raise :class:`EvoInputError` unless a new run may be written here (nothing is changed)."""
@@ -171,15 +220,21 @@ class RunFolder:
             raise EvoInputError(message, source=str(self.path))
 
     def check_resumable(self) -> None:
-        """Raise :class:`EvoInputError` unless there is a checkpoint to resume from."""
-        if not self.checkpoint.is_file():
+        """Raise :class:`EvoInputError` unless there is a run to resume: a checkpoint, or the config.toml of a
+        run stopped before its first checkpoint (which then starts over)."""
+        if not (self.checkpoint.is_file() or self.legacy_checkpoint.is_file() or self.config.is_file()):
             how = "use --force to start over" if self.holds_anything() else "run without --resume to start"
-            raise EvoInputError(f"no checkpoint.json to resume from; {how}", source=str(self.path))
+            raise EvoInputError(f"no checkpoint to resume from; {how}", source=str(self.path))
+
+    def remove_stale_temporaries(self) -> None:
+        """Remove the temporary files of writes that a killed run left unfinished."""
+        remove_stale_temporaries(self.path, (ELITES, GENERATIONS, ARCHIVE_CELLS, FAILED))
 
     def create(self, config_text: str, *, force: bool) -> None:
         """Make the folder (or, with ``force``, empty evo's own files out of it) and write config.toml."""
         self.check_new(force=force)
         if force:
+            self.remove_stale_temporaries()
             for name in _OWN_NAMES:
                 target = self.path / name
                 if target.is_dir() and not target.is_symlink():
@@ -187,40 +242,27 @@ class RunFolder:
                 elif target.exists() or target.is_symlink():
                     target.unlink()
         self.path.mkdir(parents=True, exist_ok=True)
+        self.write_config(config_text)  # first: a full disk leaves nothing behind
         self.elites.mkdir(exist_ok=True)
-        self.write_config(config_text)
 
     def write_config(self, config_text: str) -> None:
         atomic_write_text(self.config, config_text)
 
     # -- checkpoint ----------------------------------------------------------------------------
-    def write_checkpoint(
-        self, state: Mapping[str, Any], encoded: Mapping[str, Sequence[str]] | None = None
-    ) -> None:
-        """Write the state (a JSON-able dict with a top-level ``generation``) atomically; ``encoded``
-        adds lists whose items are already JSON texts (the individuals), after the keys of ``state``."""
-        doc = {"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, **state}
-        text = json.dumps(doc, allow_nan=False, separators=(",", ":"))
-        if encoded:
-            lists = "".join(f",{json.dumps(key)}:[{','.join(items)}]" for key, items in encoded.items())
-            text = text[:-1] + lists + "}"
-        atomic_write_text(self.checkpoint, text + "\n")
+    def write_checkpoint(self, arrays: Mapping[str, Any]) -> None:
+        """Write ``checkpoint.npz`` (:func:`evo.io.checkpoint_file.checkpoint_arrays`) durably."""
+        write_checkpoint_file(self.path, arrays)
 
-    def read_checkpoint(self) -> dict[str, Any]:
-        source = str(self.checkpoint)
-        try:
-            doc = json.loads(self.checkpoint.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise EvoInputError("no such file", source=source) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise EvoInputError(f"cannot read the checkpoint: {exc}", source=source) from None
-        if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
-            raise EvoInputError(f'expected a "{CHECKPOINT_FORMAT}" document', source=source)
-        if doc.get("version") != CHECKPOINT_VERSION:
-            raise EvoInputError(
-                f"checkpoint version {doc.get('version')!r}; this evo reads version {CHECKPOINT_VERSION}",
-                source=source,
-            )
+    def read_checkpoint(self, **checks: Any) -> dict[str, Any]:
+        """The checkpoint as one validated document (:func:`evo.io.checkpoint_file.read_checkpoint_document`;
+        ``checks``: ``resuming``, ``objectives``, ``weights``).
+
+        Raises:
+            EvoInputError: there is none, or it cannot be read or is not valid.
+        """
+        doc = read_checkpoint_document(self.path, **checks)
+        if doc is None:
+            raise EvoInputError("no such file", source=str(self.checkpoint))
         return doc
 
     # -- derived files -------------------------------------------------------------------------
@@ -285,6 +327,10 @@ class RunFolder:
             doc = json.loads(self.archive.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise EvoInputError(f"cannot read the archive: {exc}", source=source) from None
+        except ValueError as exc:  # an integer literal of more than 4300 digits
+            raise EvoInputError(
+                f"cannot read the archive: {digits_problem(exc) or exc}", source=source
+            ) from None
         is_archive = isinstance(doc, dict) and doc.get("format") == "evo-archive"
         if not is_archive or not isinstance(doc.get("elites"), list):
             raise EvoInputError('expected an "evo-archive" document', source=source)

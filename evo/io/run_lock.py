@@ -83,12 +83,18 @@ class RunLock:
         Raises:
             FolderInUse: another process holds it (the message names its pid).
             EvoInputError: the folder cannot be made or the lock file cannot be written (a read-only
-                folder, a file in the way); nothing is left behind.
+                folder, a file in the way, a full disk), or ``run.lock`` is a symbolic link (never
+                written through); nothing is left behind.
         """
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
             raise EvoInputError("exists and is not a folder", source=str(folder))
         path = folder / LOCK
+        if path.is_symlink():
+            raise EvoInputError(
+                f"{LOCK} is a symbolic link, and evo writes nothing through a link; remove it",
+                source=str(folder),
+            )
         created: list[Path] = []
         for _ in range(100):  # another process may remove the file (or its empty folder) under us
             if not folder.is_dir():
@@ -100,7 +106,8 @@ class RunLock:
                     message = f"cannot make the run folder: {exc.strerror or exc}"
                     raise EvoInputError(message, source=str(folder)) from None
             try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+                # O_NOFOLLOW: a link put there since the check above is refused (ELOOP), never followed
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o666)
             except FileNotFoundError:
                 continue
             except OSError as exc:
@@ -117,8 +124,17 @@ class RunLock:
             if not _same_file(fd, path):  # its holder removed it as it released it: try the new one
                 os.close(fd)
                 continue
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            except OSError as exc:  # a full disk: leave nothing behind, this lock file included
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                os.close(fd)
+                _remove_empty(created)
+                raise EvoInputError(
+                    f"cannot write the run folder's lock file: {exc.strerror or exc}", source=str(folder)
+                ) from None
             return cls(folder, fd, created)
         raise EvoInputError("cannot lock the run folder: its lock file keeps changing", source=str(folder))
 

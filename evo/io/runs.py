@@ -17,6 +17,7 @@ from typing import Any
 
 from evo.errors import EvoInputError
 from evo.io.checkpoint import decode_numbers
+from evo.io.checkpoint_file import read_checkpoint_document
 from evo.io.models import creature_from_dict, dumps_model, loads_model
 from evo.io.provenance import Provenance
 from evo.io.qd_checkpoint import is_qd_checkpoint
@@ -24,7 +25,15 @@ from evo.io.run_folder import RunFolder, elite_file_name, model_digest
 from evo.model import Creature
 from evo.sim.world import World
 
-__all__ = ["CHECKPOINT_ERRORS", "Entry", "RunContents", "archive_entries", "finite_values", "read_run"]
+__all__ = [
+    "CHECKPOINT_ERRORS",
+    "Entry",
+    "RunContents",
+    "archive_entries",
+    "checkpoint_path",
+    "finite_values",
+    "read_run",
+]
 
 _LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
@@ -150,14 +159,21 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
 
 
+def checkpoint_path(folder: RunFolder) -> Path:
+    """The folder's checkpoint file: ``checkpoint.npz``, or a version-1 ``checkpoint.json`` where only that
+    is there."""
+    if not folder.checkpoint.is_file() and folder.legacy_checkpoint.is_file():
+        return folder.legacy_checkpoint
+    return folder.checkpoint
+
+
 def _read_checkpoint(folder: RunFolder) -> dict[str, Any] | None:
-    """The checkpoint, or None when there is none (a run removed by ``--force`` meanwhile included)."""
-    if not folder.checkpoint.is_file():
-        return None
+    """The checkpoint, validated, or None when there is none (a run removed by ``--force`` meanwhile
+    included)."""
     try:
-        return folder.read_checkpoint()
+        return read_checkpoint_document(folder.path)
     except EvoInputError:
-        if not folder.checkpoint.is_file():
+        if not (folder.checkpoint.is_file() or folder.legacy_checkpoint.is_file()):
             return None
         raise
 
@@ -239,7 +255,9 @@ def _elites_of(folder: RunFolder, checkpoint: dict[str, Any], config: dict[str, 
         name = elite_file_name(rank, len(members), int(member["born"]), digest)
         entry = _elite_of_file(folder.elites / name, member, digest)
         if entry is None:
-            entry = _elite_of_checkpoint(name, member, digest, config, objectives, str(folder.checkpoint))
+            entry = _elite_of_checkpoint(
+                name, member, digest, config, objectives, str(checkpoint_path(folder))
+            )
         out.append(entry)
     return out
 
@@ -292,7 +310,7 @@ def read_run(path: str | Path, *, require_elites: bool = True) -> RunContents:
                 raise ValueError(f"{len(objectives)} objectives but {len(weights)} weights")
         except CHECKPOINT_ERRORS as exc:
             raise EvoInputError(
-                f"cannot read the checkpoint: {_one_line(exc)}", source=str(folder.checkpoint)
+                f"cannot read the checkpoint: {_one_line(exc)}", source=str(checkpoint_path(folder))
             ) from None
     else:
         elites = _elite_files(folder)

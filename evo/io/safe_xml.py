@@ -11,6 +11,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from evo.errors import EvoInputError
+from evo.io.bounded import read_input_bytes
 
 __all__ = ["parse_xml_file"]
 
@@ -69,15 +70,9 @@ def _strip_doctype(data: bytes, source: str) -> bytes:
 
 
 def parse_xml_file(path: Path, source: str) -> ET.Element:
-    """The root element of the XML file ``path``; errors are one-line :class:`EvoInputError` s naming
-    ``source``."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise EvoInputError("no such file", source=source) from None
-    except OSError as exc:
-        raise EvoInputError(f"cannot read: {exc.strerror or exc}", source=source) from None
-    return parse_xml_bytes(data, source)
+    """The root element of the XML file ``path`` (a regular file of bounded size, see
+    :mod:`evo.io.bounded`); errors are one-line :class:`EvoInputError` s naming ``source``."""
+    return parse_xml_bytes(read_input_bytes(path, source=source), source)
 
 
 def parse_xml_bytes(data: bytes, source: str) -> ET.Element:

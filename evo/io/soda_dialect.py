@@ -41,12 +41,12 @@ ATTRIBUTES = {
     "container": ("width", "height"),
     "environment": ("gravity", "friction", "springyness"),
     "collisions": ("surface_friction", "surface_reflection"),
-    "wave": ("amplitude", "phase", "speed"),
+    "wave": ("amplitude", "phase", "speed", "omega", "theta0"),  # omega, theta0: evo's exact radians
     "settings": ("gravitydirection", "wavedirection", "autoreverse"),
     "mass": ("id", "x", "y", "vx", "vy"),
     "node": ("id", "x", "y"),
     "spring": ("a", "b", "restlength"),
-    "muscle": ("a", "b", "restlength", "amplitude", "phase"),
+    "muscle": ("a", "b", "restlength", "amplitude", "phase", "phi"),  # phi: evo's exact radians
     "fixedbar": ("a", "b"),
     "poly": ("points", "nodes", "color", "curvy"),
 }

@@ -34,14 +34,25 @@ from evo.model import Creature, Polygon, is_color
 from evo.schema import number_problem, shown
 from evo.sim.world import World, field_label
 
-__all__ = ["dumps_soda_xml", "loads_soda_xml", "loads_terrain", "read_soda_xml", "read_terrain"]
+__all__ = [
+    "creature_of",
+    "document_of",
+    "dumps_soda_xml",
+    "loads_soda_xml",
+    "loads_terrain",
+    "model_element",
+    "read_soda_xml",
+    "read_terrain",
+    "terrain_element",
+    "terrain_of",
+    "xml_text",
+]
 
 Polyline = tuple[tuple[float, float], ...]
 # the encoding named by an XML declaration (``<?xml version="1.0" encoding="ISO-8859-1"?>``)
 _DECLARED_ENCODING = re.compile(r"""(\A\s*<\?xml[^>]*?encoding\s*=\s*["'])[^"']*(["'])""")
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_INTEGER = re.compile(r"[+-]?\d+")
 _ID_LIST = re.compile(r"[\s,]+")
 _NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -82,7 +93,7 @@ class _Checker:
         raw = self.text(attr).strip()
         value: Any = raw
         if _NUMBER.fullmatch(raw):
-            value = int(raw) if _INTEGER.fullmatch(raw) else float(raw)
+            value = float(raw)  # never int(raw): 400 digits do not fit a float, 5000 are refused by int
             if not math.isfinite(value):  # 1e400: say what the file wrote
                 value = raw
         problem = number_problem(value, low=low, high=high, open_low=open_low)
@@ -113,6 +124,7 @@ class _Link(NamedTuple):
     rest: float  # px
     amplitude: float  # muscle amplitude alpha in [0, 1]
     phase: float  # cycles in [0, 1], the file's delay p
+    phi: float = 0.0  # rad: evo's phase (exact where the file gives it, else from ``phase``)
 
 
 class _Poly(NamedTuple):
@@ -157,17 +169,32 @@ def _children(parent: ET.Element, path: str, source: str) -> Iterator[tuple[ET.E
 
 def _read_document(root: ET.Element, source: str) -> _Document:
     if root.tag != "model":
-        raise EvoInputError(f"expected a <model> element, got <{root.tag}>", source=source, field="(root)")
-    _Checker(root, "model", source)  # warns of attributes
-    sections = {tag: _Checker(child, tag, source) for child, tag in _children(root, "model", source)}
+        hint = "; a race file: evo race FILE runs it" if root.tag == "race" else ""
+        raise EvoInputError(
+            f"expected a <model> element, got <{root.tag}>{hint}", source=source, field="(root)"
+        )
+    return document_of(root, source)
+
+
+def document_of(root: ET.Element, source: str, where: str = "", *, physics: bool = True) -> _Document:
+    """What the ``<model>`` element ``root`` says. ``where`` prefixes the element paths of messages
+    (``contenders/contender[2]/model/`` inside a race file); ``physics=False`` reads only the nodes, links
+    and polygons (a race's terrain model, whose world values are not used)."""
+    model = f"{where}model" if where else "model"
+    _Checker(root, model, source)  # warns of attributes
+    sections = {tag: _Checker(child, where + tag, source) for child, tag in _children(root, model, source)}
     doc = _Document()
-    _read_settings(sections, doc)
+    if physics:
+        _read_settings(sections, doc)
+    for tag in ("name", "comment") if not physics else ():
+        if tag in sections:
+            setattr(doc, tag, sections[tag].element.text or "")
     if "nodes" in sections:
-        _read_nodes(sections["nodes"].element, doc, source)
+        _read_nodes(sections["nodes"].element, doc, source, sections["nodes"].path)
     if "links" in sections:
-        _read_links(sections["links"].element, doc, source)
+        _read_links(sections["links"].element, doc, source, sections["links"].path)
     if "polys" in sections:
-        _read_polys(sections["polys"].element, doc, source)
+        _read_polys(sections["polys"].element, doc, source, sections["polys"].path)
     return doc
 
 
@@ -191,10 +218,26 @@ def _read_settings(sections: dict[str, _Checker], doc: _Document) -> None:
         doc.wave["beta"] = wave.number("amplitude", 0.0, 1.0, default=0.0)
         doc.wave["phase"] = wave.number("phase", 0.0, 1.0, default=0.0)
         doc.wave["speed"] = wave.number("speed", 0.0, 1.0, default=0.0)
+        doc.wave["omega"] = _exact(wave, "omega", wave_omega(doc.wave["speed"]), "speed", period=None)
+        doc.wave["theta0"] = _exact(wave, "theta0", wave_phase(doc.wave["phase"]), "phase")
 
 
-def _read_nodes(parent: ET.Element, doc: _Document, source: str) -> None:
-    for element, where in _children(parent, "nodes", source):
+def _exact(
+    c: _Checker, attr: str, decimal: float, decimal_attr: str, period: float | None = math.tau
+) -> float:
+    """evo's exact radians in ``attr`` (written where the decimal cycles cannot carry them bit for bit):
+    they must agree with what ``decimal_attr`` says (mod ``period``) to 1e-9 rad; absent, ``decimal``."""
+    if attr not in c.element.attrib:
+        return decimal
+    value = c.number(attr)
+    gap = abs(value - decimal) if period is None else abs((value - decimal + math.pi) % period - math.pi)
+    if not gap <= 1e-9:
+        raise c.fail(attr, f"{value!r} rad disagrees with {decimal_attr} (which says {decimal!r} rad)")
+    return value
+
+
+def _read_nodes(parent: ET.Element, doc: _Document, source: str, path: str = "nodes") -> None:
+    for element, where in _children(parent, path, source):
         c = _Checker(element, where, source)
         node_id = c.text("id")
         if node_id in doc.nodes:
@@ -206,8 +249,8 @@ def _read_nodes(parent: ET.Element, doc: _Document, source: str) -> None:
         doc.nodes[node_id] = _Node(element.tag, x, y, vx, vy, where)
 
 
-def _read_links(parent: ET.Element, doc: _Document, source: str) -> None:
-    for element, where in _children(parent, "links", source):
+def _read_links(parent: ET.Element, doc: _Document, source: str, path: str = "links") -> None:
+    for element, where in _children(parent, path, source):
         c = _Checker(element, where, source)
         a, b = _node_ref(c, doc, "a"), _node_ref(c, doc, "b")
         if a == b:
@@ -216,18 +259,19 @@ def _read_links(parent: ET.Element, doc: _Document, source: str) -> None:
             for end, node_id in (("a", a), ("b", b)):
                 if doc.nodes[node_id].kind != "node":
                     raise c.fail(end, f"{node_id!r} is a free <mass>; fixed bars join fixed <node>s")
-            doc.links.append(_Link("fixedbar", a, b, 0.0, 0.0, 0.0))
+            doc.links.append(_Link("fixedbar", a, b, 0.0, 0.0, 0.0, 0.0))
             continue
         rest = c.number("restlength", 0.0)
         muscle = element.tag == "muscle"
         amplitude = c.number("amplitude", 0.0, 1.0) if muscle else 0.0
         phase = c.number("phase", 0.0, 1.0) if muscle else 0.0
-        doc.links.append(_Link(element.tag, a, b, rest, amplitude, phase))
+        phi = _exact(c, "phi", muscle_phase(phase), "phase") if muscle else 0.0
+        doc.links.append(_Link(element.tag, a, b, rest, amplitude, phase, phi))
 
 
-def _read_polys(parent: ET.Element, doc: _Document, source: str) -> None:
+def _read_polys(parent: ET.Element, doc: _Document, source: str, path: str = "polys") -> None:
     """``<poly color points curvy>`` (classic: ids joined by commas) or ``<poly nodes>`` (ids by spaces)."""
-    for element, where in _children(parent, "polys", source):
+    for element, where in _children(parent, path, source):
         c = _Checker(element, where, source)
         given = [attr for attr in ("points", "nodes") if attr in element.attrib]
         if len(given) != 1:
@@ -249,7 +293,7 @@ def _node_ref(c: _Checker, doc: _Document, end: str) -> str:
     return node_id
 
 
-def _terrain_of(doc: _Document) -> tuple[Polyline, ...]:
+def terrain_of(doc: _Document) -> tuple[Polyline, ...]:
     """Chain the fixed bars, in file order, into polylines: a bar that continues from the previous
     bar's last node extends that polyline, otherwise it starts a new one."""
     lines: list[list[str]] = []
@@ -276,7 +320,7 @@ def read_soda_xml(path: str | Path, *, strict: bool = False) -> Creature:
             return read_soda_xml(path)
     path = Path(path)
     source = str(path)
-    return _creature_of(_read_document(parse_xml_file(path, source), source), source, path.stem)
+    return creature_of(_read_document(parse_xml_file(path, source), source), source, path.stem)
 
 
 def loads_soda_xml(data: str | bytes, *, source: str, name: str = "creature") -> Creature:
@@ -293,25 +337,30 @@ def loads_soda_xml(data: str | bytes, *, source: str, name: str = "creature") ->
     """
     if isinstance(data, str):
         data = _DECLARED_ENCODING.sub(r"\1UTF-8\2", data, count=1).encode("utf-8")
-    root = parse_xml_bytes(data, source)
-    return _creature_of(_read_document(root, source), source, name)
+    return creature_of(_read_document(parse_xml_bytes(data, source), source), source, name)
 
 
-def _creature_of(doc: _Document, source: str, stem: str) -> Creature:
+def creature_of(doc: _Document, source: str, default_name: str, where: str = "") -> Creature:
+    """The creature (and its world, terrain included) that a read ``<model>`` describes; ``where`` names
+    the model in messages (a race's contender)."""
     links = [link for link in doc.links if link.kind != "fixedbar"]
     used = {i for link in links for i in (link.a, link.b)}
     used.update(i for poly in doc.polys for i in poly.ids)
     on_bars = {i for bar in doc.links if bar.kind == "fixedbar" for i in (bar.a, bar.b)}
     ids = [i for i, node in doc.nodes.items() if node.kind == "mass" or i in used or i not in on_bars]
     if not ids:
-        raise EvoInputError("the model has no masses (a file of fixed bars only is terrain)", source=source)
+        raise EvoInputError(
+            "the model has no masses (a file of fixed bars only is terrain)",
+            source=source,
+            field=where or None,
+        )
     index = {node_id: k for k, node_id in enumerate(ids)}
     nodes = [doc.nodes[i] for i in ids]
     world = dict(doc.world)
-    terrain = _terrain_of(doc)
+    terrain = terrain_of(doc)
     if terrain:
         world["terrain"] = [[list(p) for p in line] for line in terrain]
-    World().updated(world, source=source, where="world")  # the ranges above make this a formality
+    World().updated(world, source=source, where=f"{where}world" if where else "world")  # a formality
     comment = {} if doc.comment is None else {"comment": doc.comment}
     return Creature(
         positions=np.array([(n.x, n.y) for n in nodes], dtype=float),
@@ -321,13 +370,13 @@ def _creature_of(doc: _Document, source: str, stem: str) -> Creature:
         link_b=np.array([index[link.b] for link in links], dtype=np.int64),
         rest=np.array([link.rest for link in links], dtype=float),
         alpha=np.array([link.amplitude for link in links], dtype=float),
-        phi=np.array([muscle_phase(k.phase) if k.kind == "muscle" else 0.0 for k in links], dtype=float),
-        omega=wave_omega(doc.wave.get("speed", 0.0)),
+        phi=np.array([k.phi for k in links], dtype=float),
+        omega=doc.wave.get("omega", 0.0),
         beta=doc.wave.get("beta", 0.0),
-        wave_phase=wave_phase(doc.wave.get("phase", 0.0)),
+        wave_phase=doc.wave.get("theta0", 0.0),
         wave_reverse=doc.wave.get("reverse", False),
         autoreverse=doc.wave.get("autoreverse", False),
-        name=stem if doc.name is None else doc.name,
+        name=default_name if doc.name is None else doc.name,
         world=world,
         meta=comment,
         polys=tuple(Polygon([index[i] for i in poly.ids], poly.color, poly.curvy) for poly in doc.polys),
@@ -349,7 +398,7 @@ def read_terrain(
         doc = _read_document(parse_xml_file(target, str(target)), str(target))
     except EvoInputError as exc:
         raise EvoInputError(f"terrain file {exc}", source=source, field=field) from None
-    terrain = _terrain_of(doc)
+    terrain = terrain_of(doc)
     if not terrain:
         raise EvoInputError(f"terrain file {target} has no <fixedbar> links", source=source, field=field)
     return terrain
@@ -363,7 +412,7 @@ def loads_terrain(data: str | bytes, *, source: str) -> tuple[Polyline, ...]:
     """
     if isinstance(data, str):
         data = _DECLARED_ENCODING.sub(r"\1UTF-8\2", data, count=1).encode("utf-8")
-    terrain = _terrain_of(_read_document(parse_xml_bytes(data, source), source))
+    terrain = terrain_of(_read_document(parse_xml_bytes(data, source), source))
     if not terrain:
         raise EvoInputError("a terrain file needs <fixedbar> links; this one has none", source=source)
     return terrain
@@ -412,8 +461,8 @@ def _world_attributes(world: World) -> dict[str, dict[str, str]]:
     return out
 
 
-def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
-    """The Sodaconstructor XML text of a creature (UTF-8, with an XML declaration).
+def model_element(creature: Creature, *, source: str | None = None) -> ET.Element:
+    """The ``<model>`` element of a creature in the Sodaconstructor dialect.
 
     World values the creature's ``world`` lacks are written at their World() defaults. What the dialect
     cannot hold is dropped: ``meta`` (except a string ``meta["comment"]``), the world keys other than
@@ -446,6 +495,12 @@ def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
         "phase": file_wave_phase(creature.wave_phase),
         "speed": file_speed(creature.omega),
     }
+    # where no decimal carries a value in one cycle bit for bit, evo's radians go beside it (outside one
+    # cycle, a phase is wrapped into it: the same angle)
+    if wave_omega(float(wave["speed"])) != creature.omega:
+        wave["omega"] = _num(creature.omega)
+    if 0.0 <= creature.wave_phase <= math.tau and wave_phase(float(wave["phase"])) != creature.wave_phase:
+        wave["theta0"] = _num(creature.wave_phase)
     ET.SubElement(root, "wave", wave)
     settings = {
         "gravitydirection": world.gravity_direction,
@@ -462,6 +517,30 @@ def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
             if poly.curvy:
                 shape["curvy"] = "1"
             ET.SubElement(polys, "poly", shape)
+    return root
+
+
+def dumps_soda_xml(creature: Creature, *, source: str | None = None) -> str:
+    """The Sodaconstructor XML text of a creature (UTF-8, with an XML declaration): what
+    :func:`model_element` says, indented. Raises :class:`EvoInputError` as that does."""
+    return xml_text(model_element(creature, source=source))
+
+
+def terrain_element(terrain: tuple[Polyline, ...], name: str = "terrain") -> ET.Element:
+    """A ``<model>`` of fixed nodes (``t<polyline>.<point>``) joined by fixed bars: terrain only."""
+    root = ET.Element("model")
+    ET.SubElement(root, "name").text = _xml_text(name, "terrain name")
+    nodes, links = ET.SubElement(root, "nodes"), ET.SubElement(root, "links")
+    for j, line in enumerate(terrain):
+        for k, (x, y) in enumerate(line):
+            ET.SubElement(nodes, "node", {"id": f"t{j}.{k}", "x": _num(x), "y": _num(y)})
+        for k in range(len(line) - 1):
+            ET.SubElement(links, "fixedbar", {"a": f"t{j}.{k}", "b": f"t{j}.{k + 1}"})
+    return root
+
+
+def xml_text(root: ET.Element) -> str:
+    """An element as a whole XML document (declaration, two-space indents, final newline)."""
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -488,6 +567,9 @@ def _add_nodes_and_links(root: ET.Element, creature: Creature, terrain: tuple[Po
         }
         if creature.alpha[k] != 0.0 or creature.phi[k] != 0.0:
             link.update(amplitude=_num(creature.alpha[k]), phase=file_muscle_phase(creature.phi[k]))
+            phi = float(creature.phi[k])
+            if 0.0 <= phi <= math.tau and muscle_phase(float(link["phase"])) != phi:  # see the wave
+                link["phi"] = _num(phi)
             ET.SubElement(links, "muscle", link)
         else:
             ET.SubElement(links, "spring", link)

@@ -10,18 +10,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evo.errors import EvoInputError
+from evo.errors import EvoInputError, digits_problem
+from evo.io.bounded import read_input_bytes
 from evo.schema import shown
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
     """Parse a TOML file; errors name the file."""
     path = Path(path)
+    data = read_input_bytes(path)
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        raise EvoInputError("no such file", source=str(path)) from None
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise EvoInputError(f"not valid TOML: {exc}", source=str(path)) from None
     except UnicodeDecodeError as exc:
@@ -31,8 +30,11 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         ) from None
     except RecursionError:
         raise EvoInputError("not valid TOML: nested too deeply", source=str(path)) from None
-    except OSError as exc:
-        raise EvoInputError(f"cannot read: {exc}", source=str(path)) from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4300)
+        problem = digits_problem(exc)
+        if problem is None:
+            raise
+        raise EvoInputError(f"not valid TOML: {problem}", source=str(path)) from None
 
 
 def read_world_file(path: str | Path) -> dict[str, Any]:
@@ -62,6 +64,11 @@ def parse_value(text: str) -> Any:
         return tomllib.loads(f"v = {text}")["v"]
     except (tomllib.TOMLDecodeError, RecursionError):
         return text
+    except ValueError as exc:  # an integer of more than 4300 digits
+        problem = digits_problem(exc)
+        if problem is None:
+            raise
+        raise EvoInputError(f"--set: {problem}") from None
 
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")

@@ -7,10 +7,12 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from evo.ga.individual import Individual
+from evo.io.checkpoint_file import checkpoint_arrays
 from evo.io.models import dumps_model
-from evo.io.qd_checkpoint import archive_document, qd_state_parts
+from evo.io.qd_checkpoint import archive_document, qd_checkpoint_contents
 from evo.io.run_folder import ARCHIVE_CELLS, archive_file_name
 from evo.model import Creature
 from evo.qd import Elite
@@ -41,20 +43,26 @@ class _CellFiles(_EliteFiles):
 
 
 class QDFolderWriter(FolderWriter):
-    """:class:`FolderWriter` for a MAP-Elites run: after every iteration, ``checkpoint.json`` (the source of
-    truth), ``archive.json``, ``history.csv``, ``elites/`` (the best cells), ``archive/`` (every cell's
-    creature) and ``generations/genNNNN.json`` (the archive's best), in that order."""
+    """:class:`FolderWriter` for a MAP-Elites run: after every iteration, ``history.csv`` and
+    ``checkpoint.npz`` (the source of truth, durable before the iteration is reported), then in the writer
+    thread ``archive.json``, ``elites/`` (the best cells), ``archive/`` (every cell's creature) and
+    ``generations/genNNNN.json`` (the archive's best), in that order."""
 
     def __init__(self, prepared: Prepared):
         super().__init__(prepared)
         self.elites = _CellFiles(prepared)
 
-    def _snapshot(self) -> Callable[[], None]:
+    def _columns(self) -> list[str]:
+        return list(self.prepared.evolution.columns)
+
+    def _checkpoint_arrays(self, state: Any, history: dict[str, Any]) -> dict[str, Any]:
+        head, groups, extra = qd_checkpoint_contents(state)
+        return checkpoint_arrays({**head, "history": history}, groups, extra)
+
+    def _derived(self, state: Any) -> Callable[[], None]:
         folder, search = self.folder, self.prepared.evolution
-        state = search.state()
         spec = search.settings.archive
         members = list(search.hall_of_fame)
-        columns = list(search.columns)
         files = self.elites
         cells = {e.individual.id: e for e in state.elites}
         by_name = {archive_file_name(e.index, spec.total_cells, e.individual.id): e for e in state.elites}
@@ -63,10 +71,7 @@ class QDFolderWriter(FolderWriter):
         def work() -> None:
             started = time.perf_counter()
             files.cells = cells  # here: the writes run one at a time, in this thread
-            head, parts = qd_state_parts(state)
-            folder.write_checkpoint(head, parts)
             folder.write_archive(archive_document(state, spec, paths))
-            folder.write_history(columns, head["logbook"])
             folder.write_elites(files.texts(files.names(members)))
             folder.write_archive_cells(
                 list(by_name), lambda name: dumps_model(files.creature(by_name[name].individual))

@@ -24,7 +24,7 @@ from evo.io.models import load_model
 from evo.io.tomlfiles import dumps_toml, read_toml
 from evo.io.worlds import world_from
 from evo.qd import INSTALL, ArchiveSpec, QDSection, QDSettings, ribs_missing
-from evo.run.backends import BACKENDS, default_workers, require_dask
+from evo.run.backends import BACKENDS, dask_address_problem, default_workers, require_dask
 from evo.schema import parse_section, section_to_dict, setting, shown
 from evo.sim.limits import Limits, check_size
 from evo.sim.simulate import MAX_STEPS, steps_for
@@ -42,7 +42,12 @@ __all__ = [
     "qd_settings",
 ]
 
-_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")  # fullmatch: "$" would let "t\n" through
+MAX_NAME = 100  # characters: the name makes folder and file names (each at most 255 bytes)
+MAX_POPULATION = 100_000
+MAX_FRAMES = 10_000_000
+MAX_TIMEOUT = 1e6  # s: about 11 days
+MAX_WORKERS = 1024
 ALGORITHMS = ("ga", "map-elites")
 
 
@@ -53,7 +58,13 @@ class RunSection:
     name: str = setting("", doc="the run's name: its folder is runs/<name>/; default: the config file's stem")
     seed: int = setting(1, low=0, doc="seed of every random draw of the run")
     generations: int = setting(40, low=1, doc="generations to evolve")
-    population: int = setting(120, low=2, doc="creatures per generation")
+    population: int = setting(
+        120,
+        low=2,
+        high=MAX_POPULATION,
+        doc="creatures per generation",
+        why="a generation's creatures are all held in memory",
+    )
     algorithm: str = setting(
         "ga",
         choices=ALGORITHMS,
@@ -65,7 +76,13 @@ class RunSection:
 class EvaluationSection:
     """The ``[evaluation]`` table (with its ``[evaluation.params]`` sub-table)."""
 
-    frames: int = setting(3000, low=1, doc="frames each creature is simulated for")
+    frames: int = setting(
+        3000,
+        low=1,
+        high=MAX_FRAMES,
+        doc="frames each creature is simulated for",
+        why="every creature of the run is simulated for that long; evo simulate takes longer ones",
+    )
     plugin: str = setting("distance", doc="name of the fitness plugin (python -m evo plugins lists them)")
     plugin_paths: tuple[str, ...] = setting(
         (), doc="extra folders or .py files to load plugins from, relative to the config file's folder"
@@ -75,7 +92,11 @@ class EvaluationSection:
         metadata={"doc": "keyword arguments for the plugin, checked against its signature"},
     )
     timeout: float = setting(
-        60.0, low=0.0, doc="seconds one creature's evaluation (simulation and plugin) may take; 0: no limit"
+        60.0,
+        low=0.0,
+        high=MAX_TIMEOUT,
+        doc="seconds one creature's evaluation (simulation and plugin) may take; 0: no limit",
+        why="a longer limit is none at all: 0 means no limit",
     )
     on_timeout: str = setting(
         "stop",
@@ -90,7 +111,11 @@ class PoolSection:
     """The ``[pool]`` table."""
 
     workers: int | None = setting(
-        None, low=1, doc="worker processes; 1 evaluates in-process; default: the number of CPUs"
+        None,
+        low=1,
+        high=MAX_WORKERS,
+        doc="worker processes; 1 evaluates in-process; default: the number of CPUs",
+        why="each is a process; more than the CPUs only slows the run",
     )
     chunksize: int | None = setting(
         None,
@@ -406,7 +431,13 @@ def parse_config(
 
     run = parse_section(RunSection, doc.get("run"), source=source, table_name="run")
     run = dataclasses.replace(run, name=run.name or default_name)
-    if not _NAME.match(run.name) or run.name in (".", ".."):
+    if len(run.name) > MAX_NAME:
+        raise EvoInputError(
+            f"[run] name: expected at most {MAX_NAME} characters, got {len(run.name)} (the name makes "
+            "the run's folder and file names)",
+            source=source,
+        )
+    if not _NAME.fullmatch(run.name) or run.name in (".", ".."):
         raise EvoInputError(
             f"[run] name: expected a folder name (letters, digits, '.', '_', '-'), got {run.name!r}",
             source=source,
@@ -445,6 +476,11 @@ def parse_config(
         raise EvoInputError(
             f"[ga] elite: expected fewer than [run] population = {run.population}, got {ga.elite}",
             source=source,
+        )
+
+    if ga.refine is not None and (run.algorithm != "ga" or (plugin is not None and len(plugin.weights) > 1)):
+        raise EvoInputError(
+            "[ga] refine: memetic refinement needs the GA and a plugin of one objective", source=source
         )
 
     pool = parse_section(PoolSection, doc.get("pool"), source=source, table_name="pool")
@@ -526,12 +562,9 @@ def _check_backend(pool: PoolSection, plugin: PluginRef, source: str | None) -> 
         )
     if pool.backend != "dask":
         return
-    if pool.address is not None and not pool.address.strip():
-        raise EvoInputError(
-            f"expected a scheduler address such as 'tcp://host:8786', got {shown(pool.address)}",
-            source=source,
-            field="[pool] address",
-        )
+    problem = None if pool.address is None else dask_address_problem(pool.address)
+    if problem is not None:
+        raise EvoInputError(f"{problem}, got {shown(pool.address)}", source=source, field="[pool] address")
     try:
         require_dask()
     except EvoInputError as exc:

@@ -20,11 +20,12 @@ from evo.ga.loop import history_columns
 from evo.io.checkpoint import evolution_from_dict
 from evo.io.provenance import Provenance
 from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.runs import CHECKPOINT_ERRORS, RunContents, read_run
+from evo.io.run_folder import RunFolder
+from evo.io.runs import CHECKPOINT_ERRORS, RunContents, checkpoint_path, read_run
 from evo.model import Creature
 from evo.qd import ribs_missing
 from evo.run.archive_writer import QDFolderWriter
-from evo.run.backends import EvaluationFailed, Task, backend_kind, make_backend
+from evo.run.backends import EvaluationFailed, Task, backend_kind, dask_address_problem, make_backend
 from evo.run.batching import chunk_ids
 from evo.run.callbacks import (
     Callback,
@@ -39,6 +40,8 @@ from evo.run.config import Config, load_config, parse_config, qd_settings
 from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
+from evo.run.memetic import refine_generation
+from evo.schema import shown
 from evo.sim import warm_up
 
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
@@ -141,7 +144,7 @@ def _failure(
         if evolution.generation >= 0:
             message += f"; the last checkpoint (generation {evolution.generation}) is intact"
         else:
-            message += "; no generation was finished, so there is no checkpoint to resume from"
+            message += "; no generation was finished, so there is no checkpoint: --resume starts the run over"
     return message
 
 
@@ -157,7 +160,11 @@ def _tasks(broods: list[Any], config: Config, workers: int) -> list[Task]:
     return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
 
 
-def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> GenerationStatus:
+def _one_generation(
+    prepared: Prepared, backend: Any, callbacks: list[Callback]
+) -> tuple[tuple[Any, ...], GenerationStatus]:
+    """One generation: ask, breed and evaluate, tell. Returns its ``run.log`` line (format and values), to
+    be logged once the callbacks (the run folder's first) have taken the generation, and its status."""
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
@@ -182,11 +189,11 @@ def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback])
     for task, result in zip(tasks, ranked, strict=True):
         results[task.index] = result
     done = time.perf_counter()
-    record = evolution.tell(results)
+    record = refine_generation(prepared.config, evolution, evolution.tell(results))  # [ga] refine
     told = time.perf_counter()
     first = prepared.plugin.objectives[0]
     timed_out = sum(getattr(kid[1], "timed_out", False) for kids in results for kid in kids)
-    log.info(
+    report = (
         "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
         "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
         g, evaluations, record["exploded"],
@@ -195,7 +202,7 @@ def _one_generation(prepared: Prepared, backend: Any, callbacks: list[Callback])
         asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
     )  # fmt: skip
     objectives = tuple(prepared.plugin.objectives)
-    return GenerationStatus(
+    return report, GenerationStatus(
         generation=g,
         generations=prepared.config.run.generations,
         evaluations=evaluations,
@@ -232,13 +239,11 @@ def run_prepared(
         kind = backend_kind(config.pool.backend, workers)
         if kind == "inprocess" and config.evaluation.timeout > 0:
             warm_up(spec.world)  # the kernel's compilation must not count against the first creature
-        # with worker processes, they also write each new child's JSON (the parent only splices it)
         context = BreedContext(
             spec,
             config.genome,
             config.ga,
             evaluate=evaluate,
-            model_text=kind != "inprocess" and prepared.folder is not None,
             timeout=config.evaluation.timeout,
             on_timeout=config.evaluation.on_timeout,
             batch=config.pool.batch,
@@ -258,9 +263,10 @@ def run_prepared(
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
             while evolution.generation + 1 < generations:
-                status = _one_generation(prepared, backend, callbacks)
-                for callback in callbacks:
+                report, status = _one_generation(prepared, backend, callbacks)
+                for callback in callbacks:  # the run folder's writer first: the checkpoint is durable
                     callback.on_generation_end(status)
+                log.info(*report)
                 if status.stop_requested and evolution.generation + 1 < generations:
                     log.info("stopped on request after generation %d", evolution.generation)
                     stopped = True
@@ -372,6 +378,9 @@ def _pool_override(config: Config, backend: str | None, address: str | None) -> 
     """The ``[pool]`` keys that ``backend`` and ``address`` change (an address means dask)."""
     changes: dict[str, Any] = {}
     if address is not None:
+        problem = dask_address_problem(address) if isinstance(address, str) else "expected a string"
+        if problem is not None:
+            raise EvoInputError(f"address: {problem}, got {shown(address)}")
         changes = {"backend": "dask", "address": address}
         if backend not in (None, "dask"):
             raise EvoInputError(f"address: only used with backend='dask', got backend={backend!r}")
@@ -410,7 +419,7 @@ def open_run(path: str | os.PathLike) -> RunResult:
     evolution = None
     if contents.checkpoint is not None and is_qd_checkpoint(contents.checkpoint):
         return _open_map_elites(contents, config, folder)
-    source = str(folder / "checkpoint.json")
+    source = str(checkpoint_path(RunFolder(folder)))
     try:
         if contents.checkpoint is not None:
             weights = tuple(contents.weights)
@@ -439,7 +448,7 @@ def open_run(path: str | os.PathLike) -> RunResult:
 def _open_map_elites(contents: RunContents, config: Config, folder: Path) -> RunResult:
     """:func:`open_run` of a MAP-Elites run folder: the archive from its checkpoint (and the state machine
     when pyribs is installed here)."""
-    source = str(folder / "checkpoint.json")
+    source = str(checkpoint_path(RunFolder(folder)))
     try:
         state = qd_state_from_dict(contents.checkpoint or {}, contents.weights)
         settings = qd_settings(config, tuple(state.objectives), tuple(contents.weights))

@@ -21,11 +21,12 @@ from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
 from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, LoopSettings, history_columns
-from evo.io.checkpoint import evolution_from_dict, model_document, state_parts
+from evo.io.checkpoint import checkpoint_contents, evolution_from_dict, model_document
+from evo.io.checkpoint_file import HistoryLog, checkpoint_arrays
 from evo.io.models import dumps_model, load_model
 from evo.io.provenance import Provenance
 from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.run_folder import RunFolder, elite_file_name, model_digest
+from evo.io.run_folder import RunFolder, elite_file_name, history_csv, model_digest
 from evo.io.run_lock import RunLock
 from evo.io.runs import CHECKPOINT_ERRORS
 from evo.io.tomlfiles import dumps_toml
@@ -131,13 +132,17 @@ def prepare(
         if resume:
             raise EvoInputError("resuming needs the run folder (out=...)")
         return Prepared(config, None, plugin, start(), resumed=False)
-    folder = RunFolder(out)
+    folder = RunFolder(Path(out).absolute())  # once: a plugin's os.chdir cannot move the run
+    folder.check_own_files()
     if not resume and not force:
         folder.check_not_foreign()  # refused without putting a lock file among someone else's files
+    killed_as_it_started = resume and folder.holds_only_a_lock()  # checked before our own lock is made
     lock = RunLock.acquire(folder.path)
     try:
         if resume:
-            evolution = _resumed(config, folder, plugin, settings, models)
+            evolution = None if killed_as_it_started else _resumed(config, folder, plugin, settings, models)
+            if evolution is None:  # stopped before its first checkpoint: nothing was done, start over
+                return Prepared(config, folder, plugin, start(), resumed=False, lock=lock)
         else:
             folder.check_new(force=force)
             evolution = start()
@@ -148,7 +153,8 @@ def prepare(
 
 
 def _resumed(config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSettings, models: list) -> Any:
-    """The evolution (or MAP-Elites search) of the folder's checkpoint, once the folder is locked."""
+    """The evolution (or MAP-Elites search) of the folder's checkpoint, once the folder is locked; None for
+    a run stopped before its first checkpoint (its config.toml only)."""
     folder.check_resumable()
     if folder.config.is_file():
         changed = _config_changes(folder.read_config_text(), config, str(folder.config))
@@ -158,7 +164,9 @@ def _resumed(config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSe
                 "[pool] and the [evaluation] timeout may change when resuming (use --force to start over)",
                 source=config.source,
             )
-    doc = folder.read_checkpoint()
+    if not (folder.checkpoint.is_file() or folder.legacy_checkpoint.is_file()):
+        return None
+    doc = folder.read_checkpoint(resuming=True, objectives=plugin.objectives, weights=plugin.weights)
     try:
         if config.map_elites:
             state = qd_state_from_dict(doc, plugin.weights)
@@ -221,10 +229,6 @@ class _EliteFiles:
         return [(name, texts[ind.id]) for name, ind in named]
 
 
-def _yield() -> None:
-    time.sleep(0)
-
-
 def _generation_best(population: list[Individual]) -> Individual | None:
     """The fittest evaluated individual of a generation with finite fitness (DEAP's weighted order)."""
     finite = [ind for ind in population if ind.values and all(map(math.isfinite, ind.values))]
@@ -253,10 +257,10 @@ def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
 
 
 class FolderWriter(Callback):
-    """Writes the run folder: ``config.toml`` at the start, then after every generation ``checkpoint.json``
-    (the source of truth), ``history.csv``, ``elites/`` and ``generations/genNNNN.json``, in a background
-    thread while the next generation is made (at most one write in flight, in order); ``run.log``
-    throughout; a creature whose evaluation failed under ``failed/``."""
+    """Writes the run folder: ``config.toml`` at the start; after every generation, before the generation
+    is reported, its row of ``history.csv`` and ``checkpoint.npz`` (the source of truth), durably; then
+    ``elites/`` and ``generations/genNNNN.json`` in a background thread while the next generation is made
+    (at most one write in flight, in order); ``run.log`` throughout; failed creatures under ``failed/``."""
 
     def __init__(self, prepared: Prepared):
         if prepared.folder is None:
@@ -264,6 +268,7 @@ class FolderWriter(Callback):
         self.prepared = prepared
         self.folder: RunFolder = prepared.folder
         self.elites = _EliteFiles(prepared.config, prepared.plugin)
+        self.history = HistoryLog(self.folder.history)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evo-run-writer")
         self._future: Future | None = None
         self._logging: contextlib.ExitStack | None = None
@@ -272,10 +277,14 @@ class FolderWriter(Callback):
     def on_run_start(self, run: RunStart) -> None:
         prepared, folder = self.prepared, self.folder
         config_text = prepared.config.to_toml()
-        if prepared.resumed:
-            folder.write_config(config_text)
-        else:
-            folder.create(config_text, force=True)  # prepare() checked that it may
+        try:
+            if prepared.resumed:
+                folder.remove_stale_temporaries()
+                folder.write_config(config_text)
+            else:
+                folder.create(config_text, force=True)  # prepare() checked that it may
+        except OSError as exc:  # a full disk at the start: one line, the lock released by the caller
+            raise RunFailed(f"cannot write the run folder: {exc.strerror or exc}") from None
         self._logging = contextlib.ExitStack()
         self._logging.enter_context(run_logging(folder.log))
         if prepared.resumed:
@@ -285,12 +294,23 @@ class FolderWriter(Callback):
                 prepared.evolution.generation + 1,
                 prepared.config.run.generations,
             )
-            self._snapshot()()  # history and elites exactly as the checkpoint says
+            state = prepared.evolution.state()
+            # the history as the checkpoint says (rows of a generation never checkpointed go), then the
+            # elites and the last generation's best
+            self.history.start(history_csv(self._columns(), state.logbook), rows=len(state.logbook))
+            self._derived(state)()
         else:
+            self.history.start(history_csv(self._columns(), []), rows=0)
             log.info("starting %s: %s", folder.path, "; ".join(prepared.config.describe()))
 
     def on_generation_end(self, status: GenerationStatus) -> None:
-        self._submit(self._snapshot())
+        state = self.prepared.evolution.state()
+        self.join()
+        try:
+            self._write_checkpoint(state)
+        except OSError as exc:
+            raise RunFailed(f"cannot write the run folder: {exc}") from None
+        self._future = self._executor.submit(self._derived(state))
 
     def on_failure(self, generation: int, index: int, creature: Creature, seed: int, message: str) -> str:
         config = self.prepared.config
@@ -324,23 +344,33 @@ class FolderWriter(Callback):
                 self._logging = None
 
     # -- writing --------------------------------------------------------------------------------------
-    def _snapshot(self) -> Callable[[], None]:
-        """The state after the last ``tell``, captured now (cheap: told individuals never change), and the
-        work of writing it."""
-        folder, evolution = self.folder, self.prepared.evolution
-        state = evolution.state()
-        members = list(evolution.hall_of_fame)
-        population = list(evolution.population)
-        columns = history_columns(self.prepared.plugin.objectives)
+    def _columns(self) -> list[str]:
+        return history_columns(self.prepared.plugin.objectives)
+
+    def _checkpoint_arrays(self, state: Any, history: dict[str, Any]) -> dict[str, Any]:
+        head, groups = checkpoint_contents(state)
+        return checkpoint_arrays({**head, "history": history}, groups)
+
+    def _write_checkpoint(self, state: Any) -> None:
+        """Append the state's new logbook rows to history.csv, then write ``checkpoint.npz``: both durable
+        when this returns (docs/runs.md, "What survives what")."""
+        started = time.perf_counter()
+        new = state.logbook[self.history.rows :]
+        if new:
+            self.history.append(history_csv(self._columns(), new).split("\n", 1)[1])
+        self.folder.write_checkpoint(self._checkpoint_arrays(state, self.history.mark()))
+        log.debug("generation %d checkpointed in %.4f s", state.generation, time.perf_counter() - started)
+
+    def _derived(self, state: Any) -> Callable[[], None]:
+        """The work of writing the files derived from the state (elites, the generation's best): captured
+        now (cheap: told individuals never change), run in the writer thread."""
+        folder = self.folder
+        members = list(state.hall_of_fame)
+        population = list(state.population)
         elites = self.elites
 
         def work() -> None:
             started = time.perf_counter()
-            # time.sleep(0) gives the GIL back after each creature's JSON: the evolution's thread, back
-            # from a kernel call, need not wait out Python's switch interval behind this one
-            head, individuals = state_parts(state, pause=_yield)
-            folder.write_checkpoint(head, individuals)
-            folder.write_history(columns, head["logbook"])
             folder.write_elites(elites.texts(elites.names(members)))
             best = _generation_best(population)
             if best is not None:
@@ -348,10 +378,6 @@ class FolderWriter(Callback):
             log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
 
         return work
-
-    def _submit(self, work: Callable[[], None]) -> None:
-        self.join()
-        self._future = self._executor.submit(work)
 
     def join(self) -> None:
         """Wait for the write in flight; its error, if any, is raised here as :class:`RunFailed`."""

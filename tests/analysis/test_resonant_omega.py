@@ -27,7 +27,14 @@ def test_resonant_init_changes_only_omega_to_the_clipped_lowest_natural_frequenc
 
 
 def test_resonant_omega_is_clipped_into_the_genome_range():
-    genome = GenomeSection(omega_init="resonant", omega=(0.02, 0.03))
-    for seed in range(5):
-        creature = random_creature(np.random.default_rng(seed), genome)
-        assert 0.02 <= creature.omega <= 0.03
+    world = World(stiffness=0.3)
+    lowest = [
+        lowest_natural_frequency(random_creature(np.random.default_rng(seed), GenomeSection()), world)
+        for seed in range(8)
+    ]
+    low, high = sorted(lowest)[2], sorted(lowest)[5]  # some below, some within, some above the range
+    genome = GenomeSection(omega_init="resonant", omega=(low, high))
+    clipped = [random_creature(np.random.default_rng(seed), genome, world=world).omega for seed in range(8)]
+    # a random omega (the "uniform" init) would fall strictly inside the range, never on its ends
+    assert clipped == pytest.approx([min(max(f, low), high) for f in lowest], rel=1e-12)
+    assert clipped.count(low) >= 2 and clipped.count(high) >= 2

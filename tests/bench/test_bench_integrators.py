@@ -8,7 +8,7 @@ from evo.cli import bench as bench_command
 from evo.sim.world import INTEGRATORS
 
 
-def test_every_integrator_gets_a_row_and_psm_has_the_smallest_energy_error_at_equal_wall_time(capsys):
+def test_every_integrator_gets_a_row_and_psm_has_the_smallest_energy_error_at_equal_steps(capsys):
     parser = argparse.ArgumentParser()
     bench_command.add_arguments(parser)
     assert bench_command.run(parser.parse_args(["--integrators", "--repeats", "1", "--json"])) == 0
@@ -18,8 +18,9 @@ def test_every_integrator_gets_a_row_and_psm_has_the_smallest_energy_error_at_eq
     assert [r["integrator"] for r in rows][-1] == "psm (order 9)"
     for row in rows:
         assert row["spring_updates_per_s"] > 0 and row["equal_time_steps"] >= 1
-    errors = {r["integrator"]: r["equal_time_energy_error"] for r in rows}
-    # explicit Euler gains energy without bound: its error is huge (or inf, written as null)
+    # at equal step counts (no clock involved): explicit Euler gains energy without bound, and psm has the
+    # smallest energy error; which is best at equal wall time is the bench's figure, not a test's
+    errors = {r["integrator"]: r["seed_energy_error"] for r in rows}
     assert errors["explicit-euler"] is None or errors["explicit-euler"] > 1.0
     finite = {name: e for name, e in errors.items() if e is not None}
     assert min(finite, key=finite.get) == "psm (order 9)"

@@ -10,6 +10,7 @@ from pathlib import Path
 from test_run_command import _signal_after_checkpoint, evo_run, snapshot, write_config
 
 from evo.cli import main
+from evo.io.checkpoint_file import read_checkpoint_document
 
 QD = """
 [qd]
@@ -41,7 +42,7 @@ def test_a_map_elites_run_killed_with_9_resumes_to_the_same_files(tmp_path):
     stopped = tmp_path / "stopped"
     returncode, _ = _signal_after_checkpoint(config, stopped, 2, signal.SIGKILL)
     assert returncode == -signal.SIGKILL
-    assert json.loads((stopped / "checkpoint.json").read_text())["generation"] < 6, "it ended before the kill"
+    assert read_checkpoint_document(stopped)["generation"] < 6, "it ended before the kill"
     assert evo_run(config, "--out", stopped, "--resume", "--quiet") == 0
     assert evo_run(config, "--out", tmp_path / "straight", "--quiet") == 0
     assert archive_snapshot(stopped) == archive_snapshot(tmp_path / "straight")

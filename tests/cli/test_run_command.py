@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from evo.cli import main
+from evo.io.checkpoint_file import read_checkpoint_document
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,7 +81,7 @@ def write_config(
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """checkpoint.json, history.csv, every elite file and every generation's best, by name."""
-    files = {name: (folder / name).read_bytes() for name in ("checkpoint.json", "history.csv")}
+    files = {name: (folder / name).read_bytes() for name in ("checkpoint.npz", "history.csv")}
     for sub in ("elites", "generations"):
         for path in sorted((folder / sub).glob("*.json")):
             files[f"{sub}/{path.name}"] = path.read_bytes()
@@ -104,7 +105,7 @@ def test_a_tiny_run_writes_its_whole_folder(tmp_path, monkeypatch, capsys):
         "masses_mean", "links_mean", "exploded",
     ]  # fmt: skip
     assert [r.split(",")[0] for r in rows[1:]] == ["0", "1", "2"]
-    checkpoint = json.loads((folder / "checkpoint.json").read_text())
+    checkpoint = read_checkpoint_document(folder)
     assert checkpoint["generation"] == 2 and len(checkpoint["population"]) == 8
     assert {"rng", "hall_of_fame", "logbook"} <= set(checkpoint)
     assert "seed = 3" in (folder / "config.toml").read_text()
@@ -150,10 +151,7 @@ def _wait_for_checkpoint(folder: Path, generation: int, proc: subprocess.Popen, 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.communicate()
-        try:
-            done = json.loads((folder / "checkpoint.json").read_text())["generation"]
-        except (FileNotFoundError, json.JSONDecodeError):
-            done = -1
+        done = (read_checkpoint_document(folder) or {"generation": -1})["generation"]
         if done >= generation:
             return done
         time.sleep(0.01)
@@ -197,7 +195,7 @@ def test_a_run_stopped_in_the_middle_resumes_to_the_same_files_as_an_uninterrupt
     )
     stopped = tmp_path / "stopped"
     returncode, err = _signal_after_checkpoint(config, stopped, 2, how)
-    checkpoint = json.loads((stopped / "checkpoint.json").read_text())
+    checkpoint = read_checkpoint_document(stopped)
     assert checkpoint["generation"] < 6, "the run ended before it could be stopped"
     if how in (signal.SIGINT, signal.SIGTERM):
         assert returncode == 128 + how  # 130 for Ctrl-C, 143 for SIGTERM
@@ -230,7 +228,7 @@ def test_a_plugin_that_raises_stops_the_run_cleanly_and_keeps_the_last_checkpoin
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "plugin 'flaky' raised ZeroDivisionError: division by zero" in err
     assert "the last checkpoint (generation 0) is intact" in err
-    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 0
+    assert read_checkpoint_document(folder)["generation"] == 0
     (failed,) = (folder / "failed").glob("*.json")
     assert failed.name.startswith("gen0001_") and str(failed) in err
     meta = json.loads(failed.read_text())["meta"]
@@ -249,7 +247,7 @@ def test_a_plugin_that_raises_in_a_worker_stops_the_run_without_hanging(tmp_path
     assert "plugin 'flaky' raised ZeroDivisionError" in err
     assert "no generation was finished, so there is no checkpoint" in err and "generation -1" not in err
     assert len(list((tmp_path / "run" / "failed").glob("gen0000_*.json"))) == 1
-    assert not (tmp_path / "run" / "checkpoint.json").exists()
+    assert not (tmp_path / "run" / "checkpoint.npz").exists()
 
 
 def test_a_two_objective_plugin_runs_with_nsga2_end_to_end(tmp_path, capsys):
@@ -276,7 +274,7 @@ def test_a_two_objective_plugin_runs_with_nsga2_end_to_end(tmp_path, capsys):
     for row in rows[1:]:
         cells = dict(zip(rows[0].split(","), map(float, row.split(",")), strict=True))
         assert cells["height_best"] >= cells["height_mean"] and cells["sway_best"] == cells["sway_min"]
-    checkpoint = json.loads((folder / "checkpoint.json").read_text())
+    checkpoint = read_checkpoint_document(folder)
     assert checkpoint["objectives"] == ["height", "sway"] and checkpoint["weights"] == [1.0, -1.0]
     assert len(checkpoint["population"]) == 10
     elites = sorted((folder / "elites").glob("*.json"))
@@ -299,7 +297,7 @@ def test_exploding_creatures_get_the_worst_fitness_and_are_counted(tmp_path):
     rows = [line.split(",") for line in (tmp_path / "run" / "history.csv").read_text().splitlines()]
     exploded = [int(row[-1]) for row in rows[1:]]
     assert sum(exploded) > 0 and exploded[0] < 12
-    population = json.loads((tmp_path / "run" / "checkpoint.json").read_text())["population"]
+    population = read_checkpoint_document(tmp_path / "run")["population"]
     assert any(ind["exploded"] and ind["fitness"] == ["-inf"] for ind in population)
     assert all(float(row[2]) > float("-inf") for row in rows[1:])  # statistics over finite values only
 
@@ -310,7 +308,7 @@ def test_exploding_creatures_get_the_worst_fitness_and_are_counted(tmp_path):
         ("typo", [], "unknown key 'populaton' in [run]; did you mean 'population'?"),
         ("plugin", [], "unknown plugin 'distanse'; did you mean 'distance'?"),
         ("seed_model", [], "c.toml: [genome] seed_models: "),
-        ("none", ["--resume"], "no checkpoint.json to resume from"),
+        ("none", ["--resume"], "no checkpoint to resume from"),
         ("none", ["--workers", "0"], "--workers must be at least 1"),
     ],
 )
@@ -338,7 +336,7 @@ def test_an_existing_run_is_never_overwritten_without_force_and_resume_checks_th
     folder = tmp_path / "run"
     assert evo_run(config, "--out", folder, "--quiet") == 0
     before = snapshot(folder)
-    checkpoint = (folder / "checkpoint.json").read_bytes()
+    checkpoint = (folder / "checkpoint.npz").read_bytes()
     capsys.readouterr()
     assert evo_run(config, "--out", folder) == 2
     assert (
@@ -350,9 +348,9 @@ def test_an_existing_run_is_never_overwritten_without_force_and_resume_checks_th
     with pytest.raises(SystemExit) as exit_:
         evo_run(config, "--out", folder, "--resume", "--force")
     assert exit_.value.code == 2
-    assert snapshot(folder) == before and (folder / "checkpoint.json").read_bytes() == checkpoint
+    assert snapshot(folder) == before and (folder / "checkpoint.npz").read_bytes() == checkpoint
     assert evo_run(changed, "--out", folder, "--force", "--quiet") == 0
-    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 2
+    assert read_checkpoint_document(folder)["generation"] == 2
 
 
 def test_a_folder_of_unrelated_files_is_refused_without_suggesting_resume(tmp_path, capsys):
@@ -455,4 +453,4 @@ def test_ctrl_c_in_the_last_generation_completes_the_run_and_still_exits_130(tmp
     returncode, err = _signal_after_checkpoint(config, folder, 0, signal.SIGINT)
     assert returncode == 130
     assert "Traceback" not in err
-    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 1
+    assert read_checkpoint_document(folder)["generation"] == 1

@@ -5,7 +5,6 @@ survives what")."""
 from __future__ import annotations
 
 import errno
-import json
 import os
 import signal
 import subprocess
@@ -17,7 +16,8 @@ import pytest
 from test_run_command import _wait_for_checkpoint, evo_run, snapshot, write_config
 
 import evo
-from evo.io import atomic, run_lock
+from evo.io import checkpoint_file, run_lock
+from evo.io.checkpoint_file import read_checkpoint_document
 from evo.io.run_lock import FolderInUse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_sigterm_to_the_whole_process_group_finishes_the_generation_and_exits_14
     assert returncode == 143, err
     assert err.count("SIGTERM: stopping after this generation's checkpoint") == 1  # not the workers'
     assert "stopped after generation" in err and "Traceback" not in err
-    stopped_at = json.loads((folder / "checkpoint.json").read_text())["generation"]
+    stopped_at = read_checkpoint_document(folder)["generation"]
     assert stopped_at < 5 and not (folder / "run.lock").exists()
     assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
 
@@ -104,7 +104,7 @@ def test_a_second_signal_abandons_the_generation_under_way_and_keeps_the_last_ch
         returncode, err = _finish(proc)
     assert returncode == 143, err
     assert "evo run: interrupted; the last checkpoint stays as it was" in err and "Traceback" not in err
-    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 0
+    assert read_checkpoint_document(folder)["generation"] == 0
     assert not (folder / "run.lock").exists()
     assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
 
@@ -119,25 +119,24 @@ def test_a_folder_that_can_no_longer_be_written_stops_the_run_with_one_line_and_
 ):
     config = write_config(tmp_path / "c.toml", generations=4, workers=1)
     folder = tmp_path / "run"
-    real_write = atomic.atomic_write_bytes
+    real_write = checkpoint_file.write_npz
     written = []
 
-    def failing(path, data):
-        if Path(path).name == "checkpoint.json":
-            written.append(path)
-            if len(written) == 3:  # the checkpoint of generation 2
-                raise OSError(code, os.strerror(code), str(path))
-        return real_write(path, data)
+    def failing(path, arrays, pause=None):
+        written.append(path)
+        if len(written) == 3:  # the checkpoint of generation 2
+            raise OSError(code, os.strerror(code), str(path))
+        return real_write(path, arrays, pause=pause)
 
-    monkeypatch.setattr(atomic, "atomic_write_bytes", failing)
+    monkeypatch.setattr(checkpoint_file, "write_npz", failing)
     assert evo_run(config, "--out", folder, "--quiet") == 1
     err = capsys.readouterr().err
     assert (
         len(err.strip().splitlines()) == 1 and f"cannot write the run folder: [Errno {code}] {words}" in err
     )
-    assert json.loads((folder / "checkpoint.json").read_text())["generation"] == 1
+    assert read_checkpoint_document(folder)["generation"] == 1
     assert not (folder / "run.lock").exists()
-    monkeypatch.setattr(atomic, "atomic_write_bytes", real_write)
+    monkeypatch.setattr(checkpoint_file, "write_npz", real_write)
     assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
     assert evo_run(config, "--out", tmp_path / "straight", "--quiet") == 0
     assert snapshot(folder) == snapshot(tmp_path / "straight")

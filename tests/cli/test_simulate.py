@@ -12,7 +12,7 @@ import pytest
 
 from evo.cli import main
 from evo.io.models import load_model, save_model
-from evo.sim import World
+from evo.sim import World, simulate
 from evo.sim.placement import stand_on_ground, surface_heights
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
@@ -99,3 +99,46 @@ def test_a_model_whose_own_world_has_hills_is_lifted_too(tmp_path, capsys):
         json.loads(own.splitlines()[-1])["start_centroid"]
         == json.loads(with_set.splitlines()[-1])["start_centroid"]
     )
+
+
+def _readme_walkers() -> list[tuple[str, int, int, int, int]]:
+    """(file, masses, links, muscles, distance px) of each row of README.md's "Shipped creatures" table."""
+    readme = (GENOMES.parent / "README.md").read_text(encoding="utf-8")
+    rows = []
+    for line in readme.split("## Shipped creatures", 1)[1].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[0].startswith("`") and cells[0].endswith("`"):
+            masses, links, muscles = map(int, cells[1:4])
+            rows.append((cells[0].strip("`"), masses, links, muscles, int(cells[4].replace("−", "-"))))
+    return rows
+
+
+README_WALKERS = _readme_walkers()
+
+
+def test_the_readme_table_lists_the_classic_hopper_and_roller():
+    assert {"classic/hopper.xml", "classic/roller.xml"} <= {row[0] for row in README_WALKERS}
+
+
+@pytest.mark.parametrize(
+    "name, masses, links, muscles, distance", README_WALKERS, ids=[r[0] for r in README_WALKERS]
+)
+def test_each_shipped_walker_covers_the_distance_the_readme_gives(
+    name, masses, links, muscles, distance, capsys
+):
+    assert main(["simulate", str(GENOMES / name), "--json"]) == 0  # the command the README names
+    result = json.loads(capsys.readouterr().out)
+    assert (result["masses"], result["links"], result["muscles"]) == (masses, links, muscles)
+    assert not result["exploded"] and result["frames"] == 3000
+    assert round(result["distance"]) == distance  # the table rounds to whole px
+
+
+def test_the_classic_roller_rolls_over_its_bump_of_fixed_bars():
+    roller = load_model(GENOMES / "classic" / "roller.xml")
+    world = World().updated(roller.world)
+    assert world.terrain == (((300.0, 0.0), (420.0, 18.0), (540.0, 0.0)),)  # 18 px high at x = 420
+    trajectory = simulate(roller, world, 3000, record_every=1)
+    x, lowest = trajectory.centroids[:, 0], trajectory.positions[..., 1].min(axis=1)
+    over = (x > 400.0) & (x < 440.0)
+    assert over.any() and lowest[over].min() > 10.0, "on top of the bump, no mass touches the floor"
+    assert x[-1] > 540.0 + 1000.0 and lowest[x > 700.0].max() == 0.0, "past it, back on the floor, rolling on"

@@ -108,7 +108,9 @@ def test_breeding_the_same_brood_twice_makes_the_same_children():
 def test_plugin_seeds_derive_from_run_seed_generation_and_index():
     seeds = {plugin_seed(s, g, i) for s in (1, 2) for g in (0, 1) for i in (0, 1)}
     assert len(seeds) == 8
-    assert plugin_seed(1, 0, 0) == plugin_seed(1, 0, 0) < 2**64
+    for run_seed, generation, index in [(1, 0, 0), (7, 3, 11), (2**63 + 5, 10**6, 4)]:
+        expected = np.random.SeedSequence([run_seed, generation, index]).generate_state(1, np.uint64)[0]
+        assert plugin_seed(run_seed, generation, index) == int(expected) < 2**64
 
 
 def test_exploded_creatures_get_the_worst_fitness_are_counted_and_left_out_of_statistics():

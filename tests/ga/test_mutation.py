@@ -323,10 +323,6 @@ def test_crossover_without_cut_or_wave_returns_copies():
     assert_same(second, b)
 
 
-@pytest.mark.skipif(
-    "stiffness" not in {f.name for f in dataclasses.fields(Creature)},
-    reason="this Creature has no per-link stiffness, dashpot or mass",
-)
 @pytest.mark.parametrize("seed", range(5))
 def test_optional_link_and_mass_values_follow_their_links_and_masses(seed):
     creature = TRIANGLE_WITH_TAIL.replace(

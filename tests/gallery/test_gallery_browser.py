@@ -4,6 +4,7 @@ browser): no console errors, no network, the cards animate, the detail, race and
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -113,18 +114,28 @@ def _pixels_of(canvas, colour: str) -> int:
     return canvas.evaluate(COLOUR_COUNT, [int(colour[k : k + 2], 16) for k in (1, 3, 5)])
 
 
+def _wait_for_canvas(page, selector: str, condition: str, arg=None) -> None:
+    """Wait (up to the page's default timeout) until ``condition``, a JavaScript expression of the canvas
+    state ``s`` (:data:`CANVAS_STATE`) and ``arg``, holds for the first canvas matching ``selector``."""
+    page.wait_for_function(
+        f"(arg) => {{ const s = ({CANVAS_STATE})(document.querySelector({json.dumps(selector)}));"
+        f" return {condition}; }}",
+        arg=arg,
+    )
+
+
 def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
     index = write_gallery(run_dir)
     problems: list[str] = []
     with gallery_page(index, problems, accept_downloads=True) as page:
         card = "article.card canvas"
         assert page.locator(card).count() == len(list((run_dir / "elites").glob("*.json")))
-        page.wait_for_timeout(600)
+        # waits on what the page shows, not on the clock: a loaded machine only makes them slower
+        _wait_for_canvas(page, card, "s.painted === s.total && s.dark > 20")
         first = _state(page, card)
         assert first["painted"] == first["total"], "the card canvas is drawn all over"
         assert first["dark"] > 20, "the creature is drawn on the card"
-        page.wait_for_timeout(600)
-        assert _state(page, card)["digest"] != first["digest"], "the card animates"
+        _wait_for_canvas(page, card, "s.digest !== arg", first["digest"])  # the card animates
         assert page.locator("svg.chart polyline").count() >= 3
 
         with page.expect_download() as download:
@@ -135,8 +146,7 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
 
         page.locator(card).first.click()
         page.wait_for_selector("#detail:not([hidden])")
-        page.wait_for_timeout(400)
-        assert _state(page, "#detail-canvas")["dark"] > 20
+        _wait_for_canvas(page, "#detail-canvas", "s.dark > 20")
         behind = _state(page, card)["digest"]
         page.wait_for_timeout(300)
         assert _state(page, card)["digest"] == behind, "the cards hold still under the detail view"
@@ -148,8 +158,9 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
         assert "play" in page.text_content("#detail-play")
         page.fill("#detail-scrub", "600")
         page.dispatch_event("#detail-scrub", "input")
-        page.wait_for_timeout(200)
-        assert page.text_content("#detail-frame").startswith("frame 600 ")
+        page.wait_for_function(
+            "() => document.querySelector('#detail-frame').textContent.startsWith('frame 600 ')"
+        )
         page.uncheck("#detail-follow")
         page.select_option("#detail-speed", "4")
         page.screenshot(path=str(tmp_path / "detail.png"))
@@ -158,10 +169,9 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
 
         page.click("#race-selected")
         page.wait_for_selector("#race:not([hidden])")
-        page.wait_for_timeout(800)
+        _wait_for_canvas(page, "#race-canvas", "s.painted > 0")
         picked = page.locator("input.race-pick:checked").count()
         assert picked >= 2 and page.locator("#race-board li").count() == picked
-        assert _state(page, "#race-canvas")["painted"] > 0
         assert "px" in page.text_content("#race-board li")
         page.screenshot(path=str(tmp_path / "race.png"))
         page.click("#race-close")
@@ -169,8 +179,7 @@ def test_the_gallery_runs_in_headless_chromium(run_dir: Path, tmp_path: Path):
         page.locator("#evolution").scroll_into_view_if_needed()
         assert page.locator("#evolution-table tbody tr").count() == 6
         page.click("#evolution-auto")
-        page.wait_for_timeout(400)
-        assert _state(page, "#evolution-canvas")["dark"] > 20
+        _wait_for_canvas(page, "#evolution-canvas", "s.dark > 20")
         page.screenshot(path=str(tmp_path / "gallery.png"), full_page=True)
     assert problems == []
     assert (tmp_path / "gallery.png").stat().st_size > 10_000
@@ -208,8 +217,7 @@ def test_the_gallery_fills_the_polygons_of_classic_models_in_their_colours(tmp_p
             page.click("#detail-close")
         page.click("#race-selected")
         page.wait_for_selector("#race:not([hidden])")
-        page.wait_for_timeout(300)
-        assert _state(page, "#race-canvas")["painted"] > 0
+        _wait_for_canvas(page, "#race-canvas", "s.painted > 0")
     assert problems == []
 
 

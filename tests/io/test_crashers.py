@@ -55,6 +55,14 @@ def _set_values(path: Path, folder: Path) -> None:
     assert status in (0, 2) and len(stderr.getvalue().strip().splitlines()) <= 1, stderr.getvalue()
 
 
+def _validated(path: Path, folder: Path) -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        status = loads_or_refuses(lambda: main(["validate", str(path)]), folder)
+    stdout.getvalue().encode("utf-8")
+    assert status in (0, 2) and len(stderr.getvalue().strip().splitlines()) <= 1, stderr.getvalue()
+
+
 def test_the_corpus_holds_a_crasher_of_every_reader():
     kinds = {path.name.split("_", 1)[0] for path in CRASHERS}
     assert kinds == {"model", "config", "world", "checkpoint", "set"}
@@ -67,6 +75,7 @@ def test_a_former_crasher_is_read_or_refused_in_one_line(path, tmp_path):
     shutil.copy(path, copy)
     if kind == "model":
         loads_or_refuses(lambda: _model(copy), tmp_path)
+        _validated(copy, tmp_path)  # evo validate prints the name: it must be text a terminal can take
     elif kind == "config":
         loads_or_refuses(lambda: load_config(copy), tmp_path)
     elif kind == "world":

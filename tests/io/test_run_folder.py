@@ -34,22 +34,6 @@ def test_non_finite_numbers_are_written_as_strings_and_read_back_identically():
         decode_number("infinity")
 
 
-def test_a_checkpoint_round_trips_and_other_documents_are_refused(tmp_path):
-    folder = RunFolder(tmp_path / "run")
-    folder.create("# config\n", force=False)
-    state = {"generation": 3, "rng": {"state": {"state": 2**120 + 7, "inc": 5}}, "fitness": ["-inf", 2.5]}
-    folder.write_checkpoint(state)
-    doc = folder.read_checkpoint()
-    assert doc["generation"] == 3 and doc["rng"]["state"]["state"] == 2**120 + 7
-    assert doc["fitness"] == ["-inf", 2.5]
-    folder.checkpoint.write_text('{"format": "something-else"}')
-    with pytest.raises(EvoInputError, match="evo-checkpoint"):
-        folder.read_checkpoint()
-    folder.checkpoint.write_text("{not json")
-    with pytest.raises(EvoInputError, match="cannot read the checkpoint"):
-        folder.read_checkpoint()
-
-
 def test_history_cells_keep_full_precision_and_write_non_finite_values_as_words():
     text = history_csv(["generation", "best", "mean", "exploded"], [
         {"generation": 0, "best": 0.1 + 0.2, "mean": math.nan, "exploded": 2},
@@ -89,23 +73,27 @@ def test_an_existing_folder_is_refused_unless_forced_and_force_keeps_other_files
     folder = RunFolder(tmp_path / "run")
     folder.check_new(force=False)  # nothing there yet
     folder.create("first\n", force=False)
-    folder.write_checkpoint({"generation": 0})
+    folder.checkpoint.write_bytes(b"a checkpoint")
+    (folder.path / ".checkpoint.npz.x1y2.tmp").write_bytes(b"left by a kill -9")
     (folder.path / "notes.txt").write_text("mine")
     with pytest.raises(EvoInputError, match="--resume .* --force"):
         folder.check_new(force=False)
     folder.create("second\n", force=True)
     assert folder.config.read_text() == "second\n"
-    assert not folder.checkpoint.exists()
+    assert not folder.checkpoint.exists() and not (folder.path / ".checkpoint.npz.x1y2.tmp").exists()
     assert (folder.path / "notes.txt").read_text() == "mine"
 
 
-def test_resuming_needs_a_checkpoint(tmp_path):
+def test_resuming_needs_a_checkpoint_or_the_config_of_a_run_stopped_before_its_first(tmp_path):
     folder = RunFolder(tmp_path / "run")
-    with pytest.raises(EvoInputError, match="no checkpoint.json to resume from; run without --resume to"):
+    with pytest.raises(EvoInputError, match="no checkpoint to resume from; run without --resume to"):
         folder.check_resumable()
-    folder.create("", force=False)  # e.g. a run whose generation 0 failed: a new run needs --force
-    with pytest.raises(EvoInputError, match="no checkpoint.json to resume from; use --force to start over"):
+    folder.path.mkdir()
+    (folder.path / "notes.txt").write_text("not a run")
+    with pytest.raises(EvoInputError, match="no checkpoint to resume from; use --force to start over"):
         folder.check_resumable()
+    folder.create("", force=True)  # a run killed before its first checkpoint: --resume starts it over
+    folder.check_resumable()
 
 
 def test_a_failed_creature_is_saved_under_failed(tmp_path):

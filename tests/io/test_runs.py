@@ -59,8 +59,8 @@ def test_a_folder_whose_checkpoint_is_newer_than_its_other_files_reads_as_of_the
     three, two = runs
     torn = tmp_path / "torn"
     shutil.copytree(two, torn)  # as if killed after the checkpoint of generation 2, before the rest
-    shutil.copy(three / "checkpoint.json", torn / "checkpoint.json")
-    assert (torn / "history.csv").read_text() != (three / "history.csv").read_text()
+    shutil.copy(three / "checkpoint.npz", torn / "checkpoint.npz")
+    shutil.copy(three / "history.csv", torn / "history.csv")  # appended to before the checkpoint
     elites, history, bests = _view(torn)
     assert (elites, history) == _view(three)[:2] and len(history) == 3
     assert bests == [0, 1]  # generation 2's best was never written; it is not made up
@@ -108,7 +108,7 @@ def test_reading_a_run_while_it_is_written_always_gives_one_generation(tmp_path)
     deadline = time.monotonic() + 120
     try:
         while proc.poll() is None and time.monotonic() < deadline:
-            if not (folder / "checkpoint.json").exists():
+            if not (folder / "checkpoint.npz").exists():
                 time.sleep(0.01)
                 continue
             run = read_run(folder)

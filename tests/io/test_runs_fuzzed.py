@@ -1,5 +1,6 @@
-"""A run folder whose checkpoint was edited (fuzzed) is read, or refused in one line, by read_run,
-open_run, evo inspect and --resume; never another exception."""
+"""A run folder whose checkpoint (a version-1 checkpoint.json, the form a hand can edit) was edited
+(fuzzed) is read, or refused in one line, by read_run, open_run, evo inspect and --resume; never another
+exception. Edits of checkpoint.npz: tests/io/test_checkpoint_edits.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 import evo
 from evo.cli.inspect import leaderboard
+from evo.io.checkpoint_file import read_checkpoint_document
 from evo.io.runs import read_run
 from evo.run.folder import prepare
 
@@ -28,7 +30,8 @@ def run(tmp_path_factory) -> tuple[Path, dict]:
     }
     evo.evolve(evo.Config.from_dict(config), out=base / "made", progress=False)
     shutil.copytree(base / "made", base / "edited")
-    return base / "edited", json.loads((base / "made" / "checkpoint.json").read_text())
+    (base / "edited" / "checkpoint.npz").unlink()  # edited as a version-1 checkpoint.json, the JSON form
+    return base / "edited", {**read_checkpoint_document(base / "made"), "version": 1}
 
 
 @settings(FUZZ, max_examples=100)

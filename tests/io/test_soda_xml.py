@@ -589,7 +589,9 @@ def test_a_bad_terrain_file_is_reported_under_the_model_and_field_that_named_it(
 
 
 # -- shipped examples ----------------------------------------------------------------------------
-CLASSIC_FILES = sorted(GENOMES.glob("classic/*.xml"))
+CLASSIC_FILES = sorted(
+    p for p in GENOMES.glob("classic/*.xml") if p.name != "race.xml"
+)  # race: test_soda_race
 
 
 @pytest.mark.parametrize("path", CLASSIC_FILES, ids=lambda p: p.name)

@@ -185,3 +185,42 @@ def test_a_child_may_be_told_as_a_fitness_and_measures_pair():
         ]
     )
     assert record["num_elites"] > 0 and record["exploded"] == 0
+
+
+# -- the archive's rules (docs/qd.md, "How it works": tell; "How pyribs and evo share the work") ----------
+def _constant(objective_of, measures=(5.0, 0.1)):
+    """An evaluation whose measures are always ``measures`` and whose objective is ``objective_of(k)`` for
+    the k-th creature evaluated."""
+    count = [0]
+
+    def evaluate(creature: Creature) -> Evaluation:
+        count[0] += 1
+        return Evaluation((float(objective_of(count[0] - 1)),), False, measures)
+
+    return evaluate
+
+
+def test_children_of_one_batch_in_one_cell_the_best_wins_and_the_first_on_a_tie():
+    best = QualityDiversity(settings())
+    step(best, _constant(lambda k: 10.0 if k == 7 else 1.0))
+    assert [e.individual.id for e in best.elites] == ["g0-7"]
+    tied = QualityDiversity(settings())
+    step(tied, _constant(lambda k: 3.0))
+    assert [e.individual.id for e in tied.elites] == ["g0-0"], "the first in batch order on a tie"
+    later = QualityDiversity(settings())
+    step(later, _constant(lambda k: 3.0))
+    step(later, _constant(lambda k: 3.0 if k != 4 else 2.0))  # iteration 1 only ties or does worse
+    assert [e.individual.id for e in later.elites] == ["g0-0"], "a tie never replaces the elite"
+    step(later, _constant(lambda k: 3.0 if k not in (2, 6) else 3.5))
+    assert [e.individual.id for e in later.elites] == ["g2-2"], "strictly higher replaces, first on a tie"
+
+
+@pytest.mark.parametrize(
+    "measures, cell",
+    [((100.0, 5.0), (5, 4)), ((-100.0, -5.0), (0, 0)), ((8.5, 0.02), (5, 0)), ((2.5, 0.2), (0, 4))],
+)
+def test_a_measure_outside_its_range_counts_in_the_nearest_edge_cell(measures, cell):
+    search = QualityDiversity(settings())
+    step(search, _constant(lambda k: 1.0, measures))
+    assert [GRID.grid_index(e.index) for e in search.elites] == [cell]
+    assert search.elites[0].measures == measures, "the measures themselves are kept as they were"

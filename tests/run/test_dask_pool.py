@@ -6,12 +6,10 @@ from __future__ import annotations
 import os
 import time
 
+import dask  # .[test] installs dask: without it these tests fail, they do not vanish
+import distributed
 import pytest
-
-distributed = pytest.importorskip("distributed")
-dask = pytest.importorskip("dask")
-
-from backend_jobs import (  # noqa: E402
+from backend_jobs import (
     dies,
     distance_spec,
     evaluate_payload,
@@ -21,10 +19,10 @@ from backend_jobs import (  # noqa: E402
     random_tasks,
 )
 
-from evo.fitness.evaluate import EvaluationSpec  # noqa: E402
-from evo.run.backends import EvaluationFailed, InProcess, Task  # noqa: E402
-from evo.run.backends.dask_pool import DaskPool  # noqa: E402
-from evo.run.folder import run_logging  # noqa: E402
+from evo.fitness.evaluate import EvaluationSpec
+from evo.run.backends import EvaluationFailed, InProcess, Task
+from evo.run.backends.dask_pool import DaskPool
+from evo.run.folder import run_logging
 
 
 @pytest.fixture(scope="module")

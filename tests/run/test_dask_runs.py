@@ -13,20 +13,16 @@ from pathlib import Path
 
 import psutil
 import pytest
+from dask_cluster import ExternalCluster  # .[test] installs dask: without it these tests fail
 
 import evo
 from evo.errors import EvoInputError
 from evo.fitness import registry
 from evo.io.checkpoint import model_json
 from evo.run.backends import InProcess, Task
+from evo.run.backends.dask_pool import DaskPool
 from evo.run.callbacks import Callback
 from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
-
-pytest.importorskip("distributed")
-
-from dask_cluster import ExternalCluster  # noqa: E402  (needs distributed)
-
-from evo.run.backends.dask_pool import DaskPool  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,7 +63,7 @@ def guarded(result, *, pause: float = 0.0) -> float:
     return float(result.centroids[-1, 0])
 '''
 
-SNAPSHOT = ("checkpoint.json", "history.csv")
+SNAPSHOT = ("checkpoint.npz", "history.csv")
 
 
 def write_config(folder: Path, *, generations: int = 4, plugin: str = "sprint", params: dict | None = None,
@@ -225,7 +221,7 @@ def test_a_plugin_the_workers_cannot_import_is_one_line_naming_the_plugin_and_th
     assert "\n" not in message and message.startswith("generation 0: dask worker tcp://127.0.0.1:")
     assert "cannot load plugin 'guarded'" in message and str(tmp_path / "plugins" / "guarded.py") in message
     assert "No module named 'evo_test_module_that_is_not_installed'" in message
-    assert not (tmp_path / "run" / "checkpoint.json").exists()
+    assert not (tmp_path / "run" / "checkpoint.npz").exists()
 
 
 def test_a_plugin_that_raises_on_dask_is_reported_and_saved_as_on_the_fork_pool(cluster, tmp_path):
@@ -261,7 +257,7 @@ def test_a_killed_scheduler_stops_evo_run_in_one_line_and_the_run_resumes_on_for
                    "--dask", cluster.address]  # fmt: skip
         run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
-        while not (out / "checkpoint.json").is_file():
+        while not (out / "checkpoint.npz").is_file():
             assert run.poll() is None and time.monotonic() < deadline, run.stderr.read()
             time.sleep(0.02)
         cluster.kill_scheduler()

@@ -4,12 +4,14 @@ with the archive, the run folder's archive files, ``open_run`` and resuming."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import pytest
 
 import evo
 from evo.errors import EvoInputError
+from evo.io.checkpoint_file import read_checkpoint_document
 from evo.io.qd_checkpoint import qd_state_to_dict
 
 TABLES = {
@@ -57,7 +59,7 @@ def test_one_and_two_workers_give_the_same_archive(config):
 def test_one_and_two_workers_write_the_same_run_folder(config, tmp_path):
     evo.evolve(config, out=tmp_path / "one", workers=1, progress=False)
     evo.evolve(config, out=tmp_path / "two", workers=2, progress=False)
-    for name in ("checkpoint.json", "archive.json", "history.csv"):
+    for name in ("checkpoint.npz", "archive.json", "history.csv"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     for sub in ("archive", "elites", "generations"):
         one = {p.name: p.read_bytes() for p in (tmp_path / "one" / sub).glob("*.json")}
@@ -76,7 +78,7 @@ def test_the_run_folder_holds_the_archive_its_cells_and_their_provenance(config,
     result = evo.evolve(config, out=tmp_path / "run", progress=False)
     folder = tmp_path / "run"
     archive = json.loads((folder / "archive.json").read_text())
-    checkpoint = json.loads((folder / "checkpoint.json").read_text())
+    checkpoint = read_checkpoint_document(folder)
     assert checkpoint["algorithm"] == "map-elites" and checkpoint["generation"] == 3
     assert [e["index"] for e in archive["elites"]] == [c.index for c in result.archive.cells]
     assert [e["cell"] for e in checkpoint["elites"]] == [c.index for c in result.archive.cells]
@@ -123,7 +125,7 @@ def test_resuming_goes_on_to_the_same_archive_and_refuses_another_qd_table(confi
         evo.evolve(config.replace(qd={"batch_size": 5}), out=tmp_path / "half", resume=True, progress=False)
     resumed = evo.evolve(config, out=tmp_path / "half", resume=True, progress=False)
     assert state_text(resumed) == state_text(whole)
-    for name in ("checkpoint.json", "archive.json", "history.csv"):
+    for name in ("checkpoint.npz", "archive.json", "history.csv"):
         assert (tmp_path / "half" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
 
 
@@ -152,6 +154,20 @@ def test_a_fitness_function_from_python_may_return_measures(config):
     assert leaning.qd.bins == (6, 10)
     result = evo.evolve(leaning, progress=False)
     assert result.archive.measures == ("masses", "lean") and result.archive.cells
-    assert all(-50 < c.measures["lean"] < 50 for c in result.archive.cells if abs(c.measures["lean"]) < 50)
+    for cell in result.archive.cells:  # the bin of each measure, a value outside its range in the edge bin
+        lean_bin = min(max(math.floor((cell.measures["lean"] + 50.0) / 10.0), 0), 9)
+        assert cell.grid == (round(cell.measures["masses"]) - 3, lean_bin), cell
     by_function = evo.evolve(config.replace(qd={"measures": ["masses"]}), fitness=lean, progress=False)
     assert by_function.archive.measures == ("masses",) and by_function.config.evaluation.plugin == "lean"
+
+
+def test_a_cvt_run_resumed_from_its_checkpoint_keeps_its_centroids_and_ends_byte_identical(config, tmp_path):
+    cvt = config.replace(qd={"archive": "cvt", "cells": 12, "cvt_samples": 600})
+    whole = evo.evolve(cvt, out=tmp_path / "whole", progress=False)
+    evo.evolve(cvt.replace(run={"generations": 2}), out=tmp_path / "half", progress=False)
+    saved = read_checkpoint_document(tmp_path / "half")
+    assert len(saved["centroids"]) == 12 and all(len(c) == 2 for c in saved["centroids"])
+    resumed = evo.evolve(cvt, out=tmp_path / "half", resume=True, progress=False)
+    assert state_text(resumed) == state_text(whole)
+    for name in ("checkpoint.npz", "archive.json", "history.csv"):
+        assert (tmp_path / "half" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()

@@ -144,7 +144,7 @@ def _config(how: str, *, on_timeout: str = "stop", workers: int = 1, generations
 
 def _files(folder: Path) -> dict[str, bytes]:
     """The checkpoint, the history and the elites' names (their meta names the plugin's ``how``)."""
-    out = {name: (folder / name).read_bytes() for name in ("checkpoint.json", "history.csv")}
+    out = {name: (folder / name).read_bytes() for name in ("checkpoint.npz", "history.csv")}
     out["elites"] = "\n".join(sorted(p.name for p in (folder / "elites").glob("*.json"))).encode()
     return out
 

@@ -16,7 +16,7 @@ from evo.io.soda_xml import read_terrain
 from evo.run.rescore import rescore
 
 CLASSIC = Path(__file__).resolve().parents[2] / "genomes" / "classic"
-MODELS = sorted(p.name for p in CLASSIC.glob("*.xml") if p.name != "hills.xml")  # hills: terrain only
+MODELS = sorted(p.name for p in CLASSIC.glob("*.xml") if p.name not in ("hills.xml", "race.xml"))  # not models
 
 
 def _object(path: Path) -> dict:

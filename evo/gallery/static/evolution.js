@@ -92,6 +92,7 @@ function main() {
     if (!document.getElementById("detail").hidden) closeDetail();
     if (!document.getElementById("race").hidden) document.getElementById("race-close").click();
   });
+  if (EVO.race) startRaceFile();
   document.body.dataset.ready = "1";
   requestAnimationFrame(Animator.tick);
 }

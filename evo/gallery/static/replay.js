@@ -302,7 +302,8 @@ class Player {
     }
     const view = fitCanvas(this.canvas), p = this.rec.at(this.t);
     const cam = this.camera(view.w, view.h, p);
-    drawWorld(view.ctx, cam, EVO.track, this.rec.c.start_x, EVO.track.finish != null ? this.rec.c.start_x + EVO.track.finish : null);
+    const finish = this.rec.c.finish != null ? this.rec.c.start_x + this.rec.c.finish : EVO.track.finish != null ? this.rec.c.start_x + EVO.track.finish : null;
+    drawWorld(view.ctx, cam, EVO.track, this.rec.c.start_x, finish);
     drawCreature(view.ctx, cam, this.rec, p, this.rec.thetaAt(this.t), null);
     if (this.options.label) {
       const ctx = view.ctx;

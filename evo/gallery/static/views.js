@@ -172,7 +172,7 @@ function drawRace(ms) {
   const lead = Math.max(...xs), last = Math.min(...xs), top = Math.max(...centres.map((c) => c.top));
   const s = Math.min(fitScale(race.span, view.w, view.h, 0.5), 0.9 * view.w / (lead - last + race.span[0] + 60));
   const cam = { x: (lead + last) / 2, y: cameraY(0, top, view.h, s), s: s, w: view.w, h: view.h };
-  const finish = EVO.track.finish != null ? race.origin + EVO.track.finish : null;
+  const finish = EVO.track.finish_x != null ? EVO.track.finish_x : EVO.track.finish != null ? race.origin + EVO.track.finish : null;
   drawWorld(view.ctx, cam, EVO.track, race.origin, finish);
   frames.forEach((f, i) => drawCreature(view.ctx, cam, f.r, f.p, 0, RACE_COLOURS[i]));
   view.ctx.fillStyle = "rgba(33,37,41,0.8)"; view.ctx.font = "13px system-ui, sans-serif"; view.ctx.textAlign = "left";
@@ -181,9 +181,23 @@ function drawRace(ms) {
 }
 
 function finishFrame(rec) {
-  if (EVO.track.finish == null) return null;
-  for (let t = 0; t <= race.t; t += rec.c.step) if (rec.progressAt(t) >= EVO.track.finish) return t;
+  const goal = rec.c.finish != null ? rec.c.finish : EVO.track.finish;  // a race file's: from its own start
+  if (goal == null) return null;
+  for (let t = 0; t <= race.t; t += rec.c.step) if (rec.progressAt(t) >= goal) return t;
   return null;
+}
+
+/* A race file's page (evo gallery RACE.xml): the ranking instead of charts, the contenders as cards,
+   no evolution; the race starts at once. */
+function startRaceFile() {
+  document.querySelector("#fitness h2").textContent = "Ranking";
+  document.querySelector("#elites h2").textContent = "Contenders";
+  document.querySelector('nav a[href="#fitness"]').textContent = "Ranking";
+  document.querySelector('nav a[href="#elites"]').textContent = "Contenders";
+  document.querySelector('nav a[href="#evolution"]').hidden = true;
+  document.getElementById("evolution").hidden = true;
+  document.getElementById("race-selected").textContent = "Race the contenders";
+  openRace(EVO.elites);
 }
 
 function updateBoard() {

@@ -13,12 +13,20 @@ from collections.abc import Callable
 from typing import Any
 
 from evo.errors import EvoInputError
-from evo.run.backends.base import EvaluationFailed, EvaluationTimeout, Job, Task
+from evo.run.backends.base import (
+    DASK_SCHEMES,
+    EvaluationFailed,
+    EvaluationTimeout,
+    Job,
+    Task,
+    dask_address_problem,
+)
 from evo.run.backends.fork import ForkPool
 from evo.run.backends.inprocess import InProcess
 
 __all__ = [
     "BACKENDS",
+    "DASK_SCHEMES",
     "EvaluationFailed",
     "EvaluationTimeout",
     "ForkPool",
@@ -26,6 +34,7 @@ __all__ = [
     "Task",
     "backend_kind",
     "default_workers",
+    "dask_address_problem",
     "make_backend",
     "require_dask",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
+import re
 import signal
 import threading
 import time
@@ -18,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "DASK_SCHEMES",
     "EvaluationFailed",
+    "dask_address_problem",
     "chunks_of",
     "EvaluationTimeout",
     "Job",
@@ -31,6 +34,32 @@ __all__ = [
 ]
 
 log = logging.getLogger("evo.run.backends")
+
+# the protocols a scheduler address may name (none: tcp)
+DASK_SCHEMES = ("tcp", "tls")  # tls:// takes its certificates from dask's own configuration
+_ADDRESS = re.compile(
+    r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?"
+    r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
+    r"(?::(?P<port>[0-9]{1,5}))?"
+)
+
+
+def dask_address_problem(address: str) -> str | None:
+    """None when ``address`` has the form of a scheduler address (``tcp://host:8786``,
+    ``tls://[::1]:8786``, ``host:8786``), else what is wrong with it: checked before any dask client is
+    made (one whose address does not parse may never let the process exit)."""
+    found = _ADDRESS.fullmatch(address.strip())
+    if found is None:
+        return "expected a scheduler address such as 'tcp://host:8786'"
+    if found["scheme"] is not None and found["scheme"].lower() not in DASK_SCHEMES:
+        schemes = " or ".join(f"{scheme}://" for scheme in DASK_SCHEMES)
+        return f"expected the protocol {schemes} (as in 'tcp://host:8786'), not {found['scheme']}://"
+    if found["port"] is None:
+        return "expected a port after the host (as in 'tcp://host:8786')"
+    if not 1 <= int(found["port"]) <= 65535:
+        return f"expected a port in [1, 65535], got {found['port']}"
+    return None
+
 
 Job = Callable[[Any, Any], Any]
 Progress = Callable[[int], None]

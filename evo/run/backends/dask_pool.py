@@ -6,6 +6,7 @@ The job and its context travel as bytes with each chunk and are set up once per 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import pickle
@@ -20,7 +21,16 @@ from typing import Any
 import dask
 import distributed
 
-from evo.run.backends.base import ErrorData, EvaluationFailed, Job, Progress, Task, chunks_of, log
+from evo.run.backends.base import (
+    ErrorData,
+    EvaluationFailed,
+    Job,
+    Progress,
+    Task,
+    chunks_of,
+    dask_address_problem,
+    log,
+)
 from evo.run.backends.dask_worker import IgnoreInterrupt, chunk_on_worker, one_line, setup_on_worker, versions
 
 __all__ = ["DaskPool"]
@@ -100,11 +110,12 @@ class DaskPool:
     def _start(self) -> None:
         start = time.perf_counter()
         if self.address:
+            problem = dask_address_problem(self.address)
+            if problem is not None:  # a client made with it may never let the process exit
+                raise EvaluationFailed(-1, None, f"{self.where}: {problem}")
             try:
-                self._client = distributed.Client(
-                    self.address, timeout=self.connect_timeout, set_as_default=False
-                )
-            except (OSError, TimeoutError, ValueError) as exc:
+                self._client = _Client(self.address, timeout=self.connect_timeout, set_as_default=False)
+            except Exception as exc:
                 raise EvaluationFailed(-1, None, f"cannot reach {self.where}: {one_line(exc)}") from None
         else:
             if self._before_start is not None:
@@ -346,6 +357,19 @@ class DaskPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Client(distributed.Client):
+    """A dask client that closes itself when it fails to start: a half-started client's event loop would
+    otherwise keep the process from exiting after the run's error message."""
+
+    def start(self, **kwargs: Any) -> Any:
+        try:
+            return super().start(**kwargs)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.close(timeout=5)
+            raise
 
 
 def _replay(records: list[dict[str, Any]]) -> None:

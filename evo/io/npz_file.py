@@ -1,0 +1,162 @@
+"""Named numpy arrays as one ``.npz`` file: written byte for byte the same for the same arrays (fixed zip
+timestamps, members in order, a SHA-256 ``checksum`` member), durably (temporary file, fsync, replace,
+fsync of the folder), and read back with ``allow_pickle=False``, within size bounds, checksum verified.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from evo.errors import EvoInputError
+from evo.io.atomic import new_file_mode
+
+__all__ = [
+    "CHECKSUM",
+    "MAX_NPZ_BYTES",
+    "array_checksum",
+    "dumps_npz",
+    "fsync_folder",
+    "read_npz",
+    "write_npz",
+]
+
+CHECKSUM = "checksum"  # the member holding the SHA-256 of every other member, as 64 hex digits
+MAX_NPZ_BYTES = 1 << 31  # a checkpoint larger than 2 GiB is not one evo wrote
+MAX_MEMBERS = 256
+_EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest date: the same bytes whenever the file is written
+_KINDS = "biufU"  # bool, int, uint, float, unicode: never objects (which would need pickle)
+
+
+def array_checksum(arrays: Mapping[str, np.ndarray]) -> str:
+    """SHA-256 (hex) over each array's name, dtype, shape and bytes, in name order.
+
+    Args:
+        arrays: the named arrays (a ``checksum`` member among them is left out).
+
+    Returns:
+        64 hexadecimal digits.
+    """
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == CHECKSUM:
+            continue
+        array = np.asarray(arrays[name])
+        digest.update(f"{name}\0{array.dtype.str}\0{array.shape}\0".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def dumps_npz(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """The bytes of an ``.npz`` holding ``arrays`` (in the mapping's order) and their checksum.
+
+    Raises:
+        TypeError: an array of a kind that needs pickle (objects).
+    """
+    out = io.BytesIO()
+    members = {**arrays, CHECKSUM: np.array(array_checksum(arrays))}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, value in members.items():
+            array = np.asarray(value)
+            if array.dtype.kind not in _KINDS:
+                raise TypeError(f"{name}: arrays of dtype {array.dtype} are not written")
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
+            info.external_attr = 0o644 << 16
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, array, allow_pickle=False)
+            archive.writestr(info, buffer.getvalue())
+    return out.getvalue()
+
+
+def fsync_folder(path: str | os.PathLike) -> None:
+    """Make a rename in the folder ``path`` durable (a no-op where folders cannot be opened)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_npz(path: str | os.PathLike, arrays: Mapping[str, np.ndarray], *, pause=None) -> None:
+    """Write ``arrays`` to ``path`` durably: readers see the old file or the whole new one, and once this
+    returns the new one survives a crash of the machine.
+
+    Args:
+        path: the ``.npz`` file; arrays: the named arrays.
+        pause: called once the temporary file is written and synced, before it replaces ``path`` (the
+            kill tests stop the process there).
+
+    Raises:
+        OSError: the file cannot be written (the old one is left as it was).
+    """
+    path = Path(path)
+    data = dumps_npz(arrays)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), new_file_mode())
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if pause is not None:
+            pause()
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    fsync_folder(path.parent)
+
+
+def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` written by :func:`write_npz`, its checksum verified.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        EvoInputError: not an npz of plain arrays, too big, or its checksum does not match its content
+            (one line naming the file).
+    """
+    source = str(path)
+    size = os.stat(path).st_size
+    if size > MAX_NPZ_BYTES:
+        raise EvoInputError(
+            f"{size:,} bytes, more than a checkpoint may have ({MAX_NPZ_BYTES:,})", source=source
+        )
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            if len(npz.files) > MAX_MEMBERS:
+                raise EvoInputError(f"{len(npz.files)} arrays, more than {MAX_MEMBERS}", source=source)
+            arrays = {name: npz[name] for name in npz.files}
+    except FileNotFoundError:
+        raise
+    except EvoInputError:
+        raise
+    except zipfile.BadZipFile as exc:
+        text = " ".join(str(exc).split())[:120]
+        raise EvoInputError(f"the checkpoint was edited or is corrupted: {text}", source=source) from None
+    except (OSError, ValueError, EOFError, KeyError, MemoryError) as exc:
+        text = " ".join(str(exc).split())[:120]
+        raise EvoInputError(
+            f"not a readable .npz file: {type(exc).__name__}: {text}", source=source
+        ) from None
+    for name, array in arrays.items():
+        if array.dtype.kind not in _KINDS:
+            raise EvoInputError(f"array '{name}' has dtype {array.dtype}", source=source)
+    stored = arrays.pop(CHECKSUM, None)
+    if stored is None or stored.shape != () or stored.dtype.kind != "U":
+        raise EvoInputError("the file has no checksum: it was not written by evo", source=source)
+    if str(stored) != array_checksum(arrays):
+        raise EvoInputError(
+            "the checksum does not match the content: the checkpoint was edited or is corrupted",
+            source=source,
+        )
+    return arrays

@@ -1,0 +1,164 @@
+"""What a run reports as done is on disk: ``kill -9`` at random moments and inside the checkpoint's write
+window (``EVO_TEST_PAUSE_IN_CHECKPOINT`` holds the write there) never loses a generation that ``run.log``
+reported, leaves no temporary file behind a ``--resume``, and the resumed run equals an uninterrupted
+one byte for byte; a process that dies in generation 1 keeps generation 0's checkpoint."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from test_run_command import evo_run, snapshot, write_config
+
+from evo.io.checkpoint_file import read_checkpoint_document
+
+MARKER = ".in-checkpoint-window"  # made by the write when it reaches the window
+
+DYING_PLUGIN = '''
+import os
+import signal
+
+from evo.fitness import fitness_plugin
+
+_calls = 0
+
+
+@fitness_plugin("dies", weights=(1.0,), record_every=10)
+def dies(result) -> float:
+    """Final centroid x (px); on call EVO_TEST_DIE_AT of its process, the process dies (EVO_TEST_DIE_HOW)."""
+    global _calls
+    _calls += 1
+    if _calls == int(os.environ.get("EVO_TEST_DIE_AT", "0")):
+        if os.environ.get("EVO_TEST_DIE_HOW") == "segfault":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        os._exit(3)
+    return float(result.centroids[-1, 0])
+'''
+
+
+def _start(config: Path, folder: Path, *args: str, **env: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "evo", "run", str(config), "--out", str(folder), "--quiet", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=config.parent,
+        env={**os.environ, **env},
+    )
+
+
+def _durable(folder: Path) -> int:
+    """The generation of the checkpoint on disk (-1: none)."""
+    doc = read_checkpoint_document(folder)
+    return -1 if doc is None else doc["generation"]
+
+
+def _reported(folder: Path) -> int:
+    """The last generation run.log reports as finished (-1: none)."""
+    log = folder / "run.log"
+    text = log.read_text() if log.exists() else ""
+    return max((int(g) for g in re.findall(r"generation (\d+): \d+ evaluations", text)), default=-1)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+
+
+def _wait_for(predicate, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def _config(tmp_path: Path, generations: int = 6) -> Path:
+    return write_config(
+        tmp_path / "c.toml",
+        plugin="slow_distance",
+        params={"pause": 0.01},
+        generations=generations,
+        workers=1,
+    )
+
+
+def test_kill_9_inside_the_checkpoint_write_window_loses_nothing_reported_and_resumes_exactly(tmp_path):
+    config = _config(tmp_path)
+    folder = tmp_path / "killed"
+    proc = _start(config, folder, EVO_TEST_PAUSE_IN_CHECKPOINT="0.3")
+    try:
+        _wait_for(lambda: _durable(folder) >= 1, proc)
+        (folder / MARKER).unlink(missing_ok=True)
+        _wait_for(lambda: (folder / MARKER).exists(), proc)  # the write of generation 2, not yet in place
+        _kill(proc)
+    finally:
+        proc.kill()
+    assert _durable(folder) == 1 and _reported(folder) <= 1
+    assert list(folder.glob(".checkpoint.npz.*.tmp")), "the kill was not inside the write window"
+    assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
+    assert not list(folder.rglob(".*.tmp")) and not (folder / MARKER).exists()
+    assert evo_run(config, "--out", tmp_path / "straight", "--quiet") == 0
+    assert snapshot(folder) == snapshot(tmp_path / "straight")
+
+
+def test_kill_9_inside_the_first_checkpoints_window_is_resumed_by_starting_over(tmp_path):
+    config = _config(tmp_path, generations=3)
+    folder = tmp_path / "killed"
+    proc = _start(config, folder, EVO_TEST_PAUSE_IN_CHECKPOINT="0.3")
+    try:
+        _wait_for(lambda: (folder / MARKER).exists(), proc)
+        _kill(proc)
+    finally:
+        proc.kill()
+    assert _durable(folder) == -1 and _reported(folder) == -1 and (folder / "config.toml").exists()
+    assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0  # as docs/runs.md's table says
+    assert evo_run(config, "--out", tmp_path / "straight", "--quiet") == 0
+    assert snapshot(folder) == snapshot(tmp_path / "straight")
+
+
+def test_kill_9_at_random_moments_never_loses_a_reported_generation_and_resumes_exactly(tmp_path):
+    config = _config(tmp_path, generations=8)
+    folder = tmp_path / "killed"
+    moments = random.Random(22)
+    for kill in range(4):
+        args = ("--resume",) if folder.exists() else ()
+        log = folder / "run.log"
+        logged = log.stat().st_size if log.exists() else 0
+        proc = _start(config, folder, *args)
+        try:  # a moment after the run has started (the interpreter's start is slow on a loaded machine)
+            _wait_for(lambda log=log, logged=logged: log.exists() and log.stat().st_size > logged, proc)
+            time.sleep(moments.uniform(0.0, 2.0))
+            if proc.poll() is not None:
+                break
+            _kill(proc)
+        finally:
+            proc.kill()
+        assert _reported(folder) <= _durable(folder), f"kill {kill}: run.log reported an unsaved generation"
+    assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
+    assert not list(folder.rglob(".*.tmp"))
+    assert evo_run(config, "--out", tmp_path / "straight", "--quiet") == 0
+    assert snapshot(folder) == snapshot(tmp_path / "straight")
+
+
+def test_a_process_that_dies_in_generation_1_with_one_worker_keeps_the_checkpoint_of_generation_0(tmp_path):
+    (tmp_path / "dying.py").write_text(DYING_PLUGIN)
+    config = write_config(tmp_path / "c.toml", plugin="dies", plugin_paths=("dying.py",), generations=3)
+    for how, status in (("exit", 3), ("segfault", -signal.SIGSEGV)):
+        folder = tmp_path / how
+        proc = _start(config, folder, EVO_TEST_DIE_AT="10", EVO_TEST_DIE_HOW=how)  # generation 0 is 8 calls
+        proc.communicate(timeout=120)
+        assert proc.returncode == status
+        assert (
+            _durable(folder) == 0 and _reported(folder) <= 0
+        )  # run.log's writer thread may not have got to it
+        assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
+        assert evo_run(config, "--out", tmp_path / f"straight-{how}", "--quiet") == 0
+        assert snapshot(folder) == snapshot(tmp_path / f"straight-{how}")
