@@ -40,7 +40,7 @@ from evo.studio.evolving import EvolutionRunner, default_config
 from evo.studio.guard import BodyTooLarge, Guard
 from evo.studio.limits import StudioLimits, TooLarge
 from evo.studio.looking import analysis_of, plugin_list, score_of, validation_of
-from evo.studio.refining import UNAVAILABLE, refine_function, refine_routes
+from evo.studio.refining import UNAVAILABLE, refine_function, refine_genes, refine_routes
 from evo.studio.runs import RunView
 from evo.studio.socket import Stream
 
@@ -174,6 +174,8 @@ def create_app(studio: Studio) -> Any:
                 "refine": {
                     "available": refine_function() is not None,
                     "message": None if refine_function() is not None else UNAVAILABLE,
+                    "genes": refine_genes(),
+                    "default_genes": refine_genes(),
                 },
             }
         )

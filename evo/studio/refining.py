@@ -1,5 +1,5 @@
-"""The Refine bridge: ``/api/refine`` tunes the current body's gait with ``evo.refine`` when this version
-has it, in a thread, its progress read live; without it every refine route answers 501."""
+"""The Refine bridge: ``/api/refine`` tunes the current body's gait with :func:`evo.refine` in a thread, its
+progress read live, Stop at the next CMA-ES generation; without ``evo.refine`` every route answers 501."""
 
 from __future__ import annotations
 
@@ -16,18 +16,27 @@ from evo.errors import EvoInputError
 from evo.studio.designs import design_of, model_object
 from evo.studio.limits import StudioLimits
 
-__all__ = ["UNAVAILABLE", "refine_function", "refine_routes"]
+__all__ = ["MAX_BUDGET", "UNAVAILABLE", "refine_function", "refine_genes", "refine_routes"]
 
 UNAVAILABLE = "refine is not available in this version"
+MAX_BUDGET = 20_000  # evaluations one refinement may ask for
 
 
 def refine_function() -> Any:
-    """``evo.refine`` when this version of evo has it, else None."""
+    """``evo.refine`` (the function) when this version of evo has it, else None."""
     try:
         module = importlib.import_module("evo.refine")
     except ImportError:
         return None
     return getattr(module, "refine", None)
+
+
+def refine_genes() -> list[str]:
+    """The genes ``evo.refine`` tunes (all by default), or [] without it."""
+    try:
+        return list(importlib.import_module("evo.refine").GENES)
+    except (ImportError, AttributeError):
+        return []
 
 
 def _finite(x: Any) -> float | None:
@@ -39,7 +48,7 @@ def _finite(x: Any) -> float | None:
 
 
 class _Refinement:
-    """One refinement in a thread; each CMA-ES generation's report is kept for ``GET /api/refine``."""
+    """One refinement in a thread; each CMA-ES generation's progress is kept for ``GET /api/refine``."""
 
     def __init__(self) -> None:
         self.thread: threading.Thread | None = None
@@ -48,34 +57,71 @@ class _Refinement:
         self.best: Any = None
         self.state = "idle"
         self.message = ""
+        self.result: dict[str, Any] = {}
 
-    def callback(self, report: Any) -> bool:
+    def callback(self, progress: Any) -> bool:
         self.progress.append(
             {
-                "evaluations": int(report.evaluations),
-                "budget": int(report.budget),
-                "best_fitness": _finite(report.best_fitness),
-            }  # fmt: skip
+                "generation": int(getattr(progress, "generation", len(self.progress))),
+                "evaluations": int(progress.evaluations),
+                "budget": int(progress.budget),
+                "best_fitness": _finite(progress.best_fitness),
+                "sigma": _finite(getattr(progress, "sigma", None)),
+            }
         )
-        self.best = report.best
+        self.best = progress.best
         return self.stop_asked
 
-    def run(self, refine: Any, creature: Any, plugin: str, budget: int, genes: Any) -> None:
+    def run(self, refine: Any, creature: Any, options: dict[str, Any]) -> None:
         try:
-            result = refine(creature, fitness=plugin, budget=budget, genes=genes, callbacks=(self.callback,))
-            self.best = getattr(result, "best", getattr(result, "creature", self.best))
+            result = refine(creature, callbacks=(self.callback,), **options)
+            self.best = result.best
+            self.result = {
+                "fitness": _finite(result.fitness),
+                "start_fitness": _finite(result.start_fitness),
+                "evaluations": int(result.evaluations),
+                "stopped": bool(result.stopped),
+            }
             self.state = "done"
+            self.message = "stopped" if result.stopped else "done"
         except Exception as exc:  # shown in the page as one line
             self.state, self.message = "failed", str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
     def answer(self) -> dict[str, Any]:
-        best = None
-        if self.best is not None:
-            try:
-                best = model_object(self.best)
-            except Exception:
-                best = None
-        return {"state": self.state, "progress": self.progress, "best_model": best, "message": self.message}
+        best = model_object(self.best) if self.best is not None else None
+        return {
+            "state": self.state,
+            "progress": self.progress,
+            "best_model": best,
+            "message": self.message,
+            **self.result,
+        }
+
+
+def _options(body: Any, limits: StudioLimits) -> tuple[Any, dict[str, Any]]:
+    """(creature, keyword arguments of ``evo.refine``) of a ``POST /api/refine`` body.
+
+    Raises:
+        EvoInputError: a bad model, plugin, budget, gene list or seed.
+    """
+    if not isinstance(body, dict):
+        raise EvoInputError("the request body must be a JSON object")
+    creature = design_of(body.get("model"), limits)
+    plugin = body.get("plugin", "distance")
+    budget = body.get("budget", 200)
+    genes = body.get("genes", refine_genes())
+    seed = body.get("seed", 0)
+    if not isinstance(plugin, str):
+        raise EvoInputError(f"plugin: expected a plugin name, got {plugin!r}")
+    if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
+        raise EvoInputError(f"budget: expected an integer in 1..{MAX_BUDGET} (evaluations), got {budget!r}")
+    if not isinstance(genes, list) or not all(isinstance(g, str) for g in genes):
+        raise EvoInputError(
+            f"genes: expected a list of gene names ({', '.join(refine_genes())}), got {genes!r}"
+        )
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise EvoInputError(f"seed: expected an integer >= 0, got {seed!r}")
+    return creature, {"fitness": plugin, "budget": budget, "genes": tuple(genes), "seed": seed}
 
 
 def refine_routes(limits: StudioLimits) -> list[Route]:
@@ -89,17 +135,13 @@ def refine_routes(limits: StudioLimits) -> list[Route]:
         if refinement.thread is not None and refinement.thread.is_alive():
             return JSONResponse({"error": "a refinement is running: stop it first"}, 409)
         try:
-            body = await request.json()
-            creature = design_of(body.get("model"), limits)
-            plugin, budget = body.get("plugin", "distance"), body.get("budget", 200)
-            if not isinstance(budget, int) or budget < 1:
-                raise EvoInputError(f"budget: expected an integer >= 1, got {budget!r}")
-        except (EvoInputError, ValueError, AttributeError) as exc:
-            return JSONResponse({"error": str(exc)}, 400)
+            creature, options = _options(await request.json(), limits)
+        except (EvoInputError, ValueError) as exc:
+            return JSONResponse({"error": str(exc).splitlines()[0]}, 400)
         refinement.__init__()
         refinement.state = "running"
         refinement.thread = threading.Thread(
-            target=refinement.run, args=(refine, creature, plugin, budget, body.get("genes")), daemon=True
+            target=refinement.run, args=(refine, creature, options), daemon=True
         )
         refinement.thread.start()
         return JSONResponse(refinement.answer())

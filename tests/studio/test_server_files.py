@@ -171,8 +171,3 @@ def test_a_terrain_file_gives_the_polylines_evo_reads_from_its_fixed_bars(studio
         {"filename": "pacer.xml", "text": (CLASSIC / "pacer.xml").read_text(encoding="iso-8859-1")},
     )
     assert status == 400 and "fixedbar" in body["error"]
-
-
-def test_the_session_says_whether_refine_is_available(studio):
-    _, session = studio.get("/api/session")
-    assert session["refine"] == {"available": False, "message": "refine is not available in this version"}
