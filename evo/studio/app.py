@@ -243,24 +243,26 @@ def create_app(studio: Studio) -> Any:
         return JSONResponse(answer)
 
     def _run_view() -> RunView:
-        """The run evolved last in this session, else the run the studio was started on."""
-        view = RunView(runner.folder) if runner.folder is not None else runs
+        """The run evolved last in this session (once it has a generation), else the run the studio was
+        started on."""
+        view = RunView(runner.folder) if runner.has_generations() else runs
         if view is None:
             raise EvoInputError("no run is open: start evo studio on a run folder, or evolve one")
         return view
 
     async def run_listing(request: Request) -> Response:
         try:
-            view = _run_view()
+            view = await asyncio.to_thread(_run_view)
+            return JSONResponse(await asyncio.to_thread(view.listing))
         except EvoInputError as exc:
             return JSONResponse({"error": str(exc)}, 404)
-        return JSONResponse(await asyncio.to_thread(view.listing))
 
     async def elite(request: Request) -> Response:
-        view = _run_view()
         try:
-            index = int(request.path_params["index"])
-            creature = view.elite(index)
+            view = await asyncio.to_thread(_run_view)
+            creature = await asyncio.to_thread(view.elite, int(request.path_params["index"]))
+        except EvoInputError as exc:
+            return JSONResponse({"error": str(exc)}, 404)
         except (ValueError, IndexError):
             return JSONResponse({"error": f"no elite {request.path_params['index']} in this run"}, 404)
         return JSONResponse({"model": model_object(creature)})

@@ -190,15 +190,17 @@ class EvolutionRunner:
         code = process.poll()
         if code is None:
             state = "stopping" if self._stopping else "running"
-        elif code == 0 or (self._stopping and code in (130, 143)):
+        elif code == 0 or (self._stopping and code in (130, 143, -signal.SIGTERM)):
             state = "done"
-            self._message = (
-                "stopped at a checkpoint: evo run --resume continues it" if self._stopping else "done"
-            )
+            if not self._stopping:
+                self._message = "done"
+            elif self.has_generations():
+                self._message = "stopped at a checkpoint: evo run --resume continues it"
+            else:  # stopped before its first generation was saved (or before evo run could take the signal)
+                self._message = "stopped before its first generation: there is no run to resume"
         else:
             state = "failed"
-            if self._errors:
-                self._message = self._errors[-1]
+            self._message = self._errors[-1] if self._errors else f"evo run ended with status {code}"
         history, best, generation = [], None, None
         if self.folder is not None and (self.folder / "history.csv").exists():
             try:
@@ -225,6 +227,15 @@ class EvolutionRunner:
             "run": str(self.folder),
             "message": self._message,
         }
+
+    def has_generations(self) -> bool:
+        """Whether the run folder holds a finished generation (its history has a row)."""
+        if self.folder is None or not (self.folder / "history.csv").exists():
+            return False
+        try:
+            return bool(read_run(self.folder, require_elites=False).history)
+        except (EvoInputError, OSError, ValueError, KeyError):
+            return False
 
     def shutdown(self) -> None:
         """Stop a run still going when the server stops, and wait for its checkpoint."""

@@ -197,3 +197,17 @@ def test_sigterm_to_the_server_stops_its_evolution_at_a_checkpoint_first(studio_
     folder = Path(body["run"])
     assert not (folder / "run.lock").exists()
     assert 1 <= evo.open_run(folder).generation < 499
+
+
+def test_stop_before_the_first_generation_is_done_with_no_run_to_resume(studio_factory, tmp_path):
+    server = studio_factory(str(tmp_path), cwd=tmp_path)
+    config = TINY.replace("GENERATIONS", "500")
+    assert server.post("/api/evolve", {"config": config, "seed_model": _design()})[0] == 200
+    assert server.post("/api/evolve/stop", {})[0] == 200  # at once: evo run may not even have started
+    state = _wait(server, lambda s: s["state"] not in ("running", "stopping"))
+    assert state["state"] == "done", state
+    if state["generation"] is None:
+        assert state["message"] == "stopped before its first generation: there is no run to resume"
+        assert server.get("/api/run")[0] == 404
+    else:
+        assert "--resume" in state["message"]
