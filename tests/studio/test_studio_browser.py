@@ -1,8 +1,8 @@
 """The studio's page in headless Chromium (Debian's ``chromium`` driven by Playwright, as the gallery's
 tests): a creature built with the pointer plays exactly as ``evo.simulate`` of its saved file, a mass is
-dragged while it plays, a classic file round-trips, a run and its elites open, and a 3-generation evolution
-runs from the page. No console errors but the answers a step expects; no request leaves 127.0.0.1. With
-``EVO_DOCS_SCREENSHOTS=1`` the tests write the screenshots of docs/studio.md."""
+dragged while it plays, a classic file round-trips, a run and its elites open, a 3-generation evolution
+runs from the page, and Refine tunes a design. No console errors but the answers a step expects; no
+request leaves 127.0.0.1. With ``EVO_DOCS_SCREENSHOTS=1`` the tests write the screenshots of docs/studio.md."""
 
 from __future__ import annotations
 
@@ -425,3 +425,27 @@ def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, st
             assert shown["meta"].get(key) == elite["meta"].get(key), key
         assert shown == elite
     assert problems == [BAD_REQUEST]
+
+
+def test_refine_tunes_the_design_and_opens_the_refined_one(browser, studio_factory, tmp_path: Path):
+    shutil.copy(ROOT / "genomes" / "walker.json", tmp_path / "walker.json")
+    problems: list[str] = []
+    with studio_page(browser, studio_factory(str(tmp_path / "walker.json"), cwd=tmp_path), problems) as page:
+        assert page.evaluate("window.evoStudio.session.refine")["available"]
+        before = state(page)["model"]
+        page.locator("#refine-panel summary").click()
+        page.get_by_label("refine budget, evaluations").fill("64")
+        page.get_by_role("button", name="Refine", exact=True).click()
+        page.wait_for_function(  # progress, one CMA-ES generation at a time
+            "() => Number(document.getElementById('refine-state').dataset.steps) >= 1"
+        )
+        page.wait_for_selector("#refine-state[data-state='done']", timeout=120_000)
+        answer = page.evaluate("fetch('/api/refine').then((r) => r.json())")
+        assert len(answer["progress"]) >= 2 and answer["progress"][-1]["evaluations"] <= 64
+        assert "of 64 evaluations" in page.text_content("#refine-state")
+        page.get_by_role("button", name="Open the refined design").click()
+        refined = state(page)["model"]
+        assert refined == answer["best_model"] and refined != before
+        page.get_by_role("button", name="Undo").click()
+        assert state(page)["model"] == before
+    assert problems == []
