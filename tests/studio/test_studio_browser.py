@@ -2,7 +2,7 @@
 tests): a creature built with the pointer plays exactly as ``evo.simulate`` of its saved file, a mass is
 dragged while it plays, a classic file round-trips, a run and its elites open, a 3-generation evolution
 runs from the page, and Refine tunes a design. No console errors but the answers a step expects; no
-request leaves 127.0.0.1. With ``EVO_DOCS_SCREENSHOTS=1`` the tests write the screenshots of docs/studio.md."""
+request leaves 127.0.0.1. With ``EVO_DOCS_SCREENSHOTS=1`` the tests write docs/studio.md's screenshots."""
 
 from __future__ import annotations
 
