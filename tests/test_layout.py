@@ -30,6 +30,7 @@ RANKS = {
     "evo.run": 7,
     "evo.race": 8,  # Sodarace races: reads run folders (evo.io), simulates (evo.sim)
     "evo.gallery": 9,
+    "evo.studio": 9,  # the web studio's server: a top layer beside the gallery
     "evo": 10,  # the package's own __init__: the public API
     "evo.bench": 10,
     "evo.cli": 11,

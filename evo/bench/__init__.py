@@ -40,6 +40,7 @@ SECTIONS: dict[str, str] = {
     "refine": "evo.bench.refine:refine_section",
     "checkpoint": "evo.bench.checkpoint:checkpoint_section",
     "quality": "evo.bench.quality:quality_section",
+    "studio": "evo.bench.studio:studio_section",
 }
 # scaling: evo bench --scaling; quality (minutes): python -m evo.bench.quality
 DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")

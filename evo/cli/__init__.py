@@ -31,6 +31,7 @@ COMMANDS = (
     "race",
     "refine",
     "warm",
+    "studio",
 )
 
 

@@ -38,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " kernel on the same body, and the share of candidates in lanes (see evo/bench/refine.py)",
     )
 
+    parser.add_argument(
+        "--studio",
+        action="store_true",
+        help="instead: frames per second evo studio streams (a walker, a 200-mass model) and the time from an"
+        " edit to its first frame (see evo/bench/studio.py; needs the studio extra)",
+    )
+
 
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "integrators", False):
@@ -52,4 +59,6 @@ def run(args: argparse.Namespace) -> int:
         args.sections = ["refine"]
     elif getattr(args, "checkpoint", False):
         args.sections = ["checkpoint"]
+    elif getattr(args, "studio", False):
+        args.sections = ["studio"]
     return main(args)

@@ -72,7 +72,12 @@ def _strip_doctype(data: bytes, source: str) -> bytes:
 def parse_xml_file(path: Path, source: str) -> ET.Element:
     """The root element of the XML file ``path`` (a regular file of bounded size, see
     :mod:`evo.io.bounded`); errors are one-line :class:`EvoInputError` s naming ``source``."""
-    data = read_input_bytes(path, source=source)
+    return parse_xml_bytes(read_input_bytes(path, source=source), source)
+
+
+def parse_xml_bytes(data: bytes, source: str) -> ET.Element:
+    """The root element of the XML document ``data`` (entities refused, DOCTYPE skipped); errors are
+    one-line :class:`EvoInputError` s naming ``source``."""
     _refuse_entities(data, source)
     parser = ET.XMLParser()
     try:

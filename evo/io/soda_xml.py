@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from evo.errors import EvoInputError, closest, input_warnings_as_errors, warn_input
-from evo.io.safe_xml import parse_xml_file
+from evo.io.safe_xml import parse_xml_bytes, parse_xml_file
 from evo.io.soda_dialect import (
     ATTRIBUTES,
     CHILDREN,
@@ -39,6 +39,8 @@ __all__ = [
     "creature_of",
     "document_of",
     "dumps_soda_xml",
+    "loads_soda_xml",
+    "loads_terrain",
     "model_element",
     "read_soda_xml",
     "read_terrain",
@@ -48,6 +50,8 @@ __all__ = [
 ]
 
 Polyline = tuple[tuple[float, float], ...]
+# the encoding named by an XML declaration (``<?xml version="1.0" encoding="ISO-8859-1"?>``)
+_DECLARED_ENCODING = re.compile(r"""(\A\s*<\?xml[^>]*?encoding\s*=\s*["'])[^"']*(["'])""")
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _ID_LIST = re.compile(r"[\s,]+")
@@ -164,8 +168,7 @@ def _children(parent: ET.Element, path: str, source: str) -> Iterator[tuple[ET.E
             yield child, f"{path}/{tag}[{counts[tag]}]"
 
 
-def _read_document(path: Path, source: str) -> _Document:
-    root = parse_xml_file(path, source)
+def _read_document(root: ET.Element, source: str) -> _Document:
     if root.tag != "model":
         hint = "; a race file: evo race FILE runs it" if root.tag == "race" else ""
         raise EvoInputError(
@@ -330,7 +333,24 @@ def read_soda_xml(path: str | Path, *, strict: bool = False) -> Creature:
             return read_soda_xml(path)
     path = Path(path)
     source = str(path)
-    return creature_of(_read_document(path, source), source, path.stem)
+    return creature_of(_read_document(parse_xml_file(path, source), source), source, path.stem)
+
+
+def loads_soda_xml(data: str | bytes, *, source: str, name: str = "creature") -> Creature:
+    """A creature from a Sodaconstructor XML file's bytes (decoded as its declaration says) or text (already
+    decoded: its declared encoding is ignored), as :func:`read_soda_xml` reads one.
+
+    Args:
+        data: the file's bytes or text.
+        source: what names the file in errors (an uploaded file's name).
+        name: the creature's name when the file has no ``<name>``.
+
+    Raises:
+        EvoInputError: not well-formed XML, or not a valid model.
+    """
+    if isinstance(data, str):
+        data = _DECLARED_ENCODING.sub(r"\1UTF-8\2", data, count=1).encode("utf-8")
+    return creature_of(_read_document(parse_xml_bytes(data, source), source), source, name)
 
 
 def creature_of(doc: _Document, source: str, default_name: str, where: str = "") -> Creature:
@@ -391,12 +411,26 @@ def read_terrain(
     if not target.is_absolute() and source and Path(source).is_file():
         target = Path(source).parent / target
     try:
-        doc = _read_document(target, str(target))
+        doc = _read_document(parse_xml_file(target, str(target)), str(target))
     except EvoInputError as exc:
         raise EvoInputError(f"terrain file {exc}", source=source, field=field) from None
     terrain = terrain_of(doc)
     if not terrain:
         raise EvoInputError(f"terrain file {target} has no <fixedbar> links", source=source, field=field)
+    return terrain
+
+
+def loads_terrain(data: str | bytes, *, source: str) -> tuple[Polyline, ...]:
+    """Terrain polylines from a Soda XML file's bytes or decoded text, as :func:`read_terrain` reads a file.
+
+    Raises:
+        EvoInputError: not a Soda XML file, or one without ``<fixedbar>`` links (naming ``source``).
+    """
+    if isinstance(data, str):
+        data = _DECLARED_ENCODING.sub(r"\1UTF-8\2", data, count=1).encode("utf-8")
+    terrain = terrain_of(_read_document(parse_xml_bytes(data, source), source))
+    if not terrain:
+        raise EvoInputError("a terrain file needs <fixedbar> links; this one has none", source=source)
     return terrain
 
 

@@ -1,0 +1,112 @@
+"""The Refine bridge: ``evo.refine`` on the design in the background, its progress after each CMA-ES
+generation, the refined body to open, Stop at the next generation; 501 where evo has no refine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import evo
+from evo.io.models import creature_to_dict
+from evo.refine import GENES, refine
+from evo.studio import refining
+from evo.studio.limits import StudioLimits
+
+CLASSIC = Path(__file__).resolve().parents[2] / "genomes" / "classic"
+
+
+def _design() -> dict:
+    return json.loads(json.dumps(creature_to_dict(evo.load_model(CLASSIC / "strider.xml"))))
+
+
+def _waited(server, until, timeout=120.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        _, state = server.get("/api/refine")
+        if until(state) or time.monotonic() > deadline:
+            return state
+        time.sleep(0.1)
+
+
+def test_the_session_offers_refine_with_its_genes(studio):
+    _, session = studio.get("/api/session")
+    assert session["refine"] == {
+        "available": True, "message": None, "genes": list(GENES), "default_genes": list(GENES)
+    }  # fmt: skip
+
+
+def test_a_refinement_reports_each_generation_and_ends_with_what_evo_refine_finds(studio):
+    body = {"model": _design(), "plugin": "distance", "budget": 64, "genes": ["phi", "alpha"], "seed": 3}
+    status, started = studio.post("/api/refine", body)
+    assert status == 200 and started["state"] == "running"
+    state = _waited(studio, lambda s: s["state"] != "running")
+    assert state["state"] == "done", state
+    expected = refine(
+        evo.load_model(CLASSIC / "strider.xml"), fitness="distance", budget=64, genes=("phi", "alpha"), seed=3
+    )
+    assert [p["evaluations"] for p in state["progress"]] == [p.evaluations for p in expected.history]
+    assert [p["best_fitness"] for p in state["progress"]] == [p.best_fitness for p in expected.history]
+    assert state["fitness"] == expected.fitness and state["start_fitness"] == expected.start_fitness
+    assert state["best_model"] == json.loads(json.dumps(creature_to_dict(expected.best)))
+
+
+def test_stop_ends_a_refinement_at_the_next_generation(studio):
+    body = {"model": _design(), "plugin": "distance", "budget": 20000}
+    assert studio.post("/api/refine", body)[0] == 200
+    _waited(studio, lambda s: len(s["progress"]) >= 1)
+    assert studio.post("/api/refine", body)[0] == 409  # one at a time
+    assert studio.post("/api/refine/stop", {})[0] == 200
+    state = _waited(studio, lambda s: s["state"] != "running")
+    assert state["state"] == "done" and state["stopped"] is True
+    assert state["progress"][-1]["evaluations"] < 20000 and state["best_model"] is not None
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"budget": 0}, "budget: expected an integer in 1..20000"),
+        ({"budget": 20001}, "budget: expected an integer in 1..20000"),
+        ({"genes": "phi"}, "genes: expected a list of gene names"),
+        ({"plugin": 3}, "plugin: expected a plugin name"),
+    ],
+)
+def test_a_bad_refine_request_is_a_one_line_400(studio, change, expected):
+    status, body = studio.post("/api/refine", {"model": _design(), **change})
+    assert status == 400 and body["error"].startswith(expected)
+
+
+def test_a_refinement_evo_refuses_fails_with_its_one_line(studio):
+    status, _ = studio.post("/api/refine", {"model": _design(), "budget": 2, "genes": ["phi"]})
+    assert status == 200
+    state = _waited(studio, lambda s: s["state"] != "running")
+    assert state["state"] == "failed" and "budget" in state["message"] and "\n" not in state["message"]
+
+
+async def _call(app, method: str, path: str) -> tuple[int, dict]:
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": path, "headers": [], "query_string": b""}
+    await app(scope, receive, send)
+    return sent[0]["status"], json.loads(sent[1]["body"])
+
+
+def test_every_refine_route_answers_501_where_evo_has_no_refine(monkeypatch):
+    from starlette.routing import Router
+
+    monkeypatch.setattr(refining, "refine_function", lambda: None)
+    app = Router(routes=refining.refine_routes(StudioLimits()))
+    for method, path in (("POST", "/api/refine"), ("GET", "/api/refine"), ("POST", "/api/refine/stop")):
+        assert asyncio.run(_call(app, method, path)) == (
+            501,
+            {"error": "refine is not available in this version"},
+        )
