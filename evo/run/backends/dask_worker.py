@@ -137,10 +137,31 @@ def chunk_on_worker(token: str, blob: bytes, level: int, chunk: bytes) -> bytes:
             outcome = ([], failed, time.perf_counter() - start, records.records)
             return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
         done, error = run_chunk(job, context, pickle.loads(chunk))
+        error = _named_as_at_home(error, context)
         if error is not None:
             log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
     outcome = (done, error, time.perf_counter() - start, records.records)
     return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _named_as_at_home(error: ErrorData | None, context: Any) -> ErrorData | None:
+    """An error whose message (and traceback) names this worker's copy of a shipped plugin file, naming the
+    file it was copied from instead, so that it reads as on the fork pool (``plugins/sprint.py:15: ...``)."""
+    shipped = getattr(context, "plugin_files", None)
+    origin = getattr(getattr(getattr(context, "spec", None), "plugin", None), "origin", "")
+    if error is None or shipped is None or not origin.startswith("file:"):
+        return error
+    index, plugin, message, detail = error
+    copy, home = os.path.dirname(origin[len("file:") :]), os.path.dirname(shipped.origin)
+
+    def at_home(text: str) -> str:
+        for shown in {copy, os.path.relpath(copy)} if copy else set():
+            text = text.replace(shown + os.sep, home + os.sep)
+        return text
+
+    if isinstance(detail, tuple) and len(detail) == 4 and isinstance(detail[3], str):  # ChildFailed's
+        detail = (*detail[:3], at_home(detail[3]))
+    return index, plugin, at_home(message), detail
 
 
 class IgnoreInterrupt(distributed.WorkerPlugin):
