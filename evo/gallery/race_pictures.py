@@ -8,18 +8,15 @@ import numpy as np
 from evo.gallery.data import wave_angles
 from evo.gallery.poster import FONT, SVG_NAMESPACE, _points, _scene, _tag
 from evo.gallery.replay import (
-    GROUND,
-    GROUND_LINE,
     MASS,
     SKY,
     SUPERSAMPLE,
-    TERRAIN,
-    WALL,
     Camera,
     creature_shapes,
+    draw_bounds,
+    draw_ground,
     extents,
     fit_scale,
-    ground_line,
     outline_points,
     polygon_shapes,
 )
@@ -83,17 +80,8 @@ def race_gif_frames(result: RaceResult, *, every: int = 20, size: tuple[int, int
         cam = Camera(cam.x, cam.y, cam.scale, w, h)
         image = Image.new("RGB", (w, h), SKY)
         draw = ImageDraw.Draw(image)
-        line = ground_line(world, cam.left, cam.right)
-        if line:
-            pts = [(cam.px(x), cam.py(y)) for x, y in line]
-            draw.polygon([(pts[0][0], h), *pts, (pts[-1][0], h)], fill=GROUND)
-        else:
-            draw.rectangle((0, cam.py(0.0), w, h), fill=GROUND)
-            draw.line((0, cam.py(0.0), w, cam.py(0.0)), fill=GROUND_LINE, width=2 * k)
-        for poly in world.terrain:
-            draw.line([(cam.px(x), cam.py(y)) for x, y in poly], fill=TERRAIN, width=3 * k)
-        for x in [0.0, world.width] if world.width is not None else []:
-            draw.line((cam.px(x), 0, cam.px(x), h), fill=WALL, width=3 * k)
+        draw_ground(draw, world, cam, k)
+        draw_bounds(draw, world, cam, k)
         if result.finish_x is not None:
             x = cam.px(result.finish_x)
             draw.line((x, 0, x, h), fill=FINISH, width=2 * k)

@@ -20,6 +20,8 @@ from evo.sim.world import World
 __all__ = [
     "Camera",
     "creature_shapes",
+    "draw_bounds",
+    "draw_ground",
     "extents",
     "fit_scale",
     "gif_frames",
@@ -149,6 +151,32 @@ def creature_shapes(creature: Creature, positions: np.ndarray, theta: float, cam
     return lines, dots
 
 
+def draw_ground(draw, world: World, cam: Camera, k: int) -> None:
+    """The ground (a non-flat outline, or the floor) and the floor line, on a Pillow ``draw`` of the
+    camera's size; ``k`` the supersampling factor."""
+    w, h = cam.width, cam.height
+    line = ground_line(world, cam.left, cam.right)
+    if line:
+        pts = [(cam.px(x), cam.py(y)) for x, y in line]
+        draw.polygon([(pts[0][0], h), *pts, (pts[-1][0], h)], fill=GROUND)
+        draw.line(pts, fill=GROUND_LINE, width=2 * k)
+    else:
+        draw.rectangle((0, cam.py(0.0), w, h), fill=GROUND)
+    if world.contact == "soda":
+        draw.line((0, cam.py(0.0), w, cam.py(0.0)), fill=GROUND_LINE, width=2 * k)
+
+
+def draw_bounds(draw, world: World, cam: Camera, k: int) -> None:
+    """The side walls, the ceiling and the terrain's polylines, on a Pillow ``draw``."""
+    w, h = cam.width, cam.height
+    for x in [0.0, world.width] if world.width is not None else []:
+        draw.line((cam.px(x), 0, cam.px(x), h), fill=WALL, width=3 * k)
+    if world.height is not None:
+        draw.line((0, cam.py(world.height), w, cam.py(world.height)), fill=WALL, width=3 * k)
+    for poly in world.terrain:
+        draw.line([(cam.px(x), cam.py(y)) for x, y in poly], fill=TERRAIN, width=3 * k)
+
+
 def gif_frames(
     creature: Creature, world: World, trajectory: Trajectory, *, size: tuple[int, int] = (480, 270)
 ) -> list:
@@ -171,15 +199,7 @@ def gif_frames(
         cam = Camera(float(p[:, 0].mean()), 0.36 * h / scale, scale, w, h)
         image = Image.new("RGB", (w, h), SKY)
         draw = ImageDraw.Draw(image)
-        line = ground_line(world, cam.left, cam.right)
-        if line:
-            pts = [(cam.px(x), cam.py(y)) for x, y in line]
-            draw.polygon([(pts[0][0], h), *pts, (pts[-1][0], h)], fill=GROUND)
-            draw.line(pts, fill=GROUND_LINE, width=2 * k)
-        else:
-            draw.rectangle((0, cam.py(0.0), w, h), fill=GROUND)
-        if world.contact == "soda":
-            draw.line((0, cam.py(0.0), w, cam.py(0.0)), fill=GROUND_LINE, width=2 * k)
+        draw_ground(draw, world, cam, k)
         spacing = marker_spacing(scale / k)
         for j in range(
             math.ceil((cam.left - start) / spacing), math.floor((cam.right - start) / spacing) + 1
@@ -188,12 +208,7 @@ def gif_frames(
             y = cam.py(0.0)
             draw.line((x, y, x, y + 8 * k), fill=MARKER, width=k)
             draw.text((x, y + 10 * k), f"{j * spacing:g}", fill=LABEL, font=font, anchor="ma")
-        for x in [0.0, world.width] if world.width is not None else []:
-            draw.line((cam.px(x), 0, cam.px(x), h), fill=WALL, width=3 * k)
-        if world.height is not None:
-            draw.line((0, cam.py(world.height), w, cam.py(world.height)), fill=WALL, width=3 * k)
-        for poly in world.terrain:
-            draw.line([(cam.px(x), cam.py(y)) for x, y in poly], fill=TERRAIN, width=3 * k)
+        draw_bounds(draw, world, cam, k)
         for corners, fill, curvy in polygon_shapes(creature, p, cam):
             draw.polygon(outline_points(corners, curvy), fill=fill)
         lines, dots = creature_shapes(creature, p, float(thetas[r]), cam, k)

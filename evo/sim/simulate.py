@@ -33,6 +33,7 @@ __all__ = [
     "simulate",
     "speed_limit",
     "steps_for",
+    "tiny_creature",
     "warm_up",
 ]
 
@@ -281,9 +282,10 @@ def simulate(
     )
 
 
-def warm_up(world: World) -> None:
-    """Compile (or load from numba's cache) and run the kernel once in ``world``."""
-    tiny = Creature(
+def tiny_creature(mass: float = 1.0) -> Creature:
+    """Two masses joined by one muscle, to compile the kernels with (``mass`` 1: the default physics, which
+    has kernels of its own)."""
+    return Creature(
         positions=[[0.0, 10.0], [10.0, 10.0]],
         velocities=[[0.0, 0.0], [0.0, 0.0]],
         fixed=[False, False],
@@ -294,5 +296,10 @@ def warm_up(world: World) -> None:
         phi=[0.0],
         omega=0.1,
         beta=0.5,
+        mass=None if mass == 1.0 else [mass, mass],
     )
-    simulate(tiny, world, 2 * world.dt, record_every=world.dt)
+
+
+def warm_up(world: World) -> None:
+    """Compile (or load from numba's cache) and run the kernel once in ``world``."""
+    simulate(tiny_creature(), world, 2 * world.dt, record_every=world.dt)
