@@ -50,10 +50,8 @@ def test_the_plugins_are_those_evo_finds_with_their_default_params(studio):
     _, session = studio.get("/api/session")
     found = discover()
     # the server is a fresh process: what a fresh process finds (other tests register Python functions here)
-    fresh = subprocess.run(
-        [sys.executable, "-c", "import json; from evo.fitness import discover; print(json.dumps(sorted(discover())))"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    script = "import json; from evo.fitness import discover; print(json.dumps(sorted(discover())))"
+    fresh = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert [p["name"] for p in session["plugins"]] == json.loads(fresh.stdout)
     distance = next(p for p in session["plugins"] if p["name"] == "distance")
     assert distance["params"] == dict(found["distance"].params) and distance["doc"] == found["distance"].doc
