@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from html import escape
+from pathlib import PurePath
 from typing import Any
 
 from evo.io.assets import package_text
@@ -87,7 +88,8 @@ def header_html(run: dict[str, Any]) -> str:
 
 
 def _terrain_told(world: dict[str, Any]) -> dict[str, Any]:
-    """The world's parameters with its terrain told in words (polylines and segments), not coordinates."""
+    """The world's parameters with its terrain told in words (the file it was read from, polylines and
+    segments), not coordinates."""
     terrain = world.get("terrain")
     if not terrain:
         return world
@@ -95,7 +97,10 @@ def _terrain_told(world: dict[str, Any]) -> dict[str, Any]:
     segments = sum(max(len(line) - 1, 0) for line in lines)
     xs = [float(point[0]) for line in lines for point in line]
     span = f", x {min(xs):g}..{max(xs):g} px" if xs else ""
-    return {**world, "terrain": f"{len(lines)} polyline(s) of {segments} segment(s){span}"}
+    told = {k: v for k, v in world.items() if k != "terrain_file"}
+    named = world.get("terrain_file")
+    file = f"{PurePath(named).name} — " if isinstance(named, str) and named else ""
+    return {**told, "terrain": f"{file}{len(lines)} polyline(s) of {segments} segment(s){span}"}
 
 
 def render_page(

@@ -7,6 +7,7 @@ use become fixed masses; fixed nodes used only by fixed bars become terrain poly
 from __future__ import annotations
 
 import math
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
@@ -407,9 +408,7 @@ def read_terrain(
     A relative ``path`` is taken relative to the directory of ``source`` when that is a file, else to the
     current directory. Errors name ``source`` and ``field`` first, then the terrain file and element.
     """
-    target = Path(path).expanduser()
-    if not target.is_absolute() and source and Path(source).is_file():
-        target = Path(source).parent / target
+    target = _terrain_target(path, source)
     try:
         doc = _read_document(parse_xml_file(target, str(target)), str(target))
     except EvoInputError as exc:
@@ -418,6 +417,14 @@ def read_terrain(
     if not terrain:
         raise EvoInputError(f"terrain file {target} has no <fixedbar> links", source=source, field=field)
     return terrain
+
+
+def _terrain_target(path: str | Path, source: str | None) -> Path:
+    """A terrain path relative to the folder of ``source`` when that is a file, else to the cwd."""
+    target = Path(path).expanduser()
+    if not target.is_absolute() and source and Path(source).is_file():
+        target = Path(source).parent / target
+    return target
 
 
 def loads_terrain(data: str | bytes, *, source: str) -> tuple[Polyline, ...]:
@@ -435,7 +442,8 @@ def loads_terrain(data: str | bytes, *, source: str) -> tuple[Polyline, ...]:
 
 
 def with_terrain_read(mapping: Mapping[str, Any], *, source: str | None, where: str) -> Mapping[str, Any]:
-    """``mapping`` with a ``terrain`` that names a Soda XML file replaced by the file's polylines.
+    """``mapping`` with a ``terrain`` that names a Soda XML file replaced by the file's polylines, and
+    the file's absolute path kept beside them as ``terrain_file`` (a label: docs/config.md).
 
     A relative path is relative to the folder of ``source`` when that is a file, else to the working
     directory. Raises :class:`~evo.errors.EvoInputError` naming ``source`` and the field.
@@ -444,7 +452,9 @@ def with_terrain_read(mapping: Mapping[str, Any], *, source: str | None, where: 
         return mapping
     field = field_label(where, "terrain")
     terrain = read_terrain(mapping["terrain"], source=source, field=field)
-    return {**mapping, "terrain": [[list(point) for point in line] for line in terrain]}
+    polylines = [[list(point) for point in line] for line in terrain]
+    named = os.path.abspath(_terrain_target(mapping["terrain"], source))
+    return {**mapping, "terrain": polylines, "terrain_file": named}
 
 
 # --------------------------------------------------------------------------------------------- writing

@@ -66,7 +66,7 @@ def race_of_run(run_dir: str | os.PathLike, *, top: int | None = None) -> Race:
 def _check_soda_world(world: World, source: str) -> None:
     default = World()
     for name in World.field_names():
-        if name in _SODA_FIELDS or name == "max_speed":  # the explosion bound only stops a run: dropped
+        if name in _SODA_FIELDS or name in ("max_speed", "terrain_file"):  # a run's stop, a label: dropped
             continue
         if getattr(world, name) != getattr(default, name):
             raise EvoInputError(

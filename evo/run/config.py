@@ -239,6 +239,8 @@ class Config:
                     old["ranges"] = {
                         k: v for k, v in old.get("ranges", {}).items() if k in changes["measures"]
                     }
+            if table == "world" and "terrain" in changes:  # a new terrain: no longer the old file's
+                old.pop("terrain_file", None)
             doc[table] = {**old, **changes}
         return parse_config(doc, source=self.source, default_name=self.run.name)
 
@@ -380,7 +382,8 @@ class Config:
             f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {self.plugin.origin}",
             f"world: gravity {world.gravity:g}, damping {world.damping:g}, stiffness {world.stiffness:g}, "
             f"{world.integrator} dt {world.dt:g}, {world.contact} contact, ground {_ground_text(world)}, "
-            f"{len(world.terrain)} terrain polyline(s), "
+            f"{len(world.terrain)} terrain polyline(s)"
+            + (f" from {world.terrain_file}, " if world.terrain_file else ", ")
             + (f"max_speed {world.max_speed:g} px/frame" if world.max_speed is not None else "no max_speed"),
             f"pool: {self.pool.workers} worker(s)"
             + (f", chunks of {self.pool.chunksize}" if self.pool.chunksize else "")

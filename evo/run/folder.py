@@ -49,6 +49,7 @@ RESUMABLE_CHANGES = {
     ("pool", "backend"),
     ("pool", "address"),
     ("pool", "batch"),
+    ("world", "terrain_file"),  # a label: the polylines are what is simulated (a folder before 0.2 lacks it)
 }
 
 

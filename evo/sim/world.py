@@ -115,6 +115,11 @@ class World:
     terrain: tuple[Polyline, ...] = setting(
         (), parse=_terrain, doc="fixed segments masses collide with, as polylines of (x, y) points, px"
     )
+    terrain_file: str | None = setting(
+        None,
+        doc="the Soda XML file the terrain was read from, an absolute path (a label for reports: the "
+        "polylines of terrain are what is simulated; None: not read from a file)",
+    )
     max_speed: float | None = setting(
         None,
         low=0.0,
@@ -246,10 +251,21 @@ class World:
 
         Raises:
             EvoInputError: not a mapping, an unknown key (the closest valid one suggested), a bad value,
-                or a value given together with its cursor.
+                a value given together with its cursor, or a ``terrain_file`` without a terrain.
         """
-        changes = _without_cursors(mapping, source=source, where=where)
-        return dataclasses.replace(self, **check_fields(World, changes, source=source, where=where))
+        changes = check_fields(
+            World, _without_cursors(mapping, source=source, where=where), source=source, where=where
+        )
+        if "terrain" in changes and "terrain_file" not in changes:  # a new terrain: no longer that file's
+            changes["terrain_file"] = None
+        if changes.get("terrain_file") is not None and not changes.get("terrain", self.terrain):
+            raise EvoInputError(
+                "names the file a terrain was read from, but there is no terrain; give the file as "
+                f'terrain = "{changes["terrain_file"]}"',
+                source=source,
+                field=field_label(where, "terrain_file"),
+            )
+        return dataclasses.replace(self, **changes)
 
 
 def _without_cursors(

@@ -80,7 +80,7 @@ def _world_fields() -> dict[str, Any]:
     out = {}
     for f in dataclasses.fields(World):
         value = defaults.get(f.name)
-        if f.name in ("terrain", "ground"):
+        if f.name in ("terrain", "terrain_file", "ground"):
             continue
         out[f.name] = {
             "value": value,

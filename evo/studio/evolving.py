@@ -67,6 +67,8 @@ def _merged_world(design: dict[str, Any], config: Any) -> dict[str, Any]:
         base = key.removesuffix("_cursor")
         out.pop(base, None)
         out.pop(f"{base}_cursor", None)
+        if key == "terrain":  # the config's terrain: not the design's terrain file
+            out.pop("terrain_file", None)
     out.update(config)
     return out
 

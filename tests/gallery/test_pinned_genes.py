@@ -1,5 +1,6 @@
 """Genes pinned at a bound of their [genome] range are flagged by evo inspect and the gallery header; no
-column of evo inspect is there twice; the header tells a terrain in words, not coordinates."""
+column of evo inspect is there twice; the header tells a terrain in words (its file, polylines and
+segments), not coordinates."""
 
 from __future__ import annotations
 
@@ -85,5 +86,6 @@ def test_the_gallery_header_tells_a_terrain_in_words(tmp_path):
     )  # fmt: skip
     evo.evolve(config, out=tmp_path / "run", progress=False)
     header = build_gallery(tmp_path / "run").split("<h2>World</h2>", 1)[1].split("</details>", 1)[0]
-    assert "<dt>terrain</dt><dd>3 polyline(s) of 5 segment(s), x 300..1700 px</dd>" in header
+    assert "<dt>terrain</dt><dd>hills.xml — 3 polyline(s) of 5 segment(s), x 300..1700 px</dd>" in header
     assert "450" not in header  # no coordinates
+    assert "terrain_file" not in header  # the file is told with the terrain, not on a row of its own

@@ -559,6 +559,20 @@ def test_a_terrain_path_without_a_source_file_is_relative_to_the_working_directo
     assert world_from({"terrain": "ground.xml"}, where="--set").terrain[0][2] == (200.0, 0.0)
 
 
+def test_a_terrain_read_from_a_file_keeps_the_files_absolute_path_beside_its_polylines(tmp_path, monkeypatch):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    write(folder, GROUND, "ground.xml")
+    model = folder / "m.json"
+    model.write_text(json.dumps({**RICH, "world": {"terrain": "ground.xml"}}))
+    monkeypatch.chdir(tmp_path)
+    assert world_from(load_model(model).world, source=str(model)).terrain_file == str(folder / "ground.xml")
+    assert world_from({"terrain": "models/ground.xml"}, where="--set").terrain_file == str(
+        folder / "ground.xml"
+    )
+    assert world_from({"terrain": [[0, 0], [1, 1]]}).terrain_file is None
+
+
 def test_a_terrain_path_in_the_world_is_written_as_the_fixed_bars_it_names(tmp_path, monkeypatch):
     write(tmp_path, GROUND, "ground.xml")
     model = tmp_path / "m.json"

@@ -211,3 +211,14 @@ def test_stop_before_the_first_generation_is_done_with_no_run_to_resume(studio_f
         assert server.get("/api/run")[0] == 404
     else:
         assert "--resume" in state["message"]
+
+
+def test_a_configs_terrain_replaces_the_designs_terrain_and_its_file_name():
+    from evo.studio.evolving import _merged_world
+
+    design = {"gravity": 0.3, "terrain": [[0, 0], [1, 1]], "terrain_file": "/models/hills.xml"}
+    assert _merged_world(design, {"terrain": [[0, 0], [2, 2]]}) == {
+        "gravity": 0.3,
+        "terrain": [[0, 0], [2, 2]],
+    }
+    assert _merged_world(design, {"gravity": 0.4})["terrain_file"] == "/models/hills.xml"
