@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from multiprocessing_logging import MultiProcessingHandler
-
 from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
 from evo.ga.individual import Individual
@@ -34,6 +32,7 @@ from evo.model import Creature
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
 from evo.run.config import Config
 from evo.run.map_elites import new_search, search_from_state
+from evo.run.worker_log import WorkerLogHandler
 
 __all__ = ["FolderWriter", "Prepared", "RunFailed", "loop_settings", "prepare", "provenance_of"]
 
@@ -245,7 +244,7 @@ def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
         logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
     handler.setLevel(level)
-    wrapped = MultiProcessingHandler("evo-run-log", sub_handler=handler)
+    wrapped = WorkerLogHandler(handler)
     old_level = logger.level
     logger.setLevel(level)
     logger.addHandler(wrapped)

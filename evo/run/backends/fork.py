@@ -2,7 +2,7 @@
 
 Workers ignore SIGINT and SIGTERM, die with the parent (Linux) and send errors back as data; a worker
 that dies raises :class:`EvaluationFailed`, one stuck past the time limit is replaced. Their log records
-reach the parent's handlers when the parent wrapped them with multiprocessing_logging.
+reach the parent's handlers when the parent wrapped them in a :class:`~evo.run.worker_log.WorkerLogHandler`.
 """
 
 from __future__ import annotations
