@@ -4,6 +4,7 @@ progress read live, Stop at the next CMA-ES generation; without ``evo.refine`` e
 from __future__ import annotations
 
 import importlib
+import json
 import math
 import threading
 from typing import Any
@@ -14,6 +15,7 @@ from starlette.routing import Route
 
 from evo.errors import EvoInputError
 from evo.studio.designs import design_of, model_object
+from evo.studio.guard import BodyTooLarge
 from evo.studio.limits import StudioLimits
 
 __all__ = ["MAX_BUDGET", "UNAVAILABLE", "refine_function", "refine_genes", "refine_routes"]
@@ -135,7 +137,13 @@ def refine_routes(limits: StudioLimits) -> list[Route]:
         if refinement.thread is not None and refinement.thread.is_alive():
             return JSONResponse({"error": "a refinement is running: stop it first"}, 409)
         try:
-            creature, options = _options(await request.json(), limits)
+            body = json.loads(await request.body())
+        except BodyTooLarge as exc:
+            return JSONResponse({"error": str(exc)}, 413)
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deeply
+            return JSONResponse({"error": "the request body is not valid JSON"}, 400)
+        try:
+            creature, options = _options(body, limits)
         except (EvoInputError, ValueError) as exc:
             return JSONResponse({"error": str(exc).splitlines()[0]}, 400)
         refinement.__init__()

@@ -110,3 +110,9 @@ def test_every_refine_route_answers_501_where_evo_has_no_refine(monkeypatch):
             501,
             {"error": "refine is not available in this version"},
         )
+
+
+@pytest.mark.parametrize("body", [b"\xff\xfe{}", b"[" * 100000 + b"]" * 100000, b"", b"{not json"])
+def test_a_refine_body_that_is_not_json_text_is_one_line_400(studio, body):
+    status, answer = studio.post("/api/refine", body)
+    assert status == 400 and "not valid JSON" in answer["error"] and "\n" not in answer["error"]
