@@ -71,7 +71,9 @@ class Stream:
             await self._dispatch(message)
         except json.JSONDecodeError as exc:
             await self._error(f"not valid JSON: {exc.msg}")
-        except (EvoInputError, ValueError, TypeError, KeyError) as exc:
+        except RecursionError:
+            await self._error("not valid JSON: nested too deeply")
+        except (EvoInputError, ValueError, TypeError, KeyError, OverflowError) as exc:
             await self._error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     async def _dispatch(self, message: dict[str, Any]) -> None:
@@ -117,15 +119,15 @@ class Stream:
             await self.send(frames_message(0, player.positions(0)[None]))
             await self.status()
         elif kind == "grab":
-            mass, x, y = int(message["mass"]), float(message["x"]), float(message["y"])
+            mass, x, y = int(message["mass"]), _finite(message, "x"), _finite(message, "y")
             async with self._lock:
                 player.grab(mass, x, y)
         elif kind == "drag":
-            x, y = float(message["x"]), float(message["y"])
+            x, y = _finite(message, "x"), _finite(message, "y")
             async with self._lock:
                 player.drag(x, y)
         elif kind == "release":
-            vx, vy = float(message.get("vx", 0.0)), float(message.get("vy", 0.0))
+            vx, vy = _finite(message, "vx", 0.0), _finite(message, "vy", 0.0)
             async with self._lock:
                 player.release(vx, vy)
         else:
@@ -209,3 +211,11 @@ class Stream:
         """Stop playing (the socket closed)."""
         with contextlib.suppress(Exception):
             await self._stop_playing()
+
+
+def _finite(message: dict[str, Any], key: str, default: float | None = None) -> float:
+    """``message[key]`` as a finite float (px or px/frame): a NaN or infinite pointer poisons the frames."""
+    value = float(message[key] if default is None else message.get(key, default))
+    if not math.isfinite(value):
+        raise EvoInputError(f"{key}: expected a finite number, got {value!r}")
+    return value

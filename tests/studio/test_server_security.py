@@ -153,3 +153,27 @@ def test_a_studio_bound_to_every_address_takes_its_own_host_as_origin_and_no_oth
     assert server.get("/api/session", headers={"Origin": f"http://{host}"})[0] == 200
     assert server.get("/api/session", headers={"Origin": "http://evil.example"})[0] == 403
     assert server.get("/api/session", token=False, headers={"Origin": f"http://{host}"})[0] == 403
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100000 + "]" * 100000,
+        '{"type": "step", "frames": 1e400}',
+        '{"type": "grab", "mass": 0, "x": NaN, "y": 10}',
+        '{"type": "grab", "mass": 0, "x": 10, "y": Infinity}',
+    ],
+)
+def test_a_websocket_message_with_bad_numbers_or_deep_nesting_is_an_error_message_and_the_socket_stays(
+    studio, text
+):
+    with studio.socket() as ws:
+        ws.send_json({"type": "load", "model": _small_model(3)})
+        ws.receive_until("status")
+        ws.ws.send(text)
+        message = ws.receive_json(timeout=30)
+        assert message["type"] == "error" and "\n" not in message["error"]
+        ws.send_json({"type": "step", "frames": 2})
+        frames = ws.receive_until("status")[0]
+    assert frames["type"] == "frames" and all(x == x for row in frames["positions"][-1] for x in row)
+    assert not any("Traceback" in line for line in studio.errors)
