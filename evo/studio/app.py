@@ -215,9 +215,10 @@ def create_app(studio: Studio) -> Any:
             return JSONResponse({"error": "the studio was not started on a path: download instead"}, 409)
         creature = design_of(body.get("model"), limits)
         target = _confined(studio, body.get("path"), body.get("format"))
-        if target.exists() and body.get("overwrite") is not True:
-            return JSONResponse({"error": f"{target} exists; save again to replace it", "exists": True}, 409)
         try:
+            if target.exists() and body.get("overwrite") is not True:
+                answer = {"error": f"{target} exists; save again to replace it", "exists": True}
+                return JSONResponse(answer, 409)
             save_model(creature, target)
         except OSError as exc:
             raise EvoInputError(f"cannot write: {exc.strerror or exc}", source=str(target)) from None
@@ -336,8 +337,11 @@ def _confined(studio: Studio, path: Any, kind: Any) -> Path:
         if studio.path is None:
             raise EvoInputError("path: expected a file name (the studio was started on a folder)")
         target = studio.path.resolve()
-    elif isinstance(path, str) and path.strip():
-        target = (folder / path).resolve()
+    elif isinstance(path, str) and path.strip() and "\x00" not in path:
+        try:
+            target = (folder / path).resolve()
+        except OSError as exc:  # a name too long, a symlink loop
+            raise EvoInputError(f"path: cannot use {path!r}: {exc.strerror or exc}") from None
     else:
         raise EvoInputError(f"path: expected a file name, got {path!r}")
     if kind is not None and kind not in ("json", "xml"):

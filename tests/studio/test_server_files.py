@@ -111,6 +111,12 @@ def test_save_refuses_a_path_outside_the_start_folder(studio, path):
     assert status == 400 and "outside the folder" in body["error"]
 
 
+@pytest.mark.parametrize("path", ["a\x00b.json", "y" * 300 + ".json"])
+def test_save_to_a_name_the_system_cannot_take_is_a_one_line_400(studio, path):
+    status, body = studio.post("/api/save", {"model": _object(CLASSIC / "pacer.xml"), "path": path})
+    assert status == 400 and "\n" not in body["error"] and "internal error" not in body["error"]
+
+
 def test_save_is_refused_when_the_studio_was_started_on_nothing(studio_factory, tmp_path):
     server = studio_factory(cwd=tmp_path)
     status, body = server.post("/api/save", {"model": _object(CLASSIC / "pacer.xml"), "path": "x.json"})
