@@ -11,6 +11,7 @@ import io
 import os
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -132,15 +133,24 @@ def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
             f"{size:,} bytes, more than a checkpoint may have ({MAX_NPZ_BYTES:,})", source=source
         )
     try:
-        with np.load(path, allow_pickle=False) as npz:
+        npz = np.load(path, allow_pickle=False)
+        if not isinstance(npz, np.lib.npyio.NpzFile):  # a bare .npy: not an archive of named arrays
+            raise EvoInputError("not a readable .npz file: a single .npy array", source=source)
+        with npz:
             if len(npz.files) > MAX_MEMBERS:
                 raise EvoInputError(f"{len(npz.files)} arrays, more than {MAX_MEMBERS}", source=source)
+            unpacked = sum(info.file_size for info in npz.zip.infolist())
+            if unpacked > MAX_NPZ_BYTES:  # a compressed member that would unpack past the bound
+                raise EvoInputError(
+                    f"{unpacked:,} bytes unpacked, more than a checkpoint may have ({MAX_NPZ_BYTES:,})",
+                    source=source,
+                )
             arrays = {name: npz[name] for name in npz.files}
     except FileNotFoundError:
         raise
     except EvoInputError:
         raise
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, zlib.error) as exc:
         text = " ".join(str(exc).split())[:120]
         raise EvoInputError(f"the checkpoint was edited or is corrupted: {text}", source=source) from None
     except (OSError, ValueError, EOFError, KeyError, MemoryError) as exc:

@@ -159,3 +159,43 @@ def test_a_file_that_is_not_an_npz_is_one_line(tmp_path):
     (tmp_path / "checkpoint.npz").write_bytes(b"not a zip at all")
     with pytest.raises(EvoInputError, match="checkpoint.npz"):
         read_npz(tmp_path / "checkpoint.npz")
+
+
+def _deflated_npz(path, array: np.ndarray) -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=False)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a.npy", buffer.getvalue())
+
+
+def test_a_checkpoint_whose_compressed_data_is_corrupted_is_a_one_line_input_error(tmp_path):
+    path = tmp_path / "checkpoint.npz"
+    _deflated_npz(path, np.arange(100_000))
+    data = bytearray(path.read_bytes())
+    data[200:260] = bytes(b ^ 0xFF for b in data[200:260])
+    path.write_bytes(bytes(data))
+    with pytest.raises(EvoInputError, match="corrupted"):
+        read_npz(path)
+
+
+def test_a_bare_npy_array_named_as_a_checkpoint_is_a_one_line_input_error(tmp_path):
+    path = tmp_path / "checkpoint.npz"
+    with path.open("wb") as f:
+        np.save(f, np.arange(3))
+    with pytest.raises(EvoInputError, match="not a readable .npz"):
+        read_npz(path)
+
+
+def test_a_checkpoint_that_would_unpack_past_the_size_bound_is_refused_before_it_is_unpacked(
+    tmp_path, monkeypatch
+):
+    from evo.io import npz_file
+
+    path = tmp_path / "checkpoint.npz"
+    _deflated_npz(path, np.zeros(1_000_000))
+    monkeypatch.setattr(npz_file, "MAX_NPZ_BYTES", path.stat().st_size * 10)
+    with pytest.raises(EvoInputError, match="unpacked"):
+        read_npz(path)
