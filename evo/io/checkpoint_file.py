@@ -155,11 +155,17 @@ def _history_rows(path: Path, mark: Any, source: str) -> list[dict[str, Any]]:
     except (UnicodeDecodeError, csv.Error, ValueError) as exc:
         raise EvoInputError(f"cannot read the history: {exc}", source=str(path)) from None
     rows = []
-    for line in lines:
+    for number, line in enumerate(lines, start=2):
         row: dict[str, Any] = {}
         for key, cell in zip(header, line, strict=False):
             if cell:
-                row[key] = int(cell) if key in _INT_COLUMNS else decode_number(float(cell))
+                try:
+                    row[key] = int(cell) if key in _INT_COLUMNS else decode_number(float(cell))
+                except ValueError:
+                    raise EvoInputError(
+                        f"history: line {number}, {key}: expected a number, got {cell[:40]!r}",
+                        source=str(path),
+                    ) from None
         rows.append(row)
     return rows
 

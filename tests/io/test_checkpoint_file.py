@@ -199,3 +199,15 @@ def test_a_checkpoint_that_would_unpack_past_the_size_bound_is_refused_before_it
     monkeypatch.setattr(npz_file, "MAX_NPZ_BYTES", path.stat().st_size * 10)
     with pytest.raises(EvoInputError, match="unpacked"):
         read_npz(path)
+
+
+@pytest.mark.parametrize("cell", ["x", "1e999999x", "nan?"])
+def test_a_history_with_a_cell_that_is_not_a_number_is_a_one_line_input_error(tmp_path, cell):
+    state = _state()
+    history = HistoryLog(tmp_path / "history.csv")
+    header, rows = history_csv(history_columns(state.objectives), state.logbook).split("\n", 1)
+    history.start(f"{header}\n{cell}{rows[rows.index(',') :]}", rows=rows.count("\n"))
+    head, groups = checkpoint_contents(state)
+    write_checkpoint_file(tmp_path, checkpoint_arrays({**head, "history": history.mark()}, groups))
+    with pytest.raises(EvoInputError, match="history"):
+        read_checkpoint_document(tmp_path)
