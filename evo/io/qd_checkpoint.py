@@ -54,6 +54,16 @@ def qd_state_parts(state: QDState) -> tuple[dict[str, Any], dict[str, list[str]]
     """The state as a JSON-able dict without its elites, and the elites as a list of JSON texts
     (:func:`elite_json`), to be spliced into one document (``RunFolder.write_checkpoint``)."""
     head = {
+        **_head(state),
+        "centroids": None if state.centroids is None else np.asarray(state.centroids).tolist(),
+        "logbook": [{k: _encode_cell(v) for k, v in record.items()} for record in state.logbook],
+    }
+    return head, {"elites": [elite_json(e) for e in state.elites]}
+
+
+def _head(state: QDState) -> dict[str, Any]:
+    """The state's scalars and names, as both checkpoint forms begin."""
+    return {
         "algorithm": ALGORITHM,
         "generation": state.generation,
         "seed": state.seed,
@@ -61,10 +71,7 @@ def qd_state_parts(state: QDState) -> tuple[dict[str, Any], dict[str, list[str]]
         "weights": list(state.weights),
         "measures": list(state.measures),
         "rng": state.rng,
-        "centroids": None if state.centroids is None else np.asarray(state.centroids).tolist(),
-        "logbook": [{k: _encode_cell(v) for k, v in record.items()} for record in state.logbook],
     }
-    return head, {"elites": [elite_json(e) for e in state.elites]}
 
 
 def qd_checkpoint_contents(
@@ -73,15 +80,7 @@ def qd_checkpoint_contents(
     """What ``checkpoint.npz`` holds of a MAP-Elites state: the JSON-able head, the elites' individuals,
     and the arrays ``elites.cell`` (n,), ``elites.measures`` (n, measures), ``elites.objective`` (n,) and
     a CVT's ``centroids`` (cells, measures; unit cube)."""
-    head = {
-        "algorithm": ALGORITHM,
-        "generation": state.generation,
-        "seed": state.seed,
-        "objectives": list(state.objectives),
-        "weights": list(state.weights),
-        "measures": list(state.measures),
-        "rng": state.rng,
-    }
+    head = _head(state)
     extra = {
         "elites.cell": np.array([e.index for e in state.elites], dtype=np.int64),
         "elites.measures": np.array([e.measures for e in state.elites], dtype=np.float64).reshape(

@@ -23,7 +23,6 @@ from evo.fitness.evaluate import evaluate as evaluate_one
 from evo.fitness.failure import describe
 from evo.ga.brood import Brood, Variation, breed
 from evo.ga.settings import GASection, GenomeSection
-from evo.io.checkpoint import model_json
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
@@ -46,9 +45,8 @@ log = logging.getLogger("evo.run.job")
 class BreedContext:
     """What every brood of a run needs: the evaluation spec, the genome limits, the GA settings.
 
-    ``evaluate`` is :func:`evo.fitness.evaluate.evaluate` unless a test or a benchmark replaces it. With
-    ``model_text``, each new child also comes back as its ``model_json`` text (made in the worker, so the
-    parent only splices it into the checkpoint). ``timeout`` is the time limit of one child's evaluation
+    ``evaluate`` is :func:`evo.fitness.evaluate.evaluate` unless a test or a benchmark replaces it.
+    ``timeout`` is the time limit of one child's evaluation
     in seconds (0: none); past it, ``on_timeout = "stop"`` fails the brood (:class:`ChildFailed`) and
     ``"worst"`` gives the child the worst fitness. ``plugin_files`` carries the source of a ``file:``
     plugin to workers that may not see it (:func:`with_plugin_files`). With ``batch``, the children of
@@ -60,7 +58,6 @@ class BreedContext:
     ga: GASection
     variation: Variation = field(default_factory=Variation.default)
     evaluate: Callable[..., Any] | None = None
-    model_text: bool = False
     timeout: float = 0.0
     on_timeout: str = "stop"
     plugin_files: PluginFiles | None = None
@@ -93,9 +90,9 @@ class ChildFailed(Exception):
 def breed_and_evaluate(
     brood: Brood, context: BreedContext, bred: Bred | None = None
 ) -> list[tuple[Any, ...]]:
-    """The brood's children as (creature, evaluation) pairs, or (creature, evaluation, model text) with
-    ``context.model_text``; ``(None, None)`` for an unchanged copy. ``bred`` is what :func:`prepare` made
-    for the brood: its children, and the trajectories of those simulated in a batch."""
+    """The brood's children as (creature, evaluation) pairs; ``(None, None)`` for an unchanged copy.
+    ``bred`` is what :func:`prepare` made for the brood: its children, and the trajectories of those
+    simulated in a batch."""
     evaluate = context.evaluate or evaluate_one
     out: list[tuple[Any, ...]] = []
     if bred is None:
@@ -124,7 +121,7 @@ def breed_and_evaluate(
             outcome = Evaluation(worst_fitness(plugin.weights), exploded=False, timed_out=True)
         except Exception as exc:
             raise ChildFailed(exc, k, child, seed) from exc
-        out.append((child, outcome, model_json(child)) if context.model_text else (child, outcome))
+        out.append((child, outcome))
     return out
 
 
