@@ -8,6 +8,7 @@ import os
 
 from evo.errors import EvoInputError
 from evo.io.runs import read_run
+from evo.io.soda_dialect import WORLD_NUMBERS
 from evo.io.soda_race import Contender, Race
 from evo.io.worlds import resolve_world
 from evo.sim import DEFAULT_FRAMES
@@ -15,11 +16,9 @@ from evo.sim.world import World
 
 __all__ = ["race_of_run"]
 
-# the World fields a Soda model file holds (environment, collisions, container, settings, terrain)
-_SODA_FIELDS = frozenset(
-    {"gravity", "gravity_direction", "damping", "stiffness", "restitution_normal", "restitution_tangential",
-     "width", "height", "terrain"}
-)  # fmt: skip
+# the World fields a Soda model file holds: the dialect's numbers (environment, collisions, container),
+# gravitydirection of <settings>, and the fixed bars
+_SODA_FIELDS = frozenset(key for key, *_ in WORLD_NUMBERS.values()) | {"gravity_direction", "terrain"}
 
 
 def race_of_run(run_dir: str | os.PathLike, *, top: int | None = None) -> Race:
