@@ -5,6 +5,7 @@ for run.log and the ``failed/`` file; whatever the plugin raised (a BaseExceptio
 
 from __future__ import annotations
 
+import _signal  # the C module: signal's wrappers convert every number to an enum and back
 import contextlib
 import signal
 import threading
@@ -27,6 +28,7 @@ __all__ = [
     "signals_watched",
 ]
 
+_WATCHED = (int(signal.SIGINT), int(signal.SIGTERM))
 MESSAGE_CHARS = 300  # characters of an exception's message the one-line error keeps
 
 
@@ -125,16 +127,16 @@ def signals_watched() -> Iterator[list[int]]:
         yield received
         return
     previous = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        handler = signal.getsignal(signum)
+    for signum in _WATCHED:
+        handler = _signal.getsignal(signum)
         if callable(handler):
             previous[signum] = handler
-            signal.signal(signum, _watching(handler, received))
+            _signal.signal(signum, _watching(handler, received))
     try:
         yield received
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            _signal.signal(signum, handler)
 
 
 def _watching(handler: Any, received: list[int]) -> Any:
