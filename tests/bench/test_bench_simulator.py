@@ -158,7 +158,7 @@ def test_the_evolution_section_times_one_and_two_workers_against_the_bare_kernel
     assert section.lines and "evaluations/s" in "\n".join(section.lines)
     fields = json.loads(json.dumps(section.data))
     rates = [value for key, value in _flatten(fields) if key.endswith("per_s")]
-    assert len(rates) == 7 and all(rate > 0 for rate in rates)
+    assert len(rates) == 8 and all(rate > 0 for rate in rates)
     shares = [value for key, value in _flatten(fields) if key.endswith("batched_share")]
     assert len(shares) == 2 and all(0.0 <= share <= 1.0 for share in shares)
     costs = fields["evolution"]["ga_costs"]  # the GA alone, per child of generations 1 and 2
