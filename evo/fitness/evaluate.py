@@ -7,7 +7,6 @@ plugin raises :class:`PluginFailed` (docs/internals.md, "One evaluation").
 
 from __future__ import annotations
 
-import copy
 import math
 import numbers
 from collections.abc import Mapping
@@ -209,13 +208,19 @@ def _short(value: Any) -> str:
 def read_only_view(creature: Creature) -> Creature:
     """The creature as a plugin is handed it: the same (read-only) arrays, its ``meta`` and ``world`` as
     read-only mappings, so that nothing a plugin does reaches the creature the run keeps and saves."""
-    view = copy.copy(creature)
-    object.__setattr__(view, "meta", _frozen_mapping(creature.meta))
-    object.__setattr__(view, "world", _frozen_mapping(creature.world))
+    view = object.__new__(type(creature))  # copy.copy's result, without its protocol's detour
+    view.__dict__.update(creature.__dict__)
+    view.__dict__["meta"] = _frozen_mapping(creature.meta)
+    view.__dict__["world"] = _frozen_mapping(creature.world)
     return view
 
 
+_EMPTY = MappingProxyType({})
+
+
 def _frozen_mapping(value: Any) -> Any:
+    if isinstance(value, Mapping) and not value:
+        return _EMPTY  # a child's (and most creatures') meta and world
     if isinstance(value, Mapping):
         return MappingProxyType({k: _frozen_mapping(v) for k, v in value.items()})
     if isinstance(value, list | tuple):

@@ -105,11 +105,11 @@ def breed_and_evaluate(
             out.append((None, None))
             continue
         try:
-            with evaluation_time_limit(context.timeout, k):
-                if k in trajectories:
-                    outcome = evaluate_one(child, context.spec, seed, trajectories[k])
-                else:
-                    outcome = evaluate(child, context.spec, seed)
+            if context.timeout <= 0:  # no time limit, hence no monitor and nothing known to hang
+                outcome = _evaluated(k, child, seed, context, evaluate, trajectories)
+            else:
+                with evaluation_time_limit(context.timeout, k):
+                    outcome = _evaluated(k, child, seed, context, evaluate, trajectories)
         except EvaluationTimeout as exc:
             plugin = load_ref(context.spec.plugin)
             if context.on_timeout != "worst":
@@ -123,6 +123,12 @@ def breed_and_evaluate(
             raise ChildFailed(exc, k, child, seed) from exc
         out.append((child, outcome))
     return out
+
+
+def _evaluated(k: int, child: Creature, seed: int, context: BreedContext, evaluate: Any, trajectories: dict):
+    if k in trajectories:  # simulated in lanes already
+        return evaluate_one(child, context.spec, seed, trajectories[k])
+    return evaluate(child, context.spec, seed)
 
 
 def prepare(broods: list[Brood], context: BreedContext) -> list[Bred | None]:
