@@ -253,42 +253,40 @@ def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, floa
     return segments, x_min, x_max, y_max, max_speed2
 
 
-def _records(lanes: int, n_steps: int, stride: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ring (ring_records, 4, rows, lanes) scratch, rec_pos, rec_vel (lanes, n_records, rows - 1, 2)):
-    the spare mass row is not recorded."""
+def _records(
+    creatures: list[Creature], n_steps: int, stride: int, rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ring (ring_records, 4, rows, lanes) scratch, records (2, total) float64, layout (2, lanes) int64):
+    each lane's positions and velocities, (n_records, its n_masses, 2) C-ordered from ``layout[0, lane]``
+    in ``records[0]`` and ``records[1]``, with ``layout[1, lane]`` masses. A trajectory is then a view of
+    its own block, with no copy, whatever its size beside the batch's largest."""
+    lanes = len(creatures)
     n_records = n_steps // stride + 1
     ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
+    masses = np.array([c.n_masses for c in creatures], dtype=np.int64)
+    sizes = 2 * n_records * masses
+    layout = np.stack([np.cumsum(sizes) - sizes, masses])
     try:
-        return (
-            np.empty((ring_records, 4, rows, lanes)),
-            np.empty((lanes, n_records, rows - 1, 2)),
-            np.empty((lanes, n_records, rows - 1, 2)),
-        )
+        return np.empty((ring_records, 4, rows, lanes)), np.empty((2, int(sizes.sum()))), layout
     except MemoryError:
         raise EvoInputError(
-            f"{lanes} x {n_records} records of {rows - 1} masses do not fit in memory; record less often"
-            " (record_every) or simulate fewer creatures at once"
+            f"{lanes} x {n_records} records of up to {rows - 1} masses do not fit in memory; record less"
+            " often (record_every) or simulate fewer creatures at once"
         ) from None
 
 
-def _trajectories(
-    creatures, rec_pos, rec_vel, n_rec, exploded_at, stride: int, dt: float
-) -> list[Trajectory]:
-    """One trajectory per lane: C-contiguous views of the records (copies for a lane of fewer masses)."""
+def _trajectories(records, layout, n_rec, exploded_at, stride: int, dt: float) -> list[Trajectory]:
+    """One trajectory per lane: C-contiguous views of its block of ``records`` (see :func:`_records`)."""
     out = []
-    for lane, creature in enumerate(creatures):
-        count = int(n_rec[lane])
-        step = int(exploded_at[lane])
-        n = creature.n_masses
-        positions, velocities = rec_pos[lane, :count], rec_vel[lane, :count]
-        if n < rec_pos.shape[2]:
-            positions = np.ascontiguousarray(positions[:, :n])
-            velocities = np.ascontiguousarray(velocities[:, :n])
+    for start, n, count, step in zip(
+        layout[0].tolist(), layout[1].tolist(), n_rec.tolist(), exploded_at.tolist(), strict=True
+    ):
+        end = start + 2 * n * count
         out.append(
             Trajectory(
                 frames=np.arange(count, dtype=np.float64) * stride * dt,
-                positions=positions,
-                velocities=velocities,
+                positions=records[0, start:end].reshape(count, n, 2),
+                velocities=records[1, start:end].reshape(count, n, 2),
                 exploded=step >= 0,
                 exploded_frame=float(step * dt) if step >= 0 else None,
             )
@@ -303,7 +301,7 @@ def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: in
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch."""
     p = _pack(creatures, world, general=False)
     segments, x_min, x_max, y_max, max_speed2 = _walls_of(world, creatures)
-    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, p["pos"].shape[1])
+    ring, records, layout = _records(creatures, n_steps, stride, p["pos"].shape[1])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     gx, gy = world.gravity_vector
@@ -314,9 +312,9 @@ def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: in
         float(gx), float(gy), float(world.damping), float(world.stiffness),
         float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
         n_steps, stride, x_min, x_max, y_max, segments, max_speed2,
-        ring, rec_pos, rec_vel, n_rec, exploded_at,
+        ring, records, layout, n_rec, exploded_at,
     )  # fmt: skip
-    return _trajectories(creatures, rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)
+    return _trajectories(records, layout, n_rec, exploded_at, stride, world.dt)
 
 
 def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
@@ -336,7 +334,7 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
     ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]
     ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
-    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, p["pos"].shape[1])
+    ring, records, layout = _records(creatures, n_steps, stride, p["pos"].shape[1])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     _batch_explicit.run_explicit_batch(
@@ -344,6 +342,6 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
         p["rest"], p["amp"], p["cos_phi"], p["sin_phi"], p["link_k"], p["dashpot"],
         p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         segments, ground_params, ground_points, fp, ip, max_speed2,
-        ring, rec_pos, rec_vel, n_rec, exploded_at,
+        ring, records, layout, n_rec, exploded_at,
     )  # fmt: skip
-    return _trajectories(creatures, rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)
+    return _trajectories(records, layout, n_rec, exploded_at, stride, world.dt)

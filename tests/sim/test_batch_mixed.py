@@ -176,3 +176,18 @@ def test_lanes_that_share_a_wave_until_a_side_wall_reverses_one_stay_bit_identic
         if creatures[k].autoreverse and (x[k].min() == 0.0 or x[k].max() == 90.0)
     }
     assert len(set(first_touch.values())) > 1  # lanes of one wave turned it at different frames
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_each_lane_gets_its_records_as_contiguous_views_of_its_own_block_padded_or_exploded(integrator):
+    creatures = population(13, 2 * MIN_LANES, sizes=(2, 16), exploding=3)
+    world = World().updated({**WALKER_WORLD, "integrator": integrator})
+    batched = simulate_batch(creatures, world, 60, record_every=2)
+    assert sum(t.exploded for t in batched) >= 1 and len({c.n_masses for c in creatures}) > 4
+    for creature, trajectory in zip(creatures, batched, strict=True):
+        for records in (trajectory.positions, trajectory.velocities):
+            assert records.shape == (len(trajectory.frames), creature.n_masses, 2)
+            assert records.flags.c_contiguous and records.base is not None  # a view, not a copy
+    arrays = [a for t in batched for a in (t.positions, t.velocities)]
+    assert not any(np.shares_memory(a, b) for k, a in enumerate(arrays) for b in arrays[k + 1 :])
+    assert_identical(batched, [simulate(c, world, 60, record_every=2) for c in creatures])

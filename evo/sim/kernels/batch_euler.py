@@ -52,34 +52,38 @@ def check_lanes_fit_stack(n, lanes):
 
 
 @nb.njit(**_JIT)
-def _flush(ring, start, stop, n_rec, rec_pos, rec_vel):
+def _flush(ring, start, stop, n_rec, records, layout):
     """Copy the record slices ``start`` .. ``stop`` - 1 of the ring to each lane's own records, eight
-    lanes (a cache line of the ring) at a time; a lane takes only the records it made."""
+    lanes (a cache line of the ring) at a time; a lane takes only the records it made, of its own masses."""
     size = ring.shape[0]
-    n = rec_pos.shape[2]  # the ring may hold more mass rows than are recorded
+    rows = ring.shape[2]  # the ring may hold more mass rows than a lane records
     lanes = ring.shape[3]
     for first in range(0, lanes, 8):
         last = min(first + 8, lanes)
         for r in range(start, stop):
             slot = r % size
-            for i in range(n):
+            for i in range(rows):
                 for lane in range(first, last):
-                    if r < n_rec[lane]:
-                        rec_pos[lane, r, i, 0] = ring[slot, 0, i, lane]
-                        rec_pos[lane, r, i, 1] = ring[slot, 1, i, lane]
-                        rec_vel[lane, r, i, 0] = ring[slot, 2, i, lane]
-                        rec_vel[lane, r, i, 1] = ring[slot, 3, i, lane]
+                    n = layout[1, lane]
+                    if r < n_rec[lane] and i < n:
+                        at = layout[0, lane] + 2 * (r * n + i)
+                        records[0, at] = ring[slot, 0, i, lane]
+                        records[0, at + 1] = ring[slot, 1, i, lane]
+                        records[1, at] = ring[slot, 2, i, lane]
+                        records[1, at + 1] = ring[slot, 3, i, lane]
 
 
 @nb.njit(**_JIT)
-def record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel):
+def record_lanes(alive, n_rec, pos, vel, ring, written, records, layout):
     """Record ``pos``, ``vel`` (2, n_masses, n_lanes) as the next record of every live lane; returns
     the number of record slices written so far (``written`` before).
 
     Live lanes have all recorded equally often, so their next record is one slice for all lanes, a
     contiguous copy into ``ring`` (ring_size, 4, n_masses, n_lanes); every ring_size slices, the ring
-    is copied to ``rec_pos``, ``rec_vel`` (n_lanes, n_records, n_masses, 2) (see :func:`finish_records`
-    for the last ones). ``n_rec`` (n_lanes,) counts each lane's records.
+    is copied to ``records`` (2, total) float64: positions, then velocities, lane by lane, each lane's
+    (n_records, its n_masses, 2) block C-ordered from ``layout[0, lane]`` with ``layout[1, lane]``
+    masses (see :func:`finish_records` for the last ones). ``n_rec`` (n_lanes,) counts each lane's
+    records.
     """
     if not alive.any():
         return written
@@ -94,14 +98,14 @@ def record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel):
             n_rec[lane] += 1
     written += 1
     if written % ring.shape[0] == 0:
-        _flush(ring, written - ring.shape[0], written, n_rec, rec_pos, rec_vel)
+        _flush(ring, written - ring.shape[0], written, n_rec, records, layout)
     return written
 
 
 @nb.njit(**_JIT)
-def finish_records(ring, written, n_rec, rec_pos, rec_vel):
+def finish_records(ring, written, n_rec, records, layout):
     """Copy the record slices still in the ring to the lanes' records."""
-    _flush(ring, written - written % ring.shape[0], written, n_rec, rec_pos, rec_vel)
+    _flush(ring, written - written % ring.shape[0], written, n_rec, records, layout)
 
 
 @nb.njit(**_JIT)
@@ -175,7 +179,7 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                     omega, theta0, wave_sign, autoreverse, wave_leader,
                     gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
                     x_min, x_max, y_max, segments, max_speed2,
-                    ring, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
+                    ring, records, layout, n_rec, exploded_at):  # fmt: skip
     """Semi-implicit Euler for ``n_steps`` steps of ``dt`` on every lane, as :func:`run_euler` per lane.
 
     ``pos``, ``vel``: (2, n_masses, n_lanes) px and px/frame (x then y), updated in place; ``free``
@@ -185,7 +189,7 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
     padded mass is not free, a padded link joins a padded mass to itself (its force is 0 and lands on no
     real mass). ``omega``, ``theta0``, ``wave_sign``:
     (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8. Records go every ``stride`` steps into
-    ``rec_pos`` / ``rec_vel`` (n_lanes, n_records, n_masses, 2) through ``ring`` (ring_size, 4,
+    ``records`` (2, total), laid out by ``layout`` (2, n_lanes) int64, through ``ring`` (ring_size, 4,
     n_masses, n_lanes) scratch (see :func:`record_lanes`), record 0 the initial state; ``n_rec``
     (n_lanes,) receives the records written per lane and ``exploded_at`` (n_lanes,) the step at which
     the lane exploded, or -1. An exploded lane is parked (:func:`park_lane`) and no longer recorded.
@@ -218,7 +222,7 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
     for lane in range(lanes):
         n_rec[lane] = 0
         exploded_at[lane] = -1
-    written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
+    written = record_lanes(alive, n_rec, pos, vel, ring, 0, records, layout)
     for step in range(1, n_steps + 1):
         wave_sin_cos(theta, wave_leader, st, ct)
         for i in range(n):
@@ -324,5 +328,5 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                     sign[lane] = -sign[lane]  # once per contact, when it starts
                 touching_before[lane] = touched[lane]
         if step % stride == 0:
-            written = record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel)
-    finish_records(ring, written, n_rec, rec_pos, rec_vel)
+            written = record_lanes(alive, n_rec, pos, vel, ring, written, records, layout)
+    finish_records(ring, written, n_rec, records, layout)

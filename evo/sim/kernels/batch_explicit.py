@@ -226,7 +226,7 @@ def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, on
 
 @nb.njit(**_JIT)
 def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before,
-                 have_acc, ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one,
+                 have_acc, ring, written, records, layout, n_rec, exploded_at, flags, one,
                  max_speed2):  # fmt: skip
     """:func:`evo.sim.kernels.forces.end_of_step` per live lane; returns (lanes exploded in this step, record
     slices written). ``flags`` (3, n_lanes) bool and ``one`` (2, 1, 2) are scratch."""
@@ -257,14 +257,14 @@ def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse
         if changed[lane]:
             have_acc[lane] = False
     if step % ip[I_STRIDE] == 0:
-        written = record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel)
+        written = record_lanes(alive, n_rec, pos, vel, ring, written, records, layout)
     return exploded, written
 
 
 @nb.njit(**_JIT)
 def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k,
                        dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments, ground_params,
-                       ground_points, fp, ip, max_speed2, ring, rec_pos, rec_vel, n_rec,
+                       ground_points, fp, ip, max_speed2, ring, records, layout, n_rec,
                        exploded_at):  # fmt: skip
     """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane, as run_explicit per lane.
 
@@ -275,8 +275,8 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
     ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
     ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
     ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.batch_euler.wave_sin_cos`); the
-    wave entries of ``fp`` are not used. Records go into ``rec_pos`` / ``rec_vel`` (n_lanes, n_records,
-    n_masses, 2) through the ``ring`` scratch (see :func:`evo.sim.kernels.batch_euler.record_lanes`);
+    wave entries of ``fp`` are not used. Records go into ``records`` (2, total), laid out by ``layout``
+    (2, n_lanes), through the ``ring`` scratch (see :func:`evo.sim.kernels.batch_euler.record_lanes`);
     ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
     lane exploded (or -1). An exploded lane is parked and no longer recorded.
     """
@@ -307,7 +307,7 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
     for lane in range(lanes):
         n_rec[lane] = 0
         exploded_at[lane] = -1
-    written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
+    written = record_lanes(alive, n_rec, pos, vel, ring, 0, records, layout)
     args = (free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k, dashpot,
             has_dashpot, alive, ground_params, ground_points, fp, ip, wave, wave_leader)  # fmt: skip
     for step in range(1, ip[I_STEPS] + 1):
@@ -405,9 +405,9 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
             theta[lane] += dtheta[lane]
         exploded, written = _end_of_step(
             step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before, have_acc,
-            ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one, max_speed2,
+            ring, written, records, layout, n_rec, exploded_at, flags, one, max_speed2,
         )  # fmt: skip
         n_alive -= exploded
         if n_alive == 0:
             break
-    finish_records(ring, written, n_rec, rec_pos, rec_vel)
+    finish_records(ring, written, n_rec, records, layout)
