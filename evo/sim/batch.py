@@ -155,8 +155,9 @@ def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
         fewest = math.ceil(len(mixed) / _lane_limit(creatures, mixed))
 
         def padded(n_calls: int) -> int:  # link-lanes computed, padding and call overhead included
-            cuts = np.array_split(np.arange(len(mixed)), n_calls)
-            return sum((len(cut) + CALL_LANES) * (int(links[cut[-1]]) + 1) for cut in cuts if len(cut))
+            sizes = np.full(n_calls, len(mixed) // n_calls)  # the cuts of np.array_split
+            sizes[: len(mixed) % n_calls] += 1
+            return int(((sizes + CALL_LANES) * (links[np.cumsum(sizes) - 1] + 1)).sum())
 
         best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=padded)
         calls += _even_calls(creatures, mixed, best)
@@ -177,11 +178,6 @@ def _even_calls(creatures: Sequence[Creature], members: list[int], n_calls: int)
 # -- packing: one creature per lane, the lane the last axis ---------------------------------------------
 
 
-def _lane_last(values: np.ndarray) -> np.ndarray:
-    """(n_lanes, ...) -> (..., n_lanes), contiguous."""
-    return np.ascontiguousarray(np.moveaxis(values, 0, -1))
-
-
 def _wave_leaders(omega: np.ndarray, theta0: np.ndarray, sign: np.ndarray) -> np.ndarray:
     """(n_lanes,) int64: for each lane, the first lane whose wave starts with the same bits of θ₀, ω and
     sign (itself if none): their θ stay equal, bit for bit, until a side wall reverses one of them, and
@@ -195,45 +191,47 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     """Every lane's arrays, the lane the last axis, padded to the largest creature plus one spare mass
     row: a padded mass is not free and at rest at the origin, a padded link joins the spare row to
     itself (its force, 0, lands on no real mass). Each lane's numbers are computed as :func:`evo.sim.pack`
-    computes them; ``general`` adds S·k̄, the dashpots and 1/M."""
+    computes them (element by element, so on all lanes' values at once); ``general`` adds S·k̄, the
+    dashpots and 1/M."""
     lanes = len(creatures)
-    rows = max(c.n_masses for c in creatures) + 1
-    n_links = max(c.n_links for c in creatures)
-    spare = rows - 1
-    pos = np.zeros((lanes, rows, 2))
-    vel = np.zeros((lanes, rows, 2))
-    free = np.zeros((lanes, rows), dtype=np.uint8)
-    ends = np.full((2, lanes, n_links), spare, dtype=np.uint32)
-    link = np.zeros((7 if general else 4, lanes, n_links))  # rest, amp, cos φ, sin φ, S·k̄, dashpot
-    inv_mass = np.zeros((lanes, rows)) if general else None
-    for lane, c in enumerate(creatures):
-        n, m = c.n_masses, c.n_links
-        pos[lane, :n] = c.positions
-        vel[lane, :n] = c.velocities
-        vel[lane, :n][c.fixed] = 0.0
-        free[lane, :n] = ~c.fixed
-        ends[0, lane, :m] = c.link_a
-        ends[1, lane, :m] = c.link_b
-        rest = np.ascontiguousarray(c.rest, dtype=np.float64)
-        link[0, lane, :m] = rest
-        link[1, lane, :m] = rest * c.alpha * c.beta
-        link[2, lane, :m] = np.cos(c.phi)
-        link[3, lane, :m] = np.sin(c.phi)
-        if general:
-            link[4, lane, :m] = c.stiffness * float(world.stiffness)
-            link[5, lane, :m] = c.dashpot
-            inv_mass[lane, :n] = 1.0 / c.mass
+    masses = np.fromiter((c.n_masses for c in creatures), np.int64, lanes)
+    links = np.fromiter((c.n_links for c in creatures), np.int64, lanes)
+    rows = int(masses.max()) + 1
+    n_links = int(links.max())
+    at_mass = _slots(masses)  # (row, lane) of every mass, creature after creature
+    at_link = _slots(links)
+    fixed = np.concatenate([c.fixed for c in creatures])
+    velocities = np.concatenate([c.velocities for c in creatures])
+    velocities[fixed] = 0.0
+    pos = np.zeros((2, rows, lanes))
+    pos[:, at_mass[0], at_mass[1]] = np.concatenate([c.positions for c in creatures]).T
+    vel = np.zeros((2, rows, lanes))
+    vel[:, at_mass[0], at_mass[1]] = velocities.T
+    free = np.zeros((rows, lanes), dtype=np.uint8)
+    free[at_mass[0], at_mass[1]] = ~fixed
+    ends = np.full((2, n_links, lanes), rows - 1, dtype=np.uint32)
+    ends[0][at_link[0], at_link[1]] = np.concatenate([c.link_a for c in creatures])
+    ends[1][at_link[0], at_link[1]] = np.concatenate([c.link_b for c in creatures])
+    rest = np.concatenate([c.rest for c in creatures]).astype(np.float64, copy=False)
+    beta = np.repeat(np.array([c.beta for c in creatures], dtype=np.float64), links)
+    phi = np.concatenate([c.phi for c in creatures])
+    columns = [rest, rest * np.concatenate([c.alpha for c in creatures]) * beta, np.cos(phi), np.sin(phi)]
+    if general:
+        columns.append(np.concatenate([c.stiffness for c in creatures]) * float(world.stiffness))
+        columns.append(np.concatenate([c.dashpot for c in creatures]))
+    link = np.zeros((len(columns), n_links, lanes))  # rest, amp, cos φ, sin φ(, S·k̄, dashpot)
+    link[:, at_link[0], at_link[1]] = np.stack(columns)
     packed = {
-        "pos": _lane_last(pos.transpose(0, 2, 1)),
-        "vel": _lane_last(vel.transpose(0, 2, 1)),
-        "free": _lane_last(free),
-        "link_a": _lane_last(ends[0]),
-        "link_b": _lane_last(ends[1]),
-        "uniform": np.ascontiguousarray((ends == ends[:, :1]).all(axis=(0, 1)), dtype=np.uint8),
-        "rest": _lane_last(link[0]),
-        "amp": _lane_last(link[1]),
-        "cos_phi": _lane_last(link[2]),
-        "sin_phi": _lane_last(link[3]),
+        "pos": pos,
+        "vel": vel,
+        "free": free,
+        "link_a": ends[0],
+        "link_b": ends[1],
+        "uniform": (ends == ends[:, :, :1]).all(axis=(0, 2)).astype(np.uint8),
+        "rest": link[0],
+        "amp": link[1],
+        "cos_phi": link[2],
+        "sin_phi": link[3],
         "omega": np.array([c.omega for c in creatures], dtype=np.float64),
         "theta0": np.array([c.wave_phase for c in creatures], dtype=np.float64),
         "sign": np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures]),
@@ -241,8 +239,16 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     }
     packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
     if general:
-        packed.update(link_k=_lane_last(link[4]), dashpot=_lane_last(link[5]), inv_mass=_lane_last(inv_mass))
+        inv_mass = np.zeros((rows, lanes))
+        inv_mass[at_mass[0], at_mass[1]] = 1.0 / np.concatenate([c.mass for c in creatures])
+        packed.update(link_k=link[4], dashpot=link[5], inv_mass=inv_mass)
     return packed
+
+
+def _slots(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, lane) of each of ``counts[lane]`` items per lane, lane after lane: two (sum,) int64 arrays."""
+    lanes = np.repeat(np.arange(len(counts)), counts)
+    return np.arange(len(lanes)) - np.repeat(np.cumsum(counts) - counts, counts), lanes
 
 
 def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, float, float, float, np.ndarray]:

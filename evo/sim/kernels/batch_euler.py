@@ -276,6 +276,11 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                 for lane in range(lanes):
                     old_x[i, lane] = x[i, lane]
                     old_y[i, lane] = y[i, lane]
+        for lane in range(lanes):
+            touched[lane] = False
+            speed2_sum[lane] = 0.0
+        # each mass moves; with no other surface to come, its speed is summed in the same pass (masses
+        # in order, as in run_euler)
         for i in range(n):
             for lane in range(lanes):
                 if free[i, lane]:
@@ -292,16 +297,15 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                     y[i, lane] = new_y
                     vx[i, lane] = new_vx
                     vy[i, lane] = new_vy
-        for lane in range(lanes):
-            touched[lane] = False
-            speed2_sum[lane] = 0.0
+                    if not has_other_surfaces:
+                        speed2_sum[lane] += new_vx * new_vx + new_vy * new_vy
         if has_other_surfaces:
             _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segments, c_n, c_t, up,
                       touched, one)  # fmt: skip
-        for i in range(n):
-            for lane in range(lanes):
-                if free[i, lane]:
-                    speed2_sum[lane] += vx[i, lane] * vx[i, lane] + vy[i, lane] * vy[i, lane]
+            for i in range(n):
+                for lane in range(lanes):
+                    if free[i, lane]:
+                        speed2_sum[lane] += vx[i, lane] * vx[i, lane] + vy[i, lane] * vy[i, lane]
         for lane in range(lanes):
             theta[lane] += sign[lane] * omega[lane] * dt
         # NaN and inf propagate into the sums; only in a lane whose sum is large is each mass checked
