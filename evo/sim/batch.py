@@ -192,7 +192,10 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     row: a padded mass is not free and at rest at the origin, a padded link joins the spare row to
     itself (its force, 0, lands on no real mass). Each lane's numbers are computed as :func:`evo.sim.pack`
     computes them (element by element, so on all lanes' values at once); ``general`` adds S·k̄, the
-    dashpots and 1/M."""
+    dashpots and 1/M. For the Euler kernel (not ``general``) each lane's masses are put on rows in link
+    order (:func:`evo.sim.kernels.batch_euler.rows_in_link_order`), which changes no mass's sum of forces
+    (each still adds its links in link order); ``mass_of_row`` (rows, lanes) says whose records a row
+    holds."""
     lanes = len(creatures)
     masses = np.fromiter((c.n_masses for c in creatures), np.int64, lanes)
     links = np.fromiter((c.n_links for c in creatures), np.int64, lanes)
@@ -200,6 +203,14 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     n_links = int(links.max())
     at_mass = _slots(masses)  # (row, lane) of every mass, creature after creature
     at_link = _slots(links)
+    link_a = np.concatenate([c.link_a for c in creatures])
+    link_b = np.concatenate([c.link_b for c in creatures])
+    own_mass = at_mass[0]
+    if not general:  # rows in link order: most tree links' end b is one row in every lane (see the kernel)
+        at_mass = (_batch_kernel.rows_in_link_order(link_a, link_b, masses, links), at_mass[1])
+    mass_of_row = np.full((rows, lanes), rows, dtype=np.int64)  # rows: a padded row, recorded by no lane
+    mass_of_row[at_mass[0], at_mass[1]] = own_mass
+    first_mass = np.repeat(np.cumsum(masses) - masses, links)  # of each link's creature, end to end
     fixed = np.concatenate([c.fixed for c in creatures])
     velocities = np.concatenate([c.velocities for c in creatures])
     velocities[fixed] = 0.0
@@ -210,8 +221,8 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     free = np.zeros((rows, lanes), dtype=np.uint8)
     free[at_mass[0], at_mass[1]] = ~fixed
     ends = np.full((2, n_links, lanes), rows - 1, dtype=np.uint32)
-    ends[0][at_link[0], at_link[1]] = np.concatenate([c.link_a for c in creatures])
-    ends[1][at_link[0], at_link[1]] = np.concatenate([c.link_b for c in creatures])
+    ends[0][at_link[0], at_link[1]] = at_mass[0][first_mass + link_a]
+    ends[1][at_link[0], at_link[1]] = at_mass[0][first_mass + link_b]
     rest = np.concatenate([c.rest for c in creatures]).astype(np.float64, copy=False)
     beta = np.repeat(np.array([c.beta for c in creatures], dtype=np.float64), links)
     phi = np.concatenate([c.phi for c in creatures])
@@ -221,13 +232,16 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
         columns.append(np.concatenate([c.dashpot for c in creatures]))
     link = np.zeros((len(columns), n_links, lanes))  # rest, amp, cos φ, sin φ(, S·k̄, dashpot)
     link[:, at_link[0], at_link[1]] = np.stack(columns)
+    same = (ends == ends[:, :, :1]).all(axis=2)  # (2, n_links): an end that is one row in every lane
     packed = {
         "pos": pos,
         "vel": vel,
         "free": free,
         "link_a": ends[0],
         "link_b": ends[1],
-        "uniform": (ends == ends[:, :, :1]).all(axis=(0, 2)).astype(np.uint8),
+        "uniform": (same[0] & same[1]).astype(np.uint8),
+        "uniform_b": (same[1] & ~same[0]).astype(np.uint8),
+        "mass_of_row": mass_of_row,
         "rest": link[0],
         "amp": link[1],
         "cos_phi": link[2],
@@ -260,18 +274,20 @@ def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, floa
 
 
 def _records(
-    creatures: list[Creature], n_steps: int, stride: int, rows: int
+    creatures: list[Creature], n_steps: int, stride: int, mass_of_row: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ring (ring_records, 4, rows, lanes) scratch, records (2, total) float64, layout (2, lanes) int64):
-    each lane's positions and velocities, (n_records, its n_masses, 2) C-ordered from ``layout[0, lane]``
-    in ``records[0]`` and ``records[1]``, with ``layout[1, lane]`` masses. A trajectory is then a view of
-    its own block, with no copy, whatever its size beside the batch's largest."""
+    """(ring (ring_records, 4, rows, lanes) scratch, records (2, total) float64, layout (2 + rows, lanes)
+    int64): each lane's positions and velocities, (n_records, its n_masses, 2) C-ordered from
+    ``layout[0, lane]`` in ``records[0]`` and ``records[1]``, with ``layout[1, lane]`` masses, row i of the
+    kernel holding mass ``layout[2 + i, lane]`` (``mass_of_row``). A trajectory is then a view of its own
+    block, with no copy, whatever its size beside the batch's largest."""
     lanes = len(creatures)
+    rows = mass_of_row.shape[0]
     n_records = n_steps // stride + 1
     ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
     masses = np.array([c.n_masses for c in creatures], dtype=np.int64)
     sizes = 2 * n_records * masses
-    layout = np.stack([np.cumsum(sizes) - sizes, masses])
+    layout = np.concatenate([np.stack([np.cumsum(sizes) - sizes, masses]), mass_of_row])
     try:
         return np.empty((ring_records, 4, rows, lanes)), np.empty((2, int(sizes.sum()))), layout
     except MemoryError:
@@ -307,12 +323,12 @@ def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: in
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch."""
     p = _pack(creatures, world, general=False)
     segments, x_min, x_max, y_max, max_speed2 = _walls_of(world, creatures)
-    ring, records, layout = _records(creatures, n_steps, stride, p["pos"].shape[1])
+    ring, records, layout = _records(creatures, n_steps, stride, p["mass_of_row"])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     gx, gy = world.gravity_vector
     _batch_kernel.run_euler_batch(
-        p["pos"], p["vel"], p["free"], p["link_a"], p["link_b"], p["uniform"],
+        p["pos"], p["vel"], p["free"], p["link_a"], p["link_b"], p["uniform"], p["uniform_b"],
         p["rest"], p["amp"], p["cos_phi"], p["sin_phi"],
         p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         float(gx), float(gy), float(world.damping), float(world.stiffness),
@@ -340,7 +356,7 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
     ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]
     ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
-    ring, records, layout = _records(creatures, n_steps, stride, p["pos"].shape[1])
+    ring, records, layout = _records(creatures, n_steps, stride, p["mass_of_row"])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     _batch_explicit.run_explicit_batch(

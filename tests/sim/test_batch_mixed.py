@@ -191,3 +191,21 @@ def test_each_lane_gets_its_records_as_contiguous_views_of_its_own_block_padded_
     arrays = [a for t in batched for a in (t.positions, t.velocities)]
     assert not any(np.shares_memory(a, b) for k, a in enumerate(arrays) for b in arrays[k + 1 :])
     assert_identical(batched, [simulate(c, world, 60, record_every=2) for c in creatures])
+
+
+@pytest.mark.parametrize("surroundings", ["open", "box", "terrain", "gravity up"])
+def test_lanes_whose_masses_are_put_on_rows_in_link_order_stay_bit_identical(surroundings):
+    from evo.bench.batch import BENCH_GENOME, mixed
+
+    rng = np.random.default_rng(14)
+    creatures = mixed({}, 2 * MIN_LANES, rng) + mixed(BENCH_GENOME, MIN_LANES, rng)  # spanning trees
+    creatures[3] = creatures[3].replace(positions=creatures[3].positions * 5.0)  # torn apart: explodes
+    world = World().updated({**WALKER_WORLD, **WORLDS[surroundings]})
+    packed = batch_module._pack(creatures[: 2 * MIN_LANES], world, general=False)
+    for lane, creature in enumerate(creatures[: 2 * MIN_LANES]):  # each lane's masses, each on one row
+        rows = packed["mass_of_row"][:, lane]
+        assert sorted(rows[rows < creature.n_masses]) == list(range(creature.n_masses))
+    assert np.any(packed["mass_of_row"][:-1] != np.arange(packed["pos"].shape[1] - 1)[:, None])
+    assert packed["uniform_b"].sum() >= 2  # links whose end b is one row in every lane: the vector path
+    scalar = run_both(creatures, world, frames=240, record_every=3)
+    assert scalar[3].exploded and not all(t.exploded for t in scalar)

@@ -54,7 +54,8 @@ def check_lanes_fit_stack(n, lanes):
 @nb.njit(**_JIT)
 def _flush(ring, start, stop, n_rec, records, layout):
     """Copy the record slices ``start`` .. ``stop`` - 1 of the ring to each lane's own records, eight
-    lanes (a cache line of the ring) at a time; a lane takes only the records it made, of its own masses."""
+    lanes (a cache line of the ring) at a time; a lane takes only the records it made, of its own masses,
+    each ring row to its mass's place (``layout[2 + row, lane]``)."""
     size = ring.shape[0]
     rows = ring.shape[2]  # the ring may hold more mass rows than a lane records
     lanes = ring.shape[3]
@@ -65,8 +66,9 @@ def _flush(ring, start, stop, n_rec, records, layout):
             for i in range(rows):
                 for lane in range(first, last):
                     n = layout[1, lane]
-                    if r < n_rec[lane] and i < n:
-                        at = layout[0, lane] + 2 * (r * n + i)
+                    mass = layout[2 + i, lane]
+                    if r < n_rec[lane] and mass < n:
+                        at = layout[0, lane] + 2 * (r * n + mass)
                         records[0, at] = ring[slot, 0, i, lane]
                         records[0, at + 1] = ring[slot, 1, i, lane]
                         records[1, at] = ring[slot, 2, i, lane]
@@ -82,8 +84,8 @@ def record_lanes(alive, n_rec, pos, vel, ring, written, records, layout):
     contiguous copy into ``ring`` (ring_size, 4, n_masses, n_lanes); every ring_size slices, the ring
     is copied to ``records`` (2, total) float64: positions, then velocities, lane by lane, each lane's
     (n_records, its n_masses, 2) block C-ordered from ``layout[0, lane]`` with ``layout[1, lane]``
-    masses (see :func:`finish_records` for the last ones). ``n_rec`` (n_lanes,) counts each lane's
-    records.
+    masses, ring row i holding its mass ``layout[2 + i, lane]`` (>= its n_masses: a padded row) (see
+    :func:`finish_records` for the last ones). ``n_rec`` (n_lanes,) counts each lane's records.
     """
     if not alive.any():
         return written
@@ -106,6 +108,36 @@ def record_lanes(alive, n_rec, pos, vel, ring, written, records, layout):
 def finish_records(ring, written, n_rec, records, layout):
     """Copy the record slices still in the ring to the lanes' records."""
     _flush(ring, written - written % ring.shape[0], written, n_rec, records, layout)
+
+
+@nb.njit(**_JIT)
+def rows_in_link_order(link_a, link_b, masses, links):
+    """The lane row of every mass of creatures laid end to end: each creature's masses in the order in which
+    its links first name them (end a before end b), then the masses no link names, in order.
+
+    ``link_a``, ``link_b``: (total links,) each creature's own mass indices; ``masses``, ``links``:
+    (n_creatures,) counts. Returns (total masses,) int64. A spanning tree grown one new mass per link (as
+    random creatures are) then has end b of its link k on row k + 1 in every creature.
+    """
+    rows = np.full(masses.sum(), -1, dtype=np.int64)
+    first_mass = 0
+    first_link = 0
+    for c in range(masses.shape[0]):
+        next_row = 0
+        for k in range(first_link, first_link + links[c]):
+            if rows[first_mass + link_a[k]] < 0:
+                rows[first_mass + link_a[k]] = next_row
+                next_row += 1
+            if rows[first_mass + link_b[k]] < 0:
+                rows[first_mass + link_b[k]] = next_row
+                next_row += 1
+        for i in range(first_mass, first_mass + masses[c]):
+            if rows[i] < 0:
+                rows[i] = next_row
+                next_row += 1
+        first_mass += masses[c]
+        first_link += links[c]
+    return rows
 
 
 @nb.njit(**_JIT)
@@ -175,7 +207,7 @@ def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segm
 
 
 @nb.njit(**_JIT)
-def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
+def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi,
                     omega, theta0, wave_sign, autoreverse, wave_leader,
                     gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
                     x_min, x_max, y_max, segments, max_speed2,
@@ -184,7 +216,8 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
 
     ``pos``, ``vel``: (2, n_masses, n_lanes) px and px/frame (x then y), updated in place; ``free``
     (n_masses, n_lanes) uint8; ``link_a``, ``link_b`` (n_links, n_lanes) uint32, the link ends of each
-    lane, and ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane; ``rest``,
+    lane, and ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane,
+    ``uniform_b`` 1 where only its end b is the same in every lane; ``rest``,
     ``amp``, ``cos_phi``, ``sin_phi``: (n_links, n_lanes). Lanes of fewer masses or links are padded: a
     padded mass is not free, a padded link joins a padded mass to itself (its force is 0 and lands on no
     real mass). ``omega``, ``theta0``, ``wave_sign``:
@@ -232,7 +265,9 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
         # per mass and lane, the link forces are added in link order after gravity, as in run_euler. A
         # link with the same ends in every lane adds its forces onto two rows (a vector loop); another
         # has its force computed on every lane (a vector loop, the ends gathered per lane), then added
-        # onto each lane's own two end masses (a scatter, lane by lane)
+        # onto each lane's own two end masses (a scatter, lane by lane), or, when its end b is one row
+        # in every lane (as the packing arranges for most spanning-tree links), onto that row in the
+        # vector loop and onto each lane's end a in the scatter
         for k in range(n_links):
             if uniform[k]:
                 a = link_a[k, 0]
@@ -251,6 +286,26 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                     fy[a, lane] += force_y
                     fx[b, lane] -= force_x
                     fy[b, lane] -= force_y
+                continue
+            if uniform_b[k]:
+                b = link_b[k, 0]
+                for lane in range(lanes):
+                    a = link_a[k, lane]
+                    dx = x[b, lane] - x[a, lane]
+                    dy = y[b, lane] - y[a, lane]
+                    length = math.sqrt(dx * dx + dy * dy)
+                    rest_now = rest[k, lane] + amp[k, lane] * (
+                        st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
+                    )
+                    f = stiffness * (length - rest_now) / length if length > 0.0 else 0.0
+                    link_x[lane] = f * dx
+                    link_y[lane] = f * dy
+                    fx[b, lane] -= f * dx
+                    fy[b, lane] -= f * dy
+                for lane in range(lanes):
+                    a = link_a[k, lane]
+                    fx[a, lane] += link_x[lane]
+                    fy[a, lane] += link_y[lane]
                 continue
             for lane in range(lanes):
                 a = link_a[k, lane]
