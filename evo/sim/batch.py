@@ -192,10 +192,9 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     row: a padded mass is not free and at rest at the origin, a padded link joins the spare row to
     itself (its force, 0, lands on no real mass). Each lane's numbers are computed as :func:`evo.sim.pack`
     computes them (element by element, so on all lanes' values at once); ``general`` adds S·k̄, the
-    dashpots and 1/M. For the Euler kernel (not ``general``) each lane's masses are put on rows in link
-    order (:func:`evo.sim.kernels.batch_euler.rows_in_link_order`), which changes no mass's sum of forces
-    (each still adds its links in link order); ``mass_of_row`` (rows, lanes) says whose records a row
-    holds."""
+    dashpots and 1/M. Each lane's masses are put on rows in link order
+    (:func:`evo.sim.kernels.batch_euler.rows_in_link_order`), which changes no mass's sum of forces (each
+    still adds its links in link order); ``mass_of_row`` (rows, lanes) says whose records a row holds."""
     lanes = len(creatures)
     masses = np.fromiter((c.n_masses for c in creatures), np.int64, lanes)
     links = np.fromiter((c.n_links for c in creatures), np.int64, lanes)
@@ -206,8 +205,8 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     link_a = np.concatenate([c.link_a for c in creatures])
     link_b = np.concatenate([c.link_b for c in creatures])
     own_mass = at_mass[0]
-    if not general:  # rows in link order: most tree links' end b is one row in every lane (see the kernel)
-        at_mass = (_batch_kernel.rows_in_link_order(link_a, link_b, masses, links), at_mass[1])
+    # rows in link order: most spanning-tree links' end b is then one row in every lane (see the kernels)
+    at_mass = (_batch_kernel.rows_in_link_order(link_a, link_b, masses, links), at_mass[1])
     mass_of_row = np.full((rows, lanes), rows, dtype=np.int64)  # rows: a padded row, recorded by no lane
     mass_of_row[at_mass[0], at_mass[1]] = own_mass
     first_mass = np.repeat(np.cumsum(masses) - masses, links)  # of each link's creature, end to end
@@ -360,7 +359,7 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     _batch_explicit.run_explicit_batch(
-        p["pos"], p["vel"], p["free"], p["inv_mass"], p["link_a"], p["link_b"], p["uniform"],
+        p["pos"], p["vel"], p["free"], p["inv_mass"], p["link_a"], p["link_b"], p["uniform"], p["uniform_b"],
         p["rest"], p["amp"], p["cos_phi"], p["sin_phi"], p["link_k"], p["dashpot"],
         p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         segments, ground_params, ground_points, fp, ip, max_speed2,

@@ -68,8 +68,8 @@ def _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k
 
 
 @nb.njit(**_JIT)
-def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
-                   link_k, dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave,
+def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi,
+                   sin_phi, link_k, dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave,
                    wave_leader, acc):  # fmt: skip
     """acc = g − f̄·v + (link forces + ground force) / M on free masses, 0 on fixed ones, per lane.
 
@@ -95,7 +95,8 @@ def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, res
     # per mass and lane, the link forces are added in link order from zero, as in run_explicit: a link
     # with the same ends in every lane adds its force onto two rows (a vector loop); another has its
     # force computed on every lane (a vector loop, the ends gathered per lane), then added onto each
-    # lane's own two end masses (lane by lane)
+    # lane's own two end masses (lane by lane), or, when its end b is one row in every lane, subtracted
+    # from that row in the vector loop and added onto each lane's end a
     for k in range(link_a.shape[0]):
         if uniform[k]:
             a = link_a[k, 0]
@@ -116,6 +117,33 @@ def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, res
                     fy[a, lane] += force_y
                     fx[b, lane] -= force_x
                     fy[b, lane] -= force_y
+            continue
+        if uniform_b[k]:
+            b = link_b[k, 0]
+            if has_dashpot:
+                for lane in range(lanes):
+                    force_x, force_y = _link_force(
+                        k, lane, link_a[k, lane], b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k,
+                        dashpot, st, ct, True,
+                    )  # fmt: skip
+                    link_x[lane] = force_x
+                    link_y[lane] = force_y
+                    fx[b, lane] -= force_x
+                    fy[b, lane] -= force_y
+            else:
+                for lane in range(lanes):
+                    force_x, force_y = _link_force(
+                        k, lane, link_a[k, lane], b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k,
+                        dashpot, st, ct, False,
+                    )  # fmt: skip
+                    link_x[lane] = force_x
+                    link_y[lane] = force_y
+                    fx[b, lane] -= force_x
+                    fy[b, lane] -= force_y
+            for lane in range(lanes):
+                a = link_a[k, lane]
+                fx[a, lane] += link_x[lane]
+                fy[a, lane] += link_y[lane]
             continue
         if has_dashpot:
             for lane in range(lanes):
@@ -262,15 +290,16 @@ def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse
 
 
 @nb.njit(**_JIT)
-def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k,
-                       dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments, ground_params,
-                       ground_points, fp, ip, max_speed2, ring, records, layout, n_rec,
+def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi,
+                       sin_phi, link_k, dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments,
+                       ground_params, ground_points, fp, ip, max_speed2, ring, records, layout, n_rec,
                        exploded_at):  # fmt: skip
     """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane, as run_explicit per lane.
 
     ``pos``, ``vel``: (2, n_masses, n_lanes), updated in place. ``free``, ``inv_mass``: (n_masses,
     n_lanes) uint8 and 1/M; ``link_a``, ``link_b``: (n_links, n_lanes) uint32, each lane's link ends, and
-    ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane (a lane of fewer masses
+    ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane, ``uniform_b`` 1 where only
+    its end b is the same in every lane (a lane of fewer masses
     or links is padded as in :func:`evo.sim.kernels.batch_euler.run_euler_batch`).
     ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
     ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
@@ -308,7 +337,7 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
         n_rec[lane] = 0
         exploded_at[lane] = -1
     written = record_lanes(alive, n_rec, pos, vel, ring, 0, records, layout)
-    args = (free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k, dashpot,
+    args = (free, inv_mass, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, link_k, dashpot,
             has_dashpot, alive, ground_params, ground_points, fp, ip, wave, wave_leader)  # fmt: skip
     for step in range(1, ip[I_STEPS] + 1):
         _copy(old, pos)
