@@ -200,6 +200,10 @@ def test_lanes_whose_masses_are_put_on_rows_in_link_order_stay_bit_identical(sur
     rng = np.random.default_rng(14)
     creatures = mixed({}, 2 * MIN_LANES, rng) + mixed(BENCH_GENOME, MIN_LANES, rng)  # spanning trees
     creatures[3] = creatures[3].replace(positions=creatures[3].positions * 5.0)  # torn apart: explodes
+    positions = creatures[5].positions.copy()
+    positions[0, 0] = -0.0
+    creatures[5] = creatures[5].replace(positions=positions, velocities=np.full_like(positions, -0.0))
+    creatures = [c.replace(autoreverse=k % 2 == 0) for k, c in enumerate(creatures)]
     world = World().updated({**WALKER_WORLD, **WORLDS[surroundings]})
     packed = batch_module._pack(creatures[: 2 * MIN_LANES], world, general=False)
     for lane, creature in enumerate(creatures[: 2 * MIN_LANES]):  # each lane's masses, each on one row
