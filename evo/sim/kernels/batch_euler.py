@@ -232,8 +232,20 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, am
     lanes = x.shape[1]
     n_links = link_a.shape[0]
     check_lanes_fit_stack(n, lanes)
-    fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
-    fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    sums_x = _stack_doubles(STACK_DOUBLES)
+    sums_y = _stack_doubles(STACK_DOUBLES)
+    fx = nb.carray(sums_x, (n, lanes))
+    fy = nb.carray(sums_y, (n, lanes))
+    flat_fx = nb.carray(sums_x, (n * lanes,))
+    flat_fy = nb.carray(sums_y, (n * lanes,))
+    flat_x = pos[0].reshape(n * lanes)
+    flat_y = pos[1].reshape(n * lanes)
+    slot_a = np.empty((n_links, lanes), dtype=np.uint32)  # row * lanes + lane: a lane's own end, flat
+    slot_b = np.empty((n_links, lanes), dtype=np.uint32)
+    for k in range(n_links):
+        for lane in range(lanes):
+            slot_a[k, lane] = link_a[k, lane] * lanes + lane
+            slot_b[k, lane] = link_b[k, lane] * lanes + lane
     link_x = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))  # one link's force on each lane
     link_y = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))
     theta = theta0.copy()
@@ -290,9 +302,9 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, am
             if uniform_b[k]:
                 b = link_b[k, 0]
                 for lane in range(lanes):
-                    a = link_a[k, lane]
-                    dx = x[b, lane] - x[a, lane]
-                    dy = y[b, lane] - y[a, lane]
+                    a = slot_a[k, lane]
+                    dx = x[b, lane] - flat_x[a]
+                    dy = y[b, lane] - flat_y[a]
                     length = math.sqrt(dx * dx + dy * dy)
                     rest_now = rest[k, lane] + amp[k, lane] * (
                         st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
@@ -303,15 +315,15 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, am
                     fx[b, lane] -= f * dx
                     fy[b, lane] -= f * dy
                 for lane in range(lanes):
-                    a = link_a[k, lane]
-                    fx[a, lane] += link_x[lane]
-                    fy[a, lane] += link_y[lane]
+                    a = slot_a[k, lane]
+                    flat_fx[a] += link_x[lane]
+                    flat_fy[a] += link_y[lane]
                 continue
             for lane in range(lanes):
-                a = link_a[k, lane]
-                b = link_b[k, lane]
-                dx = x[b, lane] - x[a, lane]
-                dy = y[b, lane] - y[a, lane]
+                a = slot_a[k, lane]
+                b = slot_b[k, lane]
+                dx = flat_x[b] - flat_x[a]
+                dy = flat_y[b] - flat_y[a]
                 length = math.sqrt(dx * dx + dy * dy)
                 rest_now = rest[k, lane] + amp[k, lane] * (
                     st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
@@ -320,12 +332,12 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, am
                 link_x[lane] = f * dx
                 link_y[lane] = f * dy
             for lane in range(lanes):
-                a = link_a[k, lane]
-                b = link_b[k, lane]
-                fx[a, lane] += link_x[lane]
-                fy[a, lane] += link_y[lane]
-                fx[b, lane] -= link_x[lane]
-                fy[b, lane] -= link_y[lane]
+                a = slot_a[k, lane]
+                b = slot_b[k, lane]
+                flat_fx[a] += link_x[lane]
+                flat_fy[a] += link_y[lane]
+                flat_fx[b] -= link_x[lane]
+                flat_fy[b] -= link_y[lane]
         if has_other_surfaces:
             for i in range(n):
                 for lane in range(lanes):
