@@ -50,38 +50,45 @@ STAGES = np.array([1, 1, 2, 2, 4])
 
 
 @nb.njit(inline="always", **_JIT)
-def _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k, dashpot, st, ct,
-                with_dashpot):  # fmt: skip
-    """The force of link k (ends a, b) on mass a in one lane, as :func:`evo.sim.kernels.forces.accelerations`
-    computes it: (0, 0) for a link of length 0, which the scalar kernel skips (adding 0 instead is the
-    same, as a force sum, which starts at +0 and only grows by + and -, is never -0)."""
-    dx = x[b, lane] - x[a, lane]
-    dy = y[b, lane] - y[a, lane]
+def _link_force(k, lane, a, b, state, with_dashpot):
+    """The force of link k (ends at the flat slots a, b of x, y, vx, vy: row x n_lanes + lane) on mass a in
+    one lane, as :func:`evo.sim.kernels.forces.accelerations` computes it: (0, 0) for a link of length 0,
+    which the scalar kernel skips (adding 0 instead is the same, as a force sum, which starts at +0 and
+    only grows by + and -, is never -0). ``state``: (x, y, vx, vy, rest, amp, cos φ, sin φ, S·k̄, dashpot,
+    sin θ, cos θ)."""
+    x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k, dashpot, st, ct = state
+    dx = x[b] - x[a]
+    dy = y[b] - y[a]
     length = math.sqrt(dx * dx + dy * dy)
     rest_now = rest[k, lane] + amp[k, lane] * (st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane])
     f = link_k[k, lane] * (length - rest_now) / length
     if with_dashpot:
         d = dashpot[k, lane]
-        damp = d * (dx * (vx[b, lane] - vx[a, lane]) + dy * (vy[b, lane] - vy[a, lane])) / (length * length)
+        damp = d * (dx * (vx[b] - vx[a]) + dy * (vy[b] - vy[a])) / (length * length)
         f = f + damp if d != 0.0 else f
     return (f * dx if length != 0.0 else 0.0), (f * dy if length != 0.0 else 0.0)
 
 
 @nb.njit(**_JIT)
-def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi,
+def _accelerations(pos, vel, theta, free, inv_mass, slot_a, slot_b, uniform, uniform_b, rest, amp, cos_phi,
                    sin_phi, link_k, dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave,
                    wave_leader, acc):  # fmt: skip
     """acc = g − f̄·v + (link forces + ground force) / M on free masses, 0 on fixed ones, per lane.
 
     ``theta`` (n_lanes,) rad; ``pos``, ``vel``, ``acc`` (2, n_masses, n_lanes); ``wave`` (2, n_lanes)
-    scratch for sin θ and cos θ. The same operations as
+    scratch for sin θ and cos θ; ``slot_a``, ``slot_b`` (n_links, n_lanes) uint32: each lane's link ends
+    as flat slots, row x n_lanes + lane. The same operations as
     :func:`evo.sim.kernels.forces.accelerations`: per mass, link forces added in link order from zero, a link
     of length 0 skipped, then the ground force (penalty contact; skipped on exploded lanes).
     """
     n = pos.shape[1]
     lanes = pos.shape[2]
-    fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
-    fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    sums_x = _stack_doubles(STACK_DOUBLES)
+    sums_y = _stack_doubles(STACK_DOUBLES)
+    fx = nb.carray(sums_x, (n, lanes))
+    fy = nb.carray(sums_y, (n, lanes))
+    flat_fx = nb.carray(sums_x, (n * lanes,))
+    flat_fy = nb.carray(sums_y, (n * lanes,))
     link_x = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))  # one link's force on each lane
     link_y = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))
     st = wave[0]
@@ -92,78 +99,68 @@ def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, uni
             fx[i, lane] = 0.0
             fy[i, lane] = 0.0
     x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
+    flat = n * lanes
+    state = (x.reshape(flat), y.reshape(flat), vx.reshape(flat), vy.reshape(flat), rest, amp, cos_phi,
+             sin_phi, link_k, dashpot, st, ct)  # fmt: skip
     # per mass and lane, the link forces are added in link order from zero, as in run_explicit: a link
     # with the same ends in every lane adds its force onto two rows (a vector loop); another has its
     # force computed on every lane (a vector loop, the ends gathered per lane), then added onto each
     # lane's own two end masses (lane by lane), or, when its end b is one row in every lane, subtracted
-    # from that row in the vector loop and added onto each lane's end a
-    for k in range(link_a.shape[0]):
+    # from that row in the vector loop and added onto each lane's end a. The ends are flat slots.
+    for k in range(slot_a.shape[0]):
         if uniform[k]:
-            a = link_a[k, 0]
-            b = link_b[k, 0]
+            a0 = slot_a[k, 0]
+            b0 = slot_b[k, 0]
             if has_dashpot:
                 for lane in range(lanes):
-                    force_x, force_y = _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                                                   link_k, dashpot, st, ct, True)  # fmt: skip
-                    fx[a, lane] += force_x
-                    fy[a, lane] += force_y
-                    fx[b, lane] -= force_x
-                    fy[b, lane] -= force_y
+                    force_x, force_y = _link_force(k, lane, a0 + lane, b0 + lane, state, True)
+                    flat_fx[a0 + lane] += force_x
+                    flat_fy[a0 + lane] += force_y
+                    flat_fx[b0 + lane] -= force_x
+                    flat_fy[b0 + lane] -= force_y
             else:
                 for lane in range(lanes):
-                    force_x, force_y = _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                                                   link_k, dashpot, st, ct, False)  # fmt: skip
-                    fx[a, lane] += force_x
-                    fy[a, lane] += force_y
-                    fx[b, lane] -= force_x
-                    fy[b, lane] -= force_y
+                    force_x, force_y = _link_force(k, lane, a0 + lane, b0 + lane, state, False)
+                    flat_fx[a0 + lane] += force_x
+                    flat_fy[a0 + lane] += force_y
+                    flat_fx[b0 + lane] -= force_x
+                    flat_fy[b0 + lane] -= force_y
             continue
         if uniform_b[k]:
-            b = link_b[k, 0]
+            b0 = slot_b[k, 0]
             if has_dashpot:
                 for lane in range(lanes):
-                    force_x, force_y = _link_force(
-                        k, lane, link_a[k, lane], b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k,
-                        dashpot, st, ct, True,
-                    )  # fmt: skip
-                    link_x[lane] = force_x
-                    link_y[lane] = force_y
-                    fx[b, lane] -= force_x
-                    fy[b, lane] -= force_y
+                    link_x[lane], link_y[lane] = _link_force(k, lane, slot_a[k, lane], b0 + lane, state, True)
+                    flat_fx[b0 + lane] -= link_x[lane]
+                    flat_fy[b0 + lane] -= link_y[lane]
             else:
                 for lane in range(lanes):
-                    force_x, force_y = _link_force(
-                        k, lane, link_a[k, lane], b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k,
-                        dashpot, st, ct, False,
-                    )  # fmt: skip
-                    link_x[lane] = force_x
-                    link_y[lane] = force_y
-                    fx[b, lane] -= force_x
-                    fy[b, lane] -= force_y
+                    link_x[lane], link_y[lane] = _link_force(
+                        k, lane, slot_a[k, lane], b0 + lane, state, False
+                    )
+                    flat_fx[b0 + lane] -= link_x[lane]
+                    flat_fy[b0 + lane] -= link_y[lane]
             for lane in range(lanes):
-                a = link_a[k, lane]
-                fx[a, lane] += link_x[lane]
-                fy[a, lane] += link_y[lane]
+                flat_fx[slot_a[k, lane]] += link_x[lane]
+                flat_fy[slot_a[k, lane]] += link_y[lane]
             continue
         if has_dashpot:
             for lane in range(lanes):
                 link_x[lane], link_y[lane] = _link_force(
-                    k, lane, link_a[k, lane], link_b[k, lane], x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                    link_k, dashpot, st, ct, True,
-                )  # fmt: skip
+                    k, lane, slot_a[k, lane], slot_b[k, lane], state, True
+                )
         else:
             for lane in range(lanes):
                 link_x[lane], link_y[lane] = _link_force(
-                    k, lane, link_a[k, lane], link_b[k, lane], x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                    link_k, dashpot, st, ct, False,
-                )  # fmt: skip
+                    k, lane, slot_a[k, lane], slot_b[k, lane], state, False
+                )
         for lane in range(lanes):
-            a = link_a[k, lane]
-            b = link_b[k, lane]
-            fx[a, lane] += link_x[lane]
-            fy[a, lane] += link_y[lane]
-            fx[b, lane] -= link_x[lane]
-            fy[b, lane] -= link_y[lane]
+            a = slot_a[k, lane]
+            b = slot_b[k, lane]
+            flat_fx[a] += link_x[lane]
+            flat_fy[a] += link_y[lane]
+            flat_fx[b] -= link_x[lane]
+            flat_fy[b] -= link_y[lane]
     penalty = ip[I_PENALTY] != 0
     gx = fp[F_GX]
     gy = fp[F_GY]
@@ -337,7 +334,13 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, unifor
         n_rec[lane] = 0
         exploded_at[lane] = -1
     written = record_lanes(alive, n_rec, pos, vel, ring, 0, records, layout)
-    args = (free, inv_mass, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, link_k, dashpot,
+    slot_a = np.empty(link_a.shape, dtype=np.uint32)  # row x lanes + lane: each lane's own link ends, flat
+    slot_b = np.empty(link_b.shape, dtype=np.uint32)
+    for k in range(link_a.shape[0]):
+        for lane in range(lanes):
+            slot_a[k, lane] = link_a[k, lane] * lanes + lane
+            slot_b[k, lane] = link_b[k, lane] * lanes + lane
+    args = (free, inv_mass, slot_a, slot_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, link_k, dashpot,
             has_dashpot, alive, ground_params, ground_points, fp, ip, wave, wave_leader)  # fmt: skip
     for step in range(1, ip[I_STEPS] + 1):
         _copy(old, pos)
