@@ -19,6 +19,7 @@ from evo.sim.kernels import batch_euler as _batch_kernel
 from evo.sim.kernels import batch_explicit as _batch_explicit
 from evo.sim.kernels import explicit as _explicit
 from evo.sim.kernels import forces as _forces
+from evo.sim.kernels import lanes as _lanes
 from evo.sim.simulate import Trajectory, boundaries, simulate, speed_limit, steps_for
 from evo.sim.world import World
 
@@ -193,7 +194,7 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     itself (its force, 0, lands on no real mass). Each lane's numbers are computed as :func:`evo.sim.pack`
     computes them (element by element, so on all lanes' values at once); ``general`` adds S·k̄, the
     dashpots and 1/M. Each lane's masses are put on rows in link order
-    (:func:`evo.sim.kernels.batch_euler.rows_in_link_order`), which changes no mass's sum of forces (each
+    (:func:`evo.sim.kernels.lanes.rows_in_link_order`), which changes no mass's sum of forces (each
     still adds its links in link order); ``mass_of_row`` (rows, lanes) says whose records a row holds."""
     lanes = len(creatures)
     masses = np.fromiter((c.n_masses for c in creatures), np.int64, lanes)
@@ -206,7 +207,7 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     link_b = np.concatenate([c.link_b for c in creatures])
     own_mass = at_mass[0]
     # rows in link order: most spanning-tree links' end b is then one row in every lane (see the kernels)
-    at_mass = (_batch_kernel.rows_in_link_order(link_a, link_b, masses, links), at_mass[1])
+    at_mass = (_lanes.rows_in_link_order(link_a, link_b, masses, links), at_mass[1])
     mass_of_row = np.full((rows, lanes), rows, dtype=np.int64)  # rows: a padded row, recorded by no lane
     mass_of_row[at_mass[0], at_mass[1]] = own_mass
     first_mass = np.repeat(np.cumsum(masses) - masses, links)  # of each link's creature, end to end

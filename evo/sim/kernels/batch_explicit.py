@@ -12,16 +12,6 @@ import math
 import numba as nb
 import numpy as np
 
-from evo.sim.kernels.batch_euler import (
-    LANE_DOUBLES,
-    STACK_DOUBLES,
-    _stack_doubles,
-    check_lanes_fit_stack,
-    finish_records,
-    park_lane,
-    record_lanes,
-    wave_sin_cos,
-)
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
 from evo.sim.kernels.explicit import EXPLICIT, FINITE_DIFFERENCE, MIDPOINT, SEMI_IMPLICIT
 from evo.sim.kernels.forces import (
@@ -43,6 +33,16 @@ from evo.sim.kernels.forces import (
     I_STEPS,
     I_STRIDE,
     ground_force,
+)
+from evo.sim.kernels.lanes import (
+    LANE_DOUBLES,
+    STACK_DOUBLES,
+    _stack_doubles,
+    check_lanes_fit_stack,
+    finish_records,
+    park_lane,
+    record_lanes,
+    wave_sin_cos,
 )
 
 # force evaluations per step of each method of evo.sim.kernels.explicit.METHODS (finite-difference: at most)
@@ -300,9 +300,9 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, unifor
     or links is padded as in :func:`evo.sim.kernels.batch_euler.run_euler_batch`).
     ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
     ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
-    ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.batch_euler.wave_sin_cos`); the
+    ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.lanes.wave_sin_cos`); the
     wave entries of ``fp`` are not used. Records go into ``records`` (2, total), laid out by ``layout``
-    (2, n_lanes), through the ``ring`` scratch (see :func:`evo.sim.kernels.batch_euler.record_lanes`);
+    (2, n_lanes), through the ``ring`` scratch (see :func:`evo.sim.kernels.lanes.record_lanes`);
     ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
     lane exploded (or -1). An exploded lane is parked and no longer recorded.
     """
