@@ -77,10 +77,12 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, am
     padded mass is not free, a padded link joins a padded mass to itself (its force is 0 and lands on no
     real mass). ``omega``, ``theta0``, ``wave_sign``:
     (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8. Records go every ``stride`` steps into
-    ``records`` (2, total), laid out by ``layout`` (2, n_lanes) int64, through ``ring`` (ring_size, 4,
-    n_masses, n_lanes) scratch (see :func:`record_lanes`), record 0 the initial state; ``n_rec``
+    ``records`` (2, total), laid out by ``layout`` (2 + n_masses, n_lanes) int64 (each row's mass: rows
+    may hold a lane's masses in any order), through ``ring`` (ring_size, 4, n_masses, n_lanes) scratch
+    (see :func:`evo.sim.kernels.lanes.record_lanes`), record 0 the initial state; ``n_rec``
     (n_lanes,) receives the records written per lane and ``exploded_at`` (n_lanes,) the step at which
-    the lane exploded, or -1. An exploded lane is parked (:func:`park_lane`) and no longer recorded.
+    the lane exploded, or -1. An exploded lane is parked (:func:`evo.sim.kernels.lanes.park_lane`) and no
+    longer recorded.
     """
     x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
     n = x.shape[0]

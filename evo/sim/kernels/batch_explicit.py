@@ -302,7 +302,7 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, unifor
     ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
     ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.lanes.wave_sin_cos`); the
     wave entries of ``fp`` are not used. Records go into ``records`` (2, total), laid out by ``layout``
-    (2, n_lanes), through the ``ring`` scratch (see :func:`evo.sim.kernels.lanes.record_lanes`);
+    (2 + n_masses, n_lanes), through the ``ring`` scratch (see :func:`evo.sim.kernels.lanes.record_lanes`);
     ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
     lane exploded (or -1). An exploded lane is parked and no longer recorded.
     """
