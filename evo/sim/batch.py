@@ -19,6 +19,7 @@ from evo.sim.kernels import batch_euler as _batch_kernel
 from evo.sim.kernels import batch_explicit as _batch_explicit
 from evo.sim.kernels import explicit as _explicit
 from evo.sim.kernels import forces as _forces
+from evo.sim.kernels import lanes as _lanes
 from evo.sim.simulate import Trajectory, boundaries, simulate, speed_limit, steps_for
 from evo.sim.world import World
 
@@ -155,8 +156,9 @@ def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
         fewest = math.ceil(len(mixed) / _lane_limit(creatures, mixed))
 
         def padded(n_calls: int) -> int:  # link-lanes computed, padding and call overhead included
-            cuts = np.array_split(np.arange(len(mixed)), n_calls)
-            return sum((len(cut) + CALL_LANES) * (int(links[cut[-1]]) + 1) for cut in cuts if len(cut))
+            sizes = np.full(n_calls, len(mixed) // n_calls)  # the cuts of np.array_split
+            sizes[: len(mixed) % n_calls] += 1
+            return int(((sizes + CALL_LANES) * (links[np.cumsum(sizes) - 1] + 1)).sum())
 
         best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=padded)
         calls += _even_calls(creatures, mixed, best)
@@ -177,11 +179,6 @@ def _even_calls(creatures: Sequence[Creature], members: list[int], n_calls: int)
 # -- packing: one creature per lane, the lane the last axis ---------------------------------------------
 
 
-def _lane_last(values: np.ndarray) -> np.ndarray:
-    """(n_lanes, ...) -> (..., n_lanes), contiguous."""
-    return np.ascontiguousarray(np.moveaxis(values, 0, -1))
-
-
 def _wave_leaders(omega: np.ndarray, theta0: np.ndarray, sign: np.ndarray) -> np.ndarray:
     """(n_lanes,) int64: for each lane, the first lane whose wave starts with the same bits of θ₀, ω and
     sign (itself if none): their θ stay equal, bit for bit, until a side wall reverses one of them, and
@@ -195,45 +192,60 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     """Every lane's arrays, the lane the last axis, padded to the largest creature plus one spare mass
     row: a padded mass is not free and at rest at the origin, a padded link joins the spare row to
     itself (its force, 0, lands on no real mass). Each lane's numbers are computed as :func:`evo.sim.pack`
-    computes them; ``general`` adds S·k̄, the dashpots and 1/M."""
+    computes them (element by element, so on all lanes' values at once); ``general`` adds S·k̄, the
+    dashpots and 1/M. Each lane's masses are put on rows in link order
+    (:func:`evo.sim.kernels.lanes.rows_in_link_order`), which changes no mass's sum of forces (each
+    still adds its links in link order); ``mass_of_row`` (rows, lanes) says whose records a row holds."""
     lanes = len(creatures)
-    rows = max(c.n_masses for c in creatures) + 1
-    n_links = max(c.n_links for c in creatures)
-    spare = rows - 1
-    pos = np.zeros((lanes, rows, 2))
-    vel = np.zeros((lanes, rows, 2))
-    free = np.zeros((lanes, rows), dtype=np.uint8)
-    ends = np.full((2, lanes, n_links), spare, dtype=np.uint32)
-    link = np.zeros((7 if general else 4, lanes, n_links))  # rest, amp, cos φ, sin φ, S·k̄, dashpot
-    inv_mass = np.zeros((lanes, rows)) if general else None
-    for lane, c in enumerate(creatures):
-        n, m = c.n_masses, c.n_links
-        pos[lane, :n] = c.positions
-        vel[lane, :n] = c.velocities
-        vel[lane, :n][c.fixed] = 0.0
-        free[lane, :n] = ~c.fixed
-        ends[0, lane, :m] = c.link_a
-        ends[1, lane, :m] = c.link_b
-        rest = np.ascontiguousarray(c.rest, dtype=np.float64)
-        link[0, lane, :m] = rest
-        link[1, lane, :m] = rest * c.alpha * c.beta
-        link[2, lane, :m] = np.cos(c.phi)
-        link[3, lane, :m] = np.sin(c.phi)
-        if general:
-            link[4, lane, :m] = c.stiffness * float(world.stiffness)
-            link[5, lane, :m] = c.dashpot
-            inv_mass[lane, :n] = 1.0 / c.mass
+    masses = np.fromiter((c.n_masses for c in creatures), np.int64, lanes)
+    links = np.fromiter((c.n_links for c in creatures), np.int64, lanes)
+    rows = int(masses.max()) + 1
+    n_links = int(links.max())
+    at_mass = _slots(masses)  # (row, lane) of every mass, creature after creature
+    at_link = _slots(links)
+    link_a = np.concatenate([c.link_a for c in creatures])
+    link_b = np.concatenate([c.link_b for c in creatures])
+    own_mass = at_mass[0]
+    # rows in link order: most spanning-tree links' end b is then one row in every lane (see the kernels)
+    at_mass = (_lanes.rows_in_link_order(link_a, link_b, masses, links), at_mass[1])
+    mass_of_row = np.full((rows, lanes), rows, dtype=np.int64)  # rows: a padded row, recorded by no lane
+    mass_of_row[at_mass[0], at_mass[1]] = own_mass
+    first_mass = np.repeat(np.cumsum(masses) - masses, links)  # of each link's creature, end to end
+    fixed = np.concatenate([c.fixed for c in creatures])
+    velocities = np.concatenate([c.velocities for c in creatures])
+    velocities[fixed] = 0.0
+    pos = np.zeros((2, rows, lanes))
+    pos[:, at_mass[0], at_mass[1]] = np.concatenate([c.positions for c in creatures]).T
+    vel = np.zeros((2, rows, lanes))
+    vel[:, at_mass[0], at_mass[1]] = velocities.T
+    free = np.zeros((rows, lanes), dtype=np.uint8)
+    free[at_mass[0], at_mass[1]] = ~fixed
+    ends = np.full((2, n_links, lanes), rows - 1, dtype=np.uint32)
+    ends[0][at_link[0], at_link[1]] = at_mass[0][first_mass + link_a]
+    ends[1][at_link[0], at_link[1]] = at_mass[0][first_mass + link_b]
+    rest = np.concatenate([c.rest for c in creatures]).astype(np.float64, copy=False)
+    beta = np.repeat(np.array([c.beta for c in creatures], dtype=np.float64), links)
+    phi = np.concatenate([c.phi for c in creatures])
+    columns = [rest, rest * np.concatenate([c.alpha for c in creatures]) * beta, np.cos(phi), np.sin(phi)]
+    if general:
+        columns.append(np.concatenate([c.stiffness for c in creatures]) * float(world.stiffness))
+        columns.append(np.concatenate([c.dashpot for c in creatures]))
+    link = np.zeros((len(columns), n_links, lanes))  # rest, amp, cos φ, sin φ(, S·k̄, dashpot)
+    link[:, at_link[0], at_link[1]] = np.stack(columns)
+    same = (ends == ends[:, :, :1]).all(axis=2)  # (2, n_links): an end that is one row in every lane
     packed = {
-        "pos": _lane_last(pos.transpose(0, 2, 1)),
-        "vel": _lane_last(vel.transpose(0, 2, 1)),
-        "free": _lane_last(free),
-        "link_a": _lane_last(ends[0]),
-        "link_b": _lane_last(ends[1]),
-        "uniform": np.ascontiguousarray((ends == ends[:, :1]).all(axis=(0, 1)), dtype=np.uint8),
-        "rest": _lane_last(link[0]),
-        "amp": _lane_last(link[1]),
-        "cos_phi": _lane_last(link[2]),
-        "sin_phi": _lane_last(link[3]),
+        "pos": pos,
+        "vel": vel,
+        "free": free,
+        "link_a": ends[0],
+        "link_b": ends[1],
+        "uniform": (same[0] & same[1]).astype(np.uint8),
+        "uniform_b": (same[1] & ~same[0]).astype(np.uint8),
+        "mass_of_row": mass_of_row,
+        "rest": link[0],
+        "amp": link[1],
+        "cos_phi": link[2],
+        "sin_phi": link[3],
         "omega": np.array([c.omega for c in creatures], dtype=np.float64),
         "theta0": np.array([c.wave_phase for c in creatures], dtype=np.float64),
         "sign": np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures]),
@@ -241,8 +253,16 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     }
     packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
     if general:
-        packed.update(link_k=_lane_last(link[4]), dashpot=_lane_last(link[5]), inv_mass=_lane_last(inv_mass))
+        inv_mass = np.zeros((rows, lanes))
+        inv_mass[at_mass[0], at_mass[1]] = 1.0 / np.concatenate([c.mass for c in creatures])
+        packed.update(link_k=link[4], dashpot=link[5], inv_mass=inv_mass)
     return packed
+
+
+def _slots(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, lane) of each of ``counts[lane]`` items per lane, lane after lane: two (sum,) int64 arrays."""
+    lanes = np.repeat(np.arange(len(counts)), counts)
+    return np.arange(len(lanes)) - np.repeat(np.cumsum(counts) - counts, counts), lanes
 
 
 def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, float, float, float, np.ndarray]:
@@ -253,42 +273,42 @@ def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, floa
     return segments, x_min, x_max, y_max, max_speed2
 
 
-def _records(lanes: int, n_steps: int, stride: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ring (ring_records, 4, rows, lanes) scratch, rec_pos, rec_vel (lanes, n_records, rows - 1, 2)):
-    the spare mass row is not recorded."""
+def _records(
+    creatures: list[Creature], n_steps: int, stride: int, mass_of_row: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ring (ring_records, 4, rows, lanes) scratch, records (2, total) float64, layout (2 + rows, lanes)
+    int64): each lane's positions and velocities, (n_records, its n_masses, 2) C-ordered from
+    ``layout[0, lane]`` in ``records[0]`` and ``records[1]``, with ``layout[1, lane]`` masses, row i of the
+    kernel holding mass ``layout[2 + i, lane]`` (``mass_of_row``). A trajectory is then a view of its own
+    block, with no copy, whatever its size beside the batch's largest."""
+    lanes = len(creatures)
+    rows = mass_of_row.shape[0]
     n_records = n_steps // stride + 1
     ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
+    masses = np.array([c.n_masses for c in creatures], dtype=np.int64)
+    sizes = 2 * n_records * masses
+    layout = np.concatenate([np.stack([np.cumsum(sizes) - sizes, masses]), mass_of_row])
     try:
-        return (
-            np.empty((ring_records, 4, rows, lanes)),
-            np.empty((lanes, n_records, rows - 1, 2)),
-            np.empty((lanes, n_records, rows - 1, 2)),
-        )
+        return np.empty((ring_records, 4, rows, lanes)), np.empty((2, int(sizes.sum()))), layout
     except MemoryError:
         raise EvoInputError(
-            f"{lanes} x {n_records} records of {rows - 1} masses do not fit in memory; record less often"
-            " (record_every) or simulate fewer creatures at once"
+            f"{lanes} x {n_records} records of up to {rows - 1} masses do not fit in memory; record less"
+            " often (record_every) or simulate fewer creatures at once"
         ) from None
 
 
-def _trajectories(
-    creatures, rec_pos, rec_vel, n_rec, exploded_at, stride: int, dt: float
-) -> list[Trajectory]:
-    """One trajectory per lane: C-contiguous views of the records (copies for a lane of fewer masses)."""
+def _trajectories(records, layout, n_rec, exploded_at, stride: int, dt: float) -> list[Trajectory]:
+    """One trajectory per lane: C-contiguous views of its block of ``records`` (see :func:`_records`)."""
     out = []
-    for lane, creature in enumerate(creatures):
-        count = int(n_rec[lane])
-        step = int(exploded_at[lane])
-        n = creature.n_masses
-        positions, velocities = rec_pos[lane, :count], rec_vel[lane, :count]
-        if n < rec_pos.shape[2]:
-            positions = np.ascontiguousarray(positions[:, :n])
-            velocities = np.ascontiguousarray(velocities[:, :n])
+    for start, n, count, step in zip(
+        layout[0].tolist(), layout[1].tolist(), n_rec.tolist(), exploded_at.tolist(), strict=True
+    ):
+        end = start + 2 * n * count
         out.append(
             Trajectory(
                 frames=np.arange(count, dtype=np.float64) * stride * dt,
-                positions=positions,
-                velocities=velocities,
+                positions=records[0, start:end].reshape(count, n, 2),
+                velocities=records[1, start:end].reshape(count, n, 2),
                 exploded=step >= 0,
                 exploded_frame=float(step * dt) if step >= 0 else None,
             )
@@ -303,20 +323,20 @@ def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: in
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch."""
     p = _pack(creatures, world, general=False)
     segments, x_min, x_max, y_max, max_speed2 = _walls_of(world, creatures)
-    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, p["pos"].shape[1])
+    ring, records, layout = _records(creatures, n_steps, stride, p["mass_of_row"])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     gx, gy = world.gravity_vector
     _batch_kernel.run_euler_batch(
-        p["pos"], p["vel"], p["free"], p["link_a"], p["link_b"], p["uniform"],
+        p["pos"], p["vel"], p["free"], p["link_a"], p["link_b"], p["uniform"], p["uniform_b"],
         p["rest"], p["amp"], p["cos_phi"], p["sin_phi"],
         p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         float(gx), float(gy), float(world.damping), float(world.stiffness),
         float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
         n_steps, stride, x_min, x_max, y_max, segments, max_speed2,
-        ring, rec_pos, rec_vel, n_rec, exploded_at,
+        ring, records, layout, n_rec, exploded_at,
     )  # fmt: skip
-    return _trajectories(creatures, rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)
+    return _trajectories(records, layout, n_rec, exploded_at, stride, world.dt)
 
 
 def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
@@ -336,14 +356,14 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
     ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]
     ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
-    ring, rec_pos, rec_vel = _records(len(creatures), n_steps, stride, p["pos"].shape[1])
+    ring, records, layout = _records(creatures, n_steps, stride, p["mass_of_row"])
     n_rec = np.empty(len(creatures), dtype=np.int64)
     exploded_at = np.empty(len(creatures), dtype=np.int64)
     _batch_explicit.run_explicit_batch(
-        p["pos"], p["vel"], p["free"], p["inv_mass"], p["link_a"], p["link_b"], p["uniform"],
+        p["pos"], p["vel"], p["free"], p["inv_mass"], p["link_a"], p["link_b"], p["uniform"], p["uniform_b"],
         p["rest"], p["amp"], p["cos_phi"], p["sin_phi"], p["link_k"], p["dashpot"],
         p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
         segments, ground_params, ground_points, fp, ip, max_speed2,
-        ring, rec_pos, rec_vel, n_rec, exploded_at,
+        ring, records, layout, n_rec, exploded_at,
     )  # fmt: skip
-    return _trajectories(creatures, rec_pos, rec_vel, n_rec, exploded_at, stride, world.dt)
+    return _trajectories(records, layout, n_rec, exploded_at, stride, world.dt)

@@ -25,18 +25,23 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_batch_section_reports_scalar_and_batched_rates_for_both_creatures_and_integrators(monkeypatch):
     # a cold numba compile takes tens of seconds: the probe itself is tested below
     monkeypatch.setattr(bench_batch, "_probe_first_call", lambda cache_dir: {"euler": 2.0, "rk4": 3.0})
-    section = bench_batch.batch_section(argparse.Namespace(repeats=1, frames=20, batch_size=8))
+    args = argparse.Namespace(repeats=1, frames=20, batch_size=8, generation_size=12)
+    section = bench_batch.batch_section(args)
     data = json.loads(json.dumps(section.data))["batch"]
     assert [(row["creature"], row["integrator"]) for row in data["rows"]] == [
         (name, integrator)
         for integrator in ("euler", "rk4")
-        for name in ("walker", "standard 60x200", "mixed walkers", "mixed bench")
-    ]
+        for name in (
+            "walker", "standard 60x200", "mixed walkers", "mixed bench", "walkers' generation",
+            "bench generation",
+        )
+    ]  # fmt: skip
     assert [(row["masses"], row["links"]) for row in data["rows"][:2]] == [(6, 11), (60, 200)]
     mixed_bench = data["rows"][3]
     assert 18 <= mixed_bench["masses"] <= 22 and mixed_bench["links"] > mixed_bench["masses"]
+    assert [row["creatures"] for row in data["rows"]] == [8, 8, 8, 8, 12, 12] * 2
     for row in data["rows"]:
-        assert row["creatures"] == 8 and row["bit_identical"]
+        assert row["bit_identical"]
         assert row["scalar_spring_updates_per_s"] > 0 and row["batch_spring_updates_per_s"] > 0
     assert data["compile_s"] == {"cold": {"euler": 2.0, "rk4": 3.0}, "cached": {"euler": 2.0, "rk4": 3.0}}
     assert "batch/scalar" in "\n".join(section.lines)

@@ -176,3 +176,40 @@ def test_lanes_that_share_a_wave_until_a_side_wall_reverses_one_stay_bit_identic
         if creatures[k].autoreverse and (x[k].min() == 0.0 or x[k].max() == 90.0)
     }
     assert len(set(first_touch.values())) > 1  # lanes of one wave turned it at different frames
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_each_lane_gets_its_records_as_contiguous_views_of_its_own_block_padded_or_exploded(integrator):
+    creatures = population(13, 2 * MIN_LANES, sizes=(2, 16), exploding=3)
+    world = World().updated({**WALKER_WORLD, "integrator": integrator})
+    batched = simulate_batch(creatures, world, 60, record_every=2)
+    assert sum(t.exploded for t in batched) >= 1 and len({c.n_masses for c in creatures}) > 4
+    for creature, trajectory in zip(creatures, batched, strict=True):
+        for records in (trajectory.positions, trajectory.velocities):
+            assert records.shape == (len(trajectory.frames), creature.n_masses, 2)
+            assert records.flags.c_contiguous and records.base is not None  # a view, not a copy
+    arrays = [a for t in batched for a in (t.positions, t.velocities)]
+    assert not any(np.shares_memory(a, b) for k, a in enumerate(arrays) for b in arrays[k + 1 :])
+    assert_identical(batched, [simulate(c, world, 60, record_every=2) for c in creatures])
+
+
+@pytest.mark.parametrize("surroundings", ["open", "box", "terrain", "gravity up"])
+def test_lanes_whose_masses_are_put_on_rows_in_link_order_stay_bit_identical(surroundings):
+    from evo.bench.batch import BENCH_GENOME, mixed
+
+    rng = np.random.default_rng(14)
+    creatures = mixed({}, 2 * MIN_LANES, rng) + mixed(BENCH_GENOME, MIN_LANES, rng)  # spanning trees
+    creatures[3] = creatures[3].replace(positions=creatures[3].positions * 5.0)  # torn apart: explodes
+    positions = creatures[5].positions.copy()
+    positions[0, 0] = -0.0
+    creatures[5] = creatures[5].replace(positions=positions, velocities=np.full_like(positions, -0.0))
+    creatures = [c.replace(autoreverse=k % 2 == 0) for k, c in enumerate(creatures)]
+    world = World().updated({**WALKER_WORLD, **WORLDS[surroundings]})
+    packed = batch_module._pack(creatures[: 2 * MIN_LANES], world, general=False)
+    for lane, creature in enumerate(creatures[: 2 * MIN_LANES]):  # each lane's masses, each on one row
+        rows = packed["mass_of_row"][:, lane]
+        assert sorted(rows[rows < creature.n_masses]) == list(range(creature.n_masses))
+    assert np.any(packed["mass_of_row"][:-1] != np.arange(packed["pos"].shape[1] - 1)[:, None])
+    assert packed["uniform_b"].sum() >= 2  # links whose end b is one row in every lane: the vector path
+    scalar = run_both(creatures, world, frames=240, record_every=3)
+    assert scalar[3].exploded and not all(t.exploded for t in scalar)

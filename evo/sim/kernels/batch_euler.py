@@ -11,127 +11,18 @@ import math
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
-
-# float64s in each force accumulator on the stack (64 KiB): n_masses * n_lanes must fit
-STACK_DOUBLES = 8192
-# lanes at most in one call: one link's forces on every lane are held in two stack rows of this size
-LANE_DOUBLES = 64
-
-
-@intrinsic
-def _stack_doubles(typingctx, count):
-    """A pointer to ``count`` (a literal int) float64 on the stack of the calling function.
-
-    The force accumulators live there rather than on the heap because LLVM then knows that they
-    overlap no input array: the fused force loop vectorises without runtime overlap checks, which
-    otherwise cost a quarter of its time.
-    """
-    if not isinstance(count, types.IntegerLiteral):
-        return None
-    size = count.literal_value
-
-    def codegen(context, builder, signature, args):
-        with builder.goto_entry_block():
-            pointer = builder.alloca(ir.DoubleType(), size=ir.Constant(ir.IntType(64), size))
-        return pointer
-
-    return types.CPointer(types.float64)(count), codegen
-
-
-@nb.njit(**_JIT)
-def check_lanes_fit_stack(n, lanes):
-    """Check that (n, lanes) force accumulators fit in :data:`STACK_DOUBLES` and that there are at most
-    :data:`LANE_DOUBLES` lanes; raises ValueError if not."""
-    if n * lanes > STACK_DOUBLES or lanes > LANE_DOUBLES:
-        raise ValueError("too many masses x lanes for the stack force buffers")
-
-
-@nb.njit(**_JIT)
-def _flush(ring, start, stop, n_rec, rec_pos, rec_vel):
-    """Copy the record slices ``start`` .. ``stop`` - 1 of the ring to each lane's own records, eight
-    lanes (a cache line of the ring) at a time; a lane takes only the records it made."""
-    size = ring.shape[0]
-    n = rec_pos.shape[2]  # the ring may hold more mass rows than are recorded
-    lanes = ring.shape[3]
-    for first in range(0, lanes, 8):
-        last = min(first + 8, lanes)
-        for r in range(start, stop):
-            slot = r % size
-            for i in range(n):
-                for lane in range(first, last):
-                    if r < n_rec[lane]:
-                        rec_pos[lane, r, i, 0] = ring[slot, 0, i, lane]
-                        rec_pos[lane, r, i, 1] = ring[slot, 1, i, lane]
-                        rec_vel[lane, r, i, 0] = ring[slot, 2, i, lane]
-                        rec_vel[lane, r, i, 1] = ring[slot, 3, i, lane]
-
-
-@nb.njit(**_JIT)
-def record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel):
-    """Record ``pos``, ``vel`` (2, n_masses, n_lanes) as the next record of every live lane; returns
-    the number of record slices written so far (``written`` before).
-
-    Live lanes have all recorded equally often, so their next record is one slice for all lanes, a
-    contiguous copy into ``ring`` (ring_size, 4, n_masses, n_lanes); every ring_size slices, the ring
-    is copied to ``rec_pos``, ``rec_vel`` (n_lanes, n_records, n_masses, 2) (see :func:`finish_records`
-    for the last ones). ``n_rec`` (n_lanes,) counts each lane's records.
-    """
-    if not alive.any():
-        return written
-    slot = written % ring.shape[0]
-    for c in range(2):
-        for i in range(pos.shape[1]):
-            for lane in range(pos.shape[2]):
-                ring[slot, c, i, lane] = pos[c, i, lane]
-                ring[slot, 2 + c, i, lane] = vel[c, i, lane]
-    for lane in range(pos.shape[2]):
-        if alive[lane]:
-            n_rec[lane] += 1
-    written += 1
-    if written % ring.shape[0] == 0:
-        _flush(ring, written - ring.shape[0], written, n_rec, rec_pos, rec_vel)
-    return written
-
-
-@nb.njit(**_JIT)
-def finish_records(ring, written, n_rec, rec_pos, rec_vel):
-    """Copy the record slices still in the ring to the lanes' records."""
-    _flush(ring, written - written % ring.shape[0], written, n_rec, rec_pos, rec_vel)
-
-
-@nb.njit(**_JIT)
-def wave_sin_cos(theta, wave_leader, st, ct):
-    """st, ct = sin θ, cos θ per lane (n_lanes,), by libm as the scalar kernel; a lane whose θ has the same
-    bits as its ``wave_leader``'s (an earlier lane that started with the same θ₀, ω and sign) takes the
-    leader's values instead of calling libm again."""
-    for lane in range(theta.shape[0]):
-        leader = wave_leader[lane]
-        value = theta[lane]
-        if (
-            leader != lane
-            and theta[leader] == value
-            and math.copysign(1.0, theta[leader]) == math.copysign(1.0, value)  # +0 and -0 differ
-        ):
-            st[lane] = st[leader]
-            ct[lane] = ct[leader]
-        else:
-            st[lane] = math.sin(value)
-            ct[lane] = math.cos(value)
-
-
-@nb.njit(**_JIT)
-def park_lane(lane, x, y, vx, vy):
-    """Put every mass of an exploded lane at rest at the origin, where its forces stay finite."""
-    for i in range(x.shape[0]):
-        x[i, lane] = 0.0
-        y[i, lane] = 0.0
-        vx[i, lane] = 0.0
-        vy[i, lane] = 0.0
+from evo.sim.kernels.lanes import (
+    LANE_DOUBLES,
+    STACK_DOUBLES,
+    _stack_doubles,
+    check_lanes_fit_stack,
+    finish_records,
+    park_lane,
+    record_lanes,
+    wave_sin_cos,
+)
 
 
 @nb.njit(**_JIT)
@@ -171,32 +62,47 @@ def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segm
 
 
 @nb.njit(**_JIT)
-def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
+def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi,
                     omega, theta0, wave_sign, autoreverse, wave_leader,
                     gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
                     x_min, x_max, y_max, segments, max_speed2,
-                    ring, rec_pos, rec_vel, n_rec, exploded_at):  # fmt: skip
+                    ring, records, layout, n_rec, exploded_at):  # fmt: skip
     """Semi-implicit Euler for ``n_steps`` steps of ``dt`` on every lane, as :func:`run_euler` per lane.
 
     ``pos``, ``vel``: (2, n_masses, n_lanes) px and px/frame (x then y), updated in place; ``free``
     (n_masses, n_lanes) uint8; ``link_a``, ``link_b`` (n_links, n_lanes) uint32, the link ends of each
-    lane, and ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane; ``rest``,
+    lane, and ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane,
+    ``uniform_b`` 1 where only its end b is the same in every lane; ``rest``,
     ``amp``, ``cos_phi``, ``sin_phi``: (n_links, n_lanes). Lanes of fewer masses or links are padded: a
     padded mass is not free, a padded link joins a padded mass to itself (its force is 0 and lands on no
     real mass). ``omega``, ``theta0``, ``wave_sign``:
     (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8. Records go every ``stride`` steps into
-    ``rec_pos`` / ``rec_vel`` (n_lanes, n_records, n_masses, 2) through ``ring`` (ring_size, 4,
-    n_masses, n_lanes) scratch (see :func:`record_lanes`), record 0 the initial state; ``n_rec``
+    ``records`` (2, total), laid out by ``layout`` (2 + n_masses, n_lanes) int64 (each row's mass: rows
+    may hold a lane's masses in any order), through ``ring`` (ring_size, 4, n_masses, n_lanes) scratch
+    (see :func:`evo.sim.kernels.lanes.record_lanes`), record 0 the initial state; ``n_rec``
     (n_lanes,) receives the records written per lane and ``exploded_at`` (n_lanes,) the step at which
-    the lane exploded, or -1. An exploded lane is parked (:func:`park_lane`) and no longer recorded.
+    the lane exploded, or -1. An exploded lane is parked (:func:`evo.sim.kernels.lanes.park_lane`) and no
+    longer recorded.
     """
     x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
     n = x.shape[0]
     lanes = x.shape[1]
     n_links = link_a.shape[0]
     check_lanes_fit_stack(n, lanes)
-    fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
-    fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    sums_x = _stack_doubles(STACK_DOUBLES)
+    sums_y = _stack_doubles(STACK_DOUBLES)
+    fx = nb.carray(sums_x, (n, lanes))
+    fy = nb.carray(sums_y, (n, lanes))
+    flat_fx = nb.carray(sums_x, (n * lanes,))
+    flat_fy = nb.carray(sums_y, (n * lanes,))
+    flat_x = pos[0].reshape(n * lanes)
+    flat_y = pos[1].reshape(n * lanes)
+    slot_a = np.empty((n_links, lanes), dtype=np.uint32)  # row * lanes + lane: a lane's own end, flat
+    slot_b = np.empty((n_links, lanes), dtype=np.uint32)
+    for k in range(n_links):
+        for lane in range(lanes):
+            slot_a[k, lane] = link_a[k, lane] * lanes + lane
+            slot_b[k, lane] = link_b[k, lane] * lanes + lane
     link_x = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))  # one link's force on each lane
     link_y = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))
     theta = theta0.copy()
@@ -218,7 +124,7 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
     for lane in range(lanes):
         n_rec[lane] = 0
         exploded_at[lane] = -1
-    written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
+    written = record_lanes(alive, n_rec, pos, vel, ring, 0, records, layout)
     for step in range(1, n_steps + 1):
         wave_sin_cos(theta, wave_leader, st, ct)
         for i in range(n):
@@ -228,7 +134,9 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
         # per mass and lane, the link forces are added in link order after gravity, as in run_euler. A
         # link with the same ends in every lane adds its forces onto two rows (a vector loop); another
         # has its force computed on every lane (a vector loop, the ends gathered per lane), then added
-        # onto each lane's own two end masses (a scatter, lane by lane)
+        # onto each lane's own two end masses (a scatter, lane by lane), or, when its end b is one row
+        # in every lane (as the packing arranges for most spanning-tree links), onto that row in the
+        # vector loop and onto each lane's end a in the scatter
         for k in range(n_links):
             if uniform[k]:
                 a = link_a[k, 0]
@@ -248,11 +156,31 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                     fx[b, lane] -= force_x
                     fy[b, lane] -= force_y
                 continue
+            if uniform_b[k]:
+                b = link_b[k, 0]
+                for lane in range(lanes):
+                    a = slot_a[k, lane]
+                    dx = x[b, lane] - flat_x[a]
+                    dy = y[b, lane] - flat_y[a]
+                    length = math.sqrt(dx * dx + dy * dy)
+                    rest_now = rest[k, lane] + amp[k, lane] * (
+                        st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
+                    )
+                    f = stiffness * (length - rest_now) / length if length > 0.0 else 0.0
+                    link_x[lane] = f * dx
+                    link_y[lane] = f * dy
+                    fx[b, lane] -= f * dx
+                    fy[b, lane] -= f * dy
+                for lane in range(lanes):
+                    a = slot_a[k, lane]
+                    flat_fx[a] += link_x[lane]
+                    flat_fy[a] += link_y[lane]
+                continue
             for lane in range(lanes):
-                a = link_a[k, lane]
-                b = link_b[k, lane]
-                dx = x[b, lane] - x[a, lane]
-                dy = y[b, lane] - y[a, lane]
+                a = slot_a[k, lane]
+                b = slot_b[k, lane]
+                dx = flat_x[b] - flat_x[a]
+                dy = flat_y[b] - flat_y[a]
                 length = math.sqrt(dx * dx + dy * dy)
                 rest_now = rest[k, lane] + amp[k, lane] * (
                     st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane]
@@ -261,17 +189,22 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                 link_x[lane] = f * dx
                 link_y[lane] = f * dy
             for lane in range(lanes):
-                a = link_a[k, lane]
-                b = link_b[k, lane]
-                fx[a, lane] += link_x[lane]
-                fy[a, lane] += link_y[lane]
-                fx[b, lane] -= link_x[lane]
-                fy[b, lane] -= link_y[lane]
+                a = slot_a[k, lane]
+                b = slot_b[k, lane]
+                flat_fx[a] += link_x[lane]
+                flat_fy[a] += link_y[lane]
+                flat_fx[b] -= link_x[lane]
+                flat_fy[b] -= link_y[lane]
         if has_other_surfaces:
             for i in range(n):
                 for lane in range(lanes):
                     old_x[i, lane] = x[i, lane]
                     old_y[i, lane] = y[i, lane]
+        for lane in range(lanes):
+            touched[lane] = False
+            speed2_sum[lane] = 0.0
+        # each mass moves; with no other surface to come, its speed is summed in the same pass (masses
+        # in order, as in run_euler)
         for i in range(n):
             for lane in range(lanes):
                 if free[i, lane]:
@@ -288,16 +221,15 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                     y[i, lane] = new_y
                     vx[i, lane] = new_vx
                     vy[i, lane] = new_vy
-        for lane in range(lanes):
-            touched[lane] = False
-            speed2_sum[lane] = 0.0
+                    if not has_other_surfaces:
+                        speed2_sum[lane] += new_vx * new_vx + new_vy * new_vy
         if has_other_surfaces:
             _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segments, c_n, c_t, up,
                       touched, one)  # fmt: skip
-        for i in range(n):
-            for lane in range(lanes):
-                if free[i, lane]:
-                    speed2_sum[lane] += vx[i, lane] * vx[i, lane] + vy[i, lane] * vy[i, lane]
+            for i in range(n):
+                for lane in range(lanes):
+                    if free[i, lane]:
+                        speed2_sum[lane] += vx[i, lane] * vx[i, lane] + vy[i, lane] * vy[i, lane]
         for lane in range(lanes):
             theta[lane] += sign[lane] * omega[lane] * dt
         # NaN and inf propagate into the sums; only in a lane whose sum is large is each mass checked
@@ -324,5 +256,5 @@ def run_euler_batch(pos, vel, free, link_a, link_b, uniform, rest, amp, cos_phi,
                     sign[lane] = -sign[lane]  # once per contact, when it starts
                 touching_before[lane] = touched[lane]
         if step % stride == 0:
-            written = record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel)
-    finish_records(ring, written, n_rec, rec_pos, rec_vel)
+            written = record_lanes(alive, n_rec, pos, vel, ring, written, records, layout)
+    finish_records(ring, written, n_rec, records, layout)

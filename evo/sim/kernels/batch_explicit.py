@@ -12,16 +12,6 @@ import math
 import numba as nb
 import numpy as np
 
-from evo.sim.kernels.batch_euler import (
-    LANE_DOUBLES,
-    STACK_DOUBLES,
-    _stack_doubles,
-    check_lanes_fit_stack,
-    finish_records,
-    park_lane,
-    record_lanes,
-    wave_sin_cos,
-)
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
 from evo.sim.kernels.explicit import EXPLICIT, FINITE_DIFFERENCE, MIDPOINT, SEMI_IMPLICIT
 from evo.sim.kernels.forces import (
@@ -44,44 +34,61 @@ from evo.sim.kernels.forces import (
     I_STRIDE,
     ground_force,
 )
+from evo.sim.kernels.lanes import (
+    LANE_DOUBLES,
+    STACK_DOUBLES,
+    _stack_doubles,
+    check_lanes_fit_stack,
+    finish_records,
+    park_lane,
+    record_lanes,
+    wave_sin_cos,
+)
 
 # force evaluations per step of each method of evo.sim.kernels.explicit.METHODS (finite-difference: at most)
 STAGES = np.array([1, 1, 2, 2, 4])
 
 
 @nb.njit(inline="always", **_JIT)
-def _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k, dashpot, st, ct,
-                with_dashpot):  # fmt: skip
-    """The force of link k (ends a, b) on mass a in one lane, as :func:`evo.sim.kernels.forces.accelerations`
-    computes it: (0, 0) for a link of length 0, which the scalar kernel skips (adding 0 instead is the
-    same, as a force sum, which starts at +0 and only grows by + and -, is never -0)."""
-    dx = x[b, lane] - x[a, lane]
-    dy = y[b, lane] - y[a, lane]
+def _link_force(k, lane, a, b, state, with_dashpot):
+    """The force of link k (ends at the flat slots a, b of x, y, vx, vy: row x n_lanes + lane) on mass a in
+    one lane, as :func:`evo.sim.kernels.forces.accelerations` computes it: (0, 0) for a link of length 0,
+    which the scalar kernel skips (adding 0 instead is the same, as a force sum, which starts at +0 and
+    only grows by + and -, is never -0). ``state``: (x, y, vx, vy, rest, amp, cos φ, sin φ, S·k̄, dashpot,
+    sin θ, cos θ)."""
+    x, y, vx, vy, rest, amp, cos_phi, sin_phi, link_k, dashpot, st, ct = state
+    dx = x[b] - x[a]
+    dy = y[b] - y[a]
     length = math.sqrt(dx * dx + dy * dy)
     rest_now = rest[k, lane] + amp[k, lane] * (st[lane] * cos_phi[k, lane] + ct[lane] * sin_phi[k, lane])
     f = link_k[k, lane] * (length - rest_now) / length
     if with_dashpot:
         d = dashpot[k, lane]
-        damp = d * (dx * (vx[b, lane] - vx[a, lane]) + dy * (vy[b, lane] - vy[a, lane])) / (length * length)
+        damp = d * (dx * (vx[b] - vx[a]) + dy * (vy[b] - vy[a])) / (length * length)
         f = f + damp if d != 0.0 else f
     return (f * dx if length != 0.0 else 0.0), (f * dy if length != 0.0 else 0.0)
 
 
 @nb.njit(**_JIT)
-def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi,
-                   link_k, dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave,
+def _accelerations(pos, vel, theta, free, inv_mass, slot_a, slot_b, uniform, uniform_b, rest, amp, cos_phi,
+                   sin_phi, link_k, dashpot, has_dashpot, alive, ground_params, ground_points, fp, ip, wave,
                    wave_leader, acc):  # fmt: skip
     """acc = g − f̄·v + (link forces + ground force) / M on free masses, 0 on fixed ones, per lane.
 
     ``theta`` (n_lanes,) rad; ``pos``, ``vel``, ``acc`` (2, n_masses, n_lanes); ``wave`` (2, n_lanes)
-    scratch for sin θ and cos θ. The same operations as
+    scratch for sin θ and cos θ; ``slot_a``, ``slot_b`` (n_links, n_lanes) uint32: each lane's link ends
+    as flat slots, row x n_lanes + lane. The same operations as
     :func:`evo.sim.kernels.forces.accelerations`: per mass, link forces added in link order from zero, a link
     of length 0 skipped, then the ground force (penalty contact; skipped on exploded lanes).
     """
     n = pos.shape[1]
     lanes = pos.shape[2]
-    fx = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
-    fy = nb.carray(_stack_doubles(STACK_DOUBLES), (n, lanes))
+    sums_x = _stack_doubles(STACK_DOUBLES)
+    sums_y = _stack_doubles(STACK_DOUBLES)
+    fx = nb.carray(sums_x, (n, lanes))
+    fy = nb.carray(sums_y, (n, lanes))
+    flat_fx = nb.carray(sums_x, (n * lanes,))
+    flat_fy = nb.carray(sums_y, (n * lanes,))
     link_x = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))  # one link's force on each lane
     link_y = nb.carray(_stack_doubles(LANE_DOUBLES), (lanes,))
     st = wave[0]
@@ -92,50 +99,68 @@ def _accelerations(pos, vel, theta, free, inv_mass, link_a, link_b, uniform, res
             fx[i, lane] = 0.0
             fy[i, lane] = 0.0
     x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
+    flat = n * lanes
+    state = (x.reshape(flat), y.reshape(flat), vx.reshape(flat), vy.reshape(flat), rest, amp, cos_phi,
+             sin_phi, link_k, dashpot, st, ct)  # fmt: skip
     # per mass and lane, the link forces are added in link order from zero, as in run_explicit: a link
     # with the same ends in every lane adds its force onto two rows (a vector loop); another has its
     # force computed on every lane (a vector loop, the ends gathered per lane), then added onto each
-    # lane's own two end masses (lane by lane)
-    for k in range(link_a.shape[0]):
+    # lane's own two end masses (lane by lane), or, when its end b is one row in every lane, subtracted
+    # from that row in the vector loop and added onto each lane's end a. The ends are flat slots.
+    for k in range(slot_a.shape[0]):
         if uniform[k]:
-            a = link_a[k, 0]
-            b = link_b[k, 0]
+            a0 = slot_a[k, 0]
+            b0 = slot_b[k, 0]
             if has_dashpot:
                 for lane in range(lanes):
-                    force_x, force_y = _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                                                   link_k, dashpot, st, ct, True)  # fmt: skip
-                    fx[a, lane] += force_x
-                    fy[a, lane] += force_y
-                    fx[b, lane] -= force_x
-                    fy[b, lane] -= force_y
+                    force_x, force_y = _link_force(k, lane, a0 + lane, b0 + lane, state, True)
+                    flat_fx[a0 + lane] += force_x
+                    flat_fy[a0 + lane] += force_y
+                    flat_fx[b0 + lane] -= force_x
+                    flat_fy[b0 + lane] -= force_y
             else:
                 for lane in range(lanes):
-                    force_x, force_y = _link_force(k, lane, a, b, x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                                                   link_k, dashpot, st, ct, False)  # fmt: skip
-                    fx[a, lane] += force_x
-                    fy[a, lane] += force_y
-                    fx[b, lane] -= force_x
-                    fy[b, lane] -= force_y
+                    force_x, force_y = _link_force(k, lane, a0 + lane, b0 + lane, state, False)
+                    flat_fx[a0 + lane] += force_x
+                    flat_fy[a0 + lane] += force_y
+                    flat_fx[b0 + lane] -= force_x
+                    flat_fy[b0 + lane] -= force_y
+            continue
+        if uniform_b[k]:
+            b0 = slot_b[k, 0]
+            if has_dashpot:
+                for lane in range(lanes):
+                    link_x[lane], link_y[lane] = _link_force(k, lane, slot_a[k, lane], b0 + lane, state, True)
+                    flat_fx[b0 + lane] -= link_x[lane]
+                    flat_fy[b0 + lane] -= link_y[lane]
+            else:
+                for lane in range(lanes):
+                    link_x[lane], link_y[lane] = _link_force(
+                        k, lane, slot_a[k, lane], b0 + lane, state, False
+                    )
+                    flat_fx[b0 + lane] -= link_x[lane]
+                    flat_fy[b0 + lane] -= link_y[lane]
+            for lane in range(lanes):
+                flat_fx[slot_a[k, lane]] += link_x[lane]
+                flat_fy[slot_a[k, lane]] += link_y[lane]
             continue
         if has_dashpot:
             for lane in range(lanes):
                 link_x[lane], link_y[lane] = _link_force(
-                    k, lane, link_a[k, lane], link_b[k, lane], x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                    link_k, dashpot, st, ct, True,
-                )  # fmt: skip
+                    k, lane, slot_a[k, lane], slot_b[k, lane], state, True
+                )
         else:
             for lane in range(lanes):
                 link_x[lane], link_y[lane] = _link_force(
-                    k, lane, link_a[k, lane], link_b[k, lane], x, y, vx, vy, rest, amp, cos_phi, sin_phi,
-                    link_k, dashpot, st, ct, False,
-                )  # fmt: skip
+                    k, lane, slot_a[k, lane], slot_b[k, lane], state, False
+                )
         for lane in range(lanes):
-            a = link_a[k, lane]
-            b = link_b[k, lane]
-            fx[a, lane] += link_x[lane]
-            fy[a, lane] += link_y[lane]
-            fx[b, lane] -= link_x[lane]
-            fy[b, lane] -= link_y[lane]
+            a = slot_a[k, lane]
+            b = slot_b[k, lane]
+            flat_fx[a] += link_x[lane]
+            flat_fy[a] += link_y[lane]
+            flat_fx[b] -= link_x[lane]
+            flat_fy[b] -= link_y[lane]
     penalty = ip[I_PENALTY] != 0
     gx = fp[F_GX]
     gy = fp[F_GY]
@@ -226,7 +251,7 @@ def _contacts(pos, vel, old, free, alive, segments, fp, ip, touched, changed, on
 
 @nb.njit(**_JIT)
 def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before,
-                 have_acc, ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one,
+                 have_acc, ring, written, records, layout, n_rec, exploded_at, flags, one,
                  max_speed2):  # fmt: skip
     """:func:`evo.sim.kernels.forces.end_of_step` per live lane; returns (lanes exploded in this step, record
     slices written). ``flags`` (3, n_lanes) bool and ``one`` (2, 1, 2) are scratch."""
@@ -257,26 +282,27 @@ def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse
         if changed[lane]:
             have_acc[lane] = False
     if step % ip[I_STRIDE] == 0:
-        written = record_lanes(alive, n_rec, pos, vel, ring, written, rec_pos, rec_vel)
+        written = record_lanes(alive, n_rec, pos, vel, ring, written, records, layout)
     return exploded, written
 
 
 @nb.njit(**_JIT)
-def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k,
-                       dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments, ground_params,
-                       ground_points, fp, ip, max_speed2, ring, rec_pos, rec_vel, n_rec,
+def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi,
+                       sin_phi, link_k, dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments,
+                       ground_params, ground_points, fp, ip, max_speed2, ring, records, layout, n_rec,
                        exploded_at):  # fmt: skip
     """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane, as run_explicit per lane.
 
     ``pos``, ``vel``: (2, n_masses, n_lanes), updated in place. ``free``, ``inv_mass``: (n_masses,
     n_lanes) uint8 and 1/M; ``link_a``, ``link_b``: (n_links, n_lanes) uint32, each lane's link ends, and
-    ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane (a lane of fewer masses
+    ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane, ``uniform_b`` 1 where only
+    its end b is the same in every lane (a lane of fewer masses
     or links is padded as in :func:`evo.sim.kernels.batch_euler.run_euler_batch`).
     ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
     ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
-    ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.batch_euler.wave_sin_cos`); the
-    wave entries of ``fp`` are not used. Records go into ``rec_pos`` / ``rec_vel`` (n_lanes, n_records,
-    n_masses, 2) through the ``ring`` scratch (see :func:`evo.sim.kernels.batch_euler.record_lanes`);
+    ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.lanes.wave_sin_cos`); the
+    wave entries of ``fp`` are not used. Records go into ``records`` (2, total), laid out by ``layout``
+    (2 + n_masses, n_lanes), through the ``ring`` scratch (see :func:`evo.sim.kernels.lanes.record_lanes`);
     ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
     lane exploded (or -1). An exploded lane is parked and no longer recorded.
     """
@@ -307,8 +333,14 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
     for lane in range(lanes):
         n_rec[lane] = 0
         exploded_at[lane] = -1
-    written = record_lanes(alive, n_rec, pos, vel, ring, 0, rec_pos, rec_vel)
-    args = (free, inv_mass, link_a, link_b, uniform, rest, amp, cos_phi, sin_phi, link_k, dashpot,
+    written = record_lanes(alive, n_rec, pos, vel, ring, 0, records, layout)
+    slot_a = np.empty(link_a.shape, dtype=np.uint32)  # row x lanes + lane: each lane's own link ends, flat
+    slot_b = np.empty(link_b.shape, dtype=np.uint32)
+    for k in range(link_a.shape[0]):
+        for lane in range(lanes):
+            slot_a[k, lane] = link_a[k, lane] * lanes + lane
+            slot_b[k, lane] = link_b[k, lane] * lanes + lane
+    args = (free, inv_mass, slot_a, slot_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, link_k, dashpot,
             has_dashpot, alive, ground_params, ground_points, fp, ip, wave, wave_leader)  # fmt: skip
     for step in range(1, ip[I_STEPS] + 1):
         _copy(old, pos)
@@ -405,9 +437,9 @@ def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, rest, 
             theta[lane] += dtheta[lane]
         exploded, written = _end_of_step(
             step, pos, vel, old, free, alive, segments, fp, ip, autoreverse, sign, touching_before, have_acc,
-            ring, written, rec_pos, rec_vel, n_rec, exploded_at, flags, one, max_speed2,
+            ring, written, records, layout, n_rec, exploded_at, flags, one, max_speed2,
         )  # fmt: skip
         n_alive -= exploded
         if n_alive == 0:
             break
-    finish_records(ring, written, n_rec, rec_pos, rec_vel)
+    finish_records(ring, written, n_rec, records, layout)

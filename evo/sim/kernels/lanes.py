@@ -1,0 +1,169 @@
+"""What the batched kernels share: lanes' stack buffers, records, rows, the wave and parked lanes.
+
+Pure functions of arrays in which the creature (the lane) is the last, contiguous axis; used by
+:mod:`evo.sim.kernels.batch_euler` and :mod:`evo.sim.kernels.batch_explicit`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from evo.sim.kernels.euler import _JIT
+
+# float64s in each force accumulator on the stack (64 KiB): n_masses * n_lanes must fit
+STACK_DOUBLES = 8192
+# lanes at most in one call: one link's forces on every lane are held in two stack rows of this size
+LANE_DOUBLES = 64
+
+
+@intrinsic
+def _stack_doubles(typingctx, count):
+    """A pointer to ``count`` (a literal int) float64 on the stack of the calling function.
+
+    The force accumulators live there rather than on the heap because LLVM then knows that they
+    overlap no input array: the fused force loop vectorises without runtime overlap checks, which
+    otherwise cost a quarter of its time.
+    """
+    if not isinstance(count, types.IntegerLiteral):
+        return None
+    size = count.literal_value
+
+    def codegen(context, builder, signature, args):
+        with builder.goto_entry_block():
+            pointer = builder.alloca(ir.DoubleType(), size=ir.Constant(ir.IntType(64), size))
+        return pointer
+
+    return types.CPointer(types.float64)(count), codegen
+
+
+@nb.njit(**_JIT)
+def check_lanes_fit_stack(n, lanes):
+    """Check that (n, lanes) force accumulators fit in :data:`STACK_DOUBLES` and that there are at most
+    :data:`LANE_DOUBLES` lanes; raises ValueError if not."""
+    if n * lanes > STACK_DOUBLES or lanes > LANE_DOUBLES:
+        raise ValueError("too many masses x lanes for the stack force buffers")
+
+
+@nb.njit(**_JIT)
+def _flush(ring, start, stop, n_rec, records, layout):
+    """Copy the record slices ``start`` .. ``stop`` - 1 of the ring to each lane's own records, eight
+    lanes (a cache line of the ring) at a time; a lane takes only the records it made, of its own masses,
+    each ring row to its mass's place (``layout[2 + row, lane]``)."""
+    size = ring.shape[0]
+    rows = ring.shape[2]  # the ring may hold more mass rows than a lane records
+    lanes = ring.shape[3]
+    for first in range(0, lanes, 8):
+        last = min(first + 8, lanes)
+        for r in range(start, stop):
+            slot = r % size
+            for i in range(rows):
+                for lane in range(first, last):
+                    n = layout[1, lane]
+                    mass = layout[2 + i, lane]
+                    if r < n_rec[lane] and mass < n:
+                        at = layout[0, lane] + 2 * (r * n + mass)
+                        records[0, at] = ring[slot, 0, i, lane]
+                        records[0, at + 1] = ring[slot, 1, i, lane]
+                        records[1, at] = ring[slot, 2, i, lane]
+                        records[1, at + 1] = ring[slot, 3, i, lane]
+
+
+@nb.njit(**_JIT)
+def record_lanes(alive, n_rec, pos, vel, ring, written, records, layout):
+    """Record ``pos``, ``vel`` (2, n_masses, n_lanes) as the next record of every live lane; returns
+    the number of record slices written so far (``written`` before).
+
+    Live lanes have all recorded equally often, so their next record is one slice for all lanes, a
+    contiguous copy into ``ring`` (ring_size, 4, n_masses, n_lanes); every ring_size slices, the ring
+    is copied to ``records`` (2, total) float64: positions, then velocities, lane by lane, each lane's
+    (n_records, its n_masses, 2) block C-ordered from ``layout[0, lane]`` with ``layout[1, lane]``
+    masses, ring row i holding its mass ``layout[2 + i, lane]`` (>= its n_masses: a padded row) (see
+    :func:`finish_records` for the last ones). ``n_rec`` (n_lanes,) counts each lane's records.
+    """
+    if not alive.any():
+        return written
+    slot = written % ring.shape[0]
+    for c in range(2):
+        for i in range(pos.shape[1]):
+            for lane in range(pos.shape[2]):
+                ring[slot, c, i, lane] = pos[c, i, lane]
+                ring[slot, 2 + c, i, lane] = vel[c, i, lane]
+    for lane in range(pos.shape[2]):
+        if alive[lane]:
+            n_rec[lane] += 1
+    written += 1
+    if written % ring.shape[0] == 0:
+        _flush(ring, written - ring.shape[0], written, n_rec, records, layout)
+    return written
+
+
+@nb.njit(**_JIT)
+def finish_records(ring, written, n_rec, records, layout):
+    """Copy the record slices still in the ring to the lanes' records."""
+    _flush(ring, written - written % ring.shape[0], written, n_rec, records, layout)
+
+
+@nb.njit(**_JIT)
+def rows_in_link_order(link_a, link_b, masses, links):
+    """The lane row of every mass of creatures laid end to end: each creature's masses in the order in which
+    its links first name them (end a before end b), then the masses no link names, in order.
+
+    ``link_a``, ``link_b``: (total links,) each creature's own mass indices; ``masses``, ``links``:
+    (n_creatures,) counts. Returns (total masses,) int64. A spanning tree grown one new mass per link (as
+    random creatures are) then has end b of its link k on row k + 1 in every creature.
+    """
+    rows = np.full(masses.sum(), -1, dtype=np.int64)
+    first_mass = 0
+    first_link = 0
+    for c in range(masses.shape[0]):
+        next_row = 0
+        for k in range(first_link, first_link + links[c]):
+            if rows[first_mass + link_a[k]] < 0:
+                rows[first_mass + link_a[k]] = next_row
+                next_row += 1
+            if rows[first_mass + link_b[k]] < 0:
+                rows[first_mass + link_b[k]] = next_row
+                next_row += 1
+        for i in range(first_mass, first_mass + masses[c]):
+            if rows[i] < 0:
+                rows[i] = next_row
+                next_row += 1
+        first_mass += masses[c]
+        first_link += links[c]
+    return rows
+
+
+@nb.njit(**_JIT)
+def wave_sin_cos(theta, wave_leader, st, ct):
+    """st, ct = sin θ, cos θ per lane (n_lanes,), by libm as the scalar kernel; a lane whose θ has the same
+    bits as its ``wave_leader``'s (an earlier lane that started with the same θ₀, ω and sign) takes the
+    leader's values instead of calling libm again."""
+    for lane in range(theta.shape[0]):
+        leader = wave_leader[lane]
+        value = theta[lane]
+        if (
+            leader != lane
+            and theta[leader] == value
+            and math.copysign(1.0, theta[leader]) == math.copysign(1.0, value)  # +0 and -0 differ
+        ):
+            st[lane] = st[leader]
+            ct[lane] = ct[leader]
+        else:
+            st[lane] = math.sin(value)
+            ct[lane] = math.cos(value)
+
+
+@nb.njit(**_JIT)
+def park_lane(lane, x, y, vx, vy):
+    """Put every mass of an exploded lane at rest at the origin, where its forces stay finite."""
+    for i in range(x.shape[0]):
+        x[i, lane] = 0.0
+        y[i, lane] = 0.0
+        vx[i, lane] = 0.0
+        vy[i, lane] = 0.0
