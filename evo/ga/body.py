@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evo.ga.gene_kernels import finished_genes
 from evo.ga.graph_kernels import span
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
@@ -322,12 +323,11 @@ def settle(body: Body, genome: GenomeSection) -> None:
     """Do to ``body``, in place, what :func:`finish` does to the genes: clip them into their ranges and
     place the body on the floor, so that editing it further gives what editing ``Body.of(finish(...))``
     would (the same values; a per-link or per-mass column that holds only defaults is kept)."""
-    body.positions = place_on_floor(body.positions)
-    body.rest = np.minimum(
-        np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]
-    ).tolist()
-    body.alpha = np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0).tolist()
-    body.phi = wrap_phase(body.phi).tolist()
+    positions, rest, alpha, phi = finished_genes(
+        np.asarray(body.positions, dtype=np.float64), np.array(body.rest, dtype=np.float64),
+        np.array(body.alpha, dtype=np.float64), np.array(body.phi, dtype=np.float64), genome.rest,
+    )  # fmt: skip
+    body.positions, body.rest, body.alpha, body.phi = positions, rest.tolist(), alpha.tolist(), phi.tolist()
     body.omega = min(max(float(body.omega), genome.omega[0]), genome.omega[1])
     body.beta = min(max(float(body.beta), genome.beta[0]), genome.beta[1])
     for extra, ranges in (
@@ -347,15 +347,19 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     serve drawing and index masses, are kept unless the body was renumbered.
     """
     n = body.n_masses
+    positions, rest, alpha, phi = finished_genes(
+        np.asarray(body.positions, dtype=np.float64), np.array(body.rest, dtype=np.float64),
+        np.array(body.alpha, dtype=np.float64), np.array(body.phi, dtype=np.float64), genome.rest,
+    )  # fmt: skip
     return _assembled(
-        positions=place_on_floor(body.positions),
-        velocities=np.zeros((n, 2)),
-        fixed=np.zeros(n, dtype=bool),
+        positions=positions,
+        velocities=_constant((n, 2), 0.0),
+        fixed=_constant(n, False),
         link_a=np.array(body.a, dtype=np.int64),
         link_b=np.array(body.b, dtype=np.int64),
-        rest=np.minimum(np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]),
-        alpha=np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0),
-        phi=wrap_phase(body.phi),
+        rest=rest,
+        alpha=alpha,
+        phi=phi,
         omega=min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
         beta=min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
         wave_phase=float(template.wave_phase),
@@ -371,15 +375,17 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     )
 
 
-@functools.lru_cache(maxsize=256)
-def _constant(size: int, value: float) -> np.ndarray:
-    """A read-only (size,) array of ``value``, shared by every creature that needs one."""
-    out = np.full(size, value)
+@functools.lru_cache(maxsize=256, typed=True)  # typed: 0.0 and False make different arrays
+def _constant(shape: int | tuple[int, int], value: float | bool) -> np.ndarray:
+    """A read-only array of ``shape`` filled with ``value`` (of its type), shared by every creature
+    that needs one."""
+    out = np.full(shape, value)
     out.setflags(write=False)
     return out
 
 
-_ARRAY_FIELDS = ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi")
+# the arrays finish makes afresh (velocities and fixed are shared read-only zeros)
+_ARRAY_FIELDS = ("positions", "link_a", "link_b", "rest", "alpha", "phi")
 
 
 def _assembled(**fields: object) -> Creature:

@@ -1,0 +1,52 @@
+"""The compiled finish of a body gives, bit for bit, what the numpy expressions it replaced give: the
+positions placed on the floor, rest and alpha clipped, phi wrapped into [0, 2π)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from evo.ga.gene_kernels import finished_genes
+
+TWO_PI = 2.0 * math.pi
+
+
+def by_numpy(positions, rest, alpha, phi, rest_range):
+    placed = positions - positions.min(axis=0) if positions.shape[0] else positions.copy()
+    phi = np.mod(phi, TWO_PI)
+    phi[phi >= TWO_PI] = 0.0
+    return (
+        placed,
+        np.minimum(np.maximum(rest, rest_range[0]), rest_range[1]),
+        np.minimum(np.maximum(alpha, 0.0), 1.0),
+        phi,
+    )
+
+
+def same_bits(x, y):
+    return x.shape == y.shape and np.array_equal(x.view(np.int64), y.view(np.int64))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_finished_genes_are_bit_for_bit_those_of_the_numpy_expressions(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(0, 12)), int(rng.integers(0, 30))
+    positions = rng.normal(0.0, 80.0, (n, 2))
+    rest = rng.normal(60.0, 60.0, m)
+    alpha = rng.normal(0.5, 0.7, m)
+    phi = rng.normal(0.0, 10.0, m)
+    if m:  # phases just below zero and at the edges, where np.mod rounds up to 2π or gives -0.0
+        phi[rng.integers(m, size=3)] = [-1e-17, -0.0, TWO_PI]
+        rest[rng.integers(m)] = np.nan
+    got = finished_genes(positions, rest, alpha, phi, (20.0, 120.0))
+    expected = by_numpy(positions, rest, alpha, phi, (20.0, 120.0))
+    for g, e in zip(got, expected, strict=True):
+        assert same_bits(g, e)
+    assert all((0.0 <= p < TWO_PI) for p in got[3])
+
+
+def test_a_nan_position_makes_its_whole_axis_nan_as_np_min_does():
+    positions = np.array([[1.0, 2.0], [np.nan, 5.0], [-3.0, 1.0]])
+    placed = finished_genes(positions, np.zeros(0), np.zeros(0), np.zeros(0), (1.0, 2.0))[0]
+    assert np.isnan(placed[:, 0]).all()
+    assert placed[:, 1].tolist() == [1.0, 4.0, 0.0]
