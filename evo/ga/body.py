@@ -26,6 +26,7 @@ __all__ = [
     "TWO_PI",
     "wrap_phase",
     "new_link_genes",
+    "new_links_genes",
     "cut_structure",
     "connected",
     "repair",
@@ -75,6 +76,29 @@ def new_link_genes(
     rest = min(max(float(length), genome.rest[0]), genome.rest[1])
     phi *= TWO_PI
     return rest, (1.0 - alpha) if muscle < genome.muscle_fraction else 0.0, phi if phi < TWO_PI else 0.0
+
+
+def new_links_genes(
+    rng: np.random.Generator, genome: GenomeSection, lengths: list[float]
+) -> list[tuple[float, float, float]]:
+    """:func:`new_link_genes` of links of current lengths ``lengths`` (px), one after the other: the
+    same values from the same draws (``rng.random(3 * k)`` is ``k`` draws of ``rng.random(3)``)."""
+    if not lengths:
+        return []
+    draws = rng.random(3 * len(lengths)).tolist()
+    low, high, muscle_fraction = genome.rest[0], genome.rest[1], genome.muscle_fraction
+    out = []
+    for k, length in enumerate(lengths):
+        muscle, alpha, phi = draws[3 * k : 3 * k + 3]
+        phi *= TWO_PI
+        out.append(
+            (
+                min(max(float(length), low), high),
+                (1.0 - alpha) if muscle < muscle_fraction else 0.0,
+                phi if phi < TWO_PI else 0.0,
+            )
+        )
+    return out
 
 
 @dataclass
@@ -299,13 +323,10 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
         body.positions, genome.max_degree, genome.max_links,
     )  # fmt: skip
     # the new links' genes are drawn once the structure is chosen, in the order the links were made
-    joins = [
-        (i, j, new_link_genes(rng, genome, length))
-        for i, j, length in zip(join_i.tolist(), join_j.tolist(), lengths.tolist(), strict=True)
-    ]
+    joins = new_links_genes(rng, genome, lengths.tolist())
     if not kept.all():
-        body.keep_links(np.flatnonzero(kept).tolist())
-    for i, j, genes in joins:
+        body.keep_links(kept.nonzero()[0].tolist())
+    for i, j, genes in zip(join_i.tolist(), join_j.tolist(), joins, strict=True):
         body.add_link(i, j, genes)
     while body.n_masses < genome.masses[0]:
         _grow(body, rng, genome)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_link_genes, repair
+from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_links_genes, repair
 from evo.ga.graph_kernels import cut_child, join_pairs
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
@@ -89,8 +89,9 @@ def _child(
     if 0 < n_left < body.n_masses:
         across = max(1, round(0.5 * crossing))
         pairs = join_pairs(positions[:n_left], positions[n_left:], across, PER_MASS_ACROSS)
-        for i, j, length in zip(*(column.tolist() for column in pairs), strict=True):
-            body.add_link(i, j + n_left, new_link_genes(rng, genome, length))
+        join_i, join_j, lengths = (column.tolist() for column in pairs)
+        for i, j, genes in zip(join_i, join_j, new_links_genes(rng, genome, lengths), strict=True):
+            body.add_link(i, j + n_left, genes)
     return body
 
 

@@ -31,14 +31,16 @@ def _chosen_links(
     optionally only among those where ``among`` is True."""
     chosen = rng.random(count) < fraction
     if among is None:  # every link may be chosen (the same draws as an ``among`` of all True)
-        if count and not chosen.any():
-            chosen[rng.integers(count)] = True
-        return np.flatnonzero(chosen)
+        picked = chosen.nonzero()[0]
+        if count and not picked.size:
+            picked = np.array([rng.integers(count)], dtype=np.intp)
+        return picked
     chosen &= among
-    if not chosen.any() and among.any():
-        candidates = np.flatnonzero(among)
-        chosen[candidates[rng.integers(candidates.size)]] = True
-    return np.flatnonzero(chosen)
+    picked = chosen.nonzero()[0]
+    if not picked.size and among.any():
+        candidates = among.nonzero()[0]
+        picked = np.array([candidates[rng.integers(candidates.size)]], dtype=np.intp)
+    return picked
 
 
 def _muscles(body: Body) -> np.ndarray:
@@ -239,7 +241,7 @@ MUTATIONS: dict[str, Mutation] = {name: _on_creatures(name, edit) for name, edit
 assert tuple(MUTATIONS) == MUTATION_NAMES
 
 
-def _active(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
+def _active(ga: GASection) -> tuple[list[BodyMutation], np.ndarray, np.ndarray | None]:
     """:func:`_active_of` of the settings, remembered for the last settings object (hashing a
     :class:`GASection` costs more than a mutation's own bookkeeping)."""
     global _last_active
@@ -254,13 +256,16 @@ _last_active: tuple = (None, None)
 
 
 @functools.lru_cache(maxsize=64)
-def _active_of(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
-    """The operators with a positive rate, in registry order, and their rates (made once per settings;
-    the array is never written to)."""
+def _active_of(ga: GASection) -> tuple[list[BodyMutation], np.ndarray, np.ndarray | None]:
+    """The operators with a positive rate, in registry order, their rates and the rates' shares of
+    their sum (None when they sum to 0), made once per settings; the arrays are never written to."""
     active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
     rates = np.array([rate for _, rate in active])
-    rates.setflags(write=False)
-    return active, rates
+    shares = rates / rates.sum() if rates.sum() > 0.0 else None
+    for array in (rates, shares):
+        if array is not None:
+            array.setflags(write=False)
+    return [edit for edit, _ in active], rates, shares
 
 
 def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> Creature:
@@ -287,10 +292,10 @@ def mutate_body(body: Body, rng: np.random.Generator, genome: GenomeSection, ga:
     """
     # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
     # leaves the random stream of existing configurations unchanged
-    active, rates = _active(ga)
-    fired = rng.random(rates.size) < rates
-    if not fired.any() and rates.sum() > 0.0:
-        fired[int(rng.choice(rates.size, p=rates / rates.sum()))] = True
-    for (edit, _), on in zip(active, fired.tolist(), strict=True):
+    edits, rates, shares = _active(ga)
+    fired = (rng.random(rates.size) < rates).tolist()
+    if not any(fired) and shares is not None:
+        fired[int(rng.choice(rates.size, p=shares))] = True
+    for edit, on in zip(edits, fired, strict=True):
         if on:
             edit(body, rng, genome, ga)
