@@ -61,12 +61,11 @@ def _perturb_rest(body: Body, rng: np.random.Generator, genome: GenomeSection, g
 def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Add N(0, sigma_alpha) to the amplitude of a ``gene_fraction`` of the muscles, kept in [0.01, 1]
     so that they stay muscles (toggle_muscle turns muscles into springs)."""
-    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
-    alpha = np.array(body.alpha, dtype=np.float64)
-    alpha[chosen] = np.minimum(
-        np.maximum(alpha[chosen] + ga.sigma_alpha * rng.standard_normal(chosen.size), 0.01), 1.0
-    )
-    body.alpha = alpha.tolist()
+    alpha = body.alpha
+    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=np.array(alpha) > 0.0).tolist()
+    steps = (ga.sigma_alpha * rng.standard_normal(len(chosen))).tolist()
+    for k, step in zip(chosen, steps, strict=True):  # min/max of floats are np.minimum/np.maximum's
+        alpha[k] = min(max(alpha[k] + step, 0.01), 1.0)
 
 
 def _perturb_phi(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
@@ -257,15 +256,18 @@ _last_active: tuple = (None, None)
 
 @functools.lru_cache(maxsize=64)
 def _active_of(ga: GASection) -> tuple[list[BodyMutation], np.ndarray, np.ndarray | None]:
-    """The operators with a positive rate, in registry order, their rates and the rates' shares of
-    their sum (None when they sum to 0), made once per settings; the arrays are never written to."""
+    """The operators with a positive rate, in registry order, their rates and the cumulative
+    distribution ``rng.choice`` makes of ``p = rates / rates.sum()`` (None when no rate is positive),
+    made once per settings; the arrays are never written to."""
     active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
     rates = np.array([rate for _, rate in active])
-    shares = rates / rates.sum() if rates.sum() > 0.0 else None
-    for array in (rates, shares):
-        if array is not None:
-            array.setflags(write=False)
-    return [edit for edit, _ in active], rates, shares
+    cumulative = None
+    if rates.sum() > 0.0:
+        cumulative = (rates / rates.sum()).cumsum()
+        cumulative /= cumulative[-1]
+        cumulative.setflags(write=False)
+    rates.setflags(write=False)
+    return [edit for edit, _ in active], rates, cumulative
 
 
 def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> Creature:
@@ -292,10 +294,11 @@ def mutate_body(body: Body, rng: np.random.Generator, genome: GenomeSection, ga:
     """
     # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
     # leaves the random stream of existing configurations unchanged
-    edits, rates, shares = _active(ga)
+    edits, rates, cumulative = _active(ga)
     fired = (rng.random(rates.size) < rates).tolist()
-    if not any(fired) and shares is not None:
-        fired[int(rng.choice(rates.size, p=shares))] = True
+    if not any(fired) and cumulative is not None:
+        # what rng.choice(rates.size, p=rates / rates.sum()) draws and returns, without its checks
+        fired[int(cumulative.searchsorted(rng.random(), side="right"))] = True
     for edit, on in zip(edits, fired, strict=True):
         if on:
             edit(body, rng, genome, ga)
