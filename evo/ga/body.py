@@ -344,11 +344,12 @@ def settle(body: Body, genome: GenomeSection) -> None:
     """Do to ``body``, in place, what :func:`finish` does to the genes: clip them into their ranges and
     place the body on the floor, so that editing it further gives what editing ``Body.of(finish(...))``
     would (the same values; a per-link or per-mass column that holds only defaults is kept)."""
-    positions, rest, alpha, phi = finished_genes(
-        np.asarray(body.positions, dtype=np.float64), np.array(body.rest, dtype=np.float64),
-        np.array(body.alpha, dtype=np.float64), np.array(body.phi, dtype=np.float64), genome.rest,
-    )  # fmt: skip
-    body.positions, body.rest, body.alpha, body.phi = positions, rest.tolist(), alpha.tolist(), phi.tolist()
+    body.positions, genes = finished_genes(
+        np.asarray(body.positions, dtype=np.float64),
+        np.array((body.rest, body.alpha, body.phi), dtype=np.float64).reshape(3, -1),
+        genome.rest,
+    )
+    body.rest, body.alpha, body.phi = genes.tolist()
     body.omega = min(max(float(body.omega), genome.omega[0]), genome.omega[1])
     body.beta = min(max(float(body.beta), genome.beta[0]), genome.beta[1])
     for extra, ranges in (
@@ -368,16 +369,22 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     serve drawing and index masses, are kept unless the body was renumbered.
     """
     n = body.n_masses
-    positions, rest, alpha, phi = finished_genes(
-        np.asarray(body.positions, dtype=np.float64), np.array(body.rest, dtype=np.float64),
-        np.array(body.alpha, dtype=np.float64), np.array(body.phi, dtype=np.float64), genome.rest,
-    )  # fmt: skip
+    positions, genes = finished_genes(
+        np.asarray(body.positions, dtype=np.float64),
+        np.array((body.rest, body.alpha, body.phi), dtype=np.float64).reshape(3, -1),
+        genome.rest,
+    )
+    links = np.array((body.a, body.b), dtype=np.int64).reshape(2, -1)
+    for array in (positions, genes, links):  # their rows below are read-only views
+        array.setflags(write=False)
+    rest, alpha, phi = genes
+    link_a, link_b = links
     return _assembled(
         positions=positions,
         velocities=_constant((n, 2), 0.0),
         fixed=_constant(n, False),
-        link_a=np.array(body.a, dtype=np.int64),
-        link_b=np.array(body.b, dtype=np.int64),
+        link_a=link_a,
+        link_b=link_b,
         rest=rest,
         alpha=alpha,
         phi=phi,
@@ -405,14 +412,10 @@ def _constant(shape: int | tuple[int, int], value: float | bool) -> np.ndarray:
     return out
 
 
-# the arrays finish makes afresh (velocities and fixed are shared read-only zeros)
-_ARRAY_FIELDS = ("positions", "link_a", "link_b", "rest", "alpha", "phi")
-
-
 def _assembled(**fields: object) -> Creature:
     """The :class:`Creature` the constructor would make of ``fields`` -- arrays made by :func:`finish`
-    alone (fresh, of the right dtypes and shapes, genes already clipped), so nothing is copied or checked
-    again: the arrays are frozen in place, and absent per-link and per-mass values share read-only
+    alone (fresh, read-only, of the right dtypes and shapes, genes already clipped), so nothing is copied
+    or checked again: the per-link and per-mass values are frozen in place, absent ones share read-only
     arrays of their defaults. tests/ga/test_body.py checks it against the constructor."""
     positions, link_a = fields["positions"], fields["link_a"]
     n, m = positions.shape[0], link_a.shape[0]  # type: ignore[attr-defined]
@@ -422,8 +425,6 @@ def _assembled(**fields: object) -> Creature:
             fields[name] = _constant(size, value)
         else:
             fields[name].setflags(write=False)  # type: ignore[attr-defined]
-    for name in _ARRAY_FIELDS:
-        fields[name].setflags(write=False)  # type: ignore[attr-defined]
     creature = object.__new__(Creature)
     creature.__dict__.update(fields)
     if default_physics:

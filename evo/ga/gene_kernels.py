@@ -16,7 +16,7 @@ _TWO_PI = 2.0 * math.pi
 
 
 @nb.njit(**_JIT)
-def _finished_genes(positions, rest, alpha, phi, rest_low, rest_high):  # pragma: no cover
+def _finished_genes(positions, genes, rest_low, rest_high):  # pragma: no cover
     n = positions.shape[0]
     placed = np.empty((n, 2))
     for axis in range(2):
@@ -32,46 +32,40 @@ def _finished_genes(positions, rest, alpha, phi, rest_low, rest_high):  # pragma
             low = np.nan
         for i in range(n):
             placed[i, axis] = positions[i, axis] - low
-    m = rest.shape[0]
-    rest_out = np.empty(m)
-    alpha_out = np.empty(m)
-    phi_out = np.empty(m)
+    m = genes.shape[1]
+    out = np.empty((3, m))
     for k in range(m):
-        r = rest[k]  # np.minimum(np.maximum(r, low), high), NaN kept
+        r = genes[0, k]  # np.minimum(np.maximum(r, low), high), NaN kept
         if r < rest_low:
             r = rest_low
         if r > rest_high:
             r = rest_high
-        rest_out[k] = r
-        a = alpha[k]
+        out[0, k] = r
+        a = genes[1, k]
         if a < 0.0:
             a = 0.0
         if a > 1.0:
             a = 1.0
-        alpha_out[k] = a
-        p = phi[k] % _TWO_PI  # Python's float modulo is np.mod's, sign of zero included
+        out[1, k] = a
+        p = genes[2, k] % _TWO_PI  # Python's float modulo is np.mod's, sign of zero included
         if p >= _TWO_PI:
             p = 0.0
-        phi_out[k] = p
-    return placed, rest_out, alpha_out, phi_out
+        out[2, k] = p
+    return placed, out
 
 
 def finished_genes(
-    positions: np.ndarray,
-    rest: np.ndarray,
-    alpha: np.ndarray,
-    phi: np.ndarray,
-    rest_range: tuple[float, float],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """New arrays: positions placed on the floor (lowest mass at y = 0, leftmost at x = 0, px), rest
-    lengths clipped to ``rest_range`` (px), alpha clipped to [0, 1], phi wrapped into [0, 2π) (rad).
+    positions: np.ndarray, genes: np.ndarray, rest_range: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """New arrays: positions placed on the floor (lowest mass at y = 0, leftmost at x = 0, px) and the
+    link genes clipped: rest lengths to ``rest_range`` (px), alpha to [0, 1], phi wrapped into [0, 2π).
 
     Args:
         positions: (n_masses, 2) float64 array (px).
-        rest, alpha, phi: (n_links,) float64 arrays.
+        genes: (3, n_links) float64 array: rest (px), alpha and phi (rad), one row each.
         rest_range: (low, high) rest length (px).
 
     Returns:
-        ``(positions, rest, alpha, phi)``, fresh arrays of the same shapes.
+        ``(positions, genes)``, fresh arrays of the same shapes.
     """
-    return _finished_genes(positions, rest, alpha, phi, float(rest_range[0]), float(rest_range[1]))
+    return _finished_genes(positions, genes, float(rest_range[0]), float(rest_range[1]))

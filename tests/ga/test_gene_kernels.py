@@ -38,7 +38,8 @@ def test_finished_genes_are_bit_for_bit_those_of_the_numpy_expressions(seed):
     if m:  # phases just below zero and at the edges, where np.mod rounds up to 2π or gives -0.0
         phi[rng.integers(m, size=3)] = [-1e-17, -0.0, TWO_PI]
         rest[rng.integers(m)] = np.nan
-    got = finished_genes(positions, rest, alpha, phi, (20.0, 120.0))
+    placed, genes = finished_genes(positions, np.array([rest, alpha, phi]).reshape(3, -1), (20.0, 120.0))
+    got = (placed, *genes)
     expected = by_numpy(positions, rest, alpha, phi, (20.0, 120.0))
     for g, e in zip(got, expected, strict=True):
         assert same_bits(g, e)
@@ -47,6 +48,6 @@ def test_finished_genes_are_bit_for_bit_those_of_the_numpy_expressions(seed):
 
 def test_a_nan_position_makes_its_whole_axis_nan_as_np_min_does():
     positions = np.array([[1.0, 2.0], [np.nan, 5.0], [-3.0, 1.0]])
-    placed = finished_genes(positions, np.zeros(0), np.zeros(0), np.zeros(0), (1.0, 2.0))[0]
+    placed = finished_genes(positions, np.zeros((3, 0)), (1.0, 2.0))[0]
     assert np.isnan(placed[:, 0]).all()
     assert placed[:, 1].tolist() == [1.0, 4.0, 0.0]
