@@ -357,7 +357,7 @@ def settle(body: Body, genome: GenomeSection) -> None:
         (body.mass_extra, {"mass": genome.mass}),
     ):
         for name, column in extra.items():
-            extra[name] = _clipped(column, ranges[name]).tolist()
+            extra[name] = _clipped(column, ranges[name], len(column), 0.0).tolist()
 
 
 def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict | None = None) -> Creature:
@@ -368,39 +368,51 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     ``template``. ``meta`` is empty (the generation loop records provenance); the polygons, which only
     serve drawing and index masses, are kept unless the body was renumbered.
     """
-    n = body.n_masses
+    n, m = body.n_masses, body.n_links
     positions, genes = finished_genes(
         np.asarray(body.positions, dtype=np.float64),
-        np.array((body.rest, body.alpha, body.phi), dtype=np.float64).reshape(3, -1),
+        np.array(body.rest + body.alpha + body.phi, dtype=np.float64).reshape(3, m),
         genome.rest,
     )
-    links = np.array((body.a, body.b), dtype=np.int64).reshape(2, -1)
+    links = np.array(body.a + body.b, dtype=np.int64).reshape(2, m)
     for array in (positions, genes, links):  # their rows below are read-only views
         array.setflags(write=False)
     rest, alpha, phi = genes
     link_a, link_b = links
-    return _assembled(
-        positions=positions,
-        velocities=_constant((n, 2), 0.0),
-        fixed=_constant(n, False),
-        link_a=link_a,
-        link_b=link_b,
-        rest=rest,
-        alpha=alpha,
-        phi=phi,
-        omega=min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
-        beta=min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
-        wave_phase=float(template.wave_phase),
-        wave_reverse=template.wave_reverse,
-        autoreverse=template.autoreverse,
-        name=template.name,
-        world=dict(template.world if world is None else world),
-        meta={},
-        polys=() if body.renumbered else template.polys,
-        stiffness=_clipped(body.link_extra.get("stiffness"), genome.link_stiffness),
-        dashpot=_clipped(body.link_extra.get("dashpot"), genome.link_dashpot),
-        mass=_clipped(body.mass_extra.get("mass"), genome.mass),
+    stiffness, dashpot = body.link_extra.get("stiffness"), body.link_extra.get("dashpot")
+    mass = body.mass_extra.get("mass")
+    default_physics = stiffness is None and dashpot is None and mass is None
+    # the Creature the constructor would make of these fields, all fresh or shared read-only arrays of
+    # the right dtypes and shapes with the genes clipped, assembled without its copies and checks
+    # (tests/ga/test_body.py checks it against the constructor)
+    creature = object.__new__(Creature)
+    creature.__dict__.update(
+        {
+            "positions": positions,
+            "velocities": _constant((n, 2), 0.0),
+            "fixed": _constant(n, False),
+            "link_a": link_a,
+            "link_b": link_b,
+            "rest": rest,
+            "alpha": alpha,
+            "phi": phi,
+            "omega": min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
+            "beta": min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
+            "wave_phase": float(template.wave_phase),
+            "wave_reverse": template.wave_reverse,
+            "autoreverse": template.autoreverse,
+            "name": template.name,
+            "world": dict(template.world if world is None else world),
+            "meta": {},
+            "polys": () if body.renumbered else template.polys,
+            "stiffness": _clipped(stiffness, genome.link_stiffness, m, 1.0),
+            "dashpot": _clipped(dashpot, genome.link_dashpot, m, 0.0),
+            "mass": _clipped(mass, genome.mass, n, 1.0),
+        }
     )
+    if default_physics:
+        creature.__dict__["has_default_physics"] = True
+    return creature
 
 
 @functools.lru_cache(maxsize=256, typed=True)  # typed: 0.0 and False make different arrays
@@ -412,27 +424,13 @@ def _constant(shape: int | tuple[int, int], value: float | bool) -> np.ndarray:
     return out
 
 
-def _assembled(**fields: object) -> Creature:
-    """The :class:`Creature` the constructor would make of ``fields`` -- arrays made by :func:`finish`
-    alone (fresh, read-only, of the right dtypes and shapes, genes already clipped), so nothing is copied
-    or checked again: the per-link and per-mass values are frozen in place, absent ones share read-only
-    arrays of their defaults. tests/ga/test_body.py checks it against the constructor."""
-    positions, link_a = fields["positions"], fields["link_a"]
-    n, m = positions.shape[0], link_a.shape[0]  # type: ignore[attr-defined]
-    default_physics = fields["stiffness"] is None and fields["dashpot"] is None and fields["mass"] is None
-    for name, size, value in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
-        if fields[name] is None:
-            fields[name] = _constant(size, value)
-        else:
-            fields[name].setflags(write=False)  # type: ignore[attr-defined]
-    creature = object.__new__(Creature)
-    creature.__dict__.update(fields)
-    if default_physics:
-        creature.__dict__["has_default_physics"] = True
-    return creature
-
-
-def _clipped(column: list[float] | None, bounds: tuple[float, float]) -> np.ndarray | None:
+def _clipped(
+    column: list[float] | None, bounds: tuple[float, float], size: int, default: float
+) -> np.ndarray:
+    """A read-only per-link or per-mass column clipped to ``bounds``; a shared (size,) array of
+    ``default`` where the body has none."""
     if column is None:
-        return None
-    return np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])
+        return _constant(size, default)
+    out = np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])
+    out.setflags(write=False)
+    return out
