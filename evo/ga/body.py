@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evo.ga.gene_kernels import finished_genes
-from evo.ga.graph_kernels import span
+from evo.ga.graph_kernels import distinct_links, span
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 
@@ -307,21 +307,16 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     if body.n_masses > genome.masses[1]:
         gone = rng.choice(body.n_masses, size=body.n_masses - genome.masses[1], replace=False)
         body.remove_masses(gone.tolist())
-    seen: set[tuple[int, int]] = set()
-    unique = []
-    for k, (i, j) in enumerate(zip(body.a, body.b, strict=True)):
-        pair = (i, j) if i < j else (j, i)
-        if i != j and pair not in seen:
-            seen.add(pair)
-            unique.append(k)
-    if len(unique) < body.n_links:
-        body.keep_links(unique)
+    a, b = np.array(body.a, dtype=np.int64), np.array(body.b, dtype=np.int64)
+    unique = distinct_links(a, b)
+    if unique.size < body.n_links:
+        body.keep_links(unique.tolist())
+        a, b = a[unique], b[unique]
     m = body.n_links
     order = rng.permutation(m)
     kept, join_i, join_j, lengths = span(
-        body.n_masses, np.array(body.a, dtype=np.int64), np.array(body.b, dtype=np.int64), order,
-        body.positions, genome.max_degree, genome.max_links,
-    )  # fmt: skip
+        body.n_masses, a, b, order, body.positions, genome.max_degree, genome.max_links
+    )
     # the new links' genes are drawn once the structure is chosen, in the order the links were made
     joins = new_links_genes(rng, genome, lengths.tolist())
     if not kept.all():

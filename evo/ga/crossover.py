@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_links_genes, repair
-from evo.ga.graph_kernels import cut_child, join_pairs
+from evo.ga.graph_kernels import cut_child, gathered_genes, join_pairs
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
@@ -70,21 +70,27 @@ def _child(
         cut_first - cut_second, genome.rest[0],
     )  # fmt: skip
     links = (links_first, links_second)
+    rest, alpha, phi = gathered_genes(
+        (first.rest, first.alpha, first.phi),
+        links_first,
+        (second.rest, second.alpha, second.phi),
+        links_second,
+    ).tolist()
+    mass_first, mass_second = extras_of(first, MASS_EXTRAS), extras_of(second, MASS_EXTRAS)
     body = Body(
         positions,
         a.tolist(),
         b.tolist(),
-        *(np.concatenate([first_genes[links_first], second_genes[links_second]]).tolist()
-          for first_genes, second_genes in ((first.rest, second.rest), (first.alpha, second.alpha),
-                                            (first.phi, second.phi))),
+        rest,
+        alpha,
+        phi,
         renumbered=True,
         link_extra=_columns(
             extras_of(first, LINK_EXTRAS), extras_of(second, LINK_EXTRAS), links, LINK_EXTRAS
         ),
         mass_extra=_columns(
-            extras_of(first, MASS_EXTRAS), extras_of(second, MASS_EXTRAS),
-            (np.flatnonzero(left_first), np.flatnonzero(right_second)), MASS_EXTRAS,
-        ),
+            mass_first, mass_second, (left_first.nonzero()[0], right_second.nonzero()[0]), MASS_EXTRAS
+        ) if mass_first or mass_second else {},
     )  # fmt: skip
     if 0 < n_left < body.n_masses:
         across = max(1, round(0.5 * crossing))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["cut_child", "join_pairs", "span"]
+__all__ = ["cut_child", "distinct_links", "gathered_genes", "join_pairs", "span"]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
 
@@ -249,3 +249,70 @@ def cut_child(
         float(shift), float(spacing),
     )  # fmt: skip
     return positions, a, b, links_f, links_s, int(crossing), int(n_left)
+
+
+@nb.njit(**_JIT)
+def _gathered(links_f, rest_f, alpha_f, phi_f, links_s, rest_s, alpha_s, phi_s):  # pragma: no cover
+    count_f, count_s = links_f.shape[0], links_s.shape[0]
+    out = np.empty((3, count_f + count_s))
+    for k in range(count_f):
+        out[0, k], out[1, k], out[2, k] = rest_f[links_f[k]], alpha_f[links_f[k]], phi_f[links_f[k]]
+    for k in range(count_s):
+        c = count_f + k
+        out[0, c], out[1, c], out[2, c] = rest_s[links_s[k]], alpha_s[links_s[k]], phi_s[links_s[k]]
+    return out
+
+
+def gathered_genes(
+    first: tuple[np.ndarray, np.ndarray, np.ndarray],
+    links_first: np.ndarray,
+    second: tuple[np.ndarray, np.ndarray, np.ndarray],
+    links_second: np.ndarray,
+) -> np.ndarray:
+    """The link genes of a cut crossover's child: ``np.concatenate([genes_first[links_first],
+    genes_second[links_second]])`` for rest, alpha and phi at once.
+
+    Args:
+        first, second: each parent's (m,) rest (px), alpha and phi (rad) arrays.
+        links_first, links_second: the indices of the links kept from each, in order.
+
+    Returns:
+        (3, k) float64 array: rest, alpha and phi, one row each.
+    """
+    return _gathered(links_first, *first, links_second, *second)
+
+
+@nb.njit(**_JIT)
+def _distinct(a, b):  # pragma: no cover
+    m = a.shape[0]
+    keep = np.empty(m, np.int64)
+    low = np.empty(m, np.int64)
+    high = np.empty(m, np.int64)
+    count = 0
+    for k in range(m):
+        i, j = a[k], b[k]
+        if i == j:
+            continue
+        lo, hi = min(i, j), max(i, j)
+        seen = False
+        for t in range(count):
+            if low[t] == lo and high[t] == hi:
+                seen = True
+                break
+        if not seen:
+            low[count], high[count], keep[count] = lo, hi, k
+            count += 1
+    return keep[:count]
+
+
+def distinct_links(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The indices, in order, of the links that are neither self links nor the repeat of an earlier link
+    between the same two masses (either way round).
+
+    Args:
+        a, b: (m,) int64 arrays, the ends of each link.
+
+    Returns:
+        (k,) int64 array of link indices.
+    """
+    return _distinct(a, b)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from ga_strategies import ga_sections, genome_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evo.ga.body import connected
-from evo.ga.graph_kernels import join_pairs, span
+from evo.ga.graph_kernels import distinct_links, gathered_genes, join_pairs, span
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -237,3 +238,27 @@ def test_the_cut_children_are_those_of_the_python_parts_draw_for_draw(genome, ga
         ):
             assert getattr(body, name) == getattr(expected, name), name
     assert mine_rng.bit_generator.state == reference_rng.bit_generator.state
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_distinct_links_keep_the_first_of_each_pair_of_masses_and_drop_self_links(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 9)), int(rng.integers(0, 40))
+    a, b = rng.integers(n, size=m), rng.integers(n, size=m)
+    seen, expected = set(), []
+    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
+        if i != j and (min(i, j), max(i, j)) not in seen:
+            seen.add((min(i, j), max(i, j)))
+            expected.append(k)
+    assert distinct_links(a, b).tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_gathered_genes_are_the_concatenated_genes_of_the_links_kept(seed):
+    rng = np.random.default_rng(seed)
+    first, second = rng.normal(size=(3, 12)), rng.normal(size=(3, 7))
+    links_first, links_second = np.flatnonzero(rng.random(12) < 0.5), np.flatnonzero(rng.random(7) < 0.5)
+    got = gathered_genes(tuple(first), links_first, tuple(second), links_second)
+    for row in range(3):
+        expected = np.concatenate([first[row][links_first], second[row][links_second]])
+        assert got[row].tolist() == expected.tolist()
