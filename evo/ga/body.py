@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evo.ga.gene_kernels import finished_genes
-from evo.ga.graph_kernels import distinct_links, span
+from evo.ga.graph_kernels import bridges_and_cuts, distinct_links, span
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 
@@ -197,49 +197,10 @@ def cut_structure(n: int, a: list[int], b: list[int]) -> tuple[np.ndarray, np.nd
     """Bridges and cut vertices of a graph (Tarjan, iterative; parallel links are not bridges).
 
     Returns ``(bridge, cut)``: an (n_links,) bool array, True for a link whose removal disconnects its
-    component, and an (n,) bool array, True for a mass whose removal does.
+    component, and an (n,) bool array, True for a mass whose removal does
+    (:func:`evo.ga.graph_kernels.bridges_and_cuts`).
     """
-    adjacency: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for k, (i, j) in enumerate(zip(a, b, strict=True)):
-        if i != j:
-            adjacency[i].append((j, k))
-            adjacency[j].append((i, k))
-    order = [-1] * n
-    low = [0] * n
-    bridge = np.zeros(len(a), dtype=bool)
-    cut = np.zeros(n, dtype=bool)
-    counter = 0
-    for start in range(n):
-        if order[start] >= 0:
-            continue
-        order[start] = low[start] = counter
-        counter += 1
-        children = 0
-        stack = [(start, -1, iter(adjacency[start]))]
-        while stack:
-            v, via, edges = stack[-1]
-            for w, k in edges:
-                if k == via:
-                    continue
-                if order[w] < 0:
-                    order[w] = low[w] = counter
-                    counter += 1
-                    stack.append((w, k, iter(adjacency[w])))
-                    break
-                low[v] = min(low[v], order[w])
-            else:
-                stack.pop()
-                if stack:
-                    u = stack[-1][0]
-                    low[u] = min(low[u], low[v])
-                    if low[v] > order[u]:
-                        bridge[via] = True
-                    if u == start:
-                        children += 1
-                    elif low[v] >= order[u]:
-                        cut[u] = True
-        cut[start] = children > 1
-    return bridge, cut
+    return bridges_and_cuts(int(n), np.array(a, dtype=np.int64), np.array(b, dtype=np.int64))
 
 
 def _free_one(body: Body, members: np.ndarray) -> None:

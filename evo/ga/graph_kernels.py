@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["cut_child", "distinct_links", "gathered_genes", "join_pairs", "span"]
+__all__ = ["bridges_and_cuts", "cut_child", "distinct_links", "gathered_genes", "join_pairs", "span"]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
 
@@ -316,3 +316,81 @@ def distinct_links(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         (k,) int64 array of link indices.
     """
     return _distinct(a, b)
+
+
+@nb.njit(**_JIT)
+def _bridges_and_cuts(n, a, b):  # pragma: no cover
+    m = a.shape[0]
+    start = np.zeros(n + 1, np.int64)  # adjacency in CSR form, self links left out
+    for k in range(m):
+        if a[k] != b[k]:
+            start[a[k] + 1] += 1
+            start[b[k] + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    fill = start[:n].copy()
+    neighbour = np.empty(start[n], np.int64)
+    edge = np.empty(start[n], np.int64)
+    for k in range(m):
+        if a[k] != b[k]:
+            for v, w in ((a[k], b[k]), (b[k], a[k])):
+                neighbour[fill[v]], edge[fill[v]] = w, k
+                fill[v] += 1
+    order = np.full(n, -1, np.int64)
+    low = np.zeros(n, np.int64)
+    bridge = np.zeros(m, np.bool_)
+    cut = np.zeros(n, np.bool_)
+    stack_v = np.empty(n, np.int64)
+    stack_via = np.empty(n, np.int64)
+    stack_next = np.empty(n, np.int64)
+    counter = 0
+    for root in range(n):
+        if order[root] >= 0:
+            continue
+        order[root] = low[root] = counter
+        counter += 1
+        children = 0
+        top = 0
+        stack_v[0], stack_via[0], stack_next[0] = root, -1, start[root]
+        while top >= 0:
+            v, via, p = stack_v[top], stack_via[top], stack_next[top]
+            if p < start[v + 1]:
+                stack_next[top] = p + 1
+                w, k = neighbour[p], edge[p]
+                if k == via:
+                    continue
+                if order[w] < 0:
+                    order[w] = low[w] = counter
+                    counter += 1
+                    top += 1
+                    stack_v[top], stack_via[top], stack_next[top] = w, k, start[w]
+                else:
+                    low[v] = min(low[v], order[w])
+            else:
+                top -= 1
+                if top >= 0:
+                    u = stack_v[top]
+                    low[u] = min(low[u], low[v])
+                    if low[v] > order[u]:
+                        bridge[via] = True
+                    if u == root:
+                        children += 1
+                    elif low[v] >= order[u]:
+                        cut[u] = True
+        cut[root] = children > 1
+    return bridge, cut
+
+
+def bridges_and_cuts(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bridges and cut vertices of a graph of ``n`` masses (Tarjan, iterative; parallel links are not
+    bridges, self links are ignored).
+
+    Args:
+        n: the number of masses.
+        a, b: (m,) int64 arrays, the ends of each link.
+
+    Returns:
+        ``(bridge, cut)``: (m,) bool, True for a link whose removal disconnects its component; (n,) bool,
+        True for a mass whose removal does.
+    """
+    return _bridges_and_cuts(n, a, b)

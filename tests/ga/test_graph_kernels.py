@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evo.ga.body import connected
-from evo.ga.graph_kernels import distinct_links, gathered_genes, join_pairs, span
+from evo.ga.graph_kernels import bridges_and_cuts, distinct_links, gathered_genes, join_pairs, span
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -262,3 +262,30 @@ def test_gathered_genes_are_the_concatenated_genes_of_the_links_kept(seed):
     for row in range(3):
         expected = np.concatenate([first[row][links_first], second[row][links_second]])
         assert got[row].tolist() == expected.tolist()
+
+
+def pieces(n, links, without_mass=None):
+    """The number of connected pieces of masses 0 .. n - 1 (but ``without_mass``) joined by ``links``."""
+    parent = list(range(n))
+
+    def root(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, j in links:
+        if without_mass not in (i, j):
+            parent[root(i)] = root(j)
+    return len({root(i) for i in range(n) if i != without_mass})
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_bridges_and_cut_vertices_are_the_links_and_masses_whose_removal_splits_the_graph(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 10)), int(rng.integers(0, 16))
+    a, b = rng.integers(n, size=m), rng.integers(n, size=m)  # self links, parallel links, pieces
+    links = list(zip(a.tolist(), b.tolist(), strict=True))
+    bridge, cut = bridges_and_cuts(n, a, b)
+    whole = pieces(n, links)
+    assert bridge.tolist() == [pieces(n, links[:k] + links[k + 1 :]) > whole for k in range(m)]
+    assert cut.tolist() == [pieces(n, links, without_mass=v) > whole for v in range(n)]
