@@ -333,11 +333,16 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     links = np.array(body.a + body.b, dtype=np.int64).reshape(2, m)
     for array in (positions, genes, links):  # their rows below are read-only views
         array.setflags(write=False)
-    rest, alpha, phi = genes
-    link_a, link_b = links
     stiffness, dashpot = body.link_extra.get("stiffness"), body.link_extra.get("dashpot")
     mass = body.mass_extra.get("mass")
     default_physics = stiffness is None and dashpot is None and mass is None
+    velocities, fixed, *defaults = _defaults(n, m)
+    if not default_physics:
+        defaults = [
+            _clipped(stiffness, genome.link_stiffness, m, 1.0),
+            _clipped(dashpot, genome.link_dashpot, m, 0.0),
+            _clipped(mass, genome.mass, n, 1.0),
+        ]
     # the Creature the constructor would make of these fields, all fresh or shared read-only arrays of
     # the right dtypes and shapes with the genes clipped, assembled without its copies and checks
     # (tests/ga/test_body.py checks it against the constructor)
@@ -345,13 +350,13 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     creature.__dict__.update(
         {
             "positions": positions,
-            "velocities": _constant((n, 2), 0.0),
-            "fixed": _constant(n, False),
-            "link_a": link_a,
-            "link_b": link_b,
-            "rest": rest,
-            "alpha": alpha,
-            "phi": phi,
+            "velocities": velocities,
+            "fixed": fixed,
+            "link_a": links[0],
+            "link_b": links[1],
+            "rest": genes[0],
+            "alpha": genes[1],
+            "phi": genes[2],
             "omega": min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
             "beta": min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
             "wave_phase": float(template.wave_phase),
@@ -361,9 +366,9 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
             "world": dict(template.world if world is None else world),
             "meta": {},
             "polys": () if body.renumbered else template.polys,
-            "stiffness": _clipped(stiffness, genome.link_stiffness, m, 1.0),
-            "dashpot": _clipped(dashpot, genome.link_dashpot, m, 0.0),
-            "mass": _clipped(mass, genome.mass, n, 1.0),
+            "stiffness": defaults[0],
+            "dashpot": defaults[1],
+            "mass": defaults[2],
         }
     )
     if default_physics:
@@ -378,6 +383,19 @@ def _constant(shape: int | tuple[int, int], value: float | bool) -> np.ndarray:
     out = np.full(shape, value)
     out.setflags(write=False)
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _defaults(n: int, m: int) -> tuple[np.ndarray, ...]:
+    """The shared read-only arrays of a creature of n masses and m links at rest with default physics:
+    (n, 2) velocities, (n,) fixed, (m,) stiffness, (m,) dashpot, (n,) mass."""
+    return (
+        _constant((n, 2), 0.0),
+        _constant(n, False),
+        _constant(m, 1.0),
+        _constant(m, 0.0),
+        _constant(n, 1.0),
+    )
 
 
 def _clipped(
