@@ -53,9 +53,12 @@ def _muscles(body: Body) -> np.ndarray:
 def _perturb_rest(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Scale the rest lengths of a ``gene_fraction`` of the links by exp(N(0, sigma_rest)), clipped."""
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction)
-    rest = np.array(body.rest, dtype=np.float64)
-    rest[chosen] *= np.exp(ga.sigma_rest * rng.standard_normal(chosen.size))
-    body.rest = np.minimum(np.maximum(rest, genome.rest[0]), genome.rest[1]).tolist()
+    factors = np.exp(ga.sigma_rest * rng.standard_normal(chosen.size)).tolist()
+    rest, low, high = body.rest, genome.rest[0], genome.rest[1]
+    for k, factor in zip(chosen.tolist(), factors, strict=True):
+        rest[k] *= factor
+    # every gene clipped, as np.minimum(np.maximum(...)) would (min/max of floats, NaN kept)
+    body.rest = [min(max(r, low), high) for r in rest]
 
 
 def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
@@ -70,10 +73,14 @@ def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, 
 
 def _perturb_phi(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Add N(0, sigma_phi) rad to the phase of a ``gene_fraction`` of the muscles, wrapped into [0, 2π)."""
-    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
-    phi = np.array(body.phi, dtype=np.float64)
-    phi[chosen] += ga.sigma_phi * rng.standard_normal(chosen.size)
-    body.phi = wrap_phase(phi).tolist()
+    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body)).tolist()
+    steps = (ga.sigma_phi * rng.standard_normal(len(chosen))).tolist()
+    phi = body.phi
+    for k, step in zip(chosen, steps, strict=True):
+        phi[k] += step
+    # every phase wrapped, as wrap_phase would: a float's % is np.mod's, signed zeros included
+    wrapped = [p % TWO_PI for p in phi]
+    body.phi = [0.0 if p >= TWO_PI else p for p in wrapped]
 
 
 def _perturb_omega(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
