@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_links_genes, repair
-from evo.ga.graph_kernels import cut_child, gathered_genes, join_pairs
+from evo.ga.graph_kernels import cut_child, gathered_genes, join_pairs, left_part
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
@@ -22,13 +22,8 @@ def _split(creature: Creature, fraction: float) -> tuple[np.ndarray, float]:
     """(left mass mask, cut x in px): the ``fraction`` of masses with the smallest x (ties by index),
     at least one mass on each side when there are two or more, and the cut halfway across the gap."""
     n = creature.n_masses
-    order = np.argsort(creature.positions[:, 0], kind="stable")
     count = min(max(round(fraction * n), 1), max(n - 1, 1))
-    left = np.zeros(n, dtype=bool)
-    left[order[:count]] = True
-    xs = creature.positions[order, 0]
-    cut = 0.5 * (xs[count - 1] + xs[count]) if count < n else float(xs[-1])
-    return left, float(cut)
+    return left_part(np.ascontiguousarray(creature.positions[:, 0]), count)
 
 
 def _columns(

@@ -1,13 +1,23 @@
-"""Compiled loops of crossover and repair: a cut child's two parts, the nearest pairs that join them, and
-the spanning forest, joins and extra links that repair keeps. They draw nothing: the caller draws the new
-links' genes afterwards, in the same order, so the random stream is that of the Python loops they replace."""
+"""Compiled loops of crossover, repair and mutation: a cut child's parts and the pairs that join them, the
+spanning forest and joins repair keeps, bridges, cut vertices and the pairs a new link may join. They
+draw nothing: the caller draws afterwards, in the same order, so the random stream is that of the Python
+loops they replace."""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
 
-__all__ = ["bridges_and_cuts", "cut_child", "distinct_links", "gathered_genes", "join_pairs", "span"]
+__all__ = [
+    "bridges_and_cuts",
+    "cut_child",
+    "distinct_links",
+    "free_pairs",
+    "gathered_genes",
+    "join_pairs",
+    "left_part",
+    "span",
+]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
 
@@ -394,3 +404,81 @@ def bridges_and_cuts(n: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, 
         True for a mass whose removal does.
     """
     return _bridges_and_cuts(n, a, b)
+
+
+@nb.njit(**_JIT)
+def _free_pairs(positions, a, b, max_degree, rest_low):  # pragma: no cover
+    n, m = positions.shape[0], a.shape[0]
+    degree = np.zeros(n, np.int64)
+    for k in range(m):
+        degree[a[k]] += 1
+        degree[b[k]] += 1
+    free = np.zeros((n, n), np.bool_)
+    for i in range(n):
+        for j in range(i + 1, n):
+            free[i, j] = degree[i] < max_degree and degree[j] < max_degree
+    for k in range(m):
+        free[a[k], b[k]] = False
+        free[b[k], a[k]] = False
+    count = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            count += free[i, j]
+    i_side = np.empty(count, np.int64)
+    j_side = np.empty(count, np.int64)
+    cumulative = np.empty(count)
+    c = 0
+    total = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            if free[i, j]:
+                gap = np.hypot(positions[j, 0] - positions[i, 0], positions[j, 1] - positions[i, 1])
+                total += 1.0 / (gap + rest_low + 1.0)
+                i_side[c], j_side[c], cumulative[c] = i, j, total
+                c += 1
+    return i_side, j_side, cumulative
+
+
+def free_pairs(
+    positions: np.ndarray, a: np.ndarray, b: np.ndarray, max_degree: int, rest_low: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of masses a new link may join (both below ``max_degree`` links, not linked yet), in
+    row-major order (i < j), with the running sum of their weights 1 / (distance + ``rest_low`` + 1 px).
+
+    Args:
+        positions: (n, 2) float64 positions (px).
+        a, b: (m,) int64 arrays, the ends of each link.
+        max_degree: the most links a mass may have.
+        rest_low: the shortest rest length (px).
+
+    Returns:
+        ``(i, j, cumulative)``: (k,) int64 ends and (k,) float64 running sums (``np.cumsum`` of the weights).
+    """
+    return _free_pairs(positions, a, b, int(max_degree), float(rest_low))
+
+
+@nb.njit(**_JIT)
+def _left_part(x, count):  # pragma: no cover
+    n = x.shape[0]
+    order = np.argsort(x, kind="mergesort")
+    left = np.zeros(n, np.bool_)
+    for k in range(count):
+        left[order[k]] = True
+    if count < n:
+        return left, 0.5 * (x[order[count - 1]] + x[order[count]])
+    return left, x[order[n - 1]]
+
+
+def left_part(x: np.ndarray, count: int) -> tuple[np.ndarray, float]:
+    """The ``count`` masses with the smallest x (ties by index) and the cut between them and the rest.
+
+    Args:
+        x: (n,) float64 x positions (px), n >= 1.
+        count: how many masses go left, 1 <= count <= n.
+
+    Returns:
+        ``(left, cut)``: (n,) bool, True for a mass on the left; the cut's x (px): halfway between the
+        last mass on the left and the first on the right, or the rightmost x when all are left.
+    """
+    left, cut = _left_part(x, int(count))
+    return left, float(cut)

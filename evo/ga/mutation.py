@@ -15,6 +15,7 @@ import numpy as np
 
 from evo.ga.body import TWO_PI, Body, cut_structure, finish, new_link_genes, wrap_phase
 from evo.ga.crossover import crossover
+from evo.ga.graph_kernels import free_pairs
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 from evo.model import Creature
 
@@ -151,15 +152,13 @@ def _add_link(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: G
     Nothing changes at the link limit or when no such pair exists."""
     if body.n_links >= genome.max_links:
         return
-    spare = body.degree() < genome.max_degree
-    free = np.triu(spare[:, None] & spare[None, :], k=1)
-    free[np.array(body.a + body.b, dtype=np.int64), np.array(body.b + body.a, dtype=np.int64)] = False
-    i_side, j_side = np.nonzero(free)
+    i_side, j_side, cumulative = free_pairs(
+        np.asarray(body.positions, dtype=np.float64), np.array(body.a, dtype=np.int64),
+        np.array(body.b, dtype=np.int64), genome.max_degree, genome.rest[0],
+    )  # fmt: skip
     if i_side.size == 0:
         return
-    gaps = np.hypot(*(body.positions[j_side] - body.positions[i_side]).T)
-    cumulative = np.cumsum(1.0 / (gaps + genome.rest[0] + 1.0))
-    pick = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")), gaps.size - 1)
+    pick = min(int(cumulative.searchsorted(rng.random() * cumulative[-1], side="right")), i_side.size - 1)
     i, j = int(i_side[pick]), int(j_side[pick])
     body.add_link(i, j, new_link_genes(rng, genome, body.length(i, j)))
 

@@ -13,7 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evo.ga.body import connected
-from evo.ga.graph_kernels import bridges_and_cuts, distinct_links, gathered_genes, join_pairs, span
+from evo.ga.graph_kernels import (
+    bridges_and_cuts,
+    distinct_links,
+    free_pairs,
+    gathered_genes,
+    join_pairs,
+    left_part,
+    span,
+)
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -289,3 +297,32 @@ def test_bridges_and_cut_vertices_are_the_links_and_masses_whose_removal_splits_
     whole = pieces(n, links)
     assert bridge.tolist() == [pieces(n, links[:k] + links[k + 1 :]) > whole for k in range(m)]
     assert cut.tolist() == [pieces(n, links, without_mass=v) > whole for v in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_free_pairs_are_those_the_numpy_expressions_find_with_the_same_running_weights(seed):
+    rng = np.random.default_rng(seed)
+    n, m, max_degree = int(rng.integers(1, 10)), int(rng.integers(0, 14)), int(rng.integers(1, 5))
+    positions = rng.normal(0.0, 50.0, (n, 2))
+    a, b = rng.integers(n, size=m), rng.integers(n, size=m)
+    spare = np.bincount(np.concatenate([a, b]), minlength=n) < max_degree
+    free = np.triu(spare[:, None] & spare[None, :], k=1)
+    free[np.concatenate([a, b]), np.concatenate([b, a])] = False
+    i_side, j_side = np.nonzero(free)
+    gaps = np.hypot(*(positions[j_side] - positions[i_side]).T)
+    got = free_pairs(positions, a, b, max_degree, 12.5)
+    assert got[0].tolist() == i_side.tolist() and got[1].tolist() == j_side.tolist()
+    assert got[2].tolist() == np.cumsum(1.0 / (gaps + 12.5 + 1.0)).tolist()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_left_part_is_a_stable_sort_of_x_and_the_cut_lies_halfway_across_the_gap(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    x = rng.integers(-3, 4, size=n).astype(np.float64)  # many ties
+    count = int(rng.integers(1, n + 1))
+    order = np.argsort(x, kind="stable")
+    left, cut = left_part(x, count)
+    assert np.flatnonzero(left).tolist() == sorted(order[:count].tolist())
+    xs = x[order]
+    assert cut == (0.5 * (xs[count - 1] + xs[count]) if count < n else xs[-1])
