@@ -161,6 +161,18 @@ class Body:
         for name, column in self.link_extra.items():
             column.append(LINK_EXTRAS[name])
 
+    def add_links(self, i: list[int], j: list[int], genes: list[tuple[float, float, float]]) -> None:
+        """:meth:`add_link` of each ``(i[k], j[k], genes[k])``, in order (ints and floats given)."""
+        self.a.extend(i)
+        self.b.extend(j)
+        if genes:
+            rest, alpha, phi = zip(*genes, strict=True)
+            self.rest.extend(rest)
+            self.alpha.extend(alpha)
+            self.phi.extend(phi)
+        for name, column in self.link_extra.items():
+            column.extend([LINK_EXTRAS[name]] * len(i))
+
     def add_mass(self, position: np.ndarray) -> int:
         """Append a mass at ``position`` (px); returns its index."""
         self.positions = np.vstack([self.positions, np.reshape(position, (1, 2))])
@@ -282,8 +294,7 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     joins = new_links_genes(rng, genome, lengths.tolist())
     if not kept.all():
         body.keep_links(kept.nonzero()[0].tolist())
-    for i, j, genes in zip(join_i.tolist(), join_j.tolist(), joins, strict=True):
-        body.add_link(i, j, genes)
+    body.add_links(join_i.tolist(), join_j.tolist(), joins)
     while body.n_masses < genome.masses[0]:
         _grow(body, rng, genome)
 

@@ -91,8 +91,7 @@ def _child(
         across = max(1, round(0.5 * crossing))
         pairs = join_pairs(positions[:n_left], positions[n_left:], across, PER_MASS_ACROSS)
         join_i, join_j, lengths = (column.tolist() for column in pairs)
-        for i, j, genes in zip(join_i, join_j, new_links_genes(rng, genome, lengths), strict=True):
-            body.add_link(i, j + n_left, genes)
+        body.add_links(join_i, [j + n_left for j in join_j], new_links_genes(rng, genome, lengths))
     return body
 
 
