@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from evo.ga.body import TWO_PI, Body, cut_structure, finish, new_link_genes, wrap_phase
+from evo.ga.body import TWO_PI, Body, cut_structure, finish, new_link_genes, new_links_genes, wrap_phase
 from evo.ga.crossover import crossover
 from evo.ga.graph_kernels import free_pairs
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
@@ -132,8 +132,9 @@ def _add_mass(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: G
     others = spare[spare != anchor]
     nearest = others[np.argsort(np.hypot(*(body.positions[others] - new_position).T), kind="stable")]
     count = int(rng.integers(2, room + 1))
-    for j in [anchor, *nearest[: count - 1].tolist()]:
-        body.add_link(int(j), new, new_link_genes(rng, genome, body.length(int(j), new)))
+    ends = [anchor, *nearest[: count - 1].tolist()]
+    genes = new_links_genes(rng, genome, [body.length(j, new) for j in ends])
+    body.add_links(ends, [new] * len(ends), genes)
 
 
 def _remove_mass(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
