@@ -60,9 +60,11 @@ class HallOfFame(tools.HallOfFame):
 
     def update(self, population: Sequence[Individual]) -> None:
         for ind in population:
-            if not all(math.isfinite(v) for v in ind.fitness.values):
+            # not better than the last member of a full hall (``not ind.fitness > last``, compared by
+            # weighted values as DEAP's Fitness does), then not finite: both only skip, cheaper first
+            if len(self) >= self.maxsize and ind.fitness.wvalues <= self[-1].fitness.wvalues:
                 continue
-            if len(self) >= self.maxsize and not ind.fitness > self[-1].fitness:
+            if not all(math.isfinite(v) for v in ind.fitness.values):
                 continue
             if any(member.id == ind.id for member in self):  # a copy of a member
                 continue
