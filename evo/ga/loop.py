@@ -250,7 +250,9 @@ class Evolution:
             plan = self._pairs(self._pareto_tournament(self.population, s.population))
         else:
             elite = min(s.ga.elite, s.population - 1)
-            survivors = [copy.deepcopy(ind) for ind in tools.selBest(self.population, elite)]
+            # DEAP's selBest (a stable sort, best first), comparing the weighted values directly
+            best = sorted(self.population, key=_fitness_key, reverse=True)[:elite]
+            survivors = [copy.deepcopy(ind) for ind in best]
             plan = self._pairs(self._tournament(self.population, s.population - elite))
         changes = [
             [parent is None or brood.mate or brood.mutate[k] for k, parent in enumerate(parents)]
