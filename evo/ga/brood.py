@@ -15,7 +15,7 @@ import numpy as np
 from evo.ga.seeds import brood_generator
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
-from evo.sim.placement import stand_on_ground
+from evo.sim.placement import is_level, stand_on_ground
 from evo.sim.world import World
 
 __all__ = ["Brood", "PAIR", "RANDOM", "SEEDED", "Variation", "breed"]
@@ -103,7 +103,7 @@ def breed(
         ValueError: a brood of an unknown kind.
     """
     children = _children(brood, genome, ga, variation or Variation.default())
-    if world is None:
+    if world is None or is_level(world):  # stand_on_ground would leave every child as it is
         return children
     return [None if child is None else stand_on_ground(child, world) for child in children]
 
