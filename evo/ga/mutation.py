@@ -26,26 +26,26 @@ BodyMutation = Callable[[Body, np.random.Generator, GenomeSection, GASection], N
 
 
 def _chosen_links(
-    rng: np.random.Generator, count: int, fraction: float, among: np.ndarray | None = None
-) -> np.ndarray:
+    rng: np.random.Generator, count: int, fraction: float, among: list[bool] | None = None
+) -> list[int]:
     """Indices of links each chosen with probability ``fraction`` (at least one when there is any),
-    optionally only among those where ``among`` is True."""
-    chosen = rng.random(count) < fraction
+    optionally only among those where ``among`` is True (one draw per link, compared in Python)."""
+    draws = rng.random(count).tolist()
     if among is None:  # every link may be chosen (the same draws as an ``among`` of all True)
-        picked = chosen.nonzero()[0]
-        if count and not picked.size:
-            picked = np.array([rng.integers(count)], dtype=np.intp)
+        picked = [k for k, u in enumerate(draws) if u < fraction]
+        if count and not picked:
+            picked = [int(rng.integers(count))]
         return picked
-    chosen &= among
-    picked = chosen.nonzero()[0]
-    if not picked.size and among.any():
-        candidates = among.nonzero()[0]
-        picked = np.array([candidates[rng.integers(candidates.size)]], dtype=np.intp)
+    picked = [k for k, u in enumerate(draws) if u < fraction and among[k]]
+    if not picked:
+        candidates = [k for k, flag in enumerate(among) if flag]
+        if candidates:
+            picked = [candidates[int(rng.integers(len(candidates)))]]
     return picked
 
 
-def _muscles(body: Body) -> np.ndarray:
-    return np.array(body.alpha, dtype=np.float64) > 0.0
+def _muscles(body: Body) -> list[bool]:
+    return [alpha > 0.0 for alpha in body.alpha]
 
 
 # -- parameter perturbations (each edits a Body in place) ------------------------------------------
@@ -54,9 +54,9 @@ def _muscles(body: Body) -> np.ndarray:
 def _perturb_rest(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Scale the rest lengths of a ``gene_fraction`` of the links by exp(N(0, sigma_rest)), clipped."""
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction)
-    factors = np.exp(ga.sigma_rest * rng.standard_normal(chosen.size)).tolist()
+    factors = np.exp(ga.sigma_rest * rng.standard_normal(len(chosen))).tolist()
     rest, low, high = body.rest, genome.rest[0], genome.rest[1]
-    for k, factor in zip(chosen.tolist(), factors, strict=True):
+    for k, factor in zip(chosen, factors, strict=True):
         rest[k] *= factor
     # every gene clipped, as np.minimum(np.maximum(...)) would (min/max of floats, NaN kept)
     body.rest = [min(max(r, low), high) for r in rest]
@@ -66,7 +66,7 @@ def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, 
     """Add N(0, sigma_alpha) to the amplitude of a ``gene_fraction`` of the muscles, kept in [0.01, 1]
     so that they stay muscles (toggle_muscle turns muscles into springs)."""
     alpha = body.alpha
-    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=np.array(alpha) > 0.0).tolist()
+    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
     steps = (ga.sigma_alpha * rng.standard_normal(len(chosen))).tolist()
     for k, step in zip(chosen, steps, strict=True):  # min/max of floats are np.minimum/np.maximum's
         alpha[k] = min(max(alpha[k] + step, 0.01), 1.0)
@@ -74,7 +74,7 @@ def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, 
 
 def _perturb_phi(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Add N(0, sigma_phi) rad to the phase of a ``gene_fraction`` of the muscles, wrapped into [0, 2π)."""
-    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body)).tolist()
+    chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
     steps = (ga.sigma_phi * rng.standard_normal(len(chosen))).tolist()
     phi = body.phi
     for k, step in zip(chosen, steps, strict=True):
@@ -204,8 +204,8 @@ def _perturb_physics(body: Body, rng: np.random.Generator, genome: GenomeSection
         count = body.n_links if per_link else body.n_masses
         column = extra.setdefault(name, [default] * count)
         chosen = _chosen_links(rng, count, ga.gene_fraction)
-        noise = rng.normal(0.0, ga.sigma_physics, chosen.size).tolist()
-        for index, step in zip(chosen.tolist(), noise, strict=True):
+        noise = rng.normal(0.0, ga.sigma_physics, len(chosen)).tolist()
+        for index, step in zip(chosen, noise, strict=True):
             if name == "dashpot":
                 column[index] += step * high
             else:
