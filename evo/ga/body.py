@@ -124,17 +124,23 @@ class Body:
 
     @classmethod
     def of(cls, creature: Creature) -> Body:
+        if getattr(creature, "has_default_physics", False):  # no per-link or per-mass column (cached)
+            link_extra, mass_extra = {}, {}
+        else:
+            link_extra = {k: v.tolist() for k, v in extras_of(creature, LINK_EXTRAS).items()}
+            mass_extra = {k: v.tolist() for k, v in extras_of(creature, MASS_EXTRAS).items()}
         return cls(
-            positions=np.array(creature.positions, dtype=np.float64),
-            a=creature.link_a.tolist(),
-            b=creature.link_b.tolist(),
-            rest=creature.rest.tolist(),
-            alpha=creature.alpha.tolist(),
-            phi=creature.phi.tolist(),
-            omega=creature.omega,
-            beta=creature.beta,
-            link_extra={k: v.tolist() for k, v in extras_of(creature, LINK_EXTRAS).items()},
-            mass_extra={k: v.tolist() for k, v in extras_of(creature, MASS_EXTRAS).items()},
+            np.array(creature.positions, dtype=np.float64),
+            creature.link_a.tolist(),
+            creature.link_b.tolist(),
+            creature.rest.tolist(),
+            creature.alpha.tolist(),
+            creature.phi.tolist(),
+            creature.omega,
+            creature.beta,
+            False,
+            link_extra,
+            mass_extra,
         )
 
     @property
