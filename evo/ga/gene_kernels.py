@@ -1,6 +1,6 @@
-"""Compiled loops of :func:`evo.ga.body.finish` and :func:`evo.ga.body.settle`: the genes clipped into
-their ranges and the body placed on the floor in one call, value for value what the numpy expressions
-they replace give (tests/ga/test_gene_kernels.py)."""
+"""Compiled loops of :func:`evo.ga.body.finish` and :func:`evo.ga.body.settle` (the genes clipped into
+their ranges, the body placed on the floor) and of the gene terms of :func:`evo.ga.creatures.distance`,
+value for value what the numpy expressions they replace give (tests/ga/test_gene_kernels.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["finished_genes"]
+__all__ = ["distance_terms", "finished_genes"]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
 _TWO_PI = 2.0 * math.pi
@@ -69,3 +69,76 @@ def finished_genes(
         ``(positions, genes)``, fresh arrays of the same shapes.
     """
     return _finished_genes(positions, genes, float(rest_range[0]), float(rest_range[1]))
+
+
+@nb.njit(**_JIT)
+def _pairwise_sum(values, start, n):  # pragma: no cover
+    """numpy's pairwise summation of values[start:start + n] (``np.add.reduce`` of a contiguous float64
+    array: blocks of 128, eight accumulators)."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += values[start + i]
+        return total
+    if n <= 128:
+        r = values[start : start + 8].copy()
+        i = 8
+        while i < n - (n % 8):
+            for j in range(8):
+                r[j] += values[start + i + j]
+            i += 8
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            total += values[start + i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, n - half)
+
+
+@nb.njit(**_JIT)
+def _mean(values):  # pragma: no cover
+    return _pairwise_sum(values, 0, values.shape[0]) / values.shape[0]
+
+
+@nb.njit(**_JIT)
+def _distance_terms(rest_a, rest_b, same_links, alpha_a, alpha_b, phi_a, phi_b):  # pragma: no cover
+    q = rest_a.shape[0]
+    rest = np.empty(q)
+    for i in range(q):
+        scale = max(abs(rest_a[i]), abs(rest_b[i]))
+        rest[i] = abs(rest_a[i] - rest_b[i]) / scale if scale > 0 else 0.0
+    m = alpha_a.shape[0]
+    genes = np.empty(m)
+    if same_links:  # per link: |Δalpha| / 2 + circular |Δphi| / π / 2 where both are muscles
+        for k in range(m):
+            turn = abs(phi_a[k] - phi_b[k]) % _TWO_PI
+            circular = min(turn, _TWO_PI - turn) / np.pi
+            both = alpha_a[k] > 0.0 and alpha_b[k] > 0.0
+            genes[k] = 0.5 * abs(alpha_a[k] - alpha_b[k]) + 0.5 * (circular if both else 0.0)
+    else:  # the alpha quantiles
+        for k in range(m):
+            genes[k] = abs(alpha_a[k] - alpha_b[k])
+    return _mean(rest), _mean(genes)
+
+
+def distance_terms(
+    rest: tuple[np.ndarray, np.ndarray],
+    same_links: bool,
+    alpha: tuple[np.ndarray, np.ndarray],
+    phi: tuple[np.ndarray, np.ndarray],
+) -> tuple[float, float]:
+    """The rest-length and muscle terms of :func:`evo.ga.creatures.distance`, each in [0, 1].
+
+    Args:
+        rest: the two creatures' (9,) rest-length quantiles (px).
+        same_links: whether both have the same links between the same masses.
+        alpha: their (n_links,) alphas when ``same_links``, else their (9,) alpha quantiles.
+        phi: their (n_links,) phases (rad) when ``same_links`` (ignored otherwise).
+
+    Returns:
+        ``(rest_term, muscle_term)``: the means of the relative rest differences and of the muscle
+        differences, as ``np.mean`` computes them.
+    """
+    return _distance_terms(rest[0], rest[1], same_links, alpha[0], alpha[1], phi[0], phi[1])

@@ -51,3 +51,56 @@ def test_a_nan_position_makes_its_whole_axis_nan_as_np_min_does():
     placed = finished_genes(positions, np.zeros((3, 0)), (1.0, 2.0))[0]
     assert np.isnan(placed[:, 0]).all()
     assert placed[:, 1].tolist() == [1.0, 4.0, 0.0]
+
+
+def distance_by_numpy(a, b):
+    """evo.ga.creatures.distance as it was written in numpy, the reference for the compiled terms."""
+    from evo.ga.creatures import _relative, _signature
+
+    sa, sb = _signature(a), _signature(b)
+    terms = [
+        _relative(a.n_masses, b.n_masses),
+        _relative(a.n_links, b.n_links),
+        _relative(sa.muscles, sb.muscles),
+        _relative(a.omega, b.omega),
+        abs(a.beta - b.beta),
+    ]
+    qa, qb = sa.rest, sb.rest
+    scale = np.maximum(np.abs(qa), np.abs(qb))
+    terms.append(float(np.mean(np.divide(np.abs(qa - qb), scale, out=np.zeros_like(scale), where=scale > 0))))
+    if sa.links == sb.links and a.n_links:
+        both = a.is_muscle & b.is_muscle
+        turn = np.abs(a.phi - b.phi) % TWO_PI
+        circular = np.minimum(turn, TWO_PI - turn) / np.pi
+        terms.append(float(np.mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0))))
+    else:
+        terms.append(float(np.mean(np.abs(sa.alpha - sb.alpha))))
+    return float(sum(terms) / len(terms))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_distance_between_creatures_is_bit_for_bit_that_of_the_numpy_expressions(seed):
+    from evo.ga.creatures import distance, random_creature
+    from evo.ga.mutation import MUTATIONS
+    from evo.ga.settings import GASection, GenomeSection
+
+    rng = np.random.default_rng(seed)
+    genome = GenomeSection(masses=(3, 40), max_links=200, max_degree=12)
+    parents = [random_creature(rng, genome) for _ in range(6)]
+    # mutants that keep the links (same-link terms) and ones that change them
+    kids = [
+        MUTATIONS[name](p, rng, genome, GASection()) for p in parents for name in ("phi", "alpha", "add_link")
+    ]
+    everyone = parents + kids
+    for a in everyone:
+        for b in everyone:
+            assert distance(a, b) == distance_by_numpy(a, b)
+
+
+def test_pairwise_sums_are_np_add_reduce_of_arrays_of_every_length_up_to_400():
+    from evo.ga.gene_kernels import _pairwise_sum
+
+    rng = np.random.default_rng(9)
+    for n in range(1, 401):
+        values = rng.random(n) * 10.0 ** rng.integers(-6, 7, size=n)
+        assert _pairwise_sum(values, 0, n) == float(np.add.reduce(values))
