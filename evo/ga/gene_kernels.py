@@ -9,7 +9,7 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["distance_terms", "finished_genes"]
+__all__ = ["BLOCK", "distance_terms", "finished_genes"]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
 _TWO_PI = 2.0 * math.pi
@@ -71,35 +71,34 @@ def finished_genes(
     return _finished_genes(positions, genes, float(rest_range[0]), float(rest_range[1]))
 
 
+BLOCK = 128  # numpy's pairwise summation adds up to this many values in one block
+
+
 @nb.njit(**_JIT)
-def _pairwise_sum(values, start, n):  # pragma: no cover
-    """numpy's pairwise summation of values[start:start + n] (``np.add.reduce`` of a contiguous float64
-    array: blocks of 128, eight accumulators)."""
+def _block_sum(values, n):  # pragma: no cover
+    """numpy's pairwise summation of values[:n] for n <= BLOCK (``np.add.reduce`` of a contiguous
+    float64 array: below 8 values one by one, else eight accumulators, combined pairwise, then the rest)."""
     if n < 8:
         total = 0.0
         for i in range(n):
-            total += values[start + i]
+            total += values[i]
         return total
-    if n <= 128:
-        r = values[start : start + 8].copy()
-        i = 8
-        while i < n - (n % 8):
-            for j in range(8):
-                r[j] += values[start + i + j]
-            i += 8
-        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        while i < n:
-            total += values[start + i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, n - half)
+    r = values[:8].copy()
+    i = 8
+    while i < n - (n % 8):
+        for j in range(8):
+            r[j] += values[i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        total += values[i]
+        i += 1
+    return total
 
 
 @nb.njit(**_JIT)
 def _mean(values):  # pragma: no cover
-    return _pairwise_sum(values, 0, values.shape[0]) / values.shape[0]
+    return _block_sum(values, values.shape[0]) / values.shape[0]
 
 
 @nb.njit(**_JIT)
@@ -134,7 +133,8 @@ def distance_terms(
     Args:
         rest: the two creatures' (9,) rest-length quantiles (px).
         same_links: whether both have the same links between the same masses.
-        alpha: their (n_links,) alphas when ``same_links``, else their (9,) alpha quantiles.
+        alpha: their (n_links,) alphas when ``same_links``, else their (9,) alpha quantiles; at most
+            :data:`BLOCK` of them (the caller computes longer ones with numpy).
         phi: their (n_links,) phases (rad) when ``same_links`` (ignored otherwise).
 
     Returns:
