@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evo.ga.gene_kernels import finished_genes
-from evo.ga.graph_kernels import bridges_and_cuts, distinct_links, span
+from evo.ga.graph_kernels import span
+from evo.ga.link_kernels import bridges_and_cuts, distinct_links
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 

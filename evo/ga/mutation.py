@@ -15,7 +15,7 @@ import numpy as np
 
 from evo.ga.body import TWO_PI, Body, cut_structure, finish, new_link_genes, new_links_genes, wrap_phase
 from evo.ga.crossover import crossover
-from evo.ga.graph_kernels import free_pairs
+from evo.ga.link_kernels import free_pairs
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 from evo.model import Creature
 
