@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evo.ga.gene_kernels import finished_genes
 from evo.ga.graph_kernels import span
+from evo.ga.link_kernels import bridges_and_cuts, distinct_links
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 
@@ -25,6 +27,7 @@ __all__ = [
     "TWO_PI",
     "wrap_phase",
     "new_link_genes",
+    "new_links_genes",
     "cut_structure",
     "connected",
     "repair",
@@ -76,6 +79,29 @@ def new_link_genes(
     return rest, (1.0 - alpha) if muscle < genome.muscle_fraction else 0.0, phi if phi < TWO_PI else 0.0
 
 
+def new_links_genes(
+    rng: np.random.Generator, genome: GenomeSection, lengths: list[float]
+) -> list[tuple[float, float, float]]:
+    """:func:`new_link_genes` of links of current lengths ``lengths`` (px), one after the other: the
+    same values from the same draws (``rng.random(3 * k)`` is ``k`` draws of ``rng.random(3)``)."""
+    if not lengths:
+        return []
+    draws = rng.random(3 * len(lengths)).tolist()
+    low, high, muscle_fraction = genome.rest[0], genome.rest[1], genome.muscle_fraction
+    out = []
+    for k, length in enumerate(lengths):
+        muscle, alpha, phi = draws[3 * k : 3 * k + 3]
+        phi *= TWO_PI
+        out.append(
+            (
+                min(max(float(length), low), high),
+                (1.0 - alpha) if muscle < muscle_fraction else 0.0,
+                phi if phi < TWO_PI else 0.0,
+            )
+        )
+    return out
+
+
 @dataclass
 class Body:
     """Editable genes: (n, 2) positions (px), per-link genes as lists, omega (rad/frame) and beta.
@@ -99,17 +125,23 @@ class Body:
 
     @classmethod
     def of(cls, creature: Creature) -> Body:
+        if getattr(creature, "has_default_physics", False):  # no per-link or per-mass column (cached)
+            link_extra, mass_extra = {}, {}
+        else:
+            link_extra = {k: v.tolist() for k, v in extras_of(creature, LINK_EXTRAS).items()}
+            mass_extra = {k: v.tolist() for k, v in extras_of(creature, MASS_EXTRAS).items()}
         return cls(
-            positions=np.array(creature.positions, dtype=np.float64),
-            a=creature.link_a.tolist(),
-            b=creature.link_b.tolist(),
-            rest=creature.rest.tolist(),
-            alpha=creature.alpha.tolist(),
-            phi=creature.phi.tolist(),
-            omega=creature.omega,
-            beta=creature.beta,
-            link_extra={k: v.tolist() for k, v in extras_of(creature, LINK_EXTRAS).items()},
-            mass_extra={k: v.tolist() for k, v in extras_of(creature, MASS_EXTRAS).items()},
+            np.array(creature.positions, dtype=np.float64),
+            creature.link_a.tolist(),
+            creature.link_b.tolist(),
+            creature.rest.tolist(),
+            creature.alpha.tolist(),
+            creature.phi.tolist(),
+            creature.omega,
+            creature.beta,
+            False,
+            link_extra,
+            mass_extra,
         )
 
     @property
@@ -135,6 +167,18 @@ class Body:
             column.append(float(value))
         for name, column in self.link_extra.items():
             column.append(LINK_EXTRAS[name])
+
+    def add_links(self, i: list[int], j: list[int], genes: list[tuple[float, float, float]]) -> None:
+        """:meth:`add_link` of each ``(i[k], j[k], genes[k])``, in order (ints and floats given)."""
+        self.a.extend(i)
+        self.b.extend(j)
+        if genes:
+            rest, alpha, phi = zip(*genes, strict=True)
+            self.rest.extend(rest)
+            self.alpha.extend(alpha)
+            self.phi.extend(phi)
+        for name, column in self.link_extra.items():
+            column.extend([LINK_EXTRAS[name]] * len(i))
 
     def add_mass(self, position: np.ndarray) -> int:
         """Append a mass at ``position`` (px); returns its index."""
@@ -172,49 +216,10 @@ def cut_structure(n: int, a: list[int], b: list[int]) -> tuple[np.ndarray, np.nd
     """Bridges and cut vertices of a graph (Tarjan, iterative; parallel links are not bridges).
 
     Returns ``(bridge, cut)``: an (n_links,) bool array, True for a link whose removal disconnects its
-    component, and an (n,) bool array, True for a mass whose removal does.
+    component, and an (n,) bool array, True for a mass whose removal does
+    (:func:`evo.ga.graph_kernels.bridges_and_cuts`).
     """
-    adjacency: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for k, (i, j) in enumerate(zip(a, b, strict=True)):
-        if i != j:
-            adjacency[i].append((j, k))
-            adjacency[j].append((i, k))
-    order = [-1] * n
-    low = [0] * n
-    bridge = np.zeros(len(a), dtype=bool)
-    cut = np.zeros(n, dtype=bool)
-    counter = 0
-    for start in range(n):
-        if order[start] >= 0:
-            continue
-        order[start] = low[start] = counter
-        counter += 1
-        children = 0
-        stack = [(start, -1, iter(adjacency[start]))]
-        while stack:
-            v, via, edges = stack[-1]
-            for w, k in edges:
-                if k == via:
-                    continue
-                if order[w] < 0:
-                    order[w] = low[w] = counter
-                    counter += 1
-                    stack.append((w, k, iter(adjacency[w])))
-                    break
-                low[v] = min(low[v], order[w])
-            else:
-                stack.pop()
-                if stack:
-                    u = stack[-1][0]
-                    low[u] = min(low[u], low[v])
-                    if low[v] > order[u]:
-                        bridge[via] = True
-                    if u == start:
-                        children += 1
-                    elif low[v] >= order[u]:
-                        cut[u] = True
-        cut[start] = children > 1
-    return bridge, cut
+    return bridges_and_cuts(int(n), np.array(a, dtype=np.int64), np.array(b, dtype=np.int64))
 
 
 def _free_one(body: Body, members: np.ndarray) -> None:
@@ -282,30 +287,21 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
     if body.n_masses > genome.masses[1]:
         gone = rng.choice(body.n_masses, size=body.n_masses - genome.masses[1], replace=False)
         body.remove_masses(gone.tolist())
-    seen: set[tuple[int, int]] = set()
-    unique = []
-    for k, (i, j) in enumerate(zip(body.a, body.b, strict=True)):
-        pair = (i, j) if i < j else (j, i)
-        if i != j and pair not in seen:
-            seen.add(pair)
-            unique.append(k)
-    if len(unique) < body.n_links:
-        body.keep_links(unique)
+    a, b = np.array(body.a, dtype=np.int64), np.array(body.b, dtype=np.int64)
+    unique = distinct_links(a, b)
+    if unique.size < body.n_links:
+        body.keep_links(unique.tolist())
+        a, b = a[unique], b[unique]
     m = body.n_links
     order = rng.permutation(m)
     kept, join_i, join_j, lengths = span(
-        body.n_masses, np.array(body.a, dtype=np.int64), np.array(body.b, dtype=np.int64), order,
-        body.positions, genome.max_degree, genome.max_links,
-    )  # fmt: skip
+        body.n_masses, a, b, order, body.positions, genome.max_degree, genome.max_links
+    )
     # the new links' genes are drawn once the structure is chosen, in the order the links were made
-    joins = [
-        (i, j, new_link_genes(rng, genome, length))
-        for i, j, length in zip(join_i.tolist(), join_j.tolist(), lengths.tolist(), strict=True)
-    ]
+    joins = new_links_genes(rng, genome, lengths.tolist())
     if not kept.all():
-        body.keep_links(np.flatnonzero(kept).tolist())
-    for i, j, genes in joins:
-        body.add_link(i, j, genes)
+        body.keep_links(kept.nonzero()[0].tolist())
+    body.add_links(join_i.tolist(), join_j.tolist(), joins)
     while body.n_masses < genome.masses[0]:
         _grow(body, rng, genome)
 
@@ -322,12 +318,12 @@ def settle(body: Body, genome: GenomeSection) -> None:
     """Do to ``body``, in place, what :func:`finish` does to the genes: clip them into their ranges and
     place the body on the floor, so that editing it further gives what editing ``Body.of(finish(...))``
     would (the same values; a per-link or per-mass column that holds only defaults is kept)."""
-    body.positions = place_on_floor(body.positions)
-    body.rest = np.minimum(
-        np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]
-    ).tolist()
-    body.alpha = np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0).tolist()
-    body.phi = wrap_phase(body.phi).tolist()
+    body.positions, genes = finished_genes(
+        np.asarray(body.positions, dtype=np.float64),
+        np.array((body.rest, body.alpha, body.phi), dtype=np.float64).reshape(3, -1),
+        genome.rest,
+    )
+    body.rest, body.alpha, body.phi = genes.tolist()
     body.omega = min(max(float(body.omega), genome.omega[0]), genome.omega[1])
     body.beta = min(max(float(body.beta), genome.beta[0]), genome.beta[1])
     for extra, ranges in (
@@ -335,7 +331,7 @@ def settle(body: Body, genome: GenomeSection) -> None:
         (body.mass_extra, {"mass": genome.mass}),
     ):
         for name, column in extra.items():
-            extra[name] = _clipped(column, ranges[name]).tolist()
+            extra[name] = _clipped(column, ranges[name], len(column), 0.0).tolist()
 
 
 def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict | None = None) -> Creature:
@@ -346,65 +342,87 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
     ``template``. ``meta`` is empty (the generation loop records provenance); the polygons, which only
     serve drawing and index masses, are kept unless the body was renumbered.
     """
-    n = body.n_masses
-    return _assembled(
-        positions=place_on_floor(body.positions),
-        velocities=np.zeros((n, 2)),
-        fixed=np.zeros(n, dtype=bool),
-        link_a=np.array(body.a, dtype=np.int64),
-        link_b=np.array(body.b, dtype=np.int64),
-        rest=np.minimum(np.maximum(np.array(body.rest, dtype=np.float64), genome.rest[0]), genome.rest[1]),
-        alpha=np.minimum(np.maximum(np.array(body.alpha, dtype=np.float64), 0.0), 1.0),
-        phi=wrap_phase(body.phi),
-        omega=min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
-        beta=min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
-        wave_phase=float(template.wave_phase),
-        wave_reverse=template.wave_reverse,
-        autoreverse=template.autoreverse,
-        name=template.name,
-        world=dict(template.world if world is None else world),
-        meta={},
-        polys=() if body.renumbered else template.polys,
-        stiffness=_clipped(body.link_extra.get("stiffness"), genome.link_stiffness),
-        dashpot=_clipped(body.link_extra.get("dashpot"), genome.link_dashpot),
-        mass=_clipped(body.mass_extra.get("mass"), genome.mass),
+    n, m = body.n_masses, body.n_links
+    positions, genes = finished_genes(
+        np.asarray(body.positions, dtype=np.float64),
+        np.array(body.rest + body.alpha + body.phi, dtype=np.float64).reshape(3, m),
+        genome.rest,
     )
-
-
-@functools.lru_cache(maxsize=256)
-def _constant(size: int, value: float) -> np.ndarray:
-    """A read-only (size,) array of ``value``, shared by every creature that needs one."""
-    out = np.full(size, value)
-    out.setflags(write=False)
-    return out
-
-
-_ARRAY_FIELDS = ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi")
-
-
-def _assembled(**fields: object) -> Creature:
-    """The :class:`Creature` the constructor would make of ``fields`` -- arrays made by :func:`finish`
-    alone (fresh, of the right dtypes and shapes, genes already clipped), so nothing is copied or checked
-    again: the arrays are frozen in place, and absent per-link and per-mass values share read-only
-    arrays of their defaults. tests/ga/test_body.py checks it against the constructor."""
-    positions, link_a = fields["positions"], fields["link_a"]
-    n, m = positions.shape[0], link_a.shape[0]  # type: ignore[attr-defined]
-    default_physics = fields["stiffness"] is None and fields["dashpot"] is None and fields["mass"] is None
-    for name, size, value in (("stiffness", m, 1.0), ("dashpot", m, 0.0), ("mass", n, 1.0)):
-        if fields[name] is None:
-            fields[name] = _constant(size, value)
-        else:
-            fields[name].setflags(write=False)  # type: ignore[attr-defined]
-    for name in _ARRAY_FIELDS:
-        fields[name].setflags(write=False)  # type: ignore[attr-defined]
+    links = np.array(body.a + body.b, dtype=np.int64).reshape(2, m)
+    for array in (positions, genes, links):  # their rows below are read-only views
+        array.setflags(write=False)
+    stiffness, dashpot = body.link_extra.get("stiffness"), body.link_extra.get("dashpot")
+    mass = body.mass_extra.get("mass")
+    default_physics = stiffness is None and dashpot is None and mass is None
+    velocities, fixed, *defaults = _defaults(n, m)
+    if not default_physics:
+        defaults = [
+            _clipped(stiffness, genome.link_stiffness, m, 1.0),
+            _clipped(dashpot, genome.link_dashpot, m, 0.0),
+            _clipped(mass, genome.mass, n, 1.0),
+        ]
+    # the Creature the constructor would make of these fields, all fresh or shared read-only arrays of
+    # the right dtypes and shapes with the genes clipped, assembled without its copies and checks
+    # (tests/ga/test_body.py checks it against the constructor)
     creature = object.__new__(Creature)
-    creature.__dict__.update(fields)
+    creature.__dict__.update(
+        {
+            "positions": positions,
+            "velocities": velocities,
+            "fixed": fixed,
+            "link_a": links[0],
+            "link_b": links[1],
+            "rest": genes[0],
+            "alpha": genes[1],
+            "phi": genes[2],
+            "omega": min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
+            "beta": min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
+            "wave_phase": float(template.wave_phase),
+            "wave_reverse": template.wave_reverse,
+            "autoreverse": template.autoreverse,
+            "name": template.name,
+            "world": dict(template.world if world is None else world),
+            "meta": {},
+            "polys": () if body.renumbered else template.polys,
+            "stiffness": defaults[0],
+            "dashpot": defaults[1],
+            "mass": defaults[2],
+        }
+    )
     if default_physics:
         creature.__dict__["has_default_physics"] = True
     return creature
 
 
-def _clipped(column: list[float] | None, bounds: tuple[float, float]) -> np.ndarray | None:
+@functools.lru_cache(maxsize=256, typed=True)  # typed: 0.0 and False make different arrays
+def _constant(shape: int | tuple[int, int], value: float | bool) -> np.ndarray:
+    """A read-only array of ``shape`` filled with ``value`` (of its type), shared by every creature
+    that needs one."""
+    out = np.full(shape, value)
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _defaults(n: int, m: int) -> tuple[np.ndarray, ...]:
+    """The shared read-only arrays of a creature of n masses and m links at rest with default physics:
+    (n, 2) velocities, (n,) fixed, (m,) stiffness, (m,) dashpot, (n,) mass."""
+    return (
+        _constant((n, 2), 0.0),
+        _constant(n, False),
+        _constant(m, 1.0),
+        _constant(m, 0.0),
+        _constant(n, 1.0),
+    )
+
+
+def _clipped(
+    column: list[float] | None, bounds: tuple[float, float], size: int, default: float
+) -> np.ndarray:
+    """A read-only per-link or per-mass column clipped to ``bounds``; a shared (size,) array of
+    ``default`` where the body has none."""
     if column is None:
-        return None
-    return np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])
+        return _constant(size, default)
+    out = np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])
+    out.setflags(write=False)
+    return out

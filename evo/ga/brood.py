@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evo.ga.seeds import brood_generator
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
-from evo.sim.placement import stand_on_ground
+from evo.sim.placement import is_level, stand_on_ground
 from evo.sim.world import World
 
 __all__ = ["Brood", "PAIR", "RANDOM", "SEEDED", "Variation", "breed"]
@@ -34,9 +35,15 @@ class Variation:
 
     @classmethod
     def default(cls) -> Variation:
-        from evo.ga.mutation import crossover, mutate
+        global _DEFAULT
+        if _DEFAULT is None:
+            from evo.ga.mutation import crossover, mutate
 
-        return cls(mutate=mutate, crossover=crossover)
+            _DEFAULT = cls(mutate=mutate, crossover=crossover)
+        return _DEFAULT
+
+
+_DEFAULT: Variation | None = None  # Variation.default(), made once (frozen, so it may be shared)
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,7 @@ def breed(
         ValueError: a brood of an unknown kind.
     """
     children = _children(brood, genome, ga, variation or Variation.default())
-    if world is None:
+    if world is None or is_level(world):  # stand_on_ground would leave every child as it is
         return children
     return [None if child is None else stand_on_ground(child, world) for child in children]
 
@@ -106,7 +113,9 @@ def _children(
 ) -> list[Creature | None]:
     from evo.ga.creatures import random_creature, seeded_creature
 
-    rng = np.random.default_rng(brood.seed)
+    default = _is_default(variation)
+    # the default operators keep no generator beyond the brood: the thread's one, default_rng's stream
+    rng = brood_generator(brood.seed) if default else np.random.default_rng(brood.seed)
     if brood.kind == RANDOM:
         return [random_creature(rng, genome)]
     if brood.kind == SEEDED:
@@ -114,7 +123,7 @@ def _children(
         return [variation.mutate(child, rng, genome, ga) if brood.mutate[0] else child]
     if brood.kind != PAIR:
         raise ValueError(f"unknown kind of brood {brood.kind!r}")
-    if brood.mate and _is_default(variation):
+    if brood.mate and default:
         return _mated(brood, rng, genome, ga)
     kids: list[Creature] = list(brood.parents)
     changed = [False] * len(kids)
@@ -129,9 +138,10 @@ def _children(
 
 
 def _is_default(variation: Variation) -> bool:
-    from evo.ga.mutation import crossover, mutate
-
-    return variation.mutate is mutate and variation.crossover is crossover
+    default = Variation.default()
+    return variation is default or (
+        variation.mutate is default.mutate and variation.crossover is default.crossover
+    )
 
 
 def _mated(

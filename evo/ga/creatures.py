@@ -14,6 +14,7 @@ import numpy as np
 
 from evo.analysis import lowest_natural_frequency
 from evo.ga.body import TWO_PI, Body, connected, finish, repair
+from evo.ga.gene_kernels import BLOCK, distance_terms
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 from evo.sim.world import World
@@ -222,16 +223,24 @@ def distance(a: Creature, b: Creature) -> float:
         _relative(a.omega, b.omega),
         abs(a.beta - b.beta),
     ]
+    same = bool(sa.links == sb.links and a.n_links)  # the same links between the same masses
+    if not same or a.n_links <= BLOCK:  # compiled: the numpy expressions below, value for value
+        terms.extend(
+            distance_terms(
+                (sa.rest, sb.rest),
+                same,
+                (a.alpha, b.alpha) if same else (sa.alpha, sb.alpha),
+                (a.phi, b.phi),
+            )
+        )
+        return float(sum(terms) / len(terms))
     qa, qb = sa.rest, sb.rest
     scale = np.maximum(np.abs(qa), np.abs(qb))
     terms.append(_mean(np.divide(np.abs(qa - qb), scale, out=np.zeros_like(scale), where=scale > 0)))
-    if sa.links == sb.links and a.n_links:  # the same links between the same masses
-        both = a.is_muscle & b.is_muscle
-        turn = np.abs(a.phi - b.phi) % TWO_PI
-        circular = np.minimum(turn, TWO_PI - turn) / np.pi
-        terms.append(_mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0)))
-    else:
-        terms.append(_mean(np.abs(sa.alpha - sb.alpha)))
+    both = a.is_muscle & b.is_muscle
+    turn = np.abs(a.phi - b.phi) % TWO_PI
+    circular = np.minimum(turn, TWO_PI - turn) / np.pi
+    terms.append(_mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0)))
     return float(sum(terms) / len(terms))
 
 

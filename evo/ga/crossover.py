@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_link_genes, repair
-from evo.ga.graph_kernels import cut_child, join_pairs
+from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_links_genes, repair
+from evo.ga.graph_kernels import cut_child, gathered_genes, join_pairs, left_part
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
@@ -22,13 +22,8 @@ def _split(creature: Creature, fraction: float) -> tuple[np.ndarray, float]:
     """(left mass mask, cut x in px): the ``fraction`` of masses with the smallest x (ties by index),
     at least one mass on each side when there are two or more, and the cut halfway across the gap."""
     n = creature.n_masses
-    order = np.argsort(creature.positions[:, 0], kind="stable")
     count = min(max(round(fraction * n), 1), max(n - 1, 1))
-    left = np.zeros(n, dtype=bool)
-    left[order[:count]] = True
-    xs = creature.positions[order, 0]
-    cut = 0.5 * (xs[count - 1] + xs[count]) if count < n else float(xs[-1])
-    return left, float(cut)
+    return left_part(np.ascontiguousarray(creature.positions[:, 0]), count)
 
 
 def _columns(
@@ -70,27 +65,33 @@ def _child(
         cut_first - cut_second, genome.rest[0],
     )  # fmt: skip
     links = (links_first, links_second)
+    rest, alpha, phi = gathered_genes(
+        (first.rest, first.alpha, first.phi),
+        links_first,
+        (second.rest, second.alpha, second.phi),
+        links_second,
+    ).tolist()
+    mass_first, mass_second = extras_of(first, MASS_EXTRAS), extras_of(second, MASS_EXTRAS)
     body = Body(
         positions,
         a.tolist(),
         b.tolist(),
-        *(np.concatenate([first_genes[links_first], second_genes[links_second]]).tolist()
-          for first_genes, second_genes in ((first.rest, second.rest), (first.alpha, second.alpha),
-                                            (first.phi, second.phi))),
+        rest,
+        alpha,
+        phi,
         renumbered=True,
         link_extra=_columns(
             extras_of(first, LINK_EXTRAS), extras_of(second, LINK_EXTRAS), links, LINK_EXTRAS
         ),
         mass_extra=_columns(
-            extras_of(first, MASS_EXTRAS), extras_of(second, MASS_EXTRAS),
-            (np.flatnonzero(left_first), np.flatnonzero(right_second)), MASS_EXTRAS,
-        ),
+            mass_first, mass_second, (left_first.nonzero()[0], right_second.nonzero()[0]), MASS_EXTRAS
+        ) if mass_first or mass_second else {},
     )  # fmt: skip
     if 0 < n_left < body.n_masses:
         across = max(1, round(0.5 * crossing))
         pairs = join_pairs(positions[:n_left], positions[n_left:], across, PER_MASS_ACROSS)
-        for i, j, length in zip(*(column.tolist() for column in pairs), strict=True):
-            body.add_link(i, j + n_left, new_link_genes(rng, genome, length))
+        join_i, join_j, lengths = (column.tolist() for column in pairs)
+        body.add_links(join_i, [j + n_left for j in join_j], new_links_genes(rng, genome, lengths))
     return body
 
 

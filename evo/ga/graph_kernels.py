@@ -1,13 +1,14 @@
-"""Compiled loops of crossover and repair: a cut child's two parts, the nearest pairs that join them, and
-the spanning forest, joins and extra links that repair keeps. They draw nothing: the caller draws the new
-links' genes afterwards, in the same order, so the random stream is that of the Python loops they replace."""
+"""Compiled loops of crossover and repair: a cut child's left part, its two parts, their genes and the
+pairs that join them, and the spanning forest, joins and extra links that repair keeps. They draw
+nothing: the caller draws afterwards, in the same order, so the random stream is that of the Python
+loops they replace."""
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
 
-__all__ = ["cut_child", "join_pairs", "span"]
+__all__ = ["cut_child", "gathered_genes", "join_pairs", "left_part", "span"]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
 
@@ -249,3 +250,61 @@ def cut_child(
         float(shift), float(spacing),
     )  # fmt: skip
     return positions, a, b, links_f, links_s, int(crossing), int(n_left)
+
+
+@nb.njit(**_JIT)
+def _gathered(links_f, rest_f, alpha_f, phi_f, links_s, rest_s, alpha_s, phi_s):  # pragma: no cover
+    count_f, count_s = links_f.shape[0], links_s.shape[0]
+    out = np.empty((3, count_f + count_s))
+    for k in range(count_f):
+        out[0, k], out[1, k], out[2, k] = rest_f[links_f[k]], alpha_f[links_f[k]], phi_f[links_f[k]]
+    for k in range(count_s):
+        c = count_f + k
+        out[0, c], out[1, c], out[2, c] = rest_s[links_s[k]], alpha_s[links_s[k]], phi_s[links_s[k]]
+    return out
+
+
+def gathered_genes(
+    first: tuple[np.ndarray, np.ndarray, np.ndarray],
+    links_first: np.ndarray,
+    second: tuple[np.ndarray, np.ndarray, np.ndarray],
+    links_second: np.ndarray,
+) -> np.ndarray:
+    """The link genes of a cut crossover's child: ``np.concatenate([genes_first[links_first],
+    genes_second[links_second]])`` for rest, alpha and phi at once.
+
+    Args:
+        first, second: each parent's (m,) rest (px), alpha and phi (rad) arrays.
+        links_first, links_second: the indices of the links kept from each, in order.
+
+    Returns:
+        (3, k) float64 array: rest, alpha and phi, one row each.
+    """
+    return _gathered(links_first, *first, links_second, *second)
+
+
+@nb.njit(**_JIT)
+def _left_part(x, count):  # pragma: no cover
+    n = x.shape[0]
+    order = np.argsort(x, kind="mergesort")
+    left = np.zeros(n, np.bool_)
+    for k in range(count):
+        left[order[k]] = True
+    if count < n:
+        return left, 0.5 * (x[order[count - 1]] + x[order[count]])
+    return left, x[order[n - 1]]
+
+
+def left_part(x: np.ndarray, count: int) -> tuple[np.ndarray, float]:
+    """The ``count`` masses with the smallest x (ties by index) and the cut between them and the rest.
+
+    Args:
+        x: (n,) float64 x positions (px), n >= 1.
+        count: how many masses go left, 1 <= count <= n.
+
+    Returns:
+        ``(left, cut)``: (n,) bool, True for a mass on the left; the cut's x (px): halfway between the
+        last mass on the left and the first on the right, or the rightmost x when all are left.
+    """
+    left, cut = _left_part(x, int(count))
+    return left, float(cut)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -111,10 +112,12 @@ class Individual:
         self, values: Sequence[float], *, exploded: bool = False, seed: int | None = None
     ) -> None:
         """Record an evaluation. NaN counts as the worst value of its objective."""
-        worst = _worst(self.fitness.weights)
+        fitness = self.fitness
+        weights = fitness.weights
+        worst = _worst(weights)
         clean = tuple(w if math.isnan(v) else float(v) for v, w in zip(values, worst, strict=True))
         self.values = clean
-        self.fitness.values = clean
+        fitness.wvalues = tuple(map(operator.mul, clean, weights))  # what DEAP's ``values`` setter stores
         self.exploded = bool(exploded)
         self.seed = seed
 

@@ -8,10 +8,9 @@ generations). Selection, variation and randomness: docs/runs.md, "The generation
 from __future__ import annotations
 
 import copy
-import dataclasses
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,9 +60,11 @@ class HallOfFame(tools.HallOfFame):
 
     def update(self, population: Sequence[Individual]) -> None:
         for ind in population:
-            if not all(math.isfinite(v) for v in ind.fitness.values):
+            # not better than the last member of a full hall (``not ind.fitness > last``, compared by
+            # weighted values as DEAP's Fitness does), then not finite: both only skip, cheaper first
+            if len(self) >= self.maxsize and ind.fitness.wvalues <= self[-1].fitness.wvalues:
                 continue
-            if len(self) >= self.maxsize and not ind.fitness > self[-1].fitness:
+            if not all(math.isfinite(v) for v in ind.fitness.values):
                 continue
             if any(member.id == ind.id for member in self):  # a copy of a member
                 continue
@@ -96,23 +97,23 @@ class HallOfFame(tools.HallOfFame):
         self.keys = [m.fitness for m in reversed(self.items)]
 
 
-def _finite_columns(data: Sequence[Sequence[float]], reduce: Callable[[np.ndarray], float]) -> list[float]:
-    table = np.asarray(data, dtype=np.float64).reshape(len(data), -1)
-    out = []
+def _column_statistics(population: Sequence[Individual]) -> dict[str, list[float]]:
+    """Per-column mean, std, min and max of (objective values..., masses, links) over the finite values
+    of each column (NaN for a column with none): ``np.mean`` ... ``np.max`` of each column's finite
+    values, the table and its finite parts made once."""
+    rows = [(*ind.values, ind.creature.n_masses, ind.creature.n_links) for ind in population]
+    table = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
+    out: dict[str, list[float]] = {"mean": [], "std": [], "min": [], "max": []}
     for column in table.T:
         finite = column[np.isfinite(column)]
-        out.append(float(reduce(finite)) if finite.size else math.nan)
+        for name, reduce in (("mean", np.mean), ("std", np.std), ("min", np.min), ("max", np.max)):
+            out[name].append(float(reduce(finite)) if finite.size else math.nan)
     return out
 
 
-def _statistics() -> tools.Statistics:
-    """Per-column statistics of (objective values..., masses, links) over finite values."""
-    stats = tools.Statistics(key=lambda ind: (*ind.values, ind.creature.n_masses, ind.creature.n_links))
-    stats.register("mean", _finite_columns, reduce=np.mean)
-    stats.register("std", _finite_columns, reduce=np.std)
-    stats.register("min", _finite_columns, reduce=np.min)
-    stats.register("max", _finite_columns, reduce=np.max)
-    return stats
+def _fitness_key(ind: Individual) -> tuple[float, ...]:
+    """What ``ind.fitness`` compares by (its weighted values; a fitness never holds NaN here)."""
+    return ind.fitness.wvalues
 
 
 class Evolution:
@@ -143,7 +144,6 @@ class Evolution:
         self.hall_of_fame = HallOfFame(settings.ga.hall_of_fame, similar=self._similar)
         self.logbook = tools.Logbook()
         self.logbook.header = history_columns(settings.objectives)
-        self._stats = _statistics()
         self._pending: tuple[list[Individual], list[tuple[Brood, list[Individual | None]]]] | None = None
         self._distances: dict[tuple[str, str], float] = {}
 
@@ -176,7 +176,9 @@ class Evolution:
         state = random.getstate()
         try:
             self._python_random()
-            return tools.selTournament(population, k, tournsize=self.settings.ga.tournament_size)
+            # DEAP's selTournament, drawing the same aspirants, comparing the weighted values directly
+            size, choice = self.settings.ga.tournament_size, random.choice
+            return [max([choice(population) for _ in range(size)], key=_fitness_key) for _ in range(k)]
         finally:
             random.setstate(state)
 
@@ -216,8 +218,10 @@ class Evolution:
         plan = []
         for i in range(0, len(parents), 2):
             pair = parents[i : i + 2]
-            mate = len(pair) == 2 and bool(rng.random() < s.ga.crossover_rate)
-            mutate = tuple(bool(rng.random() < s.ga.mutation_rate) for _ in pair)
+            # one call for the pair's draws: mate? (a pair of two only), then mutate? per child
+            draws = rng.random(3 if len(pair) == 2 else len(pair)).tolist()
+            mate = len(pair) == 2 and draws.pop(0) < s.ga.crossover_rate
+            mutate = tuple(u < s.ga.mutation_rate for u in draws)
             brood = Brood(PAIR, self._draw_seed(), tuple(p.creature for p in pair), mate=mate, mutate=mutate)
             plan.append((brood, list(pair)))
         return plan
@@ -246,7 +250,9 @@ class Evolution:
             plan = self._pairs(self._pareto_tournament(self.population, s.population))
         else:
             elite = min(s.ga.elite, s.population - 1)
-            survivors = [copy.deepcopy(ind) for ind in tools.selBest(self.population, elite)]
+            # DEAP's selBest (a stable sort, best first), comparing the weighted values directly
+            best = sorted(self.population, key=_fitness_key, reverse=True)[:elite]
+            survivors = [copy.deepcopy(ind) for ind in best]
             plan = self._pairs(self._tournament(self.population, s.population - elite))
         changes = [
             [parent is None or brood.mate or brood.mutate[k] for k, parent in enumerate(parents)]
@@ -259,7 +265,9 @@ class Evolution:
             for flag in changed:
                 seeds.append(made[index] if flag else None)
                 index += flag
-            broods.append(dataclasses.replace(brood, plugin_seeds=tuple(seeds)))
+            broods.append(
+                Brood(brood.kind, brood.seed, brood.parents, brood.mate, brood.mutate, tuple(seeds))
+            )
         self._pending = (survivors, [(b, parents) for b, (_, parents) in zip(broods, plan, strict=True)])
         return broods
 
@@ -323,7 +331,7 @@ class Evolution:
         return record
 
     def _record(self, generation: int, evaluated: list[Individual]) -> dict[str, Any]:
-        compiled = self._stats.compile(self.population)
+        compiled = _column_statistics(self.population)
         record: dict[str, Any] = {"generation": generation, "evaluations": len(evaluated)}
         for k, (name, weight) in enumerate(zip(self.settings.objectives, self.settings.weights, strict=True)):
             record[f"{name}_best"] = compiled["max"][k] if weight > 0 else compiled["min"][k]

@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from evo.ga.body import TWO_PI, Body, cut_structure, finish, new_link_genes, wrap_phase
+from evo.ga.body import TWO_PI, Body, cut_structure, finish, new_link_genes, new_links_genes, wrap_phase
 from evo.ga.crossover import crossover
+from evo.ga.link_kernels import free_pairs
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 from evo.model import Creature
 
@@ -25,24 +26,26 @@ BodyMutation = Callable[[Body, np.random.Generator, GenomeSection, GASection], N
 
 
 def _chosen_links(
-    rng: np.random.Generator, count: int, fraction: float, among: np.ndarray | None = None
-) -> np.ndarray:
+    rng: np.random.Generator, count: int, fraction: float, among: list[bool] | None = None
+) -> list[int]:
     """Indices of links each chosen with probability ``fraction`` (at least one when there is any),
-    optionally only among those where ``among`` is True."""
-    chosen = rng.random(count) < fraction
+    optionally only among those where ``among`` is True (one draw per link, compared in Python)."""
+    draws = rng.random(count).tolist()
     if among is None:  # every link may be chosen (the same draws as an ``among`` of all True)
-        if count and not chosen.any():
-            chosen[rng.integers(count)] = True
-        return np.flatnonzero(chosen)
-    chosen &= among
-    if not chosen.any() and among.any():
-        candidates = np.flatnonzero(among)
-        chosen[candidates[rng.integers(candidates.size)]] = True
-    return np.flatnonzero(chosen)
+        picked = [k for k, u in enumerate(draws) if u < fraction]
+        if count and not picked:
+            picked = [int(rng.integers(count))]
+        return picked
+    picked = [k for k, u in enumerate(draws) if u < fraction and among[k]]
+    if not picked:
+        candidates = [k for k, flag in enumerate(among) if flag]
+        if candidates:
+            picked = [candidates[int(rng.integers(len(candidates)))]]
+    return picked
 
 
-def _muscles(body: Body) -> np.ndarray:
-    return np.array(body.alpha, dtype=np.float64) > 0.0
+def _muscles(body: Body) -> list[bool]:
+    return [alpha > 0.0 for alpha in body.alpha]
 
 
 # -- parameter perturbations (each edits a Body in place) ------------------------------------------
@@ -51,28 +54,34 @@ def _muscles(body: Body) -> np.ndarray:
 def _perturb_rest(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Scale the rest lengths of a ``gene_fraction`` of the links by exp(N(0, sigma_rest)), clipped."""
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction)
-    rest = np.array(body.rest, dtype=np.float64)
-    rest[chosen] *= np.exp(ga.sigma_rest * rng.standard_normal(chosen.size))
-    body.rest = np.minimum(np.maximum(rest, genome.rest[0]), genome.rest[1]).tolist()
+    factors = np.exp(ga.sigma_rest * rng.standard_normal(len(chosen))).tolist()
+    rest, low, high = body.rest, genome.rest[0], genome.rest[1]
+    for k, factor in zip(chosen, factors, strict=True):
+        rest[k] *= factor
+    # every gene clipped, as np.minimum(np.maximum(...)) would (min/max of floats, NaN kept)
+    body.rest = [min(max(r, low), high) for r in rest]
 
 
 def _perturb_alpha(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Add N(0, sigma_alpha) to the amplitude of a ``gene_fraction`` of the muscles, kept in [0.01, 1]
     so that they stay muscles (toggle_muscle turns muscles into springs)."""
+    alpha = body.alpha
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
-    alpha = np.array(body.alpha, dtype=np.float64)
-    alpha[chosen] = np.minimum(
-        np.maximum(alpha[chosen] + ga.sigma_alpha * rng.standard_normal(chosen.size), 0.01), 1.0
-    )
-    body.alpha = alpha.tolist()
+    steps = (ga.sigma_alpha * rng.standard_normal(len(chosen))).tolist()
+    for k, step in zip(chosen, steps, strict=True):  # min/max of floats are np.minimum/np.maximum's
+        alpha[k] = min(max(alpha[k] + step, 0.01), 1.0)
 
 
 def _perturb_phi(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
     """Add N(0, sigma_phi) rad to the phase of a ``gene_fraction`` of the muscles, wrapped into [0, 2π)."""
     chosen = _chosen_links(rng, body.n_links, ga.gene_fraction, among=_muscles(body))
-    phi = np.array(body.phi, dtype=np.float64)
-    phi[chosen] += ga.sigma_phi * rng.standard_normal(chosen.size)
-    body.phi = wrap_phase(phi).tolist()
+    steps = (ga.sigma_phi * rng.standard_normal(len(chosen))).tolist()
+    phi = body.phi
+    for k, step in zip(chosen, steps, strict=True):
+        phi[k] += step
+    # every phase wrapped, as wrap_phase would: a float's % is np.mod's, signed zeros included
+    wrapped = [p % TWO_PI for p in phi]
+    body.phi = [0.0 if p >= TWO_PI else p for p in wrapped]
 
 
 def _perturb_omega(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
@@ -123,8 +132,9 @@ def _add_mass(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: G
     others = spare[spare != anchor]
     nearest = others[np.argsort(np.hypot(*(body.positions[others] - new_position).T), kind="stable")]
     count = int(rng.integers(2, room + 1))
-    for j in [anchor, *nearest[: count - 1].tolist()]:
-        body.add_link(int(j), new, new_link_genes(rng, genome, body.length(int(j), new)))
+    ends = [anchor, *nearest[: count - 1].tolist()]
+    genes = new_links_genes(rng, genome, [body.length(j, new) for j in ends])
+    body.add_links(ends, [new] * len(ends), genes)
 
 
 def _remove_mass(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
@@ -143,15 +153,13 @@ def _add_link(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: G
     Nothing changes at the link limit or when no such pair exists."""
     if body.n_links >= genome.max_links:
         return
-    spare = body.degree() < genome.max_degree
-    free = np.triu(spare[:, None] & spare[None, :], k=1)
-    free[np.array(body.a + body.b, dtype=np.int64), np.array(body.b + body.a, dtype=np.int64)] = False
-    i_side, j_side = np.nonzero(free)
+    i_side, j_side, cumulative = free_pairs(
+        np.asarray(body.positions, dtype=np.float64), np.array(body.a, dtype=np.int64),
+        np.array(body.b, dtype=np.int64), genome.max_degree, genome.rest[0],
+    )  # fmt: skip
     if i_side.size == 0:
         return
-    gaps = np.hypot(*(body.positions[j_side] - body.positions[i_side]).T)
-    cumulative = np.cumsum(1.0 / (gaps + genome.rest[0] + 1.0))
-    pick = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")), gaps.size - 1)
+    pick = min(int(cumulative.searchsorted(rng.random() * cumulative[-1], side="right")), i_side.size - 1)
     i, j = int(i_side[pick]), int(j_side[pick])
     body.add_link(i, j, new_link_genes(rng, genome, body.length(i, j)))
 
@@ -196,8 +204,8 @@ def _perturb_physics(body: Body, rng: np.random.Generator, genome: GenomeSection
         count = body.n_links if per_link else body.n_masses
         column = extra.setdefault(name, [default] * count)
         chosen = _chosen_links(rng, count, ga.gene_fraction)
-        noise = rng.normal(0.0, ga.sigma_physics, chosen.size).tolist()
-        for index, step in zip(chosen.tolist(), noise, strict=True):
+        noise = rng.normal(0.0, ga.sigma_physics, len(chosen)).tolist()
+        for index, step in zip(chosen, noise, strict=True):
             if name == "dashpot":
                 column[index] += step * high
             else:
@@ -239,7 +247,7 @@ MUTATIONS: dict[str, Mutation] = {name: _on_creatures(name, edit) for name, edit
 assert tuple(MUTATIONS) == MUTATION_NAMES
 
 
-def _active(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
+def _active(ga: GASection) -> tuple[list[BodyMutation], np.ndarray, np.ndarray | None]:
     """:func:`_active_of` of the settings, remembered for the last settings object (hashing a
     :class:`GASection` costs more than a mutation's own bookkeeping)."""
     global _last_active
@@ -254,13 +262,19 @@ _last_active: tuple = (None, None)
 
 
 @functools.lru_cache(maxsize=64)
-def _active_of(ga: GASection) -> tuple[list[tuple[BodyMutation, float]], np.ndarray]:
-    """The operators with a positive rate, in registry order, and their rates (made once per settings;
-    the array is never written to)."""
+def _active_of(ga: GASection) -> tuple[list[BodyMutation], np.ndarray, np.ndarray | None]:
+    """The operators with a positive rate, in registry order, their rates and the cumulative
+    distribution ``rng.choice`` makes of ``p = rates / rates.sum()`` (None when no rate is positive),
+    made once per settings; the arrays are never written to."""
     active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
     rates = np.array([rate for _, rate in active])
+    cumulative = None
+    if rates.sum() > 0.0:
+        cumulative = (rates / rates.sum()).cumsum()
+        cumulative /= cumulative[-1]
+        cumulative.setflags(write=False)
     rates.setflags(write=False)
-    return active, rates
+    return [edit for edit, _ in active], rates, cumulative
 
 
 def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> Creature:
@@ -287,10 +301,11 @@ def mutate_body(body: Body, rng: np.random.Generator, genome: GenomeSection, ga:
     """
     # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
     # leaves the random stream of existing configurations unchanged
-    active, rates = _active(ga)
-    fired = rng.random(rates.size) < rates
-    if not fired.any() and rates.sum() > 0.0:
-        fired[int(rng.choice(rates.size, p=rates / rates.sum()))] = True
-    for (edit, _), on in zip(active, fired.tolist(), strict=True):
+    edits, rates, cumulative = _active(ga)
+    fired = (rng.random(rates.size) < rates).tolist()
+    if not any(fired) and cumulative is not None:
+        # what rng.choice(rates.size, p=rates / rates.sum()) draws and returns, without its checks
+        fired[int(cumulative.searchsorted(rng.random(), side="right"))] = True
+    for edit, on in zip(edits, fired, strict=True):
         if on:
             edit(body, rng, genome, ga)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from ga_strategies import ga_sections, genome_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evo.ga.body import connected
-from evo.ga.graph_kernels import join_pairs, span
+from evo.ga.graph_kernels import gathered_genes, join_pairs, left_part, span
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -237,3 +238,27 @@ def test_the_cut_children_are_those_of_the_python_parts_draw_for_draw(genome, ga
         ):
             assert getattr(body, name) == getattr(expected, name), name
     assert mine_rng.bit_generator.state == reference_rng.bit_generator.state
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_gathered_genes_are_the_concatenated_genes_of_the_links_kept(seed):
+    rng = np.random.default_rng(seed)
+    first, second = rng.normal(size=(3, 12)), rng.normal(size=(3, 7))
+    links_first, links_second = np.flatnonzero(rng.random(12) < 0.5), np.flatnonzero(rng.random(7) < 0.5)
+    got = gathered_genes(tuple(first), links_first, tuple(second), links_second)
+    for row in range(3):
+        expected = np.concatenate([first[row][links_first], second[row][links_second]])
+        assert got[row].tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_left_part_is_a_stable_sort_of_x_and_the_cut_lies_halfway_across_the_gap(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    x = rng.integers(-3, 4, size=n).astype(np.float64)  # many ties
+    count = int(rng.integers(1, n + 1))
+    order = np.argsort(x, kind="stable")
+    left, cut = left_part(x, count)
+    assert np.flatnonzero(left).tolist() == sorted(order[:count].tolist())
+    xs = x[order]
+    assert cut == (0.5 * (xs[count - 1] + xs[count]) if count < n else xs[-1])

@@ -409,3 +409,16 @@ def test_mutate_leaves_physics_alone_at_its_default_rate_of_zero():
 def test_a_physics_range_must_contain_the_value_new_links_and_masses_get(key, value):
     with pytest.raises(EvoInputError, match=key):
         parse_section(GenomeSection, {key: list(value)}, source="c.toml", table_name="genome")
+
+
+@pytest.mark.parametrize("physics", [0.0, 0.3])
+def test_the_operator_drawn_when_none_fires_is_the_one_rng_choice_would_draw_from_the_same_draws(physics):
+    from evo.ga.mutation import _active
+
+    ga = GASection(rate_physics=physics)
+    _, rates, cumulative = _active(ga)
+    for seed in range(3000):
+        ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+        picked = int(cumulative.searchsorted(ours.random(), side="right"))
+        assert picked == numpys.choice(rates.size, p=rates / rates.sum())
+        assert ours.bit_generator.state == numpys.bit_generator.state
