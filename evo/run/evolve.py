@@ -16,7 +16,7 @@ import numpy as np
 from evo.errors import EvoInputError
 from evo.fitness import plugin_of
 from evo.ga.brood import Brood
-from evo.ga.loop import history_columns
+from evo.ga.loop import Evolution, history_columns
 from evo.io.checkpoint import evolution_from_dict
 from evo.io.provenance import Provenance
 from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
@@ -164,11 +164,34 @@ def _tasks(broods: list[Any], config: Config, workers: int) -> list[Task]:
     return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
 
 
+class _Stopped(Exception):
+    """A callback asked, when the generation before was reported, to stop: the one under way is dropped."""
+
+
+# a told generation waiting to be reported: its run.log line (format and values) and its status
+Told = tuple[tuple[Any, ...], GenerationStatus]
+
+
+def _report(told: Told, callbacks: list[Callback]) -> bool:
+    """Report a told generation (the run folder's writer first: its checkpoint is durable once that
+    returns), then log its ``run.log`` line. Returns whether a callback asked to stop."""
+    line, status = told
+    for callback in callbacks:
+        callback.on_generation_end(status)
+    log.info(*line)
+    return status.stop_requested
+
+
 def _one_generation(
-    prepared: Prepared, backend: Any, callbacks: list[Callback]
-) -> tuple[tuple[Any, ...], GenerationStatus]:
-    """One generation: ask, breed and evaluate, tell. Returns its ``run.log`` line (format and values), to
-    be logged once the callbacks (the run folder's first) have taken the generation, and its status."""
+    prepared: Prepared,
+    backend: Any,
+    callbacks: list[Callback],
+    before: Callable[[], None] | None = None,
+) -> Told:
+    """One generation: ask, breed and evaluate, tell. ``before`` (reporting the generation before, whose
+    checkpoint is written meanwhile) is called once the work is out with the workers: when the first
+    results come back, or the generation fails or ends; the callbacks hear of this generation's start
+    after it. Returns the generation's ``run.log`` line and status, for the callbacks to report."""
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
@@ -176,19 +199,33 @@ def _one_generation(
     asked = time.perf_counter()
     tasks = _tasks(broods, prepared.config, backend.workers)
     evaluations = sum(task.weight for task in tasks)
-    for callback in callbacks:
-        callback.on_generation_start(g, evaluations)
+    waiting = [before]
+
+    def begin() -> None:
+        report, waiting[0] = waiting[0], None
+        if report is not None:
+            report()
+        for callback in callbacks:
+            callback.on_generation_start(g, evaluations)
 
     def evaluated(count: int) -> None:
+        if waiting[0] is not None:
+            begin()
         for callback in callbacks:
             callback.on_evaluated(count)
 
+    if before is None:
+        begin()
     try:
         ranked = backend.run(tasks, evaluated)
     except EvaluationFailed as exc:
+        if waiting[0] is not None:  # the generation before is reported (or its write fails) first
+            begin()
         message = _failure(prepared, broods, exc, callbacks)
         log.error("%s", message)
         raise RunFailed(message) from None
+    if waiting[0] is not None:
+        begin()
     results: list[Any] = [None] * len(broods)
     for task, result in zip(tasks, ranked, strict=True):
         results[task.index] = result
@@ -206,7 +243,7 @@ def _one_generation(
         asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
     )  # fmt: skip
     objectives = tuple(prepared.plugin.objectives)
-    return report, GenerationStatus(
+    status = GenerationStatus(
         generation=g,
         generations=prepared.config.run.generations,
         evaluations=evaluations,
@@ -214,6 +251,60 @@ def _one_generation(
         hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
         seconds=told - start,
     )
+    for callback in callbacks:
+        callback.on_generation_told(status)
+    return report, status
+
+
+def _overlaps(prepared: Prepared) -> bool:
+    """Whether a generation's checkpoint is written while the next one is bred and evaluated: with a run
+    folder, for the GA (whose ``ask`` can be taken back when a callback stops the run meanwhile)."""
+    return prepared.folder is not None and isinstance(prepared.evolution, Evolution)
+
+
+def _take_back_ask(evolution: Evolution, rng: dict[str, Any]) -> None:
+    """Undo an ``ask`` whose generation is dropped: its draws and its plan (the state is then exactly
+    that of the generation before, as a resumed run would have it)."""
+    evolution.rng.bit_generator.state = rng
+    evolution._pending = None
+
+
+def _generations(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
+    """Run generations until the last or a stop; True when stopped. With a run folder (the GA), each
+    generation is reported while the next is bred and evaluated (:func:`_overlaps`)."""
+    evolution = prepared.evolution
+    generations = prepared.config.run.generations
+    overlap = _overlaps(prepared)
+    told: Told | None = None
+
+    def stopped_after(told: Told) -> bool:
+        if _report(told, callbacks) and evolution.generation + 1 < generations:
+            log.info("stopped on request after generation %d", evolution.generation)
+            return True
+        return False
+
+    while evolution.generation + 1 < generations:
+        if told is None or not overlap or told[1].stop_requested:  # stopped when told: nothing to drop
+            if told is not None and stopped_after(told):
+                return True
+            told = _one_generation(prepared, backend, callbacks)
+            continue
+        previous, rng = told, evolution.rng.bit_generator.state
+
+        def report_previous(previous: Told = previous) -> None:
+            if _report(previous, callbacks):
+                raise _Stopped
+
+        try:
+            told = _one_generation(prepared, backend, callbacks, report_previous)
+        except _Stopped:
+            _take_back_ask(evolution, rng)
+            kill = getattr(backend, "kill", None)
+            if kill is not None:  # nothing the workers still do is wanted
+                kill()
+            log.info("stopped on request after generation %d", evolution.generation)
+            return True
+    return told is not None and stopped_after(told)
 
 
 def run_prepared(
@@ -233,7 +324,6 @@ def run_prepared(
     config, evolution = prepared.config, prepared.evolution
     callbacks = list(callbacks)
     workers = config.pool.workers or 1
-    generations = config.run.generations
     stopped = False
     try:
         start = RunStart(config, prepared.plugin, evolution, prepared.resumed, workers)
@@ -266,15 +356,7 @@ def run_prepared(
             worker_setup=setup_worker,
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
-            while evolution.generation + 1 < generations:
-                report, status = _one_generation(prepared, backend, callbacks)
-                for callback in callbacks:  # the run folder's writer first: the checkpoint is durable
-                    callback.on_generation_end(status)
-                log.info(*report)
-                if status.stop_requested and evolution.generation + 1 < generations:
-                    log.info("stopped on request after generation %d", evolution.generation)
-                    stopped = True
-                    break
+            stopped = _generations(prepared, backend, callbacks)
         if not stopped:
             log.info("finished: %d generations", evolution.generation + 1)
     finally:
