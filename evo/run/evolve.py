@@ -50,8 +50,11 @@ __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run
 log = logging.getLogger("evo.run")
 
 # with [pool] batch: chunks per worker process and generation (fewer and bigger chunks fill more lanes
-# with creatures of similar size; more and smaller ones balance the workers' loads); in-process: one chunk
-CHUNKS_PER_WORKER = 2
+# with creatures of similar size and cost less per chunk -- a dask task each; more and smaller ones
+# balance the workers' loads); in-process: one chunk. The chunks are cut to similar costs
+# (evo.run.batching.chunk_ids), and one per worker measured 15-20 % faster on examples/walkers.toml
+# with 2 fork workers than two (docs/performance.md, "Issue 18: the parent's part")
+CHUNKS_PER_WORKER = 1
 
 # set by evo/__init__.py: draws a RunResult for Jupyter (the drawing code lives above this layer)
 HTML_RENDERER: Callable[[RunResult], str] | None = None
