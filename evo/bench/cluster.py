@@ -27,7 +27,8 @@ GENERATIONS = 8  # generation 0 plus seven timed ones: dask's overhead is a few 
 
 
 class _Clock(Callback):
-    """When the run started and when each generation ended, with its evaluations."""
+    """When the run started and when each generation ended (was told: its checkpoint is written while
+    the next one runs), with its evaluations."""
 
     def __init__(self) -> None:
         self.start = 0.0
@@ -38,7 +39,7 @@ class _Clock(Callback):
     def on_run_start(self, run: RunStart) -> None:
         self.start = time.perf_counter()
 
-    def on_generation_end(self, status: GenerationStatus) -> None:
+    def on_generation_told(self, status: GenerationStatus) -> None:
         self.ends.append(time.perf_counter())
         self.cpu.append(time.thread_time())
         self.evaluations.append(status.evaluations)

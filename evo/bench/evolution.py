@@ -42,14 +42,15 @@ def bench_config(population: int = POPULATION, frames: int = FRAMES, generations
 
 
 class _Clock(Callback):
-    """Notes when each generation ends and how many evaluations it made."""
+    """Notes when each generation ends (is told: its checkpoint is written, and it is reported, while the
+    next one runs) and how many evaluations it made."""
 
     def __init__(self) -> None:
         self.ends: list[float] = []
         self.cpu: list[float] = []  # CPU time of the run's own thread (not the background writer)
         self.evaluations: list[int] = []
 
-    def on_generation_end(self, status: GenerationStatus) -> None:
+    def on_generation_told(self, status: GenerationStatus) -> None:
         self.ends.append(time.perf_counter())
         self.cpu.append(time.thread_time())
         self.evaluations.append(status.evaluations)

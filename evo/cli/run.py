@@ -74,12 +74,13 @@ def _graceful_interrupt() -> Iterator[list[int]]:
 
 
 class _StopOnRequest(Callback):
-    """Stops the run after the generation under way once the user asked (the first Ctrl-C or SIGTERM)."""
+    """Stops the run after the generation under way once the user asked (the first Ctrl-C or SIGTERM):
+    when it is told, before the next one is started (its report may come while the next one runs)."""
 
     def __init__(self, requested: list[int]):
         self.requested = requested
 
-    def on_generation_end(self, status: GenerationStatus) -> None:
+    def on_generation_told(self, status: GenerationStatus) -> None:
         if self.requested:
             status.stop()
 

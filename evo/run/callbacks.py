@@ -164,8 +164,20 @@ class Callback:
             count: the evaluations in this batch (they add up to the generation's ``evaluations``).
         """
 
+    def on_generation_told(self, status: GenerationStatus) -> None:
+        """Called as soon as a generation is told, before the next one is asked for; the generation is
+        reported (:meth:`on_generation_end`) later, once every callback's work started here is done (the
+        run folder starts its durable checkpoint write here). ``status.stop()`` here ends the run after
+        this generation before the next is asked for (``evo run`` stops so on Ctrl-C and SIGTERM).
+
+        Args:
+            status: the generation's :class:`GenerationStatus`.
+        """
+
     def on_generation_end(self, status: GenerationStatus) -> None:
-        """Called after each generation is told; ``status.stop()`` ends the run after it.
+        """Called when a generation is reported: after it is told and its checkpoint (in a run folder) is
+        durable, possibly while the next generation is already being bred and evaluated (docs/runs.md,
+        "Workers"); ``status.stop()`` ends the run after it.
 
         Args:
             status: the generation's :class:`GenerationStatus`.

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,6 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.fitness import plugin_of
-from evo.ga.brood import Brood
 from evo.ga.loop import history_columns
 from evo.io.checkpoint import evolution_from_dict
 from evo.io.provenance import Provenance
@@ -25,11 +23,9 @@ from evo.io.runs import CHECKPOINT_ERRORS, RunContents, checkpoint_path, read_ru
 from evo.model import Creature
 from evo.qd import ribs_missing
 from evo.run.archive_writer import QDFolderWriter
-from evo.run.backends import EvaluationFailed, Task, backend_kind, dask_address_problem, make_backend
-from evo.run.batching import chunk_ids
+from evo.run.backends import backend_kind, dask_address_problem, make_backend
 from evo.run.callbacks import (
     Callback,
-    FailureMessage,
     GenerationStatus,
     Member,
     ProgressBars,
@@ -39,19 +35,15 @@ from evo.run.callbacks import (
 )
 from evo.run.config import Config, load_config, parse_config, qd_settings
 from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
+from evo.run.generations import run_generations
 from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
-from evo.run.memetic import refine_generation
 from evo.schema import shown
 from evo.sim import warm_up
 
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
 
 log = logging.getLogger("evo.run")
-
-# with [pool] batch: chunks per worker process and generation (fewer and bigger chunks fill more lanes
-# with creatures of similar size; more and smaller ones balance the workers' loads); in-process: one chunk
-CHUNKS_PER_WORKER = 2
 
 # set by evo/__init__.py: draws a RunResult for Jupyter (the drawing code lives above this layer)
 HTML_RENDERER: Callable[[RunResult], str] | None = None
@@ -116,106 +108,6 @@ class RunResult:
         return f"RunResult({self.config.run.name!r}{where}: {generations}, best {self.best}{archive})"
 
 
-# -- the loop --------------------------------------------------------------------------------------
-def _failure(
-    prepared: Prepared, broods: list[Brood], exc: EvaluationFailed, callbacks: list[Callback]
-) -> str:
-    """The run's one-line error for a failed evaluation; callbacks may save the creature and say where."""
-    evolution = prepared.evolution
-    g = evolution.generation + 1
-    notes = []
-    name = trace = ""
-    if 0 <= exc.index < len(broods) and isinstance(exc.detail, tuple):
-        child, creature, seed, *rest = exc.detail
-        trace = str(rest[0]) if rest else ""
-        brood = broods[exc.index]
-        index = sum(b.evaluations for b in broods[: exc.index]) + sum(
-            s is not None for s in brood.plugin_seeds[:child]
-        )
-        name = f"g{g}-{index}"
-        for callback in callbacks:
-            note = callback.on_failure(g, index, creature, seed, FailureMessage(exc.message, trace))
-            if note:
-                notes.append(note)
-    message = f"generation {g}, creature {name}: {exc.message}" if name else f"generation {g}: {exc.message}"
-    if exc.plugin and f"'{exc.plugin}'" not in exc.message:
-        message = f"{message} (plugin '{exc.plugin}')"
-    for note in notes:
-        message += f"; {note}"
-    if trace:
-        log.error("the traceback of %s:\n%s", f"creature {name}" if name else "the failure", trace.rstrip())
-    if prepared.folder is not None:
-        if evolution.generation >= 0:
-            message += f"; the last checkpoint (generation {evolution.generation}) is intact"
-        else:
-            message += "; no generation was finished, so there is no checkpoint: --resume starts the run over"
-    return message
-
-
-def _tasks(broods: list[Any], config: Config, workers: int) -> list[Task]:
-    """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods ordered by
-    their parents' size, in chunks large enough for lanes (:func:`evo.run.batching.chunk_ids`);
-    the results are the same in any order."""
-    if not config.pool.batch or not broods:
-        return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
-    size = config.pool.chunksize
-    chunks = -(-len(broods) // size) if size else (CHUNKS_PER_WORKER * workers if workers > 1 else 1)
-    ranked = sorted((rank, chunk, index) for index, (rank, chunk) in enumerate(chunk_ids(broods, chunks)))
-    return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
-
-
-def _one_generation(
-    prepared: Prepared, backend: Any, callbacks: list[Callback]
-) -> tuple[tuple[Any, ...], GenerationStatus]:
-    """One generation: ask, breed and evaluate, tell. Returns its ``run.log`` line (format and values), to
-    be logged once the callbacks (the run folder's first) have taken the generation, and its status."""
-    evolution = prepared.evolution
-    g = evolution.generation + 1
-    start = time.perf_counter()
-    broods = evolution.ask()
-    asked = time.perf_counter()
-    tasks = _tasks(broods, prepared.config, backend.workers)
-    evaluations = sum(task.weight for task in tasks)
-    for callback in callbacks:
-        callback.on_generation_start(g, evaluations)
-
-    def evaluated(count: int) -> None:
-        for callback in callbacks:
-            callback.on_evaluated(count)
-
-    try:
-        ranked = backend.run(tasks, evaluated)
-    except EvaluationFailed as exc:
-        message = _failure(prepared, broods, exc, callbacks)
-        log.error("%s", message)
-        raise RunFailed(message) from None
-    results: list[Any] = [None] * len(broods)
-    for task, result in zip(tasks, ranked, strict=True):
-        results[task.index] = result
-    done = time.perf_counter()
-    record = refine_generation(prepared.config, evolution, evolution.tell(results))  # [ga] refine
-    told = time.perf_counter()
-    first = prepared.plugin.objectives[0]
-    timed_out = sum(getattr(kid[1], "timed_out", False) for kids in results for kid in kids)
-    report = (
-        "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
-        "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
-        g, evaluations, record["exploded"],
-        f", {timed_out} timed out (worst fitness)" if timed_out else "",
-        first, record[f"{first}_best"], record[f"{first}_mean"],
-        asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
-    )  # fmt: skip
-    objectives = tuple(prepared.plugin.objectives)
-    return report, GenerationStatus(
-        generation=g,
-        generations=prepared.config.run.generations,
-        evaluations=evaluations,
-        stats=dict(record),
-        hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
-        seconds=told - start,
-    )
-
-
 def run_prepared(
     prepared: Prepared,
     callbacks: Sequence[Callback] = (),
@@ -233,7 +125,6 @@ def run_prepared(
     config, evolution = prepared.config, prepared.evolution
     callbacks = list(callbacks)
     workers = config.pool.workers or 1
-    generations = config.run.generations
     stopped = False
     try:
         start = RunStart(config, prepared.plugin, evolution, prepared.resumed, workers)
@@ -266,15 +157,7 @@ def run_prepared(
             worker_setup=setup_worker,
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
-            while evolution.generation + 1 < generations:
-                report, status = _one_generation(prepared, backend, callbacks)
-                for callback in callbacks:  # the run folder's writer first: the checkpoint is durable
-                    callback.on_generation_end(status)
-                log.info(*report)
-                if status.stop_requested and evolution.generation + 1 < generations:
-                    log.info("stopped on request after generation %d", evolution.generation)
-                    stopped = True
-                    break
+            stopped = run_generations(prepared, backend, callbacks)
         if not stopped:
             log.info("finished: %d generations", evolution.generation + 1)
     finally:

@@ -257,10 +257,11 @@ def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
 
 
 class FolderWriter(Callback):
-    """Writes the run folder: ``config.toml`` at the start; after every generation, before the generation
-    is reported, its row of ``history.csv`` and ``checkpoint.npz`` (the source of truth), durably; then
-    ``elites/`` and ``generations/genNNNN.json`` in a background thread while the next generation is made
-    (at most one write in flight, in order); ``run.log`` throughout; failed creatures under ``failed/``."""
+    """Writes the run folder: ``config.toml`` at the start; once a generation is told, its row of
+    ``history.csv`` and ``checkpoint.npz`` (the source of truth), durably, in a background thread while
+    the next generation is bred and evaluated, waited for before the generation is reported; then
+    ``elites/`` and ``generations/genNNNN.json`` in the same thread (one write at a time, in order);
+    ``run.log`` throughout; failed creatures under ``failed/``."""
 
     def __init__(self, prepared: Prepared):
         if prepared.folder is None:
@@ -271,6 +272,7 @@ class FolderWriter(Callback):
         self.history = HistoryLog(self.folder.history)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evo-run-writer")
         self._future: Future | None = None
+        self._told: tuple[int, Any, Future] | None = None  # (generation, state, its checkpoint write)
         self._logging: contextlib.ExitStack | None = None
 
     # -- the loop's hooks -----------------------------------------------------------------------------
@@ -303,11 +305,19 @@ class FolderWriter(Callback):
             self.history.start(history_csv(self._columns(), []), rows=0)
             log.info("starting %s: %s", folder.path, "; ".join(prepared.config.describe()))
 
+    def on_generation_told(self, status: GenerationStatus) -> None:
+        state = self.prepared.evolution.state()  # told individuals never change: safe in the thread
+        self._told = (state.generation, state, self._executor.submit(self._write_checkpoint, state))
+
     def on_generation_end(self, status: GenerationStatus) -> None:
-        state = self.prepared.evolution.state()
-        self.join()
+        if self._told is None or self._told[0] != status.generation:  # a caller without the told hook
+            self.on_generation_told(status)
+        assert self._told is not None
+        _, state, written = self._told
+        self._told = None
+        self.join()  # the elites of the generation before, written ahead of this checkpoint
         try:
-            self._write_checkpoint(state)
+            written.result()  # durable before the generation is reported
         except OSError as exc:
             raise RunFailed(f"cannot write the run folder: {exc}") from None
         self._future = self._executor.submit(self._derived(state))
@@ -393,7 +403,15 @@ class FolderWriter(Callback):
             raise RunFailed(f"cannot write the run folder: {exc}") from None
 
     def close(self) -> None:
+        """Finish every write, the checkpoint of a generation told but not yet reported included; the
+        first error is raised as :class:`RunFailed`."""
+        told, self._told = self._told, None
         try:
             self.join()
+            if told is not None:
+                try:
+                    told[2].result()
+                except OSError as exc:
+                    raise RunFailed(f"cannot write the run folder: {exc}") from None
         finally:
             self._executor.shutdown(wait=True)

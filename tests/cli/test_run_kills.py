@@ -66,6 +66,14 @@ def _reported(folder: Path) -> int:
     return max((int(g) for g in re.findall(r"generation (\d+): \d+ evaluations", text)), default=-1)
 
 
+def _in_window_after(folder: Path, generation: int) -> bool:
+    """Whether the checkpoint of ``generation + 1`` is being written: ``generation``'s in place and a
+    temporary file beside it (the write that follows puts its own in place only after the pause)."""
+    durable = _durable(folder)
+    assert durable <= generation, "the write window was missed"
+    return durable == generation and bool(list(folder.glob(".checkpoint.npz.*.tmp")))
+
+
 def _kill(proc: subprocess.Popen) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
@@ -95,9 +103,9 @@ def test_kill_9_inside_the_checkpoint_write_window_loses_nothing_reported_and_re
     folder = tmp_path / "killed"
     proc = _start(config, folder, EVO_TEST_PAUSE_IN_CHECKPOINT="0.3")
     try:
-        _wait_for(lambda: _durable(folder) >= 1, proc)
-        (folder / MARKER).unlink(missing_ok=True)
-        _wait_for(lambda: (folder / MARKER).exists(), proc)  # the write of generation 2, not yet in place
+        # the write of generation 2 in its window (it runs while generation 3 is bred and evaluated):
+        # generation 1 in place, generation 2's temporary file written
+        _wait_for(lambda: _in_window_after(folder, 1), proc)
         _kill(proc)
     finally:
         proc.kill()

@@ -65,3 +65,10 @@ def dies(payload, spec):
 def logs(payload, spec):
     logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
     return evaluate_payload(payload, spec)
+
+
+def holds_run_data(token: str) -> bool:
+    """Whether this dask worker holds the run ``token``'s static data (its ``RunData`` plugin)."""
+    from evo.run.backends.dask_worker import _BLOBS
+
+    return token in _BLOBS

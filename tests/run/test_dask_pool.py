@@ -15,6 +15,7 @@ from backend_jobs import (
     evaluate_payload,
     fails_late_on_one_and_at_once_on_a_later_one,
     fails_on_the_fifth,
+    holds_run_data,
     logs,
     random_tasks,
 )
@@ -151,3 +152,18 @@ def test_a_cluster_without_workers_fails_after_the_wait_and_so_does_one_that_los
             EvaluationFailed, match="no dask worker left on the dask scheduler at .* for 0.5 s"
         ):
             pool.run([Task(0, 3)])
+
+
+def test_the_run_data_reaches_each_worker_once_also_one_that_joins_later_and_is_forgotten_at_the_end(
+    spec, tasks
+):
+    expected = InProcess(evaluate_payload, spec).run(tasks)
+    with local_cluster(n_workers=1, threads_per_worker=1) as cluster, distributed.Client(cluster) as client:
+        with DaskPool(evaluate_payload, spec, 1, 1, address=cluster.scheduler_address) as pool:
+            assert pool.run(tasks) == expected
+            cluster.scale(2)
+            client.wait_for_workers(2)
+            assert list(client.run(holds_run_data, pool._token).values()) == [True, True]
+            assert pool.run(tasks) == expected
+            token = pool._token
+        assert list(client.run(holds_run_data, token).values()) == [False, False]

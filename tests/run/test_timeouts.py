@@ -83,6 +83,35 @@ def test_the_time_limit_interrupts_python_code_in_another_thread():
     assert not thread.is_alive() and outcome == ["no result within 0.2 s", "after"]
 
 
+def test_in_another_thread_one_watcher_serves_every_evaluation_and_each_gets_its_own_limit():
+    outcome = []
+
+    def watchers() -> int:
+        return sum(t.name == "evo-time-limit" for t in threading.enumerate())
+
+    def worker() -> None:
+        before = watchers()
+        for _ in range(200):  # evaluations that end in time: none is interrupted, later or at once
+            with evaluation_time_limit(0.05):
+                pass
+        outcome.append(watchers() - before)
+        time.sleep(0.15)  # a limit left armed would raise here
+        for limit in (0.1, 0.2):
+            started = time.monotonic()
+            try:
+                with evaluation_time_limit(limit):
+                    _spin()
+            except EvaluationTimeout as exc:
+                outcome.append((str(exc), time.monotonic() - started >= limit))
+        outcome.append(watchers() - before)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    assert outcome == [1, ("no result within 0.1 s", True), ("no result within 0.2 s", True), 1]
+
+
 def _hang_on_three(payload: int, context: float) -> int:
     with evaluation_time_limit(context):
         if payload == 3:

@@ -1,7 +1,8 @@
 """The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
 
-The job and its context travel as bytes with each chunk and are set up once per worker (worker side:
-:mod:`evo.run.backends.dask_worker`); results come back in task order, errors as data. See docs/cluster.md.
+The job and its context reach every worker once, as a worker plugin that dask also gives to workers that
+join later, and are set up once per worker (worker side: :mod:`evo.run.backends.dask_worker`); a task
+carries its chunk only; results come back in task order, errors as data. See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -31,7 +32,14 @@ from evo.run.backends.base import (
     dask_address_problem,
     log,
 )
-from evo.run.backends.dask_worker import IgnoreInterrupt, chunk_on_worker, one_line, setup_on_worker, versions
+from evo.run.backends.dask_worker import (
+    IgnoreInterrupt,
+    RunData,
+    chunk_on_worker,
+    one_line,
+    setup_on_worker,
+    versions,
+)
 
 __all__ = ["DaskPool"]
 
@@ -56,7 +64,8 @@ class DaskPool:
 
     Args:
         job: a module-level function ``job(payload, context)``, importable on the workers.
-        context: plain data for the job; sent with each chunk, unpickled and set up once per worker.
+        context: plain data for the job; pickled once, given to every worker (also those that join
+            later) as a worker plugin, unpickled and set up once per worker.
         workers: worker processes of the LocalCluster started when ``address`` is None.
         chunksize: tasks per chunk (0: automatic).
         address: a running scheduler (``tcp://host:8786``); None starts a LocalCluster on this machine.
@@ -96,6 +105,7 @@ class DaskPool:
         self._blob = pickle.dumps((job, context, worker_setup), protocol=pickle.HIGHEST_PROTOCOL)
         self._level = logging.getLogger("evo").getEffectiveLevel()
         self._batches = 0
+        self._registered = False  # the run's RunData plugin, with the scheduler
         self._cluster: Any = None
         self._client: Any = None
         self._no_workers_since: float | None = None
@@ -128,6 +138,13 @@ class DaskPool:
                 raise EvaluationFailed(
                     -1, None, f"cannot start a local dask cluster: {one_line(exc)}"
                 ) from None
+        try:
+            self._client.register_plugin(RunData(self._token, self._blob, self._level))
+        except Exception as exc:
+            raise EvaluationFailed(
+                -1, None, f"cannot give the run's data to {self.where}: {one_line(exc)}"
+            ) from None
+        self._registered = True
         try:
             self._client.wait_for_workers(1, timeout=self.worker_wait)
         except TimeoutError:
@@ -162,7 +179,7 @@ class DaskPool:
         """Set the run up on every worker now (plugin, warm kernel); the first failure, by address, fails
         the run naming the worker."""
         start = time.perf_counter()
-        answers = self._client.run(setup_on_worker, self._token, self._blob, self._level, on_error="return")
+        answers = self._client.run(setup_on_worker, self._token, on_error="return")
         here = versions()
         problems = []
         ready = 0
@@ -269,8 +286,6 @@ class DaskPool:
             futures = self._client.map(
                 chunk_on_worker,
                 [self._token] * len(numbers),
-                [self._blob] * len(numbers),
-                [self._level] * len(numbers),
                 [pickle.dumps(chunks[n], protocol=pickle.HIGHEST_PROTOCOL) for n in numbers],
                 key=[f"evo-{self._token}-{batch}-{n}" for n in numbers],
                 pure=False,
@@ -344,6 +359,9 @@ class DaskPool:
             if lost:
                 quiet.setLevel(logging.CRITICAL)
             try:
+                if self._registered and not lost:  # a long-lived cluster forgets the run
+                    with contextlib.suppress(Exception):
+                        client.unregister_worker_plugin(f"evo-run-{self._token}")
                 client.close(timeout=10)
             except Exception as exc:  # a scheduler already gone
                 log.debug("closing the dask client: %s", exc)

@@ -1,5 +1,6 @@
-"""The worker side of the dask backend: the run set up once per worker, chunks run with their errors
-as data and the worker's ``evo`` log records, and Ctrl-C ignored in the workers of a LocalCluster.
+"""The worker side of the dask backend: the run's static data given once to every worker (and to each
+that joins later) by a worker plugin, the run set up once per worker, chunks run with their errors as
+data and the worker's ``evo`` log records, and Ctrl-C ignored in the workers of a LocalCluster.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import distributed
 from evo.errors import EvoInputError
 from evo.run.backends.base import ErrorData, Job, log, run_chunk
 
-__all__ = ["IgnoreInterrupt", "chunk_on_worker", "one_line", "setup_on_worker", "versions"]
+__all__ = ["IgnoreInterrupt", "RunData", "chunk_on_worker", "one_line", "setup_on_worker", "versions"]
 
 _STATES: dict[str, tuple[Job, Any]] = {}  # run token -> (job, context ready to use), in this worker
+_BLOBS: dict[str, tuple[bytes, int]] = {}  # run token -> (pickled job, context, setup; evo's log level)
 _STATE_LOCK = threading.Lock()
 _KEPT_STATES = 4  # runs remembered per worker (a long-lived cluster serves run after run)
 
@@ -37,12 +39,37 @@ def _local_folder(worker: Any = None) -> str:
     return str(folder) if folder else os.path.join(tempfile.gettempdir(), f"evo-worker-{os.getpid()}")
 
 
-def _state(token: str, blob: bytes, level: int, worker: Any = None) -> tuple[Job, Any]:
-    """The run's (job, context) in this worker, set up on first use."""
+class RunData(distributed.WorkerPlugin):
+    """A run's static data (the job, its context and the worker setup, pickled once by the parent; the
+    ``evo`` log level), registered with the scheduler for the run: dask gives it to every worker, and to
+    each worker that joins or is restarted later, before that worker runs a task. Tasks then carry only
+    the run's token and their chunk."""
+
+    def __init__(self, token: str, blob: bytes, level: int):
+        self.token = token
+        self.blob = blob
+        self.level = level
+        self.name = f"evo-run-{token}"
+
+    def setup(self, worker: Any) -> None:
+        with _STATE_LOCK:
+            _BLOBS[self.token] = (self.blob, self.level)
+
+    def teardown(self, worker: Any) -> None:
+        with _STATE_LOCK:
+            _BLOBS.pop(self.token, None)
+            _STATES.pop(self.token, None)
+
+
+def _state(token: str, worker: Any = None) -> tuple[Job, Any]:
+    """The run's (job, context) in this worker, set up on first use from its :class:`RunData`."""
     with _STATE_LOCK:
         state = _STATES.get(token)
         if state is not None:
             return state
+        if token not in _BLOBS:
+            raise RuntimeError("the run's data never reached this worker (its plugin was not set up)")
+        blob, level = _BLOBS[token]
         logging.getLogger("evo").setLevel(level)
         job, context, setup = pickle.loads(blob)
         if setup is not None:
@@ -98,11 +125,11 @@ def _where_am_i(worker: Any = None) -> str:
     return f"dask worker {worker.address} (host {socket.gethostname()})"
 
 
-def setup_on_worker(token: str, blob: bytes, level: int, dask_worker: Any = None) -> dict[str, Any]:
+def setup_on_worker(token: str, dask_worker: Any = None) -> dict[str, Any]:
     """The check run on every worker before the first batch: set the run up; errors come back as data."""
     with _Records() as records:
         try:
-            _state(token, blob, level, dask_worker)
+            _state(token, dask_worker)
             error = None
         except Exception as exc:
             error = f"{_where_am_i(dask_worker)}: {one_line(exc)}"
@@ -124,14 +151,14 @@ def versions() -> dict[str, str]:
     return found
 
 
-def chunk_on_worker(token: str, blob: bytes, level: int, chunk: bytes) -> bytes:
-    """Run a pickled chunk (setting the run up first in a worker that joined late); return the pickled
-    ``(results, first error, seconds, log records)``. Pickling here, in one piece, is much cheaper than
-    dask's serialisation of many small arrays."""
+def chunk_on_worker(token: str, chunk: bytes) -> bytes:
+    """Run a pickled chunk of the run ``token`` (setting the run up first in a worker that joined late);
+    return the pickled ``(results, first error, seconds, log records)``. Pickling here, in one piece, is
+    much cheaper than dask's serialisation of many small arrays."""
     start = time.perf_counter()
     with _Records() as records:
         try:
-            job, context = _state(token, blob, level)
+            job, context = _state(token)
         except Exception as exc:  # a worker that joined after the check cannot run this run's job
             failed: ErrorData = (-1, None, f"{_where_am_i()}: {one_line(exc)}", None)
             outcome = ([], failed, time.perf_counter() - start, records.records)

@@ -1,0 +1,231 @@
+"""The generation loop of a run: ask, send the broods out, tell, and report each generation once its
+checkpoint is durable, while the next one is bred and evaluated (docs/runs.md, "Workers")."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from evo.ga.brood import Brood
+from evo.ga.loop import Evolution
+from evo.run.backends import EvaluationFailed, Task
+from evo.run.batching import chunk_ids
+from evo.run.callbacks import Callback, FailureMessage, GenerationStatus, member_of
+from evo.run.config import Config
+from evo.run.folder import Prepared, RunFailed
+from evo.run.memetic import refine_generation
+
+__all__ = ["CHUNKS_PER_WORKER", "run_generations"]
+
+log = logging.getLogger("evo.run")
+
+# with [pool] batch: chunks per worker process and generation (fewer and bigger chunks fill more lanes
+# with creatures of similar size and cost less per chunk -- a dask task each; more and smaller ones
+# balance the workers' loads); in-process: one chunk. The chunks are cut to similar costs
+# (evo.run.batching.chunk_ids), and one per worker measured 15-20 % faster on examples/walkers.toml
+# with 2 fork workers than two (docs/performance.md, "Issue 18: the parent's part")
+CHUNKS_PER_WORKER = 1
+
+
+def _failure(
+    prepared: Prepared, broods: list[Brood], exc: EvaluationFailed, callbacks: list[Callback]
+) -> str:
+    """The run's one-line error for a failed evaluation; callbacks may save the creature and say where."""
+    evolution = prepared.evolution
+    g = evolution.generation + 1
+    notes = []
+    name = trace = ""
+    if 0 <= exc.index < len(broods) and isinstance(exc.detail, tuple):
+        child, creature, seed, *rest = exc.detail
+        trace = str(rest[0]) if rest else ""
+        brood = broods[exc.index]
+        index = sum(b.evaluations for b in broods[: exc.index]) + sum(
+            s is not None for s in brood.plugin_seeds[:child]
+        )
+        name = f"g{g}-{index}"
+        for callback in callbacks:
+            note = callback.on_failure(g, index, creature, seed, FailureMessage(exc.message, trace))
+            if note:
+                notes.append(note)
+    message = f"generation {g}, creature {name}: {exc.message}" if name else f"generation {g}: {exc.message}"
+    if exc.plugin and f"'{exc.plugin}'" not in exc.message:
+        message = f"{message} (plugin '{exc.plugin}')"
+    for note in notes:
+        message += f"; {note}"
+    if trace:
+        log.error("the traceback of %s:\n%s", f"creature {name}" if name else "the failure", trace.rstrip())
+    if prepared.folder is not None:
+        if evolution.generation >= 0:
+            message += f"; the last checkpoint (generation {evolution.generation}) is intact"
+        else:
+            message += "; no generation was finished, so there is no checkpoint: --resume starts the run over"
+    return message
+
+
+def _tasks(broods: list[Any], config: Config, workers: int) -> list[Task]:
+    """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods ordered by
+    their parents' size, in chunks large enough for lanes (:func:`evo.run.batching.chunk_ids`);
+    the results are the same in any order."""
+    if not config.pool.batch or not broods:
+        return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
+    size = config.pool.chunksize
+    chunks = -(-len(broods) // size) if size else (CHUNKS_PER_WORKER * workers if workers > 1 else 1)
+    ranked = sorted((rank, chunk, index) for index, (rank, chunk) in enumerate(chunk_ids(broods, chunks)))
+    return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
+
+
+class _Stopped(Exception):
+    """A callback asked, when the generation before was reported, to stop: the one under way is dropped."""
+
+
+# a told generation waiting to be reported: its run.log line (format and values) and its status
+Told = tuple[tuple[Any, ...], GenerationStatus]
+
+
+def _report(told: Told, callbacks: list[Callback]) -> bool:
+    """Report a told generation (the run folder's writer first: its checkpoint is durable once that
+    returns), then log its ``run.log`` line. Returns whether a callback asked to stop."""
+    line, status = told
+    for callback in callbacks:
+        callback.on_generation_end(status)
+    log.info(*line)
+    return status.stop_requested
+
+
+def _one_generation(
+    prepared: Prepared,
+    backend: Any,
+    callbacks: list[Callback],
+    before: Callable[[], None] | None = None,
+) -> Told:
+    """One generation: ask, breed and evaluate, tell. ``before`` (reporting the generation before, whose
+    checkpoint is written meanwhile) is called once the work is out with the workers: when the first
+    results come back, or the generation fails or ends; the callbacks hear of this generation's start
+    after it. Returns the generation's ``run.log`` line and status, for the callbacks to report."""
+    evolution = prepared.evolution
+    g = evolution.generation + 1
+    start = time.perf_counter()
+    broods = evolution.ask()
+    asked = time.perf_counter()
+    tasks = _tasks(broods, prepared.config, backend.workers)
+    evaluations = sum(task.weight for task in tasks)
+    waiting = [before]
+
+    def begin() -> None:
+        report, waiting[0] = waiting[0], None
+        if report is not None:
+            report()
+        for callback in callbacks:
+            callback.on_generation_start(g, evaluations)
+
+    def evaluated(count: int) -> None:
+        if waiting[0] is not None:
+            begin()
+        for callback in callbacks:
+            callback.on_evaluated(count)
+
+    if before is None:
+        begin()
+    try:
+        ranked = backend.run(tasks, evaluated)
+    except EvaluationFailed as exc:
+        if waiting[0] is not None:  # the generation before is reported (or its write fails) first
+            begin()
+        message = _failure(prepared, broods, exc, callbacks)
+        log.error("%s", message)
+        raise RunFailed(message) from None
+    if waiting[0] is not None:
+        begin()
+    results: list[Any] = [None] * len(broods)
+    for task, result in zip(tasks, ranked, strict=True):
+        results[task.index] = result
+    done = time.perf_counter()
+    record = refine_generation(prepared.config, evolution, evolution.tell(results))  # [ga] refine
+    told = time.perf_counter()
+    first = prepared.plugin.objectives[0]
+    timed_out = sum(getattr(kid[1], "timed_out", False) for kids in results for kid in kids)
+    report = (
+        "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
+        "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
+        g, evaluations, record["exploded"],
+        f", {timed_out} timed out (worst fitness)" if timed_out else "",
+        first, record[f"{first}_best"], record[f"{first}_mean"],
+        asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
+    )  # fmt: skip
+    objectives = tuple(prepared.plugin.objectives)
+    status = GenerationStatus(
+        generation=g,
+        generations=prepared.config.run.generations,
+        evaluations=evaluations,
+        stats=dict(record),
+        hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+        seconds=told - start,
+    )
+    for callback in callbacks:
+        callback.on_generation_told(status)
+    return report, status
+
+
+def _overlaps(prepared: Prepared) -> bool:
+    """Whether a generation's checkpoint is written while the next one is bred and evaluated: with a run
+    folder, for the GA (whose ``ask`` can be taken back when a callback stops the run meanwhile)."""
+    return prepared.folder is not None and isinstance(prepared.evolution, Evolution)
+
+
+def _take_back_ask(evolution: Evolution, rng: dict[str, Any]) -> None:
+    """Undo an ``ask`` whose generation is dropped: its draws and its plan (the state is then exactly
+    that of the generation before, as a resumed run would have it)."""
+    evolution.rng.bit_generator.state = rng
+    evolution._pending = None
+
+
+def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
+    """Run generations until the last or a stop. With a run folder (the GA), each generation is reported
+    while the next is bred and evaluated (its checkpoint written meanwhile: docs/runs.md, "Workers").
+
+    Args:
+        prepared: the run (its evolution goes on in place).
+        backend: where broods are bred and evaluated (:func:`evo.run.backends.make_backend`).
+        callbacks: the listeners, the run folder's writer first.
+
+    Returns:
+        True when a callback stopped the run before its last generation.
+
+    Raises:
+        RunFailed: an evaluation failed or the run folder could not be written.
+    """
+    evolution = prepared.evolution
+    generations = prepared.config.run.generations
+    overlap = _overlaps(prepared)
+    told: Told | None = None
+
+    def stopped_after(told: Told) -> bool:
+        if _report(told, callbacks) and evolution.generation + 1 < generations:
+            log.info("stopped on request after generation %d", evolution.generation)
+            return True
+        return False
+
+    while evolution.generation + 1 < generations:
+        if told is None or not overlap or told[1].stop_requested:  # stopped when told: nothing to drop
+            if told is not None and stopped_after(told):
+                return True
+            told = _one_generation(prepared, backend, callbacks)
+            continue
+        previous, rng = told, evolution.rng.bit_generator.state
+
+        def report_previous(previous: Told = previous) -> None:
+            if _report(previous, callbacks):
+                raise _Stopped
+
+        try:
+            told = _one_generation(prepared, backend, callbacks, report_previous)
+        except _Stopped:
+            _take_back_ask(evolution, rng)
+            kill = getattr(backend, "kill", None)
+            if kill is not None:  # nothing the workers still do is wanted
+                kill()
+            log.info("stopped on request after generation %d", evolution.generation)
+            return True
+    return told is not None and stopped_after(told)

@@ -1,0 +1,169 @@
+"""A generation's checkpoint written while the next generation is bred and evaluated: reported only once
+durable, stops that drop the next generation's work, write errors, and the same files as ever."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import evo
+from evo.fitness.evaluate import evaluate
+from evo.io.run_folder import RunFolder
+from evo.run.callbacks import Callback, as_callbacks
+from evo.run.config import parse_config
+from evo.run.evolve import RunFailed, run_prepared
+from evo.run.folder import FolderWriter, prepare
+
+TINY = {
+    "run": {"name": "tiny", "seed": 5, "generations": 5, "population": 12},
+    "evaluation": {"frames": 200, "plugin": "distance", "params": {"settle_frames": 0}},
+    "world": {"max_speed": 50.0},
+    "pool": {"workers": 1},
+}
+
+
+def tiny(**pool) -> evo.Config:
+    doc = {table: dict(keys) for table, keys in TINY.items()}
+    doc["pool"].update(pool)
+    return parse_config(doc, source="<tiny>")
+
+
+def checkpointed_generation(folder: Path) -> int:
+    return int(RunFolder(folder).read_checkpoint()["generation"])
+
+
+def history_rows(folder: Path) -> int:
+    return len((folder / "history.csv").read_text().splitlines()) - 1
+
+
+class Events(Callback):
+    """The order of what the loop does: ('told', g), ('evaluate', g), ('end', g), with the files then."""
+
+    def __init__(self, folder: Path, log: list):
+        self.folder = folder
+        self.log = log
+
+    def on_generation_told(self, status):
+        self.log.append(("told", status.generation))
+
+    def on_generation_end(self, status):
+        self.log.append(("end", status.generation))
+        assert checkpointed_generation(self.folder) == status.generation
+        assert history_rows(self.folder) == status.generation + 1
+
+
+def test_a_generation_is_reported_once_its_checkpoint_is_durable_after_the_next_one_was_evaluated(tmp_path):
+    folder = tmp_path / "run"
+    log: list = []
+
+    class Writer(FolderWriter):
+        def _write_checkpoint(self, state):
+            log.append(("write", state.generation, threading.current_thread() is threading.main_thread()))
+            super()._write_checkpoint(state)
+
+    def counted(creature, spec, seed):
+        log.append(("evaluate",))
+        return evaluate(creature, spec, seed)
+
+    prepared = prepare(tiny(batch=False), out=folder)
+    run_prepared(prepared, [Writer(prepared), Events(folder, log)], evaluate=counted)
+    assert [e for e in log if e[0] == "write"] == [("write", g, False) for g in range(5)]  # in the thread
+    assert [e for e in log if e[0] == "end"] == [("end", g) for g in range(5)]
+    for g in range(4):  # generation g+1 was bred and evaluated before generation g was reported
+        told = log.index(("told", g))
+        assert ("evaluate",) in log[told : log.index(("end", g))]
+        assert log.index(("end", g)) < log.index(("told", g + 1))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_callback_that_stops_leaves_the_result_it_leaves_in_memory(tmp_path, workers):
+    def stop_at_2(status):
+        if status.generation == 2:
+            status.stop()
+
+    kept = evo.evolve(tiny(workers=workers), callbacks=[stop_at_2], progress=False)
+    written = evo.evolve(tiny(workers=workers), out=tmp_path / "run", callbacks=[stop_at_2], progress=False)
+    assert written.stopped and kept.stopped and written.generation == kept.generation == 2
+    assert checkpointed_generation(tmp_path / "run") == 2 and history_rows(tmp_path / "run") == 3
+    assert written.history.tolist() == kept.history.tolist()
+    assert [m.id for m in written.hall_of_fame] == [m.id for m in kept.hall_of_fame]
+    # the next generation's ask, made while generation 2 was written, was taken back
+    a, b = written.evolution.state(), kept.evolution.state()
+    assert a.rng == b.rng and [i.id for i in a.population] == [i.id for i in b.population]
+    assert plans(written.evolution.ask()) == plans(kept.evolution.ask())
+    resumed = evo.evolve(tiny(workers=workers), out=tmp_path / "run", resume=True, progress=False)
+    evo.evolve(tiny(), out=tmp_path / "whole", progress=False)
+    assert resumed.generation == 4
+    for name in ("checkpoint.npz", "history.csv"):
+        assert (tmp_path / "run" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+
+
+def plans(broods) -> list[tuple]:
+    return [(b.kind, b.seed, b.mate, b.mutate, b.plugin_seeds, len(b.parents)) for b in broods]
+
+
+def test_a_checkpoint_write_that_fails_stops_the_run_before_its_generation_is_reported(tmp_path):
+    folder = tmp_path / "run"
+    reported: list[int] = []
+
+    class Failing(FolderWriter):
+        def _write_checkpoint(self, state):
+            if state.generation == 2:
+                raise OSError(28, "No space left on device")
+            super()._write_checkpoint(state)
+
+    prepared = prepare(tiny(workers=2), out=folder)
+    with pytest.raises(RunFailed, match="cannot write the run folder: .*No space left on device"):
+        run_prepared(prepared, [Failing(prepared), as_callbacks([reported_to(reported)])[0]])
+    assert reported == [0, 1] and checkpointed_generation(folder) == 1
+    assert not list(folder.glob(".*.tmp"))
+    resumed = evo.evolve(tiny(), out=folder, resume=True, progress=False)
+    evo.evolve(tiny(), out=tmp_path / "whole", progress=False)
+    assert resumed.generation == 4
+    assert (folder / "checkpoint.npz").read_bytes() == (tmp_path / "whole" / "checkpoint.npz").read_bytes()
+
+
+def reported_to(out: list[int]):
+    return lambda status: out.append(status.generation)
+
+
+def test_a_failed_evaluation_reports_the_generation_before_and_names_its_checkpoint(tmp_path):
+    folder = tmp_path / "run"
+    reported: list[int] = []
+    calls = [0]
+
+    def fails_in_generation_3(creature, spec, seed):
+        calls[0] += 1
+        if calls[0] > 12 + 3 * 11:  # generation 0 evaluates 12, each later one at most 11
+            raise ValueError("boom")
+        return evaluate(creature, spec, seed)
+
+    prepared = prepare(tiny(batch=False), out=folder)
+    with pytest.raises(RunFailed, match=r"boom.*the last checkpoint \(generation (\d)\) is intact") as caught:
+        listeners = [FolderWriter(prepared), *as_callbacks([reported_to(reported)])]
+        run_prepared(prepared, listeners, evaluate=fails_in_generation_3)
+    last = int(caught.value.args[0].rsplit("(generation ", 1)[1][0])
+    assert reported == list(range(last + 1)) and checkpointed_generation(folder) == last
+
+
+def test_a_stop_asked_when_a_generation_is_told_ends_the_run_there_before_the_next_is_asked_for(tmp_path):
+    class StopWhenTold(Callback):
+        def on_generation_told(self, status):
+            if status.generation == 1:
+                status.stop()
+
+    asked: list[int] = []
+
+    class Starts(Callback):
+        def on_generation_start(self, generation, evaluations):
+            asked.append(generation)
+
+    result = evo.evolve(
+        tiny(workers=2), out=tmp_path / "run", callbacks=[StopWhenTold(), Starts()], progress=False
+    )
+    assert result.stopped and result.generation == 1 and asked == [0, 1]
+    assert checkpointed_generation(tmp_path / "run") == 1
+    kept = evo.evolve(tiny(), callbacks=[lambda s: s.stop() if s.generation == 1 else None], progress=False)
+    assert result.evolution.state().rng == kept.evolution.state().rng
