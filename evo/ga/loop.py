@@ -145,6 +145,7 @@ class Evolution:
         self.logbook = tools.Logbook()
         self.logbook.header = history_columns(settings.objectives)
         self._pending: tuple[list[Individual], list[tuple[Brood, list[Individual | None]]]] | None = None
+        self._before_ask: dict[str, Any] = {}  # the generator's state before the ask under way
         self._distances: dict[tuple[str, str], float] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -241,6 +242,7 @@ class Evolution:
         """
         if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
+        self._before_ask = self.rng.bit_generator.state
         s = self.settings
         g = self.generation + 1
         survivors: list[Individual] = []
@@ -270,6 +272,18 @@ class Evolution:
             )
         self._pending = (survivors, [(b, parents) for b, (_, parents) in zip(broods, plan, strict=True)])
         return broods
+
+    def take_back(self) -> None:
+        """Undo the :meth:`ask` under way, as if it had not been made: its draws and its broods go (a run
+        stopped while a generation was out with the workers). The state is then the one a resumed run has.
+
+        Raises:
+            RuntimeError: no :meth:`ask` is under way.
+        """
+        if self._pending is None:
+            raise RuntimeError("take_back() without an ask() under way")
+        self.rng.bit_generator.state = self._before_ask
+        self._pending = None
 
     def tell(self, results: Sequence[Sequence[tuple[Creature | None, Any]]]) -> dict[str, Any]:
         """Give, for each brood of :meth:`ask` in order, its children as (creature, outcome) pairs --

@@ -174,13 +174,6 @@ def _overlaps(prepared: Prepared) -> bool:
     return prepared.folder is not None and isinstance(prepared.evolution, Evolution)
 
 
-def _take_back_ask(evolution: Evolution, rng: dict[str, Any]) -> None:
-    """Undo an ``ask`` whose generation is dropped: its draws and its plan (the state is then exactly
-    that of the generation before, as a resumed run would have it)."""
-    evolution.rng.bit_generator.state = rng
-    evolution._pending = None
-
-
 def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
     """Run generations until the last or a stop. With a run folder (the GA), each generation is reported
     while the next is bred and evaluated (its checkpoint written meanwhile: docs/runs.md, "Workers").
@@ -213,7 +206,7 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
                 return True
             told = _one_generation(prepared, backend, callbacks)
             continue
-        previous, rng = told, evolution.rng.bit_generator.state
+        previous = told
 
         def report_previous(previous: Told = previous) -> None:
             if _report(previous, callbacks):
@@ -222,7 +215,7 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
         try:
             told = _one_generation(prepared, backend, callbacks, report_previous)
         except _Stopped:
-            _take_back_ask(evolution, rng)
+            evolution.take_back()  # the state is the reported generation's, as a resume has it
             kill = getattr(backend, "kill", None)
             if kill is not None:  # nothing the workers still do is wanted
                 kill()

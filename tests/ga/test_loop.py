@@ -67,6 +67,19 @@ def test_a_state_restored_from_json_continues_exactly_like_the_original(settings
     assert json.dumps(evolution_to_dict(restored)) == json.dumps(evolution_to_dict(original))
 
 
+@pytest.mark.parametrize("settings, score", [(SINGLE, single), (DOUBLE, double)], ids=["single", "nsga2"])
+def test_an_ask_taken_back_leaves_the_state_as_it_was_and_the_run_goes_on_unchanged(settings, score):
+    original, other = run(settings, 2, score), run(settings, 2, score)
+    before = json.dumps(evolution_to_dict(other))
+    other.ask()
+    other.take_back()
+    assert json.dumps(evolution_to_dict(other)) == before
+    for _ in range(2):
+        assert step(other, score) == step(original, score)
+    with pytest.raises(RuntimeError):
+        other.take_back()  # nothing under way
+
+
 def test_elitism_keeps_the_best_fitness_from_ever_getting_worse():
     evolution = Evolution(SINGLE)
     bests = [step(evolution)["size_best"] for _ in range(6)]
