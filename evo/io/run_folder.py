@@ -113,6 +113,7 @@ class RunFolder:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._elite_bytes: dict[str, bytes] = {}  # what write_elites last left in elites/, by file name
 
     # -- paths -------------------------------------------------------------------------------
     @property
@@ -273,16 +274,31 @@ class RunFolder:
         """Make ``elites/`` hold exactly these (file name, model text) pairs.
 
         A file whose text is already there under another name (an elite that moved in rank) is renamed
-        rather than written again; files not in ``elites`` are removed.
+        rather than written again; files not in ``elites`` are removed, and a link or other non-regular
+        file under an elite's name is replaced. A file this folder object wrote last time that is still a
+        regular file of the same size is taken as unchanged without being read again (an elite's name
+        carries its model's digest); any other file is read.
         """
         self.elites.mkdir(parents=True, exist_ok=True)
-        for stray in self.elites.glob(".*.moving"):
-            stray.unlink(missing_ok=True)
-        wanted = dict(elites)
-        current = {}
-        for path in self.elites.glob("*.json"):
+        current: dict[str, str] = {}
+        with os.scandir(self.elites) as found:
+            entries = list(found)
+        for entry in entries:
+            if entry.name.startswith(".") and entry.name.endswith(".moving"):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                continue
+            if not entry.name.endswith(".json"):
+                continue
+            known = self._elite_bytes.get(entry.name)
             with contextlib.suppress(OSError, UnicodeDecodeError):
-                current[path.name] = path.read_text(encoding="utf-8")
+                if not entry.is_file(follow_symlinks=False):  # a link or anything else is replaced
+                    continue
+                if known is not None and entry.stat(follow_symlinks=False).st_size == len(known):
+                    current[entry.name] = known.decode("utf-8")
+                else:
+                    current[entry.name] = Path(entry.path).read_text("utf-8")
+        wanted = dict(elites)
         movable = {text: name for name, text in current.items() if wanted.get(name) != text}
         moves, writes = [], []
         for name, text in elites:
@@ -293,6 +309,7 @@ class RunFolder:
                 moves.append((source, name))
             else:
                 writes.append((name, text))
+        self._elite_bytes = {}  # until this call ends well, every file is read again next time
         staged = []
         for source, name in moves:  # two steps, so that elites swapping ranks do not overwrite each other
             temporary = self.elites / f".{source}.moving"
@@ -302,9 +319,11 @@ class RunFolder:
             os.replace(temporary, self.elites / name)
         for name, text in writes:
             atomic_write_text(self.elites / name, text)
-        for path in self.elites.glob("*.json"):
-            if path.name not in wanted:
-                path.unlink(missing_ok=True)
+        for entry in entries:
+            if entry.name.endswith(".json") and entry.name not in wanted:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+        self._elite_bytes = {name: text.encode("utf-8") for name, text in wanted.items()}
 
     def write_generation_best(self, generation: int, model_text: str) -> None:
         """Keep the best creature of a generation as ``generations/genNNNN.json`` (for the gallery)."""

@@ -224,9 +224,13 @@ class _EliteFiles:
 
     def texts(self, named: list[tuple[str, Individual]]) -> list[tuple[str, str]]:
         """(file name, model text) of each elite."""
-        texts = {ind.id: self._texts.get(ind.id) or dumps_model(self.creature(ind)) for _, ind in named}
+        texts = {ind.id: self.text(ind) for _, ind in named}
         self._texts = texts
         return [(name, texts[ind.id]) for name, ind in named]
+
+    def text(self, ind: Individual) -> str:
+        """The model text of ``ind`` (made once while it is an elite: told individuals never change)."""
+        return self._texts.get(ind.id) or dumps_model(self.creature(ind))
 
 
 def _generation_best(population: list[Individual]) -> Individual | None:
@@ -387,7 +391,7 @@ class FolderWriter(Callback):
             folder.write_elites(elites.texts(elites.names(members)))
             best = _generation_best(population)
             if best is not None:
-                folder.write_generation_best(state.generation, dumps_model(elites.creature(best)))
+                folder.write_generation_best(state.generation, elites.text(best))  # often an elite's
             log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
 
         return work

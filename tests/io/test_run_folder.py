@@ -69,6 +69,31 @@ def test_elites_that_move_in_rank_are_renamed_and_the_rest_removed(tmp_path):
     assert not list(folder.elites.glob(".*"))
 
 
+def test_elite_files_changed_or_removed_behind_the_writers_back_are_put_right_on_the_next_write(tmp_path):
+    folder = RunFolder(tmp_path / "run")
+    folder.create("", force=False)
+    a, b = (dumps_model(_creature(r)) for r in (1.0, 2.0))
+    elites = [("01_a.json", a), ("02_b.json", b)]
+    folder.write_elites(elites)
+    (folder.elites / "01_a.json").write_text(a + "\n")  # edited (another size)
+    (folder.elites / "02_b.json").unlink()
+    (folder.elites / "03_stray.json").write_text(b)
+    linked = folder.elites / "04_link.json"
+    linked.symlink_to(folder.elites / "01_a.json")
+    folder.write_elites(elites)
+    assert [p.name for p in folder.elite_files()] == ["01_a.json", "02_b.json"]
+    assert (folder.elites / "01_a.json").read_text() == a and (folder.elites / "02_b.json").read_text() == b
+    assert not linked.is_symlink()
+    # a name that is now a link to one of the texts is not taken as written: its text moves or is rewritten
+    (folder.elites / "02_b.json").unlink()
+    (folder.elites / "02_b.json").symlink_to(tmp_path / "elsewhere.json")
+    (tmp_path / "elsewhere.json").write_text(b)
+    folder.write_elites(elites)
+    assert (tmp_path / "elsewhere.json").read_text() == b  # never written through
+    assert not (folder.elites / "02_b.json").is_symlink()
+    assert (folder.elites / "02_b.json").read_text() == b
+
+
 def test_an_existing_folder_is_refused_unless_forced_and_force_keeps_other_files(tmp_path):
     folder = RunFolder(tmp_path / "run")
     folder.check_new(force=False)  # nothing there yet
