@@ -101,9 +101,10 @@ def _one_generation(
     before: Callable[[], None] | None = None,
 ) -> Told:
     """One generation: ask, breed and evaluate, tell. ``before`` (reporting the generation before, whose
-    checkpoint is written meanwhile) is called once the work is out with the workers: when the first
-    results come back, or the generation fails or ends; the callbacks hear of this generation's start
-    after it. Returns the generation's ``run.log`` line and status, for the callbacks to report."""
+    checkpoint is written meanwhile) is called once the work is out with the workers (worker processes:
+    as soon as it is sent; in-process: when it is done), or the generation fails; the callbacks hear of
+    this generation's start after it. Returns the generation's ``run.log`` line and status, for the
+    callbacks to report."""
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
@@ -120,11 +121,12 @@ def _one_generation(
         for callback in callbacks:
             callback.on_generation_start(g, evaluations)
 
-    def evaluated(count: int) -> None:
+    def evaluated(count: int) -> None:  # 0: the work is out with the workers, none back yet
         if waiting[0] is not None:
             begin()
-        for callback in callbacks:
-            callback.on_evaluated(count)
+        if count:
+            for callback in callbacks:
+                callback.on_evaluated(count)
 
     if before is None:
         begin()

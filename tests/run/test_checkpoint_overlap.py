@@ -3,7 +3,9 @@ durable, stops that drop the next generation's work, write errors, and the same 
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +77,34 @@ def test_a_generation_is_reported_once_its_checkpoint_is_durable_after_the_next_
         told = log.index(("told", g))
         assert ("evaluate",) in log[told : log.index(("end", g))]
         assert log.index(("end", g)) < log.index(("told", g + 1))
+
+
+def test_with_worker_processes_a_generation_is_reported_as_soon_as_the_next_one_is_sent_out(tmp_path):
+    finished = tmp_path / "finished"  # one file per evaluation, named by when it ended (any process)
+    finished.mkdir()
+
+    def slow(creature, spec, seed):  # long enough that the next generation's results come back late
+        time.sleep(0.1)
+        outcome = evaluate(creature, spec, seed)
+        (finished / f"{time.monotonic_ns()}-{os.getpid()}").touch()
+        return outcome
+
+    when: dict = {}
+
+    class Times(Callback):
+        def on_generation_told(self, status):
+            when["told", status.generation] = time.monotonic_ns()
+
+        def on_generation_end(self, status):
+            when["end", status.generation] = time.monotonic_ns()
+
+    folder = tmp_path / "run"
+    prepared = prepare(tiny(workers=2, batch=False).replace(run={"generations": 3}), out=folder)
+    run_prepared(prepared, [FolderWriter(prepared), Times()], evaluate=slow)
+    ends = sorted(int(path.name.split("-")[0]) for path in finished.iterdir())
+    for g in range(2):  # generation g is reported before any evaluation of generation g + 1 has ended
+        next_ones = [t for t in ends if when["told", g] < t < when["told", g + 1]]
+        assert next_ones and when["end", g] < min(next_ones)
 
 
 @pytest.mark.parametrize("workers", [1, 2])

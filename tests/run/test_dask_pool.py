@@ -80,7 +80,8 @@ def test_progress_counts_the_weight_of_the_tasks_as_chunks_come_back(tasks, spec
     weighted = [Task(t.index, t.payload, weight=2) for t in tasks]
     with DaskPool(evaluate_payload, spec, 2, 3, address=address) as pool:
         pool.run(iter(weighted), seen.append, expected=len(weighted))
-    assert sum(seen) == 2 * len(tasks) and len(seen) == 5  # 13 tasks in chunks of 3
+    assert seen[0] == 0  # every chunk sent out, none back yet
+    assert sum(seen) == 2 * len(tasks) and len(seen[1:]) == 5  # 13 tasks in chunks of 3
 
 
 def test_a_failing_task_comes_back_as_data_naming_the_plugin_and_what_failed(spec, tasks, address):

@@ -64,6 +64,8 @@ def dask_address_problem(address: str) -> str | None:
 
 
 Job = Callable[[Any, Any], Any]
+# progress(weight) as work comes back; a backend whose workers run apart from the caller also calls
+# progress(0) once every task is sent out, while the caller would otherwise only wait
 Progress = Callable[[int], None]
 ErrorData = tuple[int, "str | None", str, Any]
 

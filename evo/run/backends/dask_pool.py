@@ -291,6 +291,8 @@ class DaskPool:
                 pure=False,
             )
             chunk_of.update(zip(futures, numbers, strict=True))
+        if progress is not None:
+            progress(0)  # everything is out with the workers: the caller may do its own work
         results = self._collect(chunk_of, weight, progress)
         return [results[index] for index in order]
 

@@ -243,6 +243,8 @@ class ForkPool:
             else:
                 if chunk:
                     submit(chunk)
+                if progress is not None and not errors:
+                    progress(0)  # everything is out with the workers: the caller may do its own work
             while (pending or redo or replacing) and not errors:
                 collect(block=True)
             if errors:
