@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from evo.analysis import lowest_natural_frequency
-from evo.ga.body import TWO_PI, Body, connected, finish, repair
+from evo.ga.body import TWO_PI, Body, finish
 from evo.ga.gene_kernels import BLOCK, distance_terms
 from evo.ga.settings import GenomeSection
+from evo.ga.topology import connected, repair
 from evo.model import Creature
 from evo.sim.world import World
 
@@ -122,7 +123,7 @@ def seeded_creature(model: Creature, rng: np.random.Generator, genome: GenomeSec
     """``model`` brought within the ``genome`` limits, at rest on the floor.
 
     Extra masses are removed at random and missing ones grown, self and duplicate links dropped, the
-    degree and link caps enforced and the pieces reconnected (see :func:`evo.ga.body.repair`); rest,
+    degree and link caps enforced and the pieces reconnected (see :func:`evo.ga.topology.repair`); rest,
     alpha, omega and beta are clipped into their ranges and phi wrapped into [0, 2π). Fixed masses become
     free. A model already within the limits keeps its structure and genes (only its placement changes).
     """

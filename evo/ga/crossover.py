@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_links_genes, repair
+from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_links_genes
 from evo.ga.graph_kernels import cut_child, gathered_genes, join_pairs, left_part
 from evo.ga.settings import GASection, GenomeSection
+from evo.ga.topology import repair
 from evo.model import Creature
 
 __all__ = ["crossover", "crossover_bodies", "cut_crossover", "wave_crossover"]
@@ -129,7 +130,7 @@ def cut_crossover(
     the right part is shifted in x so that both parents' cut lines coincide, then further right if needed
     to keep masses across the cut at least ``rest[0]`` apart. Each part keeps its links and their genes;
     as many new unstressed links as the parents had across the cut (their mean, at least one) join the
-    nearest masses across it, then :func:`~evo.ga.body.repair` brings the child within the limits
+    nearest masses across it, then :func:`~evo.ga.topology.repair` brings the child within the limits
     (mass count, degree and link caps, connected). Each child keeps the wave and name of the
     parent that gave its left part; both take parent a's world.
     """

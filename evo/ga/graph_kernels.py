@@ -131,7 +131,7 @@ def _span(n, a, b, order, positions, cap, max_links):  # pragma: no cover
 def span(
     n: int, a: np.ndarray, b: np.ndarray, order: np.ndarray, positions: np.ndarray, cap: int, max_links: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Which links a repair keeps and the links it adds (:func:`evo.ga.body.repair`): links taken in
+    """Which links a repair keeps and the links it adds (:func:`evo.ga.topology.repair`): links taken in
     ``order`` first grow a spanning forest within the degree cap, then the trees are joined one by one
     (the nearest pair of masses with a spare degree, one in the tree of mass 0 and one outside it), then
     the other links are kept in ``order`` while the degree cap and ``max_links`` allow.

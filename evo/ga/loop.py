@@ -8,7 +8,6 @@ generations). Selection, variation and randomness: docs/runs.md, "The generation
 from __future__ import annotations
 
 import copy
-import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,20 +17,14 @@ import numpy as np
 from deap import tools
 
 from evo.ga.brood import PAIR, RANDOM, SEEDED, Brood
+from evo.ga.hall_of_fame import HallOfFame
 from evo.ga.individual import Individual
+from evo.ga.logbook import column_statistics, history_columns
 from evo.ga.seeds import plugin_seed, plugin_seeds
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
 __all__ = ["Evolution", "EvolutionState", "HallOfFame", "LoopSettings", "history_columns", "plugin_seed"]
-
-
-def history_columns(objectives: Sequence[str]) -> list[str]:
-    """The logbook's (and history.csv's) columns, in order."""
-    columns = ["generation", "evaluations"]
-    for name in objectives:
-        columns += [f"{name}_best", f"{name}_mean", f"{name}_std", f"{name}_min"]
-    return columns + ["masses_mean", "links_mean", "exploded"]
 
 
 @dataclass(frozen=True)
@@ -48,67 +41,6 @@ class LoopSettings:
     @property
     def multi_objective(self) -> bool:
         return len(self.weights) > 1
-
-
-class HallOfFame(tools.HallOfFame):
-    """DEAP's hall of fame that keeps near-duplicates out without ever losing the best creature.
-
-    DEAP rejects any newcomer similar to a member, even a better one. Here a newcomer better than every
-    member it is similar to replaces them; one similar to a better member stays out. Only individuals
-    with finite fitness enter.
-    """
-
-    def update(self, population: Sequence[Individual]) -> None:
-        for ind in population:
-            # not better than the last member of a full hall (``not ind.fitness > last``, compared by
-            # weighted values as DEAP's Fitness does), then not finite: both only skip, cheaper first
-            if len(self) >= self.maxsize and ind.fitness.wvalues <= self[-1].fitness.wvalues:
-                continue
-            if not all(math.isfinite(v) for v in ind.fitness.values):
-                continue
-            if any(member.id == ind.id for member in self):  # a copy of a member
-                continue
-            alike = self._alike(ind)
-            if alike is None:  # like a member at least as good: stays out
-                continue
-            if not alike:
-                if len(self) >= self.maxsize:
-                    self.remove(-1)
-                self.insert(ind)
-            else:  # better than every member it is like: replaces them
-                for k in reversed(alike):
-                    self.remove(k)
-                self.insert(ind)
-
-    def _alike(self, ind: Individual) -> list[int] | None:
-        """The positions of the members ``ind`` is similar to, all worse than it; None as soon as one is
-        not (the members after it need not be compared)."""
-        alike = []
-        for k, member in enumerate(self):
-            if self.similar(ind, member):
-                if not ind.fitness > member.fitness:
-                    return None
-                alike.append(k)
-        return alike
-
-    def restore(self, members: Sequence[Individual]) -> None:
-        """Put back members saved best first, in the same order."""
-        self.items = list(members)
-        self.keys = [m.fitness for m in reversed(self.items)]
-
-
-def _column_statistics(population: Sequence[Individual]) -> dict[str, list[float]]:
-    """Per-column mean, std, min and max of (objective values..., masses, links) over the finite values
-    of each column (NaN for a column with none): ``np.mean`` ... ``np.max`` of each column's finite
-    values, the table and its finite parts made once."""
-    rows = [(*ind.values, ind.creature.n_masses, ind.creature.n_links) for ind in population]
-    table = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
-    out: dict[str, list[float]] = {"mean": [], "std": [], "min": [], "max": []}
-    for column in table.T:
-        finite = column[np.isfinite(column)]
-        for name, reduce in (("mean", np.mean), ("std", np.std), ("min", np.min), ("max", np.max)):
-            out[name].append(float(reduce(finite)) if finite.size else math.nan)
-    return out
 
 
 def _fitness_key(ind: Individual) -> tuple[float, ...]:
@@ -345,7 +277,7 @@ class Evolution:
         return record
 
     def _record(self, generation: int, evaluated: list[Individual]) -> dict[str, Any]:
-        compiled = _column_statistics(self.population)
+        compiled = column_statistics(self.population)
         record: dict[str, Any] = {"generation": generation, "evaluations": len(evaluated)}
         for k, (name, weight) in enumerate(zip(self.settings.objectives, self.settings.weights, strict=True)):
             record[f"{name}_best"] = compiled["max"][k] if weight > 0 else compiled["min"][k]

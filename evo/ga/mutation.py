@@ -13,10 +13,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from evo.ga.body import TWO_PI, Body, cut_structure, finish, new_link_genes, new_links_genes, wrap_phase
+from evo.ga.body import TWO_PI, Body, finish, new_link_genes, new_links_genes, wrap_phase
 from evo.ga.crossover import crossover
 from evo.ga.link_kernels import free_pairs
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
+from evo.ga.topology import cut_structure
 from evo.model import Creature
 
 __all__ = ["MUTATIONS", "BODY_MUTATIONS", "Mutation", "BodyMutation", "mutate", "mutate_body", "crossover"]

@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evo.errors import EvoInputError
-from evo.ga.body import TWO_PI, cut_structure, wrap_phase
+from evo.ga.body import TWO_PI, wrap_phase
 from evo.ga.creatures import distance, problems, random_creature, seeded_creature
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
+from evo.ga.topology import cut_structure
 from evo.io.models import load_model
 from evo.model import topology
 from evo.schema import parse_section, section_to_dict

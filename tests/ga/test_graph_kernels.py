@@ -12,8 +12,8 @@ from ga_strategies import ga_sections, genome_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evo.ga.body import connected
 from evo.ga.graph_kernels import gathered_genes, join_pairs, left_part, span
+from evo.ga.topology import connected
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -125,8 +125,9 @@ def test_span_keeps_and_adds_the_links_the_python_repair_did(graph):
 def reference_cut_bodies(a, b, rng, genome):
     """0.1.0's _cut_bodies (its _part, _merged, _gap, _crossing and _join written out), with today's
     repair (itself checked above)."""
-    from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, new_link_genes, repair
+    from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, new_link_genes
     from evo.ga.crossover import PER_MASS_ACROSS, _split
+    from evo.ga.topology import repair
 
     def part(creature, keep, shift):
         new_index = np.cumsum(keep) - 1

@@ -12,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evo.errors import EvoInputError
-from evo.ga.body import TWO_PI, cut_structure
+from evo.ga.body import TWO_PI
 from evo.ga.creatures import problems, random_creature
 from evo.ga.crossover import cut_crossover, wave_crossover
 from evo.ga.mutation import MUTATIONS, crossover, mutate
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
+from evo.ga.topology import cut_structure
 from evo.model import Creature, topology
 from evo.schema import parse_section
 
