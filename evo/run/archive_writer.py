@@ -16,14 +16,15 @@ from evo.io.qd_checkpoint import archive_document, qd_checkpoint_contents
 from evo.io.run_folder import ARCHIVE_CELLS, archive_file_name
 from evo.model import Creature
 from evo.qd import Elite
-from evo.run.folder import FolderWriter, Prepared, _EliteFiles, _generation_best, provenance_of
+from evo.run.elite_files import EliteFiles, generation_best, provenance_of
+from evo.run.folder import FolderWriter, Prepared
 
 __all__ = ["QDFolderWriter"]
 
 log = logging.getLogger("evo.run")
 
 
-class _CellFiles(_EliteFiles):
+class _CellFiles(EliteFiles):
     """Model files whose ``meta`` also holds the creature's archive cell and measures."""
 
     def __init__(self, prepared: Prepared):
@@ -76,7 +77,7 @@ class QDFolderWriter(FolderWriter):
             folder.write_archive_cells(
                 list(by_name), lambda name: dumps_model(files.creature(by_name[name].individual))
             )
-            best = _generation_best([e.individual for e in state.elites])
+            best = generation_best([e.individual for e in state.elites])
             if best is not None:
                 folder.write_generation_best(state.generation, dumps_model(files.creature(best)))
             log.debug("iteration %d written in %.3f s", state.generation, time.perf_counter() - started)

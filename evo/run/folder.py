@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import time
 import tomllib
 from collections.abc import Callable, Iterator
@@ -17,20 +16,20 @@ from typing import Any
 
 from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
-from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, LoopSettings, history_columns
-from evo.io.checkpoint import checkpoint_contents, evolution_from_dict, model_document
+from evo.io.checkpoint import checkpoint_contents, evolution_from_dict
 from evo.io.checkpoint_file import HistoryLog, checkpoint_arrays
-from evo.io.models import dumps_model, load_model
+from evo.io.models import load_model
 from evo.io.provenance import Provenance
 from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.run_folder import RunFolder, elite_file_name, history_csv, model_digest
+from evo.io.run_folder import RunFolder, history_csv
 from evo.io.run_lock import RunLock
 from evo.io.runs import CHECKPOINT_ERRORS
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
 from evo.run.config import Config
+from evo.run.elite_files import EliteFiles, generation_best, provenance_of
 from evo.run.map_elites import new_search, search_from_state
 from evo.run.worker_log import WorkerLogHandler
 
@@ -181,64 +180,6 @@ def _resumed(config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSe
         ) from None
 
 
-def provenance_of(config: Config, ind: Individual, objectives: tuple[str, ...]) -> Provenance:
-    """The provenance an elite's (or a generation best's) model file records."""
-    return Provenance(
-        run=config.run.name,
-        id=ind.id,
-        generation=ind.born,
-        plugin=config.evaluation.plugin,
-        frames=config.evaluation.frames,
-        parents=tuple(ind.parents),
-        plugin_paths=tuple(config.evaluation.plugin_paths),
-        params=dict(config.evaluation.params),
-        seed=ind.seed,
-        fitness=tuple(ind.values or ()),
-        objectives=objectives,
-    )
-
-
-class _EliteFiles:
-    """The hall of fame as model files: names in rank order, texts made once per individual. An elite's
-    rank is in its file name only, so an elite that moves in rank keeps its bytes."""
-
-    def __init__(self, config: Config, plugin: Plugin):
-        self.config = config
-        self.objectives = tuple(plugin.objectives)
-        self.world = config.world.to_dict()
-        self._digests: dict[str, str] = {}
-        self._texts: dict[str, str] = {}
-
-    def creature(self, ind: Individual) -> Creature:
-        meta = provenance_of(self.config, ind, self.objectives).to_meta()
-        return ind.creature.replace(name=f"{self.config.run.name}-{ind.id}", world=self.world, meta=meta)
-
-    def names(self, members: list[Individual]) -> list[tuple[str, Individual]]:
-        """(file name, individual), best first."""
-        digests = {m.id: self._digests.get(m.id) or model_digest(model_document(m)) for m in members}
-        self._digests = digests
-        return [
-            (elite_file_name(rank, len(members), ind.born, digests[ind.id]), ind)
-            for rank, ind in enumerate(members, start=1)
-        ]
-
-    def texts(self, named: list[tuple[str, Individual]]) -> list[tuple[str, str]]:
-        """(file name, model text) of each elite."""
-        texts = {ind.id: self.text(ind) for _, ind in named}
-        self._texts = texts
-        return [(name, texts[ind.id]) for name, ind in named]
-
-    def text(self, ind: Individual) -> str:
-        """The model text of ``ind`` (made once while it is an elite: told individuals never change)."""
-        return self._texts.get(ind.id) or dumps_model(self.creature(ind))
-
-
-def _generation_best(population: list[Individual]) -> Individual | None:
-    """The fittest evaluated individual of a generation with finite fitness (DEAP's weighted order)."""
-    finite = [ind for ind in population if ind.values and all(map(math.isfinite, ind.values))]
-    return max(finite, key=lambda ind: ind.fitness, default=None)
-
-
 @contextlib.contextmanager
 def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
     """Send the ``evo`` logger's records -- those of forked workers too -- to ``path`` (appending)."""
@@ -272,7 +213,7 @@ class FolderWriter(Callback):
             raise ValueError("FolderWriter needs a run folder")
         self.prepared = prepared
         self.folder: RunFolder = prepared.folder
-        self.elites = _EliteFiles(prepared.config, prepared.plugin)
+        self.elites = EliteFiles(prepared.config, prepared.plugin)
         self.history = HistoryLog(self.folder.history)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evo-run-writer")
         self._future: Future | None = None
@@ -389,7 +330,7 @@ class FolderWriter(Callback):
         def work() -> None:
             started = time.perf_counter()
             folder.write_elites(elites.texts(elites.names(members)))
-            best = _generation_best(population)
+            best = generation_best(population)
             if best is not None:
                 folder.write_generation_best(state.generation, elites.text(best))  # often an elite's
             log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
