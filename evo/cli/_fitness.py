@@ -18,20 +18,30 @@ from evo.schema import shown
 from evo.sim.world import World
 
 
+def params_of(text: str | None) -> dict[str, Any] | None:
+    """The plugin keyword arguments of ``--params`` (a JSON object), or None when it is not given.
+
+    Raises:
+        EvoInputError: not JSON (an integer of more than 4300 digits included), or not an object.
+    """
+    if not text:
+        return None
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvoInputError(f"--params: not valid JSON: {exc.msg}") from None
+    except ValueError as exc:  # an integer literal of more than 4300 digits
+        raise EvoInputError(f"--params: not valid JSON: {digits_problem(exc) or exc}") from None
+    if not isinstance(params, dict):
+        raise EvoInputError(f"--params: expected a JSON object, got {shown(text)}")
+    return params
+
+
 def plugin_spec(creature: Creature, args: argparse.Namespace, world: World, frames: int) -> tuple[Any, int]:
     """(EvaluationSpec, seed) for ``--plugin`` (see :func:`evo.run.rescore.scoring`)."""
     from evo.run.rescore import scoring
 
-    params = None
-    if args.params:
-        try:
-            params = json.loads(args.params)
-        except json.JSONDecodeError as exc:
-            raise EvoInputError(f"--params: not valid JSON: {exc.msg}") from None
-        except ValueError as exc:  # an integer literal of more than 4300 digits
-            raise EvoInputError(f"--params: not valid JSON: {digits_problem(exc) or exc}") from None
-        if not isinstance(params, dict):
-            raise EvoInputError(f"--params: expected a JSON object, got {shown(args.params)}")
+    params = params_of(args.params)
     return scoring(
         creature,
         args.plugin,

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 from evo.cli._common import add_world_arguments, world_for, writing
+from evo.cli._fitness import params_of
 from evo.errors import EvoInputError
 from evo.io.checkpoint import encode_numbers
 from evo.io.models import load_model, save_model
 from evo.io.provenance import Provenance
 from evo.refine import GENES, RefineProgress, refine
 from evo.run.rescore import scoring
-from evo.schema import shown
 from evo.sim.placement import stand_on_ground
 
 NAME = "refine"
@@ -83,14 +83,7 @@ def run(args: argparse.Namespace) -> int:
     creature = load_model(args.model)
     world = world_for(creature, args, args.model)
     creature = stand_on_ground(creature, world)
-    params = None
-    if args.params:
-        try:
-            params = json.loads(args.params)
-        except json.JSONDecodeError as exc:
-            raise EvoInputError(f"--params: not valid JSON: {exc.msg}") from None
-        if not isinstance(params, dict):
-            raise EvoInputError(f"--params: expected a JSON object, got {shown(args.params)}")
+    params = params_of(args.params)
     if args.frames is not None and args.frames <= 0:
         raise EvoInputError(f"--frames must be a positive number of frames, got {args.frames}")
     spec, plugin_seed = scoring(

@@ -89,3 +89,19 @@ def test_an_elite_of_a_run_is_refined_under_its_runs_frames_params_and_seed(tmp_
     assert (meta["frames"], meta["params"], meta["seed"]) == (900, {"settle_frames": 100}, start["seed"])
     code, stdout, _ = run_cli(capsys, "simulate", out, "--plugin", "speed", "--json")
     assert json.loads(stdout.splitlines()[-1])["fitness"] == [report["fitness"]]
+
+
+def test_bad_params_are_one_line_errors_as_for_simulate(tmp_path, capsys):
+    huge = "1" + "0" * 5000  # more digits than Python reads
+    for params, expected in (
+        ("{", "--params: not valid JSON"),
+        ("[1]", "--params: expected a JSON object"),
+        ('{"settle_frames": ' + huge + "}", "--params: not valid JSON: an integer of 5001 digits"),
+    ):
+        for command in ("refine", "simulate"):
+            code, _, err = run_cli(
+                capsys, command, GENOMES / "walker.json", "--plugin", "distance", "--params", params,
+                *(("--budget", 10, "--out", tmp_path / "x.json") if command == "refine" else ()),
+            )  # fmt: skip
+            assert code == 2 and expected in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.json").exists()
