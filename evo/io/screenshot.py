@@ -16,19 +16,19 @@ from pathlib import Path
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_bytes
 
-__all__ = ["BROWSER_FLAGS", "find_browser", "take_screenshot"]
+__all__ = ["BROWSER_FLAGS", "QUIET_BROWSER_FLAGS", "find_browser", "take_screenshot"]
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
-BROWSER_FLAGS = (
-    "--headless",
+# a fresh Chromium that asks nothing and reaches no network service (the browser tests launch it so too)
+QUIET_BROWSER_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--hide-scrollbars",
 )
+BROWSER_FLAGS = ("--headless", *QUIET_BROWSER_FLAGS, "--hide-scrollbars")
 
 
 def find_browser(explicit: str | None = None) -> str:

@@ -15,16 +15,10 @@ from typing import Any
 import pytest
 
 from evo.gallery import write_gallery
+from evo.io.screenshot import QUIET_BROWSER_FLAGS
 
 CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+FLAGS = list(QUIET_BROWSER_FLAGS)
 LOCAL = ("file:", "data:", "blob:", "about:")
 
 # dark pixels drawn by a creature (masses #212529, springs #3d434a), and a digest of the whole canvas

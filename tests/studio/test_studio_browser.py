@@ -21,18 +21,12 @@ import pytest
 import evo
 from evo.analysis import natural_modes
 from evo.io.models import creature_to_dict, load_model, loads_model
+from evo.io.screenshot import QUIET_BROWSER_FLAGS
 from evo.io.soda_xml import read_terrain
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("EVO_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+FLAGS = list(QUIET_BROWSER_FLAGS)
 LOCAL = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:", "about:")
 DOCS = ROOT / "docs"
 SCREENSHOTS = os.environ.get("EVO_DOCS_SCREENSHOTS") == "1"
