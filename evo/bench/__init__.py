@@ -54,6 +54,12 @@ class Section:
     lines: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
 
+    def show(self, file: Any = None) -> None:
+        """Print the title and the table lines (on ``file``, default standard output)."""
+        print(f"== {self.title}", file=file)
+        for line in self.lines:
+            print(line, file=file)
+
 
 def best_time(run: Callable[[], object], repeats: int) -> float:
     """The shortest of ``repeats`` wall-clock timings of ``run()``, s."""
@@ -117,9 +123,7 @@ def main(args: argparse.Namespace) -> int:
     human = sys.stderr if getattr(args, "json", False) else sys.stdout  # --json: stdout holds JSON only
     merged: dict[str, Any] = {}
     for section in sections:
-        print(f"== {section.title}", file=human)
-        for line in section.lines:
-            print(line, file=human)
+        section.show(human)
         print(file=human)
         for key, value in section.data.items():
             if key in merged and merged[key] != value:

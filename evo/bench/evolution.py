@@ -331,9 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"generation {generation:4d}: peak RSS {kib / 1024:7.1f} MiB")
         return 0
     section = evolution_section(args)
-    print(f"== {section.title}")
-    for line in section.lines:
-        print(line)
+    section.show()
     return 0
 
 

@@ -85,9 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quality-seeds", type=int, nargs="+", default=list(SEEDS))
     parser.add_argument("--quality-workers", type=int, default=1, help="workers of the GA runs")
     section = quality_section(parser.parse_args(argv))
-    print(f"== {section.title}")
-    for line in section.lines:
-        print(line)
+    section.show()
     return 0
 
 
