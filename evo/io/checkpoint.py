@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from evo.ga.individual import Individual
@@ -139,30 +139,13 @@ def _decode_cell(key: str, value: Any) -> Any:
     return int(value) if key in _INT_COLUMNS else decode_number(value)
 
 
-def state_parts(
-    state: EvolutionState, pause: Callable[[], None] | None = None
-) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """The state as a JSON-able dict without its individuals, and the ``population`` and ``hall_of_fame``
-    as lists of JSON texts (:func:`individual_json`), to be spliced into one document. ``pause`` is
-    called after each individual (a writer thread lets the evolution's thread run there)."""
-    head = {
-        "generation": state.generation,
-        "seed": state.seed,
-        "objectives": list(state.objectives),
-        "weights": list(state.weights),
-        "rng": state.rng,
-        "logbook": [{k: _encode_cell(v) for k, v in record.items()} for record in state.logbook],
-    }
-
-    def texts(individuals: Sequence[Individual]) -> list[str]:
-        out = []
-        for ind in individuals:
-            out.append(individual_json(ind))
-            if pause is not None:
-                pause()
-        return out
-
-    return head, {"population": texts(state.population), "hall_of_fame": texts(state.hall_of_fame)}
+def state_parts(state: EvolutionState) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The state as a JSON-able dict without its individuals (:func:`checkpoint_contents`' head and the
+    logbook), and the ``population`` and ``hall_of_fame`` as lists of JSON texts
+    (:func:`individual_json`), to be spliced into one document."""
+    head, groups = checkpoint_contents(state)
+    head["logbook"] = [{k: _encode_cell(v) for k, v in record.items()} for record in state.logbook]
+    return head, {name: [individual_json(ind) for ind in members] for name, members in groups.items()}
 
 
 def state_from_dict(doc: Mapping[str, Any], weights: Sequence[float]) -> EvolutionState:
