@@ -219,9 +219,9 @@ _EMPTY = MappingProxyType({})
 
 
 def _frozen_mapping(value: Any) -> Any:
-    if isinstance(value, Mapping) and not value:
-        return _EMPTY  # a child's (and most creatures') meta and world
     if isinstance(value, Mapping):
+        if not value:
+            return _EMPTY  # a child's (and most creatures') meta and world
         return MappingProxyType({k: _frozen_mapping(v) for k, v in value.items()})
     if isinstance(value, list | tuple):
         return tuple(_frozen_mapping(v) for v in value)

@@ -285,7 +285,7 @@ class RunFolder:
             entries = list(found)
         for entry in entries:
             if entry.name.startswith(".") and entry.name.endswith(".moving"):
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.path)
                 continue
             if not entry.name.endswith(".json"):
