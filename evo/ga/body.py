@@ -29,6 +29,7 @@ __all__ = [
     "place_on_floor",
     "settle",
     "finish",
+    "assemble",
 ]
 
 TWO_PI = 2.0 * math.pi
@@ -250,18 +251,41 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
         genome.rest,
     )
     links = np.array(body.a + body.b, dtype=np.int64).reshape(2, m)
-    for array in (positions, genes, links):  # their rows below are read-only views
-        array.setflags(write=False)
     stiffness, dashpot = body.link_extra.get("stiffness"), body.link_extra.get("dashpot")
     mass = body.mass_extra.get("mass")
-    default_physics = stiffness is None and dashpot is None and mass is None
-    velocities, fixed, *defaults = _defaults(n, m)
-    if not default_physics:
-        defaults = [
+    physics = None
+    if stiffness is not None or dashpot is not None or mass is not None:
+        physics = (
             _clipped(stiffness, genome.link_stiffness, m, 1.0),
             _clipped(dashpot, genome.link_dashpot, m, 0.0),
             _clipped(mass, genome.mass, n, 1.0),
-        ]
+        )
+    omega = min(max(float(body.omega), genome.omega[0]), genome.omega[1])
+    beta = min(max(float(body.beta), genome.beta[0]), genome.beta[1])
+    return assemble(positions, links, genes, omega, beta, body.renumbered, template, world, physics)
+
+
+def assemble(
+    positions: np.ndarray,
+    links: np.ndarray,
+    genes: np.ndarray,
+    omega: float,
+    beta: float,
+    renumbered: bool,
+    template: Creature,
+    world: dict | None = None,
+    physics: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> Creature:
+    """The creature :func:`finish` makes of finished genes: (n, 2) float64 ``positions`` on the floor,
+    (2, m) int64 ``links``, (3, m) float64 ``genes`` (rest, alpha, phi) already clipped, and ``omega`` and
+    ``beta`` clipped; the arrays become the creature's own, read-only. ``physics``: the clipped read-only
+    (stiffness, dashpot, mass) columns, or None for the applet's physics. The name, wave and world
+    (unless ``world`` is given) come from ``template``; the polygons too unless ``renumbered``."""
+    for array in (positions, genes, links):  # their rows below are read-only views
+        array.setflags(write=False)
+    velocities, fixed, *defaults = _defaults(positions.shape[0], links.shape[1])
+    if physics is not None:
+        defaults = physics
     # the Creature the constructor would make of these fields, all fresh or shared read-only arrays of
     # the right dtypes and shapes with the genes clipped, assembled without its copies and checks
     # (tests/ga/test_body.py checks it against the constructor)
@@ -276,21 +300,21 @@ def finish(body: Body, template: Creature, genome: GenomeSection, *, world: dict
             "rest": genes[0],
             "alpha": genes[1],
             "phi": genes[2],
-            "omega": min(max(float(body.omega), genome.omega[0]), genome.omega[1]),
-            "beta": min(max(float(body.beta), genome.beta[0]), genome.beta[1]),
+            "omega": omega,
+            "beta": beta,
             "wave_phase": float(template.wave_phase),
             "wave_reverse": template.wave_reverse,
             "autoreverse": template.autoreverse,
             "name": template.name,
             "world": dict(template.world if world is None else world),
             "meta": {},
-            "polys": () if body.renumbered else template.polys,
+            "polys": () if renumbered else template.polys,
             "stiffness": defaults[0],
             "dashpot": defaults[1],
             "mass": defaults[2],
         }
     )
-    if default_physics:
+    if physics is None:
         creature.__dict__["has_default_physics"] = True
     return creature
 

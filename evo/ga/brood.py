@@ -111,9 +111,22 @@ def breed(
 def _children(
     brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation
 ) -> list[Creature | None]:
+    default = _is_default(variation)
+    if default and brood.kind == PAIR:  # one compiled call, the same draws (evo.ga.brood_kernels)
+        from evo.ga.brood_kernels import compiled_children
+
+        children = compiled_children(brood, genome, ga)
+        if children is not None:
+            return children
+    return _python_children(brood, genome, ga, variation, default)
+
+
+def _python_children(
+    brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation, default: bool
+) -> list[Creature | None]:
+    """The brood's children made by the Python operators (``default``: they are the default ones)."""
     from evo.ga.creatures import random_creature, seeded_creature
 
-    default = _is_default(variation)
     # the default operators keep no generator beyond the brood: the thread's one, default_rng's stream
     rng = brood_generator(brood.seed) if default else np.random.default_rng(brood.seed)
     if brood.kind == RANDOM:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["integers", "normal", "permutation", "random", "uniform"]
+__all__ = ["generator", "integers", "normal", "permutation", "random", "uniform"]
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -43,3 +43,11 @@ def uniform(rng, low: float, high: float) -> float:  # pragma: no cover
 def permutation(rng, n: int) -> np.ndarray:  # pragma: no cover
     """``rng.permutation(n)``: int64 array."""
     return rng.permutation(n)
+
+
+def generator(seed: int):
+    """The generator the compiled operators draw from for a brood of ``seed`` (0 <= seed < 2**63): the
+    stream of ``np.random.default_rng(seed)``."""
+    from evo.ga.seeds import brood_generator
+
+    return brood_generator(seed)

@@ -1,0 +1,192 @@
+"""A pair brood bred in one compiled call: crossover, settling, mutation and finishing of both children, draw
+for draw what :func:`evo.ga.brood.breed` does with the default operators.
+
+:func:`compiled_children` is used by ``breed`` when it applies: a PAIR brood, the default operators, the
+applet's physics in every parent and no ``physics`` mutation. It returns None when a brood needs a draw the
+compiled operators do not make (a repair that removes masses at random draws ``rng.choice``); ``breed``
+then makes the brood in Python from its seed, so the children are the same either way.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from evo.ga import draws
+from evo.ga.body import assemble
+from evo.ga.crossover_kernels import crossover_bodies
+from evo.ga.gene_kernels import _finished_genes
+from evo.ga.mutation_kernels import (
+    BETA_HIGH,
+    BETA_LOW,
+    MUTATION_CODES,
+    OMEGA_HIGH,
+    OMEGA_LOW,
+    REST_HIGH,
+    REST_LOW,
+    _clip,
+    apply_pending,
+    ga_sigmas,
+    genome_limits,
+    mutate_body,
+)
+from evo.ga.settings import GASection, GenomeSection
+from evo.model import Creature
+
+__all__ = ["compiled_children", "operators"]
+
+_JIT = dict(cache=True, nogil=True)
+
+
+@nb.njit(**_JIT)
+def _settled(body, lim):  # pragma: no cover
+    """evo.ga.body.settle: genes clipped, placed on the floor, omega and beta clipped."""
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    genes = np.empty((3, a.size))
+    genes[0] = rest
+    genes[1] = alpha
+    genes[2] = phi
+    placed, out = _finished_genes(pos, genes, lim[REST_LOW], lim[REST_HIGH])
+    omega = _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH])
+    beta = _clip(beta, lim[BETA_LOW], lim[BETA_HIGH])
+    return (placed, a, b, out[0].copy(), out[1].copy(), out[2].copy(), omega, beta, renumbered)
+
+
+@nb.njit(**_JIT)
+def _finished(body, arg, pending, lim):  # pragma: no cover
+    """evo.ga.body.finish's arrays: (positions, links (2, m), genes (3, m), omega, beta, renumbered,
+    arg, pending, number pending), a pending rest gene left raw for :func:`apply_pending`."""
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    m = a.size
+    genes = np.empty((3, m))
+    genes[0] = rest
+    genes[1] = alpha
+    genes[2] = phi
+    placed, out = _finished_genes(pos, genes, lim[REST_LOW], lim[REST_HIGH])
+    n_pending = 0
+    for k in range(m):
+        if pending[k]:
+            out[0, k] = rest[k]
+            n_pending += 1
+    links = np.empty((2, m), np.int64)
+    links[0] = a
+    links[1] = b
+    omega = _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH])
+    beta = _clip(beta, lim[BETA_LOW], lim[BETA_HIGH])
+    return placed, links, out, omega, beta, renumbered, arg, pending, n_pending
+
+
+@nb.njit(**_JIT)
+def _own(body):  # pragma: no cover
+    """A body of writable C-contiguous copies of ``body``'s arrays (a parent's are read-only)."""
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    return (pos.copy(), a.copy(), b.copy(), rest.copy(), alpha.copy(), phi.copy(), omega, beta, renumbered)
+
+
+@nb.njit(**_JIT)
+def _unmutated(body):  # pragma: no cover
+    m = body[1].size
+    return body, np.zeros(m), np.zeros(m, np.bool_)
+
+
+@nb.njit(**_JIT)
+def _pair(rng, pa, pb, two, mate, mutate_a, mutate_b, lim, sig, codes, rates, cumulative, rate_cut,
+          rate_wave):  # fmt: skip  # pragma: no cover
+    """Both (or the one) children of a pair brood; ``ok`` False when the brood must be made in Python."""
+    pa, pb = _own(pa), _own(pb)
+    if mate:
+        first, second, ok = crossover_bodies(rng, pa, pb, lim, rate_cut, rate_wave)
+        if not ok:
+            return False, _finished(*_unmutated(pa), lim), _finished(*_unmutated(pb), lim)
+    else:
+        first, second = pa, pb
+    if mutate_a:
+        if mate:
+            first = _settled(first, lim)
+        child_a = mutate_body(rng, first, lim, sig, codes, rates, cumulative)
+    else:
+        child_a = _unmutated(first)
+    if two and mutate_b:
+        if mate:
+            second = _settled(second, lim)
+        child_b = mutate_body(rng, second, lim, sig, codes, rates, cumulative)
+    else:
+        child_b = _unmutated(second)
+    return True, _finished(*child_a, lim), _finished(*child_b, lim)
+
+
+_OPERATORS: tuple = (None, None)  # (ga, genome) -> operator arrays, for the last settings
+
+
+def operators(genome: GenomeSection, ga: GASection) -> tuple | None:
+    """The settings arrays the compiled brood reads, remembered for the last settings; None when the
+    settings use an operator that is not compiled (``physics``)."""
+    global _OPERATORS
+    key, value = _OPERATORS
+    if key is None or key[0] is not genome or key[1] is not ga:
+        value = None
+        if ga.rate("physics") <= 0.0:
+            from evo.ga.mutation import _active
+
+            _, rates, cumulative = _active(ga)
+            codes = np.array([code for name, code in MUTATION_CODES.items() if ga.rate(name) > 0.0], np.int64)
+            value = (
+                genome_limits(genome),
+                ga_sigmas(ga),
+                codes,
+                rates,
+                np.empty(0) if cumulative is None else cumulative,
+                float(ga.rate_cut_crossover),
+                float(ga.rate_wave_crossover),
+            )
+        _OPERATORS = ((genome, ga), value)
+    return value
+
+
+def _body(creature: Creature) -> tuple:
+    return (
+        creature.positions,
+        creature.link_a,
+        creature.link_b,
+        creature.rest,
+        creature.alpha,
+        creature.phi,
+        creature.omega,
+        creature.beta,
+        False,
+    )
+
+
+def compiled_children(brood, genome: GenomeSection, ga: GASection) -> list[Creature | None] | None:
+    """The children :func:`evo.ga.brood.breed` makes of a PAIR ``brood`` under the default operators
+    (before standing them on the world's ground), or None where the compiled path does not apply or bails
+    out; the caller then breeds in Python."""
+    settings = operators(genome, ga)
+    parents = brood.parents
+    if settings is None or not 0 <= brood.seed < 1 << 63 or brood.mate:  # TEMP mate
+        return None
+    for parent in parents:
+        if not getattr(parent, "has_default_physics", False) or parent.link_a.dtype != np.int64:
+            return None
+    lim, sig, codes, rates, cumulative, rate_cut, rate_wave = settings
+    two = len(parents) == 2
+    pa = _body(parents[0])
+    pb = _body(parents[1]) if two else pa
+    flags = brood.mutate
+    ok, first, second = _pair(
+        draws.generator(brood.seed), pa, pb, two, bool(brood.mate), bool(flags[0]), two and bool(flags[1]), lim, sig, codes,
+        rates, cumulative, rate_cut, rate_wave,
+    )  # fmt: skip
+    if not ok:
+        return None
+    world = parents[0].world if brood.mate else None
+    out = []
+    for k, (made, template) in enumerate(zip((first, second), parents, strict=False)):
+        if not (brood.mate or flags[k]):
+            out.append(None)
+            continue
+        positions, links, genes, omega, beta, renumbered, arg, pending, n_pending = made
+        if n_pending:
+            apply_pending(genes[0], genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
+        out.append(assemble(positions, links, genes, omega, beta, renumbered, template, world))
+    return out

@@ -1,0 +1,322 @@
+"""The default mutations of :mod:`evo.ga.mutation` compiled, draw for draw: ``mutate_body`` on a body held as
+a tuple of arrays, for creatures with the applet's physics (no per-link or per-mass columns).
+
+A body is ``(pos, a, b, rest, alpha, phi, omega, beta, renumbered)``: (n, 2) float64 positions (px), (m,)
+int64 link ends, (m,) float64 rest lengths (px), amplitudes and phases (rad), omega (rad/frame), beta and
+whether masses were removed. Genome limits are one float64 array (:func:`genome_limits`), the ``[ga]``
+sigmas another (:func:`ga_sigmas`).
+
+One draw is left to the caller: numpy's ``np.exp`` of an array is not libm's ``exp`` bit for bit, so the
+``rest`` mutation's factors are returned as their exponents (``arg``, with ``pending`` marking the links
+that have one) and applied by :func:`apply_pending` in numpy, as :mod:`evo.ga.mutation` computes them.
+Every other value is the Python operators' to the last bit (tests/ga/test_mutation_kernels.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from evo.ga import draws
+from evo.ga.link_kernels import _bridges_and_cuts, _free_pairs
+from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
+
+__all__ = ["MUTATION_CODES", "apply_pending", "ga_sigmas", "genome_limits", "mutate_body"]
+
+_JIT = dict(cache=True, nogil=True)
+_TWO_PI = 2.0 * math.pi
+
+# limits: indices into the genome array
+REST_LOW, REST_HIGH, MUSCLE_FRACTION, MAX_DEGREE, MAX_LINKS, MASSES_MIN, MASSES_MAX = range(7)
+OMEGA_LOW, OMEGA_HIGH, BETA_LOW, BETA_HIGH = range(7, 11)
+# sigmas: indices into the ga array
+GENE_FRACTION, SIGMA_REST, SIGMA_ALPHA, SIGMA_PHI, SIGMA_OMEGA, SIGMA_BETA, SIGMA_MOVE = range(7)
+
+MUTATION_CODES = {name: code for code, name in enumerate(MUTATION_NAMES)}  # physics (11) is not compiled
+
+
+def genome_limits(genome: GenomeSection) -> np.ndarray:
+    """The ``[genome]`` limits the compiled operators read, as one float64 array."""
+    return np.array(
+        [
+            genome.rest[0], genome.rest[1], genome.muscle_fraction, genome.max_degree, genome.max_links,
+            genome.masses[0], genome.masses[1], genome.omega[0], genome.omega[1], genome.beta[0],
+            genome.beta[1],
+        ],
+        dtype=np.float64,
+    )  # fmt: skip
+
+
+def ga_sigmas(ga: GASection) -> np.ndarray:
+    """The ``[ga]`` fraction and sigmas the compiled mutations read, as one float64 array."""
+    return np.array(
+        [ga.gene_fraction, ga.sigma_rest, ga.sigma_alpha, ga.sigma_phi, ga.sigma_omega, ga.sigma_beta,
+         ga.sigma_move],
+        dtype=np.float64,
+    )  # fmt: skip
+
+
+@nb.njit(**_JIT)
+def _max(a, b):  # pragma: no cover
+    """Python's ``max(a, b)`` of floats (NaN in ``a`` kept)."""
+    return b if b > a else a
+
+
+@nb.njit(**_JIT)
+def _min(a, b):  # pragma: no cover
+    """Python's ``min(a, b)`` of floats."""
+    return b if b < a else a
+
+
+@nb.njit(**_JIT)
+def _clip(x, low, high):  # pragma: no cover
+    return _min(_max(x, low), high)
+
+
+@nb.njit(**_JIT)
+def _length(pos, i, j):  # pragma: no cover
+    return np.hypot(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1])
+
+
+@nb.njit(**_JIT)
+def new_links_genes(rng, lim, lengths):  # pragma: no cover
+    """:func:`evo.ga.body.new_links_genes`: (rest, alpha, phi) of new links of current ``lengths`` (px)."""
+    k = lengths.shape[0]
+    rest = np.empty(k)
+    alpha = np.empty(k)
+    phi = np.empty(k)
+    for q in range(k):
+        muscle = draws.random(rng)
+        amp = draws.random(rng)
+        p = draws.random(rng) * _TWO_PI
+        rest[q] = _min(_max(lengths[q], lim[REST_LOW]), lim[REST_HIGH])
+        alpha[q] = (1.0 - amp) if muscle < lim[MUSCLE_FRACTION] else 0.0
+        phi[q] = p if p < _TWO_PI else 0.0
+    return rest, alpha, phi
+
+
+@nb.njit(**_JIT)
+def _chosen(rng, count, fraction, among):  # pragma: no cover
+    """evo.ga.mutation._chosen_links with ``among`` (a (count,) bool array; all True for none)."""
+    picked = np.empty(count, np.int64)
+    n = 0
+    for k in range(count):
+        u = draws.random(rng)
+        if u < fraction and among[k]:
+            picked[n] = k
+            n += 1
+    if n == 0:
+        candidates = np.flatnonzero(among)
+        if candidates.size:
+            picked = np.empty(1, np.int64)
+            picked[0] = candidates[draws.integers(rng, 0, candidates.size)]
+            return picked
+    return picked[:n]
+
+
+@nb.njit(**_JIT)
+def _keep(values, keep):  # pragma: no cover
+    out = np.empty(keep.size, values.dtype)
+    for q in range(keep.size):
+        out[q] = values[keep[q]]
+    return out
+
+
+@nb.njit(**_JIT)
+def _degree(n, a, b):  # pragma: no cover
+    degree = np.zeros(n, np.int64)
+    for k in range(a.size):
+        degree[a[k]] += 1
+        degree[b[k]] += 1
+    return degree
+
+
+@nb.njit(**_JIT)
+def _remove_mass(rng, body, arg, pending, lim):  # pragma: no cover
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    n = pos.shape[0]
+    if n <= lim[MASSES_MIN]:
+        return body, arg, pending
+    _, cut = _bridges_and_cuts(n, a, b)
+    candidates = np.flatnonzero(~cut)
+    gone = candidates[draws.integers(rng, 0, candidates.size)]
+    new_index = np.empty(n, np.int64)
+    for i in range(n):
+        new_index[i] = i if i < gone else i - 1
+    keep = np.flatnonzero((a != gone) & (b != gone))
+    new_pos = np.empty((n - 1, 2))
+    for i in range(n):
+        if i != gone:
+            new_pos[new_index[i]] = pos[i]
+    new_a = np.empty(keep.size, np.int64)
+    new_b = np.empty(keep.size, np.int64)
+    for q in range(keep.size):
+        new_a[q] = new_index[a[keep[q]]]
+        new_b[q] = new_index[b[keep[q]]]
+    body = (new_pos, new_a, new_b, _keep(rest, keep), _keep(alpha, keep), _keep(phi, keep), omega, beta, True)
+    return body, _keep(arg, keep), _keep(pending, keep)
+
+
+@nb.njit(**_JIT)
+def _add_mass(rng, body, arg, pending, lim):  # pragma: no cover
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    n, m = pos.shape[0], a.size
+    spare = np.flatnonzero(_degree(n, a, b) < lim[MAX_DEGREE])
+    room = min(3, int(lim[MAX_LINKS]) - m, spare.size)
+    if n >= lim[MASSES_MAX] or room < 2:
+        return body, arg, pending
+    anchor = spare[draws.integers(rng, 0, spare.size)]
+    angle = draws.random(rng)
+    fraction = draws.random(rng)
+    low, high = lim[REST_LOW], lim[REST_HIGH]
+    reach = low + fraction * 0.5 * (high - low)
+    new_pos = np.empty((n + 1, 2))
+    new_pos[:n] = pos
+    new_pos[n, 0] = pos[anchor, 0] + reach * math.cos(angle * _TWO_PI)
+    new_pos[n, 1] = pos[anchor, 1] + reach * math.sin(angle * _TWO_PI)
+    others = spare[spare != anchor]
+    gaps = np.empty(others.size)
+    for q in range(others.size):
+        gaps[q] = np.hypot(new_pos[others[q], 0] - new_pos[n, 0], new_pos[others[q], 1] - new_pos[n, 1])
+    nearest = others[np.argsort(gaps, kind="mergesort")]
+    count = draws.integers(rng, 2, room + 1)
+    ends = np.empty(count, np.int64)
+    ends[0] = anchor
+    ends[1:] = nearest[: count - 1]
+    lengths = np.empty(count)
+    for q in range(count):
+        lengths[q] = _length(new_pos, ends[q], n)
+    r, al, ph = new_links_genes(rng, lim, lengths)
+    new_b = np.full(count, n, np.int64)
+    body = (new_pos, np.concatenate((a, ends)), np.concatenate((b, new_b)), np.concatenate((rest, r)),
+            np.concatenate((alpha, al)), np.concatenate((phi, ph)), omega, beta, renumbered)  # fmt: skip
+    return body, np.concatenate((arg, np.zeros(count))), np.concatenate((pending, np.zeros(count, np.bool_)))
+
+
+@nb.njit(**_JIT)
+def _add_link(rng, body, arg, pending, lim):  # pragma: no cover
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    if a.size >= lim[MAX_LINKS]:
+        return body, arg, pending
+    i_side, j_side, cumulative = _free_pairs(pos, a, b, int(lim[MAX_DEGREE]), lim[REST_LOW])
+    if i_side.size == 0:
+        return body, arg, pending
+    pick = min(np.searchsorted(cumulative, draws.random(rng) * cumulative[-1], side="right"), i_side.size - 1)
+    i, j = i_side[pick], j_side[pick]
+    lengths = np.empty(1)
+    lengths[0] = _length(pos, i, j)
+    r, al, ph = new_links_genes(rng, lim, lengths)
+    body = (pos, np.append(a, i), np.append(b, j), np.append(rest, r[0]), np.append(alpha, al[0]),
+            np.append(phi, ph[0]), omega, beta, renumbered)  # fmt: skip
+    return body, np.append(arg, 0.0), np.append(pending, False)
+
+
+@nb.njit(**_JIT)
+def _remove_link(rng, body, arg, pending):  # pragma: no cover
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    bridge, _ = _bridges_and_cuts(pos.shape[0], a, b)
+    if bridge.all():
+        return body, arg, pending
+    candidates = np.flatnonzero(~bridge)
+    gone = candidates[draws.integers(rng, 0, candidates.size)]
+    keep = np.flatnonzero(np.arange(a.size) != gone)
+    body = (pos, _keep(a, keep), _keep(b, keep), _keep(rest, keep), _keep(alpha, keep), _keep(phi, keep),
+            omega, beta, renumbered)  # fmt: skip
+    return body, _keep(arg, keep), _keep(pending, keep)
+
+
+@nb.njit(**_JIT)
+def mutate_body(rng, body, lim, sig, codes, rates, cumulative):  # pragma: no cover
+    """:func:`evo.ga.mutation.mutate_body` for the operators ``codes`` (their :data:`MUTATION_CODES`, in
+    registry order, physics excluded) of positive ``rates``, with ``cumulative`` rng.choice's cumulative
+    distribution of them (empty when no rate is positive).
+
+    The body's arrays are not written to; returns ``(body, arg, pending)``: the mutated body and, per
+    link, the exponent of a pending ``rest`` factor (:func:`apply_pending`)."""
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    m = a.size
+    arg = np.zeros(m)
+    pending = np.zeros(m, np.bool_)
+    fired = np.zeros(codes.size, np.bool_)
+    for q in range(codes.size):
+        fired[q] = draws.random(rng) < rates[q]
+    if not fired.any() and cumulative.size:
+        fired[np.searchsorted(cumulative, draws.random(rng), side="right")] = True
+    pos, rest, alpha, phi = pos.copy(), rest.copy(), alpha.copy(), phi.copy()
+    body = (pos, a, b, rest, alpha, phi, omega, beta, renumbered)
+    for q in range(codes.size):
+        if not fired[q]:
+            continue
+        code = codes[q]
+        pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+        m = a.size
+        if code == 0:  # rest: the factors exp(sigma z) are applied by apply_pending
+            chosen = _chosen(rng, m, sig[GENE_FRACTION], np.ones(m, np.bool_))
+            for k in chosen:
+                arg[k] = sig[SIGMA_REST] * draws.normal(rng)
+                pending[k] = True
+            for k in range(m):
+                if not pending[k]:
+                    rest[k] = _clip(rest[k], lim[REST_LOW], lim[REST_HIGH])
+        elif code == 1:  # alpha
+            chosen = _chosen(rng, m, sig[GENE_FRACTION], alpha > 0.0)
+            for k in chosen:
+                alpha[k] = _clip(alpha[k] + sig[SIGMA_ALPHA] * draws.normal(rng), 0.01, 1.0)
+        elif code == 2:  # phi
+            chosen = _chosen(rng, m, sig[GENE_FRACTION], alpha > 0.0)
+            for k in chosen:
+                phi[k] += sig[SIGMA_PHI] * draws.normal(rng)
+            for k in range(m):
+                p = phi[k] % _TWO_PI
+                phi[k] = 0.0 if p >= _TWO_PI else p
+        elif code == 3:  # omega
+            step = draws.normal(rng)
+            if omega > 0.0:
+                omega = omega * math.exp(sig[SIGMA_OMEGA] * step)
+            else:
+                omega = draws.uniform(rng, lim[OMEGA_LOW], lim[OMEGA_HIGH])
+            body = (pos, a, b, rest, alpha, phi, _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH]), beta, renumbered)
+        elif code == 4:  # beta
+            beta = _clip(beta + sig[SIGMA_BETA] * draws.normal(rng), lim[BETA_LOW], lim[BETA_HIGH])
+            body = (pos, a, b, rest, alpha, phi, omega, beta, renumbered)
+        elif code == 5:  # move_mass
+            i = draws.integers(rng, 0, pos.shape[0])
+            dx = sig[SIGMA_MOVE] * draws.normal(rng)
+            dy = sig[SIGMA_MOVE] * draws.normal(rng)
+            pos[i, 0] += dx
+            pos[i, 1] += dy
+            for k in range(m):
+                if i == a[k] or i == b[k]:
+                    rest[k] = _clip(_length(pos, a[k], b[k]), lim[REST_LOW], lim[REST_HIGH])
+                    pending[k] = False
+        elif code == 6:
+            body, arg, pending = _add_mass(rng, body, arg, pending, lim)
+        elif code == 7:
+            body, arg, pending = _remove_mass(rng, body, arg, pending, lim)
+        elif code == 8:
+            body, arg, pending = _add_link(rng, body, arg, pending, lim)
+        elif code == 9:
+            body, arg, pending = _remove_link(rng, body, arg, pending)
+        elif code == 10:  # toggle_muscle
+            if m:
+                k = draws.integers(rng, 0, m)
+                draw_alpha = draws.random(rng)
+                draw_phi = draws.random(rng)
+                if alpha[k] > 0.0:
+                    alpha[k] = 0.0
+                else:
+                    alpha[k] = 1.0 - draw_alpha
+                    p = (draw_phi * _TWO_PI) % _TWO_PI
+                    phi[k] = 0.0 if p >= _TWO_PI else p
+    return body, arg, pending
+
+
+def apply_pending(rest: np.ndarray, raw: np.ndarray, arg: np.ndarray, pending: np.ndarray, low: float,
+                  high: float) -> None:  # fmt: skip
+    """Write into ``rest`` (in place) the pending ``rest`` mutations: ``clip(raw * np.exp(arg))`` where
+    ``pending``, as :mod:`evo.ga.mutation` computes them (numpy's exp, then Python's min and max)."""
+    where = np.flatnonzero(pending)
+    if where.size:
+        rest[where] = np.minimum(np.maximum(raw[where] * np.exp(arg[where]), low), high)

@@ -1,0 +1,132 @@
+"""A pair brood bred in one compiled call (evo.ga.brood_kernels) gives the children of the Python
+operators bit for bit and draw for draw: the same genes, links, waves, names, worlds and polygons, for
+random and evolved parents, mated or not, every combination of mutation flags, and any [genome] and [ga]
+settings; where it does not apply it steps aside and breed() uses the Python operators."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from ga_strategies import ga_sections, genome_sections
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evo.ga import brood_kernels
+from evo.ga.brood import PAIR, Brood, Variation, _python_children, breed
+from evo.ga.creatures import random_creature
+from evo.ga.mutation import mutate
+from evo.ga.settings import GASection, GenomeSection
+
+ARRAYS = ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi", "stiffness",
+          "dashpot", "mass")  # fmt: skip
+SCALARS = ("omega", "beta", "wave_phase", "wave_reverse", "autoreverse", "name", "world", "meta", "polys")
+FLAGS = [(True, True), (True, False), (False, True), (False, False)]
+
+
+def assert_same_creature(x, y):
+    """Every field equal, arrays byte for byte (signed zeros and NaN payloads included)."""
+    assert (x is None) == (y is None)
+    if x is None:
+        return
+    for name in ARRAYS:
+        u, v = np.asarray(getattr(x, name)), np.asarray(getattr(y, name))
+        assert u.dtype == v.dtype and u.shape == v.shape, name
+        assert u.tobytes() == v.tobytes(), name
+        assert not u.flags.writeable, name
+    for name in SCALARS:
+        u, v = getattr(x, name), getattr(y, name)
+        assert type(u) is type(v) and (u == v or (u != u and v != v)), name
+    assert getattr(x, "has_default_physics", False) == getattr(y, "has_default_physics", False)
+
+
+def evolved(genome, ga, seed, rounds=4):
+    """A creature that has been mutated ``rounds`` times, so its links no longer grow a spanning tree."""
+    rng = np.random.default_rng(seed)
+    creature = random_creature(rng, genome)
+    for _ in range(rounds):
+        creature = mutate(creature, rng, genome, ga)
+    return creature
+
+
+def compare(brood, genome, ga):
+    """The compiled children against the Python ones; returns whether the compiled path made them."""
+    compiled = brood_kernels.compiled_children(brood, genome, ga)
+    python = _python_children(brood, genome, ga, Variation.default(), True)
+    if compiled is None:
+        return False
+    assert len(compiled) == len(python)
+    for x, y in zip(compiled, python, strict=True):
+        assert_same_creature(x, y)
+    return True
+
+
+GENOMES = {
+    "default": GenomeSection(),
+    "large": GenomeSection(masses=(2, 30), max_links=60),
+    "tight": GenomeSection(masses=(4, 8), max_links=9, max_degree=3),
+    "degree 2": GenomeSection(masses=(3, 10), max_degree=2, max_links=12),
+}
+EVERY_MUTATION = GASection(
+    **{f"rate_{name}": 1.0 for name in ("rest", "alpha", "phi", "omega", "beta", "move_mass", "add_mass",
+                                        "remove_mass", "add_link", "remove_link", "toggle_muscle")}
+)  # fmt: skip
+GAS = {
+    "default": GASection(),
+    "every mutation": EVERY_MUTATION,
+    "mating always": GASection(rate_cut_crossover=1.0, rate_wave_crossover=1.0),
+    "nothing fires": GASection(**{f"rate_{n}": 0.0 for n in ("rest", "alpha", "phi", "omega", "beta")}),
+}
+
+
+@pytest.mark.parametrize("genome_name", list(GENOMES))
+@pytest.mark.parametrize("ga_name", list(GAS))
+def test_pair_broods_give_the_python_operators_children_bit_for_bit(genome_name, ga_name):
+    genome, ga = GENOMES[genome_name], GAS[ga_name]
+    made = 0
+    for s in range(60):
+        a, b = evolved(genome, ga, 2 * s, rounds=s % 5), evolved(genome, ga, 2 * s + 1, rounds=(s + 2) % 5)
+        for mate in (False, True):
+            for flags in FLAGS:
+                made += compare(Brood(PAIR, 1000 * s + 7, (a, b), mate, flags, (1, 1)), genome, ga)
+        made += compare(Brood(PAIR, 1000 * s + 9, (a,), False, (True,), (1,)), genome, ga)
+    assert made >= 0.9 * 60 * 9  # the compiled path made (nearly) every brood
+
+
+def test_the_children_are_fresh_read_only_creatures_and_the_parents_are_untouched():
+    genome, ga = GenomeSection(), EVERY_MUTATION
+    a, b = evolved(genome, ga, 1), evolved(genome, ga, 2)
+    before = [np.array(getattr(p, name)).tobytes() for p in (a, b) for name in ARRAYS]
+    children = brood_kernels.compiled_children(Brood(PAIR, 5, (a, b), True, (True, True), (1, 1)), genome, ga)
+    assert [np.array(getattr(p, name)).tobytes() for p in (a, b) for name in ARRAYS] == before
+    for child in children:
+        assert child is not a and child is not b
+        assert not np.shares_memory(child.positions, a.positions)
+        assert not child.rest.flags.writeable
+
+
+def test_breed_uses_the_compiled_path_only_where_it_applies():
+    genome = GenomeSection(link_stiffness=(0.5, 2.0))
+    a, b = evolved(genome, GASection(), 1), evolved(genome, GASection(), 2)
+    brood = Brood(PAIR, 3, (a, b), True, (True, True), (1, 1))
+    assert brood_kernels.compiled_children(brood, genome, GASection()) is not None
+    # the physics mutation is not compiled: breed makes the brood in Python
+    physics = GASection(rate_physics=0.5)
+    assert brood_kernels.compiled_children(brood, genome, physics) is None
+    for x, y in zip(breed(brood, genome, physics), _python_children(brood, genome, physics, Variation.default(),
+                                                                     True), strict=True):  # fmt: skip
+        assert_same_creature(x, y)
+    # seeds numpy takes but the compiled generator does not
+    assert brood_kernels.compiled_children(dataclasses.replace(brood, seed=1 << 63), genome, GASection()) is None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(genome=genome_sections(), ga=ga_sections(), seed=st.integers(0, 2**63 - 1), mate=st.booleans(),
+       flags=st.sampled_from(FLAGS), rounds=st.integers(0, 4))  # fmt: skip
+def test_any_settings_give_the_python_operators_children(genome, ga, seed, mate, flags, rounds):
+    ga = dataclasses.replace(ga, rate_physics=0.0)
+    a, b = evolved(genome, ga, seed % 9973, rounds), evolved(genome, ga, seed % 7919 + 1, rounds)
+    brood = Brood(PAIR, seed, (a, b), mate, flags, (1, 1))
+    compare(brood, genome, ga)
+    for x, y in zip(breed(brood, genome, ga), _python_children(brood, genome, ga, Variation.default(), True),
+                    strict=True):  # fmt: skip
+        assert_same_creature(x, y)
