@@ -174,7 +174,7 @@ def test_repair_is_the_python_repair_draw_for_draw_through_every_branch(genome, 
         unique = distinct_links(a, b)
         seen["duplicate or self"] += unique.size < a.size
         seen["over max_links"] += unique.size > genome.max_links
-        seen["over max_degree"] += bool(n) and np.bincount(np.r_[a, b], minlength=n).max() > genome.max_degree
+        seen["over max_degree"] += bool(n and np.bincount(np.r_[a, b], minlength=n).max() > genome.max_degree)
         seen["pieces"] += not topology.connected(n, body.a, body.b)
         seen["grown"] += n < genome.masses[0]
         rng_py, rng_c = Recording(np.random.default_rng(seed)), np.random.default_rng(seed)
@@ -204,17 +204,17 @@ def test_repair_keeps_a_valid_body_as_it_is():
     assert_same_body(parent_body(creature), got)
 
 
-@pytest.mark.parametrize("name", list(GENOMES))
-def test_crossover_bodies_are_the_python_ones_draw_for_draw(name):
-    genome = GENOMES[name]
+def compare_crossovers(genome: GenomeSection, pool: list, seeds: int) -> tuple[int, int, float, float]:
+    """Python's and the compiled crossover_bodies of pairs from ``pool``, ``seeds`` seeds for each of
+    :data:`RATES`, compared field by field: (cases, cases bailed out, Python s, compiled s)."""
     lim = genome_limits(genome)
-    pool = parents(genome)
     bodies = [parent_body(creature) for creature in pool]
+    crossover_bodies(np.random.default_rng(0), bodies[0], bodies[1], lim, 1.0, 1.0)  # compiled or loaded
     cases = bailed = 0
     time_py = time_c = 0.0
     for rate_cut, rate_wave in RATES:
         ga = GASection(rate_cut_crossover=rate_cut, rate_wave_crossover=rate_wave)
-        for seed in range(SEEDS_PER_RATE):
+        for seed in range(seeds):
             pick = np.random.default_rng([seed, 7])
             i, j = (int(k) for k in pick.integers(0, len(pool), 2))
             rng_py, rng_c = Recording(np.random.default_rng(seed)), np.random.default_rng(seed)
@@ -234,11 +234,27 @@ def test_crossover_bodies_are_the_python_ones_draw_for_draw(name):
             assert rng_py.random() == rng_c.random()
     for creature, body in zip(pool, bodies, strict=True):  # the parents are left as they were
         assert_same_body(parent_body(creature), body)
+    return cases, bailed, time_py, time_c
+
+
+@pytest.mark.parametrize("name", list(GENOMES))
+def test_crossover_bodies_are_the_python_ones_draw_for_draw(name):
+    genome = GENOMES[name]
+    cases, bailed, time_py, time_c = compare_crossovers(genome, parents(genome), SEEDS_PER_RATE)
     print(
         f"{name}: {cases} cases, {bailed} bailed out (Python drew choice); per call "
         f"Python {1e3 * time_py / cases:.4f} ms, compiled {1e3 * time_c / cases:.4f} ms"
     )
     assert cases == len(RATES) * SEEDS_PER_RATE
+    assert bailed == 0  # children of parents within masses[1] never have more masses than that
+
+
+def test_crossover_bodies_bail_out_exactly_where_python_removes_masses_at_random():
+    genome = GenomeSection(masses=(2, 12))
+    pool = parents(GenomeSection(masses=(8, 16)))  # parents beyond masses[1]: children too, often
+    cases, bailed, _, _ = compare_crossovers(genome, pool, 100)
+    print(f"parents of 8..16 masses, limit 12: {cases} cases, {bailed} bailed out (Python drew choice)")
+    assert 0 < bailed < cases
 
 
 def test_crossover_bodies_take_read_only_parents():
