@@ -44,27 +44,27 @@ def _uniform(rng, lo, hi): ...
 def _permutation(rng, n): ...
 
 
-@overload(_random, jit_options=_JIT)
+@overload(_random, jit_options=_JIT, inline="always")
 def _random_overload(rng):
     return _on(rng, lambda rng: pcg.random(rng), lambda rng: rng.random())
 
 
-@overload(_normal, jit_options=_JIT)
+@overload(_normal, jit_options=_JIT, inline="always")
 def _normal_overload(rng):
     return _on(rng, lambda rng: pcg.normal(rng), lambda rng: rng.standard_normal())
 
 
-@overload(_integers, jit_options=_JIT)
+@overload(_integers, jit_options=_JIT, inline="always")
 def _integers_overload(rng, lo, hi):
     return _on(rng, lambda rng, lo, hi: pcg.integers(rng, lo, hi), lambda rng, lo, hi: rng.integers(lo, hi))
 
 
-@overload(_uniform, jit_options=_JIT)
+@overload(_uniform, jit_options=_JIT, inline="always")
 def _uniform_overload(rng, lo, hi):
     return _on(rng, lambda rng, lo, hi: pcg.uniform(rng, lo, hi), lambda rng, lo, hi: rng.uniform(lo, hi))
 
 
-@overload(_permutation, jit_options=_JIT)
+@overload(_permutation, jit_options=_JIT, inline="always")
 def _permutation_overload(rng, n):
     return _on(rng, lambda rng, n: pcg.permutation(rng, n), lambda rng, n: rng.permutation(n))
 

@@ -179,9 +179,7 @@ def integers(state: np.ndarray, low: int, high: int) -> int:  # pragma: no cover
         value = _lemire32(state, rng)
     elif rng == _U32:
         value = _next_uint32(state)
-    elif rng == _U64:
-        value = _next_uint64(state)
-    else:
+    else:  # int64 bounds keep rng below 2**64 - 1, where numpy would take a plain 64-bit draw
         value = _lemire64(state, rng)
     return np.int64(np.uint64(low) + value)
 
