@@ -12,7 +12,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from evo.ga import draws
+from evo.ga import pcg
 from evo.ga.body import assemble
 from evo.ga.crossover_kernels import crossover_bodies
 from evo.ga.gene_kernels import _finished_genes
@@ -90,9 +90,10 @@ def _unmutated(body):  # pragma: no cover
 
 
 @nb.njit(**_JIT)
-def _pair(rng, pa, pb, two, mate, mutate_a, mutate_b, lim, sig, codes, rates, cumulative, rate_cut,
+def _pair(seed, pa, pb, two, mate, mutate_a, mutate_b, lim, sig, codes, rates, cumulative, rate_cut,
           rate_wave):  # fmt: skip  # pragma: no cover
     """Both (or the one) children of a pair brood; ``ok`` False when the brood must be made in Python."""
+    rng = pcg.seeded(seed)
     pa, pb = _own(pa), _own(pb)
     if mate:
         first, second, ok = crossover_bodies(rng, pa, pb, lim, rate_cut, rate_wave)
@@ -163,7 +164,7 @@ def compiled_children(brood, genome: GenomeSection, ga: GASection) -> list[Creat
     out; the caller then breeds in Python."""
     settings = operators(genome, ga)
     parents = brood.parents
-    if settings is None or not 0 <= brood.seed < 1 << 63 or brood.mate:  # TEMP mate
+    if settings is None or not 0 <= brood.seed < 1 << 63:
         return None
     for parent in parents:
         if not getattr(parent, "has_default_physics", False) or parent.link_a.dtype != np.int64:
@@ -174,7 +175,7 @@ def compiled_children(brood, genome: GenomeSection, ga: GASection) -> list[Creat
     pb = _body(parents[1]) if two else pa
     flags = brood.mutate
     ok, first, second = _pair(
-        draws.generator(brood.seed), pa, pb, two, bool(brood.mate), bool(flags[0]), two and bool(flags[1]), lim, sig, codes,
+        brood.seed, pa, pb, two, bool(brood.mate), bool(flags[0]), two and bool(flags[1]), lim, sig, codes,
         rates, cumulative, rate_cut, rate_wave,
     )  # fmt: skip
     if not ok:
