@@ -168,6 +168,22 @@ class Creature:
         if self.mass.shape != (n,):
             raise ValueError("mass must have shape (n_masses,)")
 
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        """Pickled (between processes: a worker's children, a brood's parents) as one bytes object of
+        every array's bytes and the plain fields, about a fifth of the default pickle's cost either way;
+        unpickled as read-only views of those bytes, bit for bit the same values."""
+        if type(self) is not Creature:
+            return super().__reduce_ex__(protocol)
+        d = self.__dict__
+        default = d.get("has_default_physics") is True
+        arrays = (d["positions"], d["velocities"], d["link_a"], d["link_b"], d["rest"], d["alpha"], d["phi"])
+        if not default:
+            arrays += (d["stiffness"], d["dashpot"], d["mass"])
+        numbers = b"".join([a.tobytes() for a in arrays])
+        plain = (d["omega"], d["beta"], d["wave_phase"], d["wave_reverse"], d["autoreverse"], d["name"],
+                 d["world"], d["meta"], d["polys"])  # fmt: skip
+        return (_unpickled, (numbers, d["fixed"].tobytes(), default, plain))
+
     def _repr_html_(self) -> str | None:
         """An animated replay in a notebook (once ``evo`` is imported)."""
         return HTML_RENDERER(self) if HTML_RENDERER is not None else None
@@ -368,3 +384,53 @@ def is_connected(creature: Creature) -> bool:
                 seen[j] = True
                 stack.append(int(j))
     return bool(seen.all())
+
+
+@functools.lru_cache(maxsize=256, typed=True)
+def _shared(size: int, value: float) -> np.ndarray:
+    """A read-only (size,) float64 array of ``value``, shared by unpickled creatures of default physics."""
+    out = np.full(size, value)
+    out.setflags(write=False)
+    return out
+
+
+def _unpickled(numbers: bytes, fixed: bytes, default: bool, plain: tuple) -> Creature:
+    """The creature :meth:`Creature.__reduce_ex__` packed: its arrays are read-only views of the bytes."""
+    n = len(fixed)
+    values = np.frombuffer(numbers, dtype=np.float64)
+    m = (values.size - 4 * n - (0 if default else n)) // (5 if default else 7)
+    links = values[4 * n : 4 * n + 2 * m].view(np.int64)
+    genes = 4 * n + 2 * m
+    creature = object.__new__(Creature)
+    omega, beta, wave_phase, wave_reverse, autoreverse, name, world, meta, polys = plain
+    fields = {
+        "positions": values[: 2 * n].reshape(n, 2),
+        "velocities": values[2 * n : 4 * n].reshape(n, 2),
+        "fixed": np.frombuffer(fixed, dtype=np.bool_),
+        "link_a": links[:m],
+        "link_b": links[m:],
+        "rest": values[genes : genes + m],
+        "alpha": values[genes + m : genes + 2 * m],
+        "phi": values[genes + 2 * m : genes + 3 * m],
+        "omega": omega,
+        "beta": beta,
+        "wave_phase": wave_phase,
+        "wave_reverse": wave_reverse,
+        "autoreverse": autoreverse,
+        "name": name,
+        "world": world,
+        "meta": meta,
+        "polys": polys,
+    }
+    if default:
+        fields.update(stiffness=_shared(m, 1.0), dashpot=_shared(m, 0.0), mass=_shared(n, 1.0))
+        fields["has_default_physics"] = True
+    else:
+        extra = genes + 3 * m
+        fields.update(
+            stiffness=values[extra : extra + m],
+            dashpot=values[extra + m : extra + 2 * m],
+            mass=values[extra + 2 * m : extra + 2 * m + n],
+        )
+    creature.__dict__.update(fields)
+    return creature

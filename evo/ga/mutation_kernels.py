@@ -277,7 +277,8 @@ def mutate_body(rng, body, lim, sig, codes, rates, cumulative):  # pragma: no co
                 omega = omega * math.exp(sig[SIGMA_OMEGA] * step)
             else:
                 omega = draws.uniform(rng, lim[OMEGA_LOW], lim[OMEGA_HIGH])
-            body = (pos, a, b, rest, alpha, phi, _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH]), beta, renumbered)
+            omega = _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH])
+            body = (pos, a, b, rest, alpha, phi, omega, beta, renumbered)
         elif code == 4:  # beta
             beta = _clip(beta + sig[SIGMA_BETA] * draws.normal(rng), lim[BETA_LOW], lim[BETA_HIGH])
             body = (pos, a, b, rest, alpha, phi, omega, beta, renumbered)

@@ -17,8 +17,19 @@ from evo.ga.creatures import random_creature
 from evo.ga.mutation import mutate
 from evo.ga.settings import GASection, GenomeSection
 
-ARRAYS = ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi", "stiffness",
-          "dashpot", "mass")  # fmt: skip
+ARRAYS = (
+    "positions",
+    "velocities",
+    "fixed",
+    "link_a",
+    "link_b",
+    "rest",
+    "alpha",
+    "phi",
+    "stiffness",
+    "dashpot",
+    "mass",
+)
 SCALARS = ("omega", "beta", "wave_phase", "wave_reverse", "autoreverse", "name", "world", "meta", "polys")
 FLAGS = [(True, True), (True, False), (False, True), (False, False)]
 
@@ -67,9 +78,23 @@ GENOMES = {
     "degree 2": GenomeSection(masses=(3, 10), max_degree=2, max_links=12),
 }
 EVERY_MUTATION = GASection(
-    **{f"rate_{name}": 1.0 for name in ("rest", "alpha", "phi", "omega", "beta", "move_mass", "add_mass",
-                                        "remove_mass", "add_link", "remove_link", "toggle_muscle")}
-)  # fmt: skip
+    **{
+        f"rate_{name}": 1.0
+        for name in (
+            "rest",
+            "alpha",
+            "phi",
+            "omega",
+            "beta",
+            "move_mass",
+            "add_mass",
+            "remove_mass",
+            "add_link",
+            "remove_link",
+            "toggle_muscle",
+        )
+    }
+)
 GAS = {
     "default": GASection(),
     "every mutation": EVERY_MUTATION,
@@ -112,21 +137,33 @@ def test_breed_uses_the_compiled_path_only_where_it_applies():
     # the physics mutation is not compiled: breed makes the brood in Python
     physics = GASection(rate_physics=0.5)
     assert brood_kernels.compiled_children(brood, genome, physics) is None
-    for x, y in zip(breed(brood, genome, physics), _python_children(brood, genome, physics, Variation.default(),
-                                                                     True), strict=True):  # fmt: skip
+    for x, y in zip(
+        breed(brood, genome, physics),
+        _python_children(brood, genome, physics, Variation.default(), True),
+        strict=True,
+    ):
         assert_same_creature(x, y)
     # seeds numpy takes but the compiled generator does not
-    assert brood_kernels.compiled_children(dataclasses.replace(brood, seed=1 << 63), genome, GASection()) is None
+    assert (
+        brood_kernels.compiled_children(dataclasses.replace(brood, seed=1 << 63), genome, GASection()) is None
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(genome=genome_sections(), ga=ga_sections(), seed=st.integers(0, 2**63 - 1), mate=st.booleans(),
-       flags=st.sampled_from(FLAGS), rounds=st.integers(0, 4))  # fmt: skip
+@given(
+    genome=genome_sections(),
+    ga=ga_sections(),
+    seed=st.integers(0, 2**63 - 1),
+    mate=st.booleans(),
+    flags=st.sampled_from(FLAGS),
+    rounds=st.integers(0, 4),
+)
 def test_any_settings_give_the_python_operators_children(genome, ga, seed, mate, flags, rounds):
     ga = dataclasses.replace(ga, rate_physics=0.0)
     a, b = evolved(genome, ga, seed % 9973, rounds), evolved(genome, ga, seed % 7919 + 1, rounds)
     brood = Brood(PAIR, seed, (a, b), mate, flags, (1, 1))
     compare(brood, genome, ga)
-    for x, y in zip(breed(brood, genome, ga), _python_children(brood, genome, ga, Variation.default(), True),
-                    strict=True):  # fmt: skip
+    for x, y in zip(
+        breed(brood, genome, ga), _python_children(brood, genome, ga, Variation.default(), True), strict=True
+    ):
         assert_same_creature(x, y)
