@@ -267,6 +267,12 @@ class FolderWriter(Callback):
             raise RunFailed(f"cannot write the run folder: {exc}") from None
         self._future = self._executor.submit(self._derived(state))
 
+    def written(self) -> bool:
+        """Whether the checkpoint of the generation told last, and the files of the one before, are
+        written (so that its ``on_generation_end`` would not wait)."""
+        told, derived = self._told, self._future
+        return (told is None or told[2].done()) and (derived is None or derived.done())
+
     def on_failure(self, generation: int, index: int, creature: Creature, seed: int, message: str) -> str:
         config = self.prepared.config
         name = f"g{generation}-{index}"

@@ -94,6 +94,16 @@ def _report(told: Told, callbacks: list[Callback]) -> bool:
     return status.stop_requested
 
 
+def _written(callbacks: list[Callback]) -> bool:
+    """Whether the callbacks that write in the background (the run folder's writer) are done with the
+    generation told last, so that reporting it would not wait."""
+    return all(getattr(callback, "written", _done)() for callback in callbacks)
+
+
+def _done() -> bool:
+    return True
+
+
 def _one_generation(
     prepared: Prepared,
     backend: Any,
@@ -102,7 +112,8 @@ def _one_generation(
 ) -> Told:
     """One generation: ask, breed and evaluate, tell. ``before`` (reporting the generation before, whose
     checkpoint is written meanwhile) is called once the work is out with the workers (worker processes:
-    as soon as it is sent; in-process: when it is done), or the generation fails; the callbacks hear of
+    as soon as it is sent; in-process: after the first brood evaluated once the write is done, else when
+    all are), or the generation fails; the callbacks hear of
     this generation's start after it. Returns the generation's ``run.log`` line and status, for the
     callbacks to report."""
     evolution = prepared.evolution
@@ -128,6 +139,11 @@ def _one_generation(
             for callback in callbacks:
                 callback.on_evaluated(count)
 
+    def poll() -> None:  # in-process, after each brood: report the generation before once it is written
+        if waiting[0] is not None and _written(callbacks):
+            begin()
+
+    evaluated.poll = poll  # type: ignore[attr-defined]
     if before is None:
         begin()
     try:

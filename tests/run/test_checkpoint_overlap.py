@@ -79,6 +79,25 @@ def test_a_generation_is_reported_once_its_checkpoint_is_durable_after_the_next_
         assert log.index(("end", g)) < log.index(("told", g + 1))
 
 
+def test_in_process_a_generation_is_reported_while_the_next_one_is_evaluated_once_it_is_written(tmp_path):
+    folder = tmp_path / "run"
+    log: list = []
+
+    def slow(creature, spec, seed):  # slow enough that the writer is done after the first few children
+        time.sleep(0.01)
+        log.append(("evaluate",))
+        return evaluate(creature, spec, seed)
+
+    prepared = prepare(tiny(), out=folder)  # batch: the generation is one task chunk in-process
+    run_prepared(prepared, [FolderWriter(prepared), Events(folder, log)], evaluate=slow)
+    assert [e for e in log if e[0] == "end"] == [("end", g) for g in range(5)]
+    for g in range(4):  # reported after some of generation g + 1's evaluations, before most of them
+        evaluations = log[log.index(("told", g)) : log.index(("told", g + 1))]
+        before = evaluations[: evaluations.index(("end", g))].count(("evaluate",))
+        after = evaluations.count(("evaluate",)) - before
+        assert before >= 1 and after > before
+
+
 def test_with_worker_processes_a_generation_is_reported_as_soon_as_the_next_one_is_sent_out(tmp_path):
     finished = tmp_path / "finished"  # one file per evaluation, named by when it ended (any process)
     finished.mkdir()

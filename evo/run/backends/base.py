@@ -128,6 +128,7 @@ def run_chunk(
     context: Any,
     chunk: Sequence[tuple[int, Any]],
     timed_out: frozenset[tuple[int, int]] = frozenset(),
+    between: Callable[[], None] | None = None,
 ) -> tuple[list[tuple[int, Any]], ErrorData | None]:
     """Run a chunk; stop at the first error and return it as data with what was done so far.
 
@@ -139,6 +140,8 @@ def run_chunk(
         chunk: (task index, payload) pairs.
         timed_out: (task index, evaluation number) pairs known to run past the time limit (their worker
             hung and was replaced): :func:`evaluation_time_limit` times them out at once.
+        between: called after each payload's job (in-process: the caller's chance to report the
+            generation before as soon as it is written); what it raises ends the chunk.
 
     Returns:
         The (task index, result) pairs done, and the first error as data (:func:`error_data`) or None.
@@ -160,6 +163,8 @@ def run_chunk(
                         done.append((index, job(payload, context, prepared[position])))
                 except (Exception, EvaluationTimeout) as exc:  # errors travel back as data
                     return done, error_data(index, exc)
+                if between is not None:
+                    between()
     finally:
         _task, _timed_out = -1, frozenset()
     return done, None

@@ -23,10 +23,13 @@ class InProcess:
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
     ) -> list[Any]:
         """The job's results for ``tasks``, in order (``expected`` is not needed): one at a time, or by the
-        chunks the tasks name (a job with a ``prepare`` step makes use of them)."""
+        chunks the tasks name (a job with a ``prepare`` step makes use of them). A ``progress`` with a
+        ``poll`` attribute has it called after each task."""
         out = []
+        poll = getattr(progress, "poll", None)  # between tasks: see evo.run.generations
         for chunk in chunks_of(list(tasks), 1):
-            done, error = run_chunk(self.job, self.context, [(task.index, task.payload) for task in chunk])
+            payloads = [(task.index, task.payload) for task in chunk]
+            done, error = run_chunk(self.job, self.context, payloads, between=poll)
             out.extend(result for _, result in done)
             if error is not None:
                 raise EvaluationFailed(*error)
