@@ -15,6 +15,7 @@ import numpy as np
 
 from evo.analysis import modes_svg, natural_modes, place_frequency
 from evo.analysis.modes import ZERO_TOLERANCE, Modes
+from evo.analysis.summary import summary
 from evo.cli._common import add_world_arguments, creature_and_world
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
@@ -47,57 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--svg", metavar="OUT.svg", help="draw the first modes as displaced shapes")
     parser.add_argument("--svg-modes", type=int, default=4, metavar="N", help="panels in the SVG (default 4)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on the last line")
-
-
-def _finite(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
-
-
-def summary(creature: Creature, world: World, modes: Modes) -> dict:
-    """A JSON-friendly summary of an analysis."""
-    eq = modes.equilibrium
-    freqs = modes.frequencies
-    return {
-        "name": creature.name,
-        "masses": creature.n_masses,
-        "free_masses": int(np.count_nonzero(~creature.fixed)),
-        "links": creature.n_links,
-        "muscles": creature.n_muscles,
-        "phase": eq.phase,
-        "gravity_used": eq.gravity_used,
-        "world": {
-            "stiffness": world.stiffness,
-            "damping": world.damping,
-            "gravity": world.gravity,
-            "gravity_direction": world.gravity_direction,
-        },
-        "equilibrium": {
-            "positions": eq.positions.tolist(),
-            "residual": eq.residual,
-            "tolerance": eq.tolerance,
-            "converged": eq.converged,
-            "method": eq.method,
-            "iterations": eq.iterations,
-            "relaxation_steps": eq.relaxation_steps,
-            "energy": eq.energy,
-            "elastic_energy": eq.elastic_energy,
-            "gravity_energy": eq.gravity_energy,
-            "lengths": eq.lengths.tolist(),
-            "tensions": eq.tensions.tolist(),
-            "notes": list(eq.notes),
-        },
-        "frequencies": freqs.tolist(),
-        "periods": modes.periods.tolist(),
-        "damped_frequencies": [_finite(w) for w in modes.damped_frequencies],
-        "zero_modes": modes.zero_modes,
-        "rigid_modes": modes.rigid_modes,
-        "mechanisms": modes.mechanisms,
-        "unstable_modes": modes.unstable_modes,
-        "unstable_rates": modes.unstable_rates.tolist(),
-        "zero_threshold": modes.zero_threshold,
-        "omega": creature.omega,
-        "omega_placement": place_frequency(creature.omega, freqs),
-    }
 
 
 def _omega_sentence(omega: float, freqs: np.ndarray) -> str:

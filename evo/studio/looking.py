@@ -3,14 +3,13 @@ equilibrium and vibration modes (as ``evo analyze --json``, with mode shapes) an
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from evo.analysis import natural_modes, place_frequency
+from evo.analysis import natural_modes
 from evo.analysis.stability import StepCheck, check_step
+from evo.analysis.summary import finite as _finite
+from evo.analysis.summary import summary
 from evo.errors import EvoInputError
 from evo.fitness import discover, load_ref
 from evo.fitness.evaluate import PluginFailed, evaluate
@@ -22,10 +21,6 @@ from evo.studio.designs import design_of
 from evo.studio.limits import StudioLimits
 
 __all__ = ["analysis_of", "plugin_list", "score_of", "step_warning", "validation_of"]
-
-
-def _finite(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
 
 
 def step_warning(check: StepCheck) -> str:
@@ -66,38 +61,14 @@ def validation_of(obj: Any, limits: StudioLimits) -> dict[str, Any]:
 
 
 def analysis_of(creature: Creature) -> dict[str, Any]:
-    """The ``evo analyze --json`` summary of ``creature`` in its own world, plus ``shapes``: one
-    (n_masses, 2) mode shape per natural frequency (zero on fixed masses)."""
+    """The ``evo analyze --json`` summary of ``creature`` in its own world, every float JSON-safe
+    (:func:`evo.analysis.summary.summary`), plus ``shapes``: one (n_masses, 2) mode shape per natural
+    frequency (zero on fixed masses)."""
     world = World.from_model(creature)
     modes = natural_modes(creature, world)
-    eq = modes.equilibrium
-    freqs = modes.frequencies
-    return {
-        "name": creature.name,
-        "masses": creature.n_masses,
-        "free_masses": int(np.count_nonzero(~creature.fixed)),
-        "links": creature.n_links,
-        "muscles": creature.n_muscles,
-        "gravity_used": eq.gravity_used,
-        "equilibrium": {
-            "positions": eq.positions.tolist(),
-            "residual": _finite(eq.residual),
-            "converged": eq.converged,
-            "method": eq.method,
-            "energy": _finite(eq.energy),
-            "notes": list(eq.notes),
-        },
-        "frequencies": freqs.tolist(),
-        "periods": modes.periods.tolist(),
-        "damped_frequencies": [_finite(w) for w in modes.damped_frequencies],
-        "zero_modes": modes.zero_modes,
-        "rigid_modes": modes.rigid_modes,
-        "mechanisms": modes.mechanisms,
-        "unstable_modes": modes.unstable_modes,
-        "omega": creature.omega,
-        "omega_placement": place_frequency(creature.omega, freqs),
-        "shapes": modes.shapes[modes.vibrating].tolist(),
-    }
+    out = summary(creature, world, modes, json_safe=True)
+    out["shapes"] = modes.shapes[modes.vibrating].tolist()
+    return out
 
 
 def plugin_list() -> list[dict[str, Any]]:
