@@ -15,7 +15,7 @@ from evo.ga import brood_kernels
 from evo.ga.brood import PAIR, Brood, Variation, _python_children, breed
 from evo.ga.creatures import random_creature
 from evo.ga.mutation import mutate
-from evo.ga.settings import GASection, GenomeSection
+from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 
 ARRAYS = (
     "positions",
@@ -77,24 +77,7 @@ GENOMES = {
     "tight": GenomeSection(masses=(4, 8), max_links=9, max_degree=3),
     "degree 2": GenomeSection(masses=(3, 10), max_degree=2, max_links=12),
 }
-EVERY_MUTATION = GASection(
-    **{
-        f"rate_{name}": 1.0
-        for name in (
-            "rest",
-            "alpha",
-            "phi",
-            "omega",
-            "beta",
-            "move_mass",
-            "add_mass",
-            "remove_mass",
-            "add_link",
-            "remove_link",
-            "toggle_muscle",
-        )
-    }
-)
+EVERY_MUTATION = GASection(**{f"rate_{name}": 1.0 for name in MUTATION_NAMES if name != "physics"})
 GAS = {
     "default": GASection(),
     "every mutation": EVERY_MUTATION,
