@@ -30,18 +30,21 @@ def writing(path: str) -> Iterator[None]:
         raise EvoInputError(f"cannot write: {exc.strerror or exc}", source=str(path)) from None
 
 
-NOTICE_AFTER = 5.0  # s: numba's cache loads faster, a compilation takes about 20 s
+NOTICE_AFTER = 5.0  # s: numba's cache loads faster, a compilation takes 20 s or more
 COMPILING = "compiling the simulator: first run only, about 20 s (evo warm does it ahead of time)"
+COMPILING_RUN = (
+    "compiling the simulator and breeding: first run only, about a minute (evo warm does it ahead of time)"
+)
 
 
 @contextlib.contextmanager
-def compiling_notice(command: str, after: float | None = None) -> Iterator[None]:
+def compiling_notice(command: str, after: float | None = None, what: str = COMPILING) -> Iterator[None]:
     """Say once on stderr that the simulator is compiling when the work inside takes longer than ``after``
     seconds (default :data:`NOTICE_AFTER`): loading numba's cache takes less, so only a first run in a fresh
     environment is told."""
 
     def say() -> None:
-        print(f"evo {command}: {COMPILING}", file=sys.stderr, flush=True)
+        print(f"evo {command}: {what}", file=sys.stderr, flush=True)
 
     timer = threading.Timer(NOTICE_AFTER if after is None else after, say)
     timer.daemon = True

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TextIO
 
-from evo.cli._common import compiling_notice
+from evo.cli._common import COMPILING_RUN, compiling_notice
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
 
 __all__ = ["EVERY", "FirstCompile", "ProgressLines"]
@@ -25,15 +25,21 @@ class FirstCompile(Callback):
         self.quiet = quiet
 
     def on_run_start(self, run: RunStart) -> None:
-        from evo.sim import warm
-
         if run.config.pool.backend == "dask":
             return
         if self.quiet:
-            warm.warm_world(run.config.world)
+            self._warm(run)
             return
-        with compiling_notice(self.command):
-            warm.warm_world(run.config.world)
+        with compiling_notice(self.command, what=COMPILING_RUN):
+            self._warm(run)
+
+    @staticmethod
+    def _warm(run: RunStart) -> None:
+        from evo.ga.brood_kernels import warm_breeding
+        from evo.sim import warm
+
+        warm.warm_world(run.config.world)
+        warm_breeding(run.config.genome, run.config.ga)
 
 
 class ProgressLines(Callback):

@@ -33,7 +33,7 @@ from evo.ga.mutation_kernels import (
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
-__all__ = ["compiled_children", "operators"]
+__all__ = ["compiled_children", "operators", "warm_breeding"]
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -191,3 +191,20 @@ def compiled_children(brood, genome: GenomeSection, ga: GASection) -> list[Creat
             apply_pending(genes[0], genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
         out.append(assemble(positions, links, genes, omega, beta, renumbered, template, world))
     return out
+
+
+def warm_breeding(genome: GenomeSection | None = None, ga: GASection | None = None) -> bool:
+    """Compile (or load from numba's cache) the compiled brood: breed one mated, mutated pair of small
+    random creatures (drawn from a generator of its own: no run's stream is touched). Returns whether the
+    settings use it at all (False: the ``physics`` mutation, bred in Python)."""
+    from evo.ga.brood import Brood
+    from evo.ga.creatures import random_creature
+
+    genome = genome or GenomeSection()
+    ga = ga or GASection()
+    if operators(genome, ga) is None:
+        return False
+    rng = np.random.default_rng(0)
+    parents = (random_creature(rng, genome), random_creature(rng, genome))
+    compiled_children(Brood("pair", 1, parents, True, (True, True), (1, 1)), genome, ga)
+    return True

@@ -36,7 +36,7 @@ from evo.run.callbacks import (
 from evo.run.config import Config, load_config, parse_config, qd_settings
 from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.generations import run_generations
-from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, with_plugin_files
+from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, warm, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
 from evo.schema import shown
 from evo.sim import warm_up
@@ -150,7 +150,7 @@ def run_prepared(
             context,
             workers,
             config.pool.chunksize or 0,
-            before_fork=lambda: warm_up(spec.world),
+            before_fork=lambda: warm(context),
             timeout=config.evaluation.timeout,
             kind=kind,
             address=config.pool.address,

@@ -35,6 +35,7 @@ __all__ = [
     "breed_and_evaluate",
     "prepare",
     "setup_worker",
+    "warm",
     "with_plugin_files",
 ]
 
@@ -185,11 +186,22 @@ def setup_worker(context: BreedContext, folder: str | os.PathLike) -> BreedConte
         where = shipped.origin if shipped is not None else spec.plugin.origin
         detail = exc.message if isinstance(exc, EvoInputError) else str(exc)
         raise EvoInputError(f"cannot load plugin '{ref.name}' (from {where}): {detail}") from None
-    warm_up(spec.world)
+    warm(context)
     log.info(
-        "process %d: plugin '%s' loaded and kernel warm in %.2f s",
+        "process %d: plugin '%s' loaded and kernels warm in %.2f s",
         os.getpid(),
         ref.name,
         time.perf_counter() - start,
     )
     return context
+
+
+def warm(context: BreedContext) -> None:
+    """Compile (or load from numba's cache) what the context's broods call: the simulator's kernel in its
+    world and, under the default operators, the compiled breeding (before workers fork, so that they
+    inherit both)."""
+    from evo.ga.brood_kernels import warm_breeding
+
+    warm_up(context.spec.world)
+    if context.variation == Variation.default():
+        warm_breeding(context.genome, context.ga)

@@ -47,7 +47,8 @@ def test_evo_run_compiles_before_the_first_generation_and_says_so_when_that_is_s
     monkeypatch.setattr(_common, "NOTICE_AFTER", 0.5)  # not 5 s
     config = write_config(tmp_path / "c.toml", generations=1, population=4, frames=100)
     assert evo_run(config, "--out", tmp_path / "run") == 0
-    assert calls == ["euler", f"evo run: {_common.COMPILING}\n"]
+    assert calls == ["euler", f"evo run: {_common.COMPILING_RUN}\n"]
+    assert _common.COMPILING_RUN.startswith("compiling the simulator and breeding: first run only")
 
 
 def test_evo_run_says_where_it_is_on_a_standard_error_that_is_not_a_terminal(tmp_path, capsys, monkeypatch):
@@ -81,5 +82,5 @@ def test_progress_lines_wait_their_interval():
 def test_evo_warm_compiles_the_integrators_it_is_asked_for(capsys):
     assert main(["warm", "--integrator", "euler", "--integrator", "rk4"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in out[:2]] == ["euler", "rk4"]
-    assert out[2].startswith("the simulator is ready (")
+    assert [line.split(":")[0] for line in out[:3]] == ["euler", "rk4", "breeding"]
+    assert out[3].startswith("the simulator and breeding are ready (")

@@ -153,7 +153,7 @@ def test_in_process_fork_local_dask_and_a_dask_cluster_write_the_same_files(refe
     log = (tmp_path / "remote" / "run.log").read_text()
     # the workers' own records reach run.log, with their process ids
     worker_pids = set(cluster.worker_pids().values())
-    lines = [line for line in log.splitlines() if "plugin 'sprint' loaded and kernel warm" in line]
+    lines = [line for line in log.splitlines() if "plugin 'sprint' loaded and kernels warm" in line]
     assert len(lines) == 2 and {int(line.split()[2]) for line in lines} == worker_pids
 
 
