@@ -216,14 +216,37 @@ def _probe_first_call(cache_dir: str | None) -> float:
     return float(probe_in_fresh_interpreter(_COMPILE_PROBE, cache_dir, "compile-time")["first_call_s"])
 
 
+_BREEDING_PROBE = """
+import json, time
+start = time.perf_counter()
+from evo.ga.brood_kernels import warm_breeding
+warm_breeding()
+print(json.dumps({"first_call_s": time.perf_counter() - start}))
+"""
+
+
+def _probe_breeding(cache_dir: str | None) -> float:
+    """Seconds of :func:`evo.ga.brood_kernels.warm_breeding` in a fresh interpreter on ``cache_dir``."""
+    return float(probe_in_fresh_interpreter(_BREEDING_PROBE, cache_dir, "breeding compile")["first_call_s"])
+
+
 def compile_section(args: argparse.Namespace) -> Section:
-    """JIT compile time of the simulator, cold (empty cache) and cached (second run on the same cache)."""
+    """JIT compile time of the simulator and of the compiled breeding, cold (empty cache) and cached
+    (second run on the same cache)."""
     with tempfile.TemporaryDirectory(prefix="evo-bench-numba-") as cache_dir:
         cold = _probe_first_call(cache_dir)
         cached = _probe_first_call(cache_dir)
+    with tempfile.TemporaryDirectory(prefix="evo-bench-numba-") as cache_dir:
+        bred = [_probe_breeding(cache_dir), _probe_breeding(cache_dir)]
     lines = [
         "first simulate() call (Euler, 10 frames) in a fresh interpreter,"
         " NUMBA_CACHE_DIR on a new temporary folder",
         f"cold (empty cache): {cold:.2f} s    cached (same folder, second run): {cached:.3f} s",
+        f"the compiled breeding (one mated pair, evo.ga.brood_kernels.warm_breeding), the same way: cold"
+        f" {bred[0]:.2f} s    cached {bred[1]:.3f} s",
     ]
-    return Section("JIT compile time", lines, {"compile_s": {"cold": cold, "cached": cached}})
+    data = {
+        "compile_s": {"cold": cold, "cached": cached},
+        "breeding_compile_s": {"cold": bred[0], "cached": bred[1]},
+    }
+    return Section("JIT compile time", lines, data)

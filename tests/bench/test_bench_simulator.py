@@ -111,9 +111,10 @@ def test_every_registered_bench_section_resolves_to_a_function():
         assert callable(bench._load(reference)), name
 
 
-def test_the_compile_probe_runs_in_a_fresh_interpreter():
+def test_the_compile_probes_run_in_a_fresh_interpreter():
     # on numba's usual (warm) cache, so that this stays quick; the bench itself uses an empty folder
     assert 0.0 < simulator._probe_first_call(None) < 120.0
+    assert 0.0 < simulator._probe_breeding(None) < 120.0
 
 
 def test_bench_json_prints_only_json_on_stdout_and_the_tables_on_stderr(monkeypatch, capsys):
@@ -121,6 +122,7 @@ def test_bench_json_prints_only_json_on_stdout_and_the_tables_on_stderr(monkeypa
     monkeypatch.setattr(simulator, "NUMPY_FRAMES", 100)
     # a cold numba compile takes tens of seconds: the probe itself is tested above
     monkeypatch.setattr(simulator, "_probe_first_call", lambda cache_dir: 0.5)
+    monkeypatch.setattr(simulator, "_probe_breeding", lambda cache_dir: 0.25)
     # the evolution, batch and dask sections have their own tests; keep this one to the simulator's
     monkeypatch.setattr(bench, "DEFAULT_SECTIONS", ("simulator", "compile"))
     assert cli_main(["bench", "--json", "--repeats", "1"]) == 0
@@ -138,15 +140,18 @@ def test_bench_json_prints_only_json_on_stdout_and_the_tables_on_stderr(monkeypa
         assert row["spring_updates_per_s"] > 0
     assert [row["ratio"] > 0 for row in result["ratio_vs_numpy"]] == [True, True]
     assert result["compile_s"] == {"cold": 0.5, "cached": 0.5}
+    assert result["breeding_compile_s"] == {"cold": 0.25, "cached": 0.25}
     assert result["world"]["stiffness"] == simulator.BENCH_STIFFNESS
     assert "kernel/numpy" in captured.err  # the readable tables
 
 
 def test_bench_main_runs_only_the_sections_asked_for(monkeypatch, capsys):
     monkeypatch.setattr(simulator, "_probe_first_call", lambda cache_dir: 1.0)
+    monkeypatch.setattr(simulator, "_probe_breeding", lambda cache_dir: 2.0)
     assert bench.main(argparse.Namespace(json=True, repeats=1, sections=["compile"])) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == {
-        "compile_s": {"cold": 1.0, "cached": 1.0}
+        "compile_s": {"cold": 1.0, "cached": 1.0},
+        "breeding_compile_s": {"cold": 2.0, "cached": 2.0},
     }
 
 
