@@ -1,13 +1,13 @@
-"""A pair brood bred in one compiled call: crossover, settling, mutation and finishing of both children, draw
-for draw what :func:`evo.ga.brood.breed` does with the default operators.
-
-:func:`compiled_children` is used by ``breed`` when it applies: a PAIR brood, the default operators, the
-applet's physics in every parent and no ``physics`` mutation. It returns None when a brood needs a draw the
-compiled operators do not make (a repair that removes masses at random draws ``rng.choice``); ``breed``
-then makes the brood in Python from its seed, so the children are the same either way.
+"""A pair brood bred in one compiled call (crossover, settling, mutation, finishing of both children), draw
+for draw what :func:`evo.ga.brood.breed` does with the default operators, for parents of the applet's physics
+and settings without the ``physics`` mutation; None where it does not apply or a repair would draw
+``rng.choice`` (``breed`` then uses the Python operators: the same children). docs/internals.md, "Broods".
 """
 
 from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -158,8 +158,9 @@ def _body(creature: Creature) -> tuple:
     )
 
 
-def compiled_children(brood, genome: GenomeSection, ga: GASection) -> list[Creature | None] | None:
-    """The children :func:`evo.ga.brood.breed` makes of a PAIR ``brood`` under the default operators
+def compiled_children(brood: Any, genome: GenomeSection, ga: GASection) -> list[Creature | None] | None:
+    """The children :func:`evo.ga.brood.breed` makes of a PAIR ``brood`` (an :class:`evo.ga.brood.Brood`,
+    or anything with its ``seed``, ``parents``, ``mate`` and ``mutate``) under the default operators
     (before standing them on the world's ground), or None where the compiled path does not apply or bails
     out; the caller then breeds in Python."""
     settings = operators(genome, ga)
@@ -197,7 +198,6 @@ def warm_breeding(genome: GenomeSection | None = None, ga: GASection | None = No
     """Compile (or load from numba's cache) the compiled brood: breed one mated, mutated pair of small
     random creatures (drawn from a generator of its own: no run's stream is touched). Returns whether the
     settings use it at all (False: the ``physics`` mutation, bred in Python)."""
-    from evo.ga.brood import Brood
     from evo.ga.creatures import random_creature
 
     genome = genome or GenomeSection()
@@ -206,5 +206,6 @@ def warm_breeding(genome: GenomeSection | None = None, ga: GASection | None = No
         return False
     rng = np.random.default_rng(0)
     parents = (random_creature(rng, genome), random_creature(rng, genome))
-    compiled_children(Brood("pair", 1, parents, True, (True, True), (1, 1)), genome, ga)
+    brood = SimpleNamespace(seed=1, parents=parents, mate=True, mutate=(True, True))  # a Brood's fields
+    compiled_children(brood, genome, ga)
     return True

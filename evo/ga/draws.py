@@ -1,10 +1,6 @@
-"""The random draws of the compiled variation operators, one function per kind of draw, each giving
-exactly what the ``numpy.random.Generator`` method named in its docstring gives from the same state.
-
-Compiled operators call these and nothing else, so that the generator behind them can change without
-touching the operators. ``rng`` is either a numba-typed ``numpy.random.Generator`` (its methods are
-called) or a PCG64 state array of :mod:`evo.ga.pcg` (from :func:`generator` or ``pcg.seeded`` in compiled
-code; pcg's draws are called): the streams are the same.
+"""The draws compiled variation operators make (random, normal, integers, uniform, permutation), each exactly
+the ``numpy.random.Generator`` method of its docstring from the same state; ``rng`` is a PCG64 state array of
+:mod:`evo.ga.pcg` (what the operators use) or a numba-typed ``Generator`` (its methods): the same streams.
 """
 
 from __future__ import annotations

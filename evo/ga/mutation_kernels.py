@@ -1,15 +1,7 @@
-"""The default mutations of :mod:`evo.ga.mutation` compiled, draw for draw: ``mutate_body`` on a body held as
-a tuple of arrays, for creatures with the applet's physics (no per-link or per-mass columns).
-
-A body is ``(pos, a, b, rest, alpha, phi, omega, beta, renumbered)``: (n, 2) float64 positions (px), (m,)
-int64 link ends, (m,) float64 rest lengths (px), amplitudes and phases (rad), omega (rad/frame), beta and
-whether masses were removed. Genome limits are one float64 array (:func:`genome_limits`), the ``[ga]``
-sigmas another (:func:`ga_sigmas`).
-
-One draw is left to the caller: numpy's ``np.exp`` of an array is not libm's ``exp`` bit for bit, so the
-``rest`` mutation's factors are returned as their exponents (``arg``, with ``pending`` marking the links
-that have one) and applied by :func:`apply_pending` in numpy, as :mod:`evo.ga.mutation` computes them.
-Every other value is the Python operators' to the last bit (tests/ga/test_mutation_kernels.py).
+"""The default mutations of :mod:`evo.ga.mutation` compiled, draw for draw, on a body held as the tuple
+``(pos, a, b, rest, alpha, phi, omega, beta, renumbered)`` of a creature with the applet's physics; the
+``rest`` factors' numpy ``exp`` (not libm's bit for bit) is left to :func:`apply_pending`. Checked against
+the Python operators in tests/ga/test_brood_kernels.py.
 """
 
 from __future__ import annotations

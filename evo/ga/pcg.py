@@ -1,13 +1,7 @@
-"""numpy's PCG64 generator in numba: a plain ``np.uint64`` array as the state, and the draws
-:mod:`evo.ga.draws` makes, each giving exactly what the ``numpy.random.Generator`` method of the same
-name gives from the same state, so that compiled code can make and use its own generator.
-
-The state is (6,) uint64: ``[state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger]``, numpy's
-``pcg64_state`` (the 128-bit LCG state and increment, and the buffered upper half of a 64-bit output
-that the next 32-bit draw returns). It is numpy's PCG64 (XSL-RR output), not PCG64DXSM.
-
-The algorithms are numpy's (``distributions.c``, ``_generator.pyx``), as numba's own ``Generator``
-support translates them (``numba/np/random``); the ziggurat tables are numba's copy of numpy's.
+"""numpy's PCG64 (XSL-RR, not DXSM) in numba on a (6,) uint64 state array ``[state_hi, state_lo, inc_hi,
+inc_lo, has_uint32, uinteger]`` (numpy's ``pcg64_state``), with the draws :mod:`evo.ga.draws` makes, each
+exactly the ``numpy.random.Generator`` method of the same name; the algorithms are numpy's as numba's own
+``Generator`` support translates them, the ziggurat tables numba's copy of numpy's.
 """
 
 from __future__ import annotations

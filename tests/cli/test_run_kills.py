@@ -23,6 +23,7 @@ MARKER = ".in-checkpoint-window"  # made by the write when it reaches the window
 DYING_PLUGIN = '''
 import os
 import signal
+import time
 
 from evo.fitness import fitness_plugin
 
@@ -31,10 +32,15 @@ _calls = 0
 
 @fitness_plugin("dies", weights=(1.0,), record_every=10)
 def dies(result) -> float:
-    """Final centroid x (px); on call EVO_TEST_DIE_AT of its process, the process dies (EVO_TEST_DIE_HOW)."""
+    """Final centroid x (px); on call EVO_TEST_DIE_AT of its process, the process dies (EVO_TEST_DIE_HOW),
+    once the file EVO_TEST_DIE_AFTER exists if that is set (the writer thread may still be at it)."""
     global _calls
     _calls += 1
     if _calls == int(os.environ.get("EVO_TEST_DIE_AT", "0")):
+        after = os.environ.get("EVO_TEST_DIE_AFTER")
+        deadline = time.monotonic() + 60.0
+        while after and not os.path.exists(after) and time.monotonic() < deadline:
+            time.sleep(0.01)
         if os.environ.get("EVO_TEST_DIE_HOW") == "segfault":
             os.kill(os.getpid(), signal.SIGSEGV)
         os._exit(3)
@@ -161,7 +167,11 @@ def test_a_process_that_dies_in_generation_1_with_one_worker_keeps_the_checkpoin
     config = write_config(tmp_path / "c.toml", plugin="dies", plugin_paths=("dying.py",), generations=3)
     for how, status in (("exit", 3), ("segfault", -signal.SIGSEGV)):
         folder = tmp_path / how
-        proc = _start(config, folder, EVO_TEST_DIE_AT="10", EVO_TEST_DIE_HOW=how)  # generation 0 is 8 calls
+        # generation 0 is 8 calls; its checkpoint is written in a thread while generation 1 runs
+        checkpoint = str(folder / "checkpoint.npz")
+        proc = _start(
+            config, folder, EVO_TEST_DIE_AT="10", EVO_TEST_DIE_HOW=how, EVO_TEST_DIE_AFTER=checkpoint
+        )
         proc.communicate(timeout=120)
         assert proc.returncode == status
         assert (
