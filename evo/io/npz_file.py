@@ -9,11 +9,13 @@ import contextlib
 import hashlib
 import io
 import os
+import struct
 import tempfile
 import zipfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -59,21 +61,128 @@ def array_checksum(arrays: Mapping[str, np.ndarray]) -> str:
 def dumps_npz(arrays: Mapping[str, np.ndarray]) -> bytes:
     """The bytes of an ``.npz`` holding ``arrays`` (in the mapping's order) and their checksum.
 
+    The zip archive is laid out here rather than by :mod:`zipfile` (a tenth of the CPU), byte for byte as
+    ``zipfile.ZipFile(..., "w", ZIP_STORED, allowZip64=True)`` writes it, each member as
+    ``numpy.lib.format.write_array`` writes it; an archive that would need zip64 records, or a member
+    name that is not ASCII, is written by :mod:`zipfile` itself.
+
     Raises:
         TypeError: an array of a kind that needs pickle (objects).
     """
+    members = {name: np.asarray(value) for name, value in arrays.items()}
+    for name, array in members.items():
+        if array.dtype.kind not in _KINDS:
+            raise TypeError(f"{name}: arrays of dtype {array.dtype} are not written")
+    payloads = {name: _npy_data(array) for name, array in members.items()}
+    digest = hashlib.sha256()
+    for name in sorted(members):
+        if name == CHECKSUM:
+            continue
+        array = members[name]
+        digest.update(f"{name}\0{array.dtype.str}\0{array.shape}\0".encode())
+        fortran, data = payloads[name]
+        digest.update(array.tobytes() if fortran else data)  # array_checksum's bytes
+    members = {**members, CHECKSUM: np.array(digest.hexdigest())}
+    payloads[CHECKSUM] = _npy_data(members[CHECKSUM])
+    entries = []
+    for name, array in members.items():
+        fortran, data = payloads[name]
+        entries.append((f"{name}.npy", _npy_header(array, fortran), data))
+    return _stored_zip(entries)
+
+
+def _npy_data(array: np.ndarray) -> tuple[bool, bytes]:
+    """Whether ``write_array`` writes ``array`` in Fortran order, and the bytes of its data as it does."""
+    fortran = bool(array.flags.f_contiguous and not array.flags.c_contiguous)
+    return fortran, array.tobytes("F" if fortran else "C")
+
+
+_NPY_HEADERS: dict[tuple[Any, ...], bytes] = {}
+
+
+def _npy_header(array: np.ndarray, fortran: bool) -> bytes:
+    """The ``.npy`` header ``numpy.lib.format.write_array`` writes before ``array``'s data (it depends on
+    the dtype, the shape and the order only): taken from one real write per kind of array."""
+    key = (array.dtype.str, array.shape, fortran)
+    header = _NPY_HEADERS.get(key)
+    if header is None:
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+        written = buffer.getvalue()
+        header = written[: len(written) - array.nbytes]
+        if len(_NPY_HEADERS) >= 4096:
+            _NPY_HEADERS.clear()
+        _NPY_HEADERS[key] = header
+    return header
+
+
+_LOCAL = struct.Struct("<4s2B4HL2L2H")  # zipfile's structFileHeader
+_CENTRAL = struct.Struct("<4s4B4HL2L5H2L")  # structCentralDir
+_END = struct.Struct("<4s4H2LH")  # structEndArchive
+_DOS_DATE = (_EPOCH[0] - 1980) << 9 | _EPOCH[1] << 5 | _EPOCH[2]
+_DOS_TIME = _EPOCH[3] << 11 | _EPOCH[4] << 5 | (_EPOCH[5] // 2)
+_VERSION = 20  # zipfile.DEFAULT_VERSION: what a stored member without zip64 needs
+_SYSTEM = zipfile.ZipInfo("x").create_system  # 3, or 0 on Windows, as zipfile records it
+_ATTRIBUTES = 0o644 << 16
+_ZIP64_LIMIT = (1 << 31) - 1
+
+
+def _stored_zip(entries: list[tuple[str, bytes, bytes]]) -> bytes:
+    """``entries`` (member name, its bytes in two parts) as the zip archive :func:`_zipfile_npz` writes
+    of them."""
+    offset = sum(30 + len(name) + len(head) + len(data) for name, head, data in entries)
+    fits = len(entries) < 0xFFFF and offset + 46 * len(entries) + 22 < _ZIP64_LIMIT // 2
+    if not fits or not all(name.isascii() for name, _, _ in entries):
+        return _zipfile_npz(entries)
+    parts, directory, offset = [], [], 0
+    for name, head, data in entries:
+        raw = name.encode("ascii")
+        crc, size = zlib.crc32(data, zlib.crc32(head)), len(head) + len(data)
+        parts += (
+            _LOCAL.pack(b"PK\003\004", _VERSION, 0, 0, 0, _DOS_TIME, _DOS_DATE, crc, size, size, len(raw), 0),
+            raw,
+            head,
+            data,
+        )
+        directory += (
+            _CENTRAL.pack(
+                b"PK\001\002",
+                _VERSION,
+                _SYSTEM,
+                _VERSION,
+                0,
+                0,
+                0,
+                _DOS_TIME,
+                _DOS_DATE,
+                crc,
+                size,
+                size,
+                len(raw),
+                0,
+                0,
+                0,
+                0,
+                _ATTRIBUTES,
+                offset,
+            ),
+            raw,
+        )
+        offset += 30 + len(raw) + size
+    size = sum(map(len, directory))
+    end = _END.pack(b"PK\005\006", 0, 0, len(entries), len(entries), size, offset, 0)
+    return b"".join([*parts, *directory, end])
+
+
+def _zipfile_npz(entries: list[tuple[str, bytes, bytes]]) -> bytes:
+    """``entries`` (member name, its bytes in two parts) as one stored zip archive, written by
+    :mod:`zipfile`."""
     out = io.BytesIO()
-    members = {**arrays, CHECKSUM: np.array(array_checksum(arrays))}
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for name, value in members.items():
-            array = np.asarray(value)
-            if array.dtype.kind not in _KINDS:
-                raise TypeError(f"{name}: arrays of dtype {array.dtype} are not written")
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
-            info.external_attr = 0o644 << 16
-            buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, array, allow_pickle=False)
-            archive.writestr(info, buffer.getvalue())
+        for name, head, data in entries:
+            info = zipfile.ZipInfo(name, date_time=_EPOCH)
+            info.external_attr = _ATTRIBUTES
+            archive.writestr(info, head + data)
     return out.getvalue()
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring_ascii
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -42,12 +44,21 @@ _WAVE_FIELDS = {
 }
 
 
-def _padded(rows: list[np.ndarray], counts: np.ndarray, dtype: Any, tail: tuple[int, ...]) -> np.ndarray:
-    """Ragged rows as one zero-padded (n, max count, *tail) array (one concatenate, one masked store)."""
-    width = int(counts.max(initial=0))
-    out = np.zeros((len(rows), width, *tail), dtype=dtype)
-    if rows and width:
-        out[np.arange(width) < counts[:, None]] = np.concatenate(rows).reshape(-1, *tail)
+def _padded(
+    columns: list[tuple[np.ndarray, ...]],
+    counts: np.ndarray,
+    fields: Mapping[str, tuple[Any, tuple[int, ...]]],
+) -> dict[str, np.ndarray]:
+    """Ragged rows (one tuple of rows per field) as zero-padded (n, max count, *tail) arrays: one
+    concatenate and one indexed store per field, the indices found once."""
+    n, width = len(counts), int(counts.max(initial=0))
+    cells = np.flatnonzero(np.arange(width) < counts[:, None]) if n and width else None
+    out = {}
+    for rows, (name, (dtype, tail)) in zip(columns, fields.items(), strict=True):
+        array = np.zeros((n, width, *tail), dtype=dtype)
+        if cells is not None:
+            array.reshape(n * width, *tail)[cells] = np.concatenate(rows).reshape(-1, *tail)
+        out[name] = array
     return out
 
 
@@ -60,6 +71,33 @@ def _extras(ind: Individual) -> str:
     if creature.polys:
         extras["polys"] = creature_to_dict(creature)["polys"]
     return json.dumps(extras, separators=(",", ":"), allow_nan=False)
+
+
+def _json_string(text: str) -> str:
+    """``json.dumps(text)``: the C encoder json.dumps calls for a string, without its Python around it."""
+    try:
+        return encode_basestring_ascii(text)
+    except TypeError:  # not a string after all
+        return json.dumps(text)
+
+
+def _json_list(items: Sequence[str]) -> str:
+    """``json.dumps(list(items))`` for strings, as its C encoder writes them (", " between items)."""
+    try:
+        return "[" + ", ".join(map(encode_basestring_ascii, items)) + "]"
+    except TypeError:  # an item that is not a string
+        return json.dumps(list(items))
+
+
+def _columns(getter: attrgetter, items: Sequence[Any], count: int) -> list[tuple[Any, ...]]:
+    """``count`` attributes of each item, as one tuple per attribute."""
+    return list(zip(*map(getter, items), strict=True)) or [()] * count
+
+
+_MASS_OF = attrgetter(*_MASS_FIELDS)
+_LINK_OF = attrgetter(*_LINK_FIELDS)
+_WAVE_OF = attrgetter(*_WAVE_FIELDS)
+_HEAD_OF = attrgetter("id", "parents", "born", "seed", "exploded", "values")
 
 
 def pack_individuals(
@@ -80,30 +118,38 @@ def pack_individuals(
         ``parents`` (JSON text), ``born``, ``seed``, ``has_seed``, ``exploded``, ``evaluated`` (n,) and
         ``fitness`` (n, objectives).
     """
+    n = len(individuals)
     creatures = [ind.creature for ind in individuals]
-    n_masses = np.array([c.positions.shape[0] for c in creatures], dtype=np.int64)
-    n_links = np.array([c.link_a.shape[0] for c in creatures], dtype=np.int64)
+    # one tuple per field, over the individuals (attrgetter and zip: the loops run in C)
+    masses = _columns(_MASS_OF, creatures, len(_MASS_FIELDS))
+    links = _columns(_LINK_OF, creatures, len(_LINK_FIELDS))
+    waves = _columns(_WAVE_OF, creatures, len(_WAVE_FIELDS))
+    ids, parents, born, seeds, exploded, values = _columns(_HEAD_OF, individuals, 6)
+    n_masses = np.array(list(map(len, masses[0])), dtype=np.int64)  # len: rows of positions
+    n_links = np.array(list(map(len, links[0])), dtype=np.int64)
     out = {"n_masses": n_masses, "n_links": n_links}
-    for name, (dtype, tail) in _MASS_FIELDS.items():
-        out[name] = _padded([getattr(c, name) for c in creatures], n_masses, dtype, tail)
-    for name, dtype in _LINK_FIELDS.items():
-        out[name] = _padded([getattr(c, name) for c in creatures], n_links, dtype, ())
-    for name, dtype in _WAVE_FIELDS.items():
-        out[name] = np.array([getattr(c, name) for c in creatures], dtype=dtype)
-    fitness = np.full((len(individuals), objectives), np.nan)
-    for row, ind in enumerate(individuals):
-        if ind.values is not None:
-            fitness[row] = ind.values
+    out.update(_padded(masses, n_masses, _MASS_FIELDS))
+    out.update(_padded(links, n_links, {name: (dtype, ()) for name, dtype in _LINK_FIELDS.items()}))
+    for column, (name, dtype) in zip(waves, _WAVE_FIELDS.items(), strict=True):
+        out[name] = np.array(column, dtype=dtype)
+    evaluated = [v is not None for v in values]
+    if all(evaluated) and all(len(v) == objectives for v in values):
+        fitness = np.array(values, dtype=np.float64).reshape(n, objectives)
+    else:
+        fitness = np.full((n, objectives), np.nan)
+        for row, v in enumerate(values):
+            if v is not None:
+                fitness[row] = v
     out.update(
-        name=np.array([json.dumps(c.name) for c in creatures], dtype=str),  # JSON: a trailing NUL stays
+        name=np.array([_json_string(c.name) for c in creatures], dtype=str),  # JSON: a trailing NUL stays
         extras=np.array([_extras(ind) for ind in individuals], dtype=str),
-        id=np.array([ind.id for ind in individuals], dtype=str),
-        parents=np.array([json.dumps(list(ind.parents)) for ind in individuals], dtype=str),
-        born=np.array([ind.born for ind in individuals], dtype=np.int64),
-        seed=np.array([ind.seed or 0 for ind in individuals], dtype=np.uint64),
-        has_seed=np.array([ind.seed is not None for ind in individuals], dtype=np.bool_),
-        exploded=np.array([ind.exploded for ind in individuals], dtype=np.bool_),
-        evaluated=np.array([ind.values is not None for ind in individuals], dtype=np.bool_),
+        id=np.array(ids, dtype=str),
+        parents=np.array(list(map(_json_list, parents)), dtype=str),
+        born=np.array(born, dtype=np.int64),
+        seed=np.array([s or 0 for s in seeds], dtype=np.uint64),
+        has_seed=np.array([s is not None for s in seeds], dtype=np.bool_),
+        exploded=np.array(exploded, dtype=np.bool_),
+        evaluated=np.array(evaluated, dtype=np.bool_),
         fitness=fitness,
     )
     for key in ("name", "extras", "id", "parents"):  # an empty group: str arrays of kind 'U' all the same

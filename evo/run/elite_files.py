@@ -71,4 +71,10 @@ class EliteFiles:
 def generation_best(population: list[Individual]) -> Individual | None:
     """The fittest evaluated individual of a generation with finite fitness (DEAP's weighted order)."""
     finite = [ind for ind in population if ind.values and all(map(math.isfinite, ind.values))]
-    return max(finite, key=lambda ind: ind.fitness, default=None)
+    # DEAP's ``a > b`` is ``not a.wvalues <= b.wvalues``: for weighted values without NaN (finite values
+    # times finite weights) that is ``a.wvalues > b.wvalues``, compared here without DEAP's Python
+    return max(finite, key=_weighted, default=None)
+
+
+def _weighted(ind: Individual) -> tuple[float, ...]:
+    return ind.fitness.wvalues
