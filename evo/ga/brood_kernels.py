@@ -14,7 +14,7 @@ import numpy as np
 
 from evo.ga import pcg
 from evo.ga.body import assemble
-from evo.ga.crossover_kernels import crossover_bodies
+from evo.ga.crossover_kernels import crossover_bodies, genome_limits
 from evo.ga.gene_kernels import _finished_genes
 from evo.ga.mutation_kernels import (
     BETA_HIGH,
@@ -27,7 +27,6 @@ from evo.ga.mutation_kernels import (
     _clip,
     apply_pending,
     ga_sigmas,
-    genome_limits,
     mutate_body,
 )
 from evo.ga.settings import GASection, GenomeSection

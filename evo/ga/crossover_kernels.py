@@ -27,12 +27,15 @@ BODY = ("pos", "a", "b", "rest", "alpha", "phi", "omega", "beta", "renumbered")
 """The fields of a body tuple: (n, 2) float64 C-contiguous positions (px); (m,) int64 link ends a and b;
 (m,) float64 rest (px), alpha and phi (rad); omega (rad/frame) and beta floats; renumbered bool."""
 
-LIMITS = ("rest_low", "rest_high", "muscle_fraction", "max_degree", "max_links", "masses_min", "masses_max")
+LIMITS = (
+    "rest_low", "rest_high", "muscle_fraction", "max_degree", "max_links", "masses_min", "masses_max",
+    "omega_low", "omega_high", "beta_low", "beta_high",
+)  # fmt: skip
 """The entries of the limits array :func:`genome_limits` makes (ints stored as floats)."""
 
 
 def genome_limits(genome: GenomeSection) -> np.ndarray:
-    """The (7,) float64 limits array the kernels take, in the order of :data:`LIMITS`."""
+    """The (11,) float64 limits array the kernels take, in the order of :data:`LIMITS`."""
     return np.array(
         [
             genome.rest[0],
@@ -42,6 +45,10 @@ def genome_limits(genome: GenomeSection) -> np.ndarray:
             genome.max_links,
             genome.masses[0],
             genome.masses[1],
+            genome.omega[0],
+            genome.omega[1],
+            genome.beta[0],
+            genome.beta[1],
         ],
         dtype=np.float64,
     )

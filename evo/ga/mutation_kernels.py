@@ -12,33 +12,23 @@ import numba as nb
 import numpy as np
 
 from evo.ga import draws
+from evo.ga.crossover_kernels import LIMITS, _degree, new_links_genes
 from evo.ga.link_kernels import _bridges_and_cuts, _free_pairs
-from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
+from evo.ga.settings import MUTATION_NAMES, GASection
 
-__all__ = ["MUTATION_CODES", "apply_pending", "ga_sigmas", "genome_limits", "mutate_body"]
+__all__ = ["MUTATION_CODES", "apply_pending", "ga_sigmas", "mutate_body"]
 
 _JIT = dict(cache=True, nogil=True)
 _TWO_PI = 2.0 * math.pi
 
-# limits: indices into the genome array
+# indices into the limits array (evo.ga.crossover_kernels.LIMITS)
 REST_LOW, REST_HIGH, MUSCLE_FRACTION, MAX_DEGREE, MAX_LINKS, MASSES_MIN, MASSES_MAX = range(7)
 OMEGA_LOW, OMEGA_HIGH, BETA_LOW, BETA_HIGH = range(7, 11)
+assert LIMITS[OMEGA_LOW] == "omega_low" and LIMITS[BETA_HIGH] == "beta_high"
 # sigmas: indices into the ga array
 GENE_FRACTION, SIGMA_REST, SIGMA_ALPHA, SIGMA_PHI, SIGMA_OMEGA, SIGMA_BETA, SIGMA_MOVE = range(7)
 
 MUTATION_CODES = {name: code for code, name in enumerate(MUTATION_NAMES)}  # physics (11) is not compiled
-
-
-def genome_limits(genome: GenomeSection) -> np.ndarray:
-    """The ``[genome]`` limits the compiled operators read, as one float64 array."""
-    return np.array(
-        [
-            genome.rest[0], genome.rest[1], genome.muscle_fraction, genome.max_degree, genome.max_links,
-            genome.masses[0], genome.masses[1], genome.omega[0], genome.omega[1], genome.beta[0],
-            genome.beta[1],
-        ],
-        dtype=np.float64,
-    )  # fmt: skip
 
 
 def ga_sigmas(ga: GASection) -> np.ndarray:
@@ -73,23 +63,6 @@ def _length(pos, i, j):  # pragma: no cover
 
 
 @nb.njit(**_JIT)
-def new_links_genes(rng, lim, lengths):  # pragma: no cover
-    """:func:`evo.ga.body.new_links_genes`: (rest, alpha, phi) of new links of current ``lengths`` (px)."""
-    k = lengths.shape[0]
-    rest = np.empty(k)
-    alpha = np.empty(k)
-    phi = np.empty(k)
-    for q in range(k):
-        muscle = draws.random(rng)
-        amp = draws.random(rng)
-        p = draws.random(rng) * _TWO_PI
-        rest[q] = _min(_max(lengths[q], lim[REST_LOW]), lim[REST_HIGH])
-        alpha[q] = (1.0 - amp) if muscle < lim[MUSCLE_FRACTION] else 0.0
-        phi[q] = p if p < _TWO_PI else 0.0
-    return rest, alpha, phi
-
-
-@nb.njit(**_JIT)
 def _chosen(rng, count, fraction, among):  # pragma: no cover
     """evo.ga.mutation._chosen_links with ``among`` (a (count,) bool array; all True for none)."""
     picked = np.empty(count, np.int64)
@@ -114,15 +87,6 @@ def _keep(values, keep):  # pragma: no cover
     for q in range(keep.size):
         out[q] = values[keep[q]]
     return out
-
-
-@nb.njit(**_JIT)
-def _degree(n, a, b):  # pragma: no cover
-    degree = np.zeros(n, np.int64)
-    for k in range(a.size):
-        degree[a[k]] += 1
-        degree[b[k]] += 1
-    return degree
 
 
 @nb.njit(**_JIT)

@@ -121,7 +121,8 @@ def test_new_links_genes_are_the_python_ones_draw_for_draw():
 
 def test_genome_limits_hold_the_genome_in_order():
     genome = GenomeSection(masses=(3, 9), rest=(5.0, 50.0), muscle_fraction=0.25, max_degree=3, max_links=8)
-    assert genome_limits(genome).tolist() == [5.0, 50.0, 0.25, 3.0, 8.0, 3.0, 9.0]
+    assert genome_limits(genome).tolist()[:7] == [5.0, 50.0, 0.25, 3.0, 8.0, 3.0, 9.0]
+    assert genome_limits(genome).tolist()[7:] == [*genome.omega, *genome.beta]
 
 
 REPAIR_GENOMES = [  # (genome, whether growing must free a link: _free_one)
