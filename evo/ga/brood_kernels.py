@@ -83,6 +83,20 @@ def _own(body):  # pragma: no cover
 
 
 @nb.njit(**_JIT)
+def _valid(body):  # pragma: no cover
+    """Whether the compiled operators may read ``body`` (they do not check bounds): (n, 2) positions, link
+    columns of one length, every link end a mass."""
+    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    n, m = pos.shape[0], a.shape[0]
+    if pos.shape[1] != 2 or b.shape[0] != m or rest.shape[0] != m or alpha.shape[0] != m or phi.shape[0] != m:
+        return False
+    for k in range(m):  # noqa: SIM110 (a loop numba compiles; all() of a generator it does not)
+        if not (0 <= a[k] < n and 0 <= b[k] < n):
+            return False
+    return True
+
+
+@nb.njit(**_JIT)
 def _unmutated(body):  # pragma: no cover
     m = body[1].size
     return body, np.zeros(m), np.zeros(m, np.bool_)
@@ -92,6 +106,8 @@ def _unmutated(body):  # pragma: no cover
 def _pair(seed, pa, pb, two, mate, mutate_a, mutate_b, lim, sig, codes, rates, cumulative, rate_cut,
           rate_wave):  # fmt: skip  # pragma: no cover
     """Both (or the one) children of a pair brood; ``ok`` False when the brood must be made in Python."""
+    if not (_valid(pa) and _valid(pb)):  # the Python operators raise their own errors for such parents
+        return False, _finished(*_unmutated(_own(pa)), lim), _finished(*_unmutated(_own(pb)), lim)
     rng = pcg.seeded(seed)
     pa, pb = _own(pa), _own(pb)
     if mate:

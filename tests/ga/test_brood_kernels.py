@@ -150,3 +150,19 @@ def test_any_settings_give_the_python_operators_children(genome, ga, seed, mate,
         breed(brood, genome, ga), _python_children(brood, genome, ga, Variation.default(), True), strict=True
     ):
         assert_same_creature(x, y)
+
+
+def test_parents_the_compiled_operators_cannot_read_go_to_the_python_ones():
+    genome = GenomeSection()
+    a, b = evolved(genome, GASection(), 1), evolved(genome, GASection(), 2)
+    bad = object.__new__(type(a))
+    bad.__dict__.update(a.__dict__)
+    links = a.link_b.copy()
+    links[0] = a.n_masses + 5  # a link to a mass that is not there
+    links.setflags(write=False)
+    bad.__dict__["link_b"] = links
+    brood = Brood(PAIR, 3, (bad, b), False, (True, False), (1, None))
+    assert brood_kernels.compiled_children(brood, genome, GASection()) is None  # it reads no such link
+    python = _python_children(brood, genome, GASection(), Variation.default(), True)
+    for x, y in zip(breed(brood, genome, GASection()), python, strict=True):
+        assert_same_creature(x, y)
