@@ -110,6 +110,9 @@ class DaskPool:
         self._client: Any = None
         self._no_workers_since: float | None = None
         self._counted: tuple[float, int] | None = None  # (when, how many workers)
+        # the last batch's futures, let go only once the next batch is sent: letting them go sends the
+        # scheduler a message, after which the client's stream holds the next one back for 10 ms
+        self._last_batch: list[Any] = []
         self.startup_seconds: dict[str, float] = {}  # "cluster", "setup": the first run's costs
 
     # -- the cluster ------------------------------------------------------------------------------------
@@ -291,6 +294,7 @@ class DaskPool:
                 pure=False,
             )
             chunk_of.update(zip(futures, numbers, strict=True))
+        self._last_batch = list(chunk_of)
         if progress is not None:
             progress(0)  # everything is out with the workers: the caller may do its own work
         results = self._collect(chunk_of, weight, progress)
@@ -353,6 +357,7 @@ class DaskPool:
     def close(self) -> None:
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
+        self._last_batch = []
         if client is not None:
             # a client that lost its scheduler logs that it gives up reconnecting: the run said it already
             lost = client.status != "running"
