@@ -135,7 +135,10 @@ class DaskPool:
                 self._before_start()
             try:
                 self._cluster = self._local_cluster()
-                self._client = distributed.Client(self._cluster, set_as_default=False)
+                # results fetched from the workers directly, not relayed by the scheduler (this process)
+                self._client = distributed.Client(
+                    self._cluster, set_as_default=False, direct_to_workers=True
+                )
                 self._client.register_plugin(IgnoreInterrupt(), name=IgnoreInterrupt.name)
             except Exception as exc:
                 raise EvaluationFailed(
