@@ -98,6 +98,22 @@ def test_a_batchs_results_are_let_go_once_the_next_batch_is_sent_and_none_are_le
         assert not second & _keys_on_the_cluster(client)
 
 
+def _frozen() -> int:
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_a_worker_freezes_its_heap_once_the_run_is_set_up(address):
+    with (
+        distributed.Client(address, set_as_default=False) as client,
+        DaskPool(_square, 0, 2, 1, address=address) as pool,
+    ):
+        assert pool.run([Task(0, 3), Task(1, 4)]) == [9, 16]
+        frozen = client.run(_frozen)
+    assert len(frozen) == 2 and all(count > 10_000 for count in frozen.values())
+
+
 def test_progress_counts_the_weight_of_the_tasks_as_chunks_come_back(tasks, spec, address):
     seen = []
     weighted = [Task(t.index, t.payload, weight=2) for t in tasks]
