@@ -75,6 +75,45 @@ def test_equal_payloads_in_chunks_of_later_batches_are_not_taken_for_earlier_one
         assert pool.run([Task(0, 3), Task(1, 3)]) == [10, 10]
 
 
+def _keys_on_the_cluster(client) -> set:
+    return {key for keys in client.has_what().values() for key in keys}
+
+
+def test_a_batchs_results_are_let_go_once_the_next_batch_is_sent_and_none_are_left_at_the_end(address):
+    with distributed.Client(address, set_as_default=False) as client:
+        with DaskPool(_square, 0, 2, 1, address=address) as pool:
+            assert pool.run([Task(0, 3), Task(1, 4)]) == [9, 16]
+            first = {future.key for future in pool._last_batch}
+            assert len(first) == 2 and first <= _keys_on_the_cluster(client)  # held: no message yet
+            assert pool.run([Task(0, 5), Task(1, 6)]) == [25, 36]
+            second = {future.key for future in pool._last_batch}
+            assert second.isdisjoint(first)
+            deadline = time.monotonic() + 10
+            while first & _keys_on_the_cluster(client) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not first & _keys_on_the_cluster(client)
+        deadline = time.monotonic() + 10
+        while second & _keys_on_the_cluster(client) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not second & _keys_on_the_cluster(client)
+
+
+def _frozen() -> int:
+    import gc
+
+    return gc.get_freeze_count()
+
+
+def test_a_worker_freezes_its_heap_once_the_run_is_set_up(address):
+    with (
+        distributed.Client(address, set_as_default=False) as client,
+        DaskPool(_square, 0, 2, 1, address=address) as pool,
+    ):
+        assert pool.run([Task(0, 3), Task(1, 4)]) == [9, 16]
+        frozen = client.run(_frozen)
+    assert len(frozen) == 2 and all(count > 10_000 for count in frozen.values())
+
+
 def test_progress_counts_the_weight_of_the_tasks_as_chunks_come_back(tasks, spec, address):
     seen = []
     weighted = [Task(t.index, t.payload, weight=2) for t in tasks]

@@ -112,6 +112,40 @@ def test_in_another_thread_one_watcher_serves_every_evaluation_and_each_gets_its
     assert outcome == [1, ("no result within 0.1 s", True), ("no result within 0.2 s", True), 1]
 
 
+def test_in_another_thread_evaluations_that_end_in_time_do_not_wake_the_watcher_each_time():
+    from evo.run.backends import base
+
+    notified = []
+
+    def worker() -> None:
+        with evaluation_time_limit(5.0):  # makes this thread's watcher
+            pass
+        timer = base._thread_timers.timer
+        notify = timer.changed.notify
+
+        def counted(n: int = 1) -> None:
+            notified.append(n)
+            notify(n)
+
+        timer.changed.notify = counted
+        for _ in range(200):
+            with evaluation_time_limit(5.0):
+                pass
+        started = time.monotonic()
+        try:
+            with evaluation_time_limit(0.1):  # an earlier deadline than the watcher sleeps to: woken
+                _spin()
+        except EvaluationTimeout:
+            notified.append(("timed out", time.monotonic() - started >= 0.1))
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    assert notified[:-1] == [1] * (len(notified) - 1) and len(notified) <= 3
+    assert notified[-1] == ("timed out", True)
+
+
 def _hang_on_three(payload: int, context: float) -> int:
     with evaluation_time_limit(context):
         if payload == 3:

@@ -2,7 +2,8 @@
 
 The job and its context reach every worker once, as a worker plugin that dask also gives to workers that
 join later, and are set up once per worker (worker side: :mod:`evo.run.backends.dask_worker`); a task
-carries its chunk only; results come back in task order, errors as data. See docs/cluster.md.
+carries its chunk only; results come back in task order, errors as data. The LocalCluster it starts:
+:mod:`evo.run.backends.dask_cluster`. See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -12,14 +13,11 @@ import logging
 import math
 import pickle
 import queue
-import signal
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import dask
 import distributed
 
 from evo.run.backends.base import (
@@ -32,6 +30,8 @@ from evo.run.backends.base import (
     dask_address_problem,
     log,
 )
+from evo.run.backends.dask_cluster import Client as _Client
+from evo.run.backends.dask_cluster import local_cluster, replay
 from evo.run.backends.dask_worker import (
     IgnoreInterrupt,
     RunData,
@@ -46,16 +46,6 @@ __all__ = ["DaskPool"]
 WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size) is taken as known
 
 WorkerSetup = Callable[[Any, str], Any]
-
-# dask settings of the LocalCluster the backend starts: its scheduler and nannies share this process with
-# the run, and its workers share the machine, so fewer housekeeping wake-ups (no sampling profiler in
-# the workers, memory and system monitors every second or two, the event-loop watchdog every 200 ms)
-LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.worker.memory.monitor-interval": "1s",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.admin.tick.interval": "200ms",
-}
 
 
 class DaskPool:
@@ -110,6 +100,9 @@ class DaskPool:
         self._client: Any = None
         self._no_workers_since: float | None = None
         self._counted: tuple[float, int] | None = None  # (when, how many workers)
+        # the last batch's futures, let go only once the next batch is sent: letting them go sends the
+        # scheduler a message, after which the client's stream holds the next one back for 10 ms
+        self._last_batch: list[Any] = []
         self.startup_seconds: dict[str, float] = {}  # "cluster", "setup": the first run's costs
 
     # -- the cluster ------------------------------------------------------------------------------------
@@ -131,8 +124,9 @@ class DaskPool:
             if self._before_start is not None:
                 self._before_start()
             try:
-                self._cluster = self._local_cluster()
-                self._client = distributed.Client(self._cluster, set_as_default=False)
+                self._cluster = local_cluster(self.workers)
+                # results fetched from the workers directly, not relayed by the scheduler (this process)
+                self._client = distributed.Client(self._cluster, set_as_default=False, direct_to_workers=True)
                 self._client.register_plugin(IgnoreInterrupt(), name=IgnoreInterrupt.name)
             except Exception as exc:
                 raise EvaluationFailed(
@@ -154,27 +148,6 @@ class DaskPool:
         self.startup_seconds["cluster"] = time.perf_counter() - start
         self._check_workers()
 
-    def _local_cluster(self) -> Any:
-        """A LocalCluster of ``workers`` single-threaded processes on 127.0.0.1, no dashboard; they start
-        with Ctrl-C ignored (the parent decides what it means)."""
-        main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-        try:
-            with dask.config.set(LOCAL_CLUSTER_CONFIG):
-                return distributed.LocalCluster(
-                    n_workers=self.workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    scheduler_port=0,
-                    dashboard_address=None,
-                    # its small HTTP server (health, metrics) on any free port, not on 8787
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-                )
-        finally:
-            if main and previous is not None:
-                signal.signal(signal.SIGINT, previous)
-
     def _check_workers(self) -> None:
         """Set the run up on every worker now (plugin, warm kernel); the first failure, by address, fails
         the run naming the worker."""
@@ -188,7 +161,7 @@ class DaskPool:
             if isinstance(answer, BaseException):  # gone meanwhile: a replacement sets itself up later
                 log.warning("dask worker %s did not answer the check: %s", address, one_line(answer))
                 continue
-            _replay(answer["records"])
+            replay(answer["records"])
             if answer["error"] is not None:
                 problems.append(answer["error"])
                 continue
@@ -291,6 +264,7 @@ class DaskPool:
                 pure=False,
             )
             chunk_of.update(zip(futures, numbers, strict=True))
+        self._last_batch = list(chunk_of)
         if progress is not None:
             progress(0)  # everything is out with the workers: the caller may do its own work
         results = self._collect(chunk_of, weight, progress)
@@ -347,12 +321,13 @@ class DaskPool:
                 message = f"a dask task failed: {one_line(exc)}"
             raise EvaluationFailed(-1, None, message)
         done, error, seconds, records = pickle.loads(outcome)
-        _replay(records)
+        replay(records)
         return done, error, seconds
 
     def close(self) -> None:
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
+        self._last_batch = []
         if client is not None:
             # a client that lost its scheduler logs that it gives up reconnecting: the run said it already
             lost = client.status != "running"
@@ -377,25 +352,3 @@ class DaskPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class _Client(distributed.Client):
-    """A dask client that closes itself when it fails to start: a half-started client's event loop would
-    otherwise keep the process from exiting after the run's error message."""
-
-    def start(self, **kwargs: Any) -> Any:
-        try:
-            return super().start(**kwargs)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                self.close(timeout=5)
-            raise
-
-
-def _replay(records: list[dict[str, Any]]) -> None:
-    """Hand a worker's log records to this process's loggers (``run.log`` among their handlers)."""
-    for data in records:
-        record = logging.makeLogRecord(data)
-        logger = logging.getLogger(record.name)
-        if logger.isEnabledFor(record.levelno):
-            logger.handle(record)
