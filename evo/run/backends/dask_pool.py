@@ -1,9 +1,8 @@
 """The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
 
-The job and its context reach every worker once, as a worker plugin that dask also gives to workers that
-join later, and are set up once per worker (worker side: :mod:`evo.run.backends.dask_worker`); a task
-carries its chunk only; results come back in task order, errors as data. The LocalCluster it starts:
-:mod:`evo.run.backends.dask_cluster`. See docs/cluster.md.
+The job and context reach every worker once, as a worker plugin (also given to workers that join later;
+worker side: :mod:`evo.run.backends.dask_worker`); a task carries its chunk only; results come back in task
+order, errors as data. The LocalCluster: :mod:`evo.run.backends.dask_cluster`. See docs/cluster.md.
 """
 
 from __future__ import annotations
