@@ -188,3 +188,15 @@ def test_the_hall_of_fame_keeps_near_duplicates_out_but_a_better_one_replaces_th
     assert [m.id for m in hof] == ["g", "b", "c"]  # full: the worst made room
     hof.update([_member("b", 2.0, "y")])  # a copy of a member changes nothing
     assert [m.id for m in hof] == ["g", "b", "c"]
+
+
+def test_a_broods_seed_is_what_rng_integers_2_63_draws_and_leaves_the_same_state():
+    for seed in range(500):
+        evolution = Evolution(LoopSettings(population=4, seed=seed, objectives=("size",), weights=(1.0,)))
+        reference = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+        for k in range(12):
+            assert evolution._draw_seed() == int(reference.integers(2**63))
+            if k % 3 == 0:  # draws of other kinds between them, the buffered 32-bit ones included
+                assert evolution.rng.random(3).tolist() == reference.random(3).tolist()
+                assert int(evolution.rng.integers(5)) == int(reference.integers(5))
+        assert evolution.rng.bit_generator.state == reference.bit_generator.state
