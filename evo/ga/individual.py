@@ -115,7 +115,9 @@ class Individual:
         fitness = self.fitness
         weights = fitness.weights
         worst = _worst(weights)
-        clean = tuple(w if math.isnan(v) else float(v) for v, w in zip(values, worst, strict=True))
+        if len(values) != len(worst):
+            raise ValueError(f"expected {len(worst)} fitness values, got {len(values)}")
+        clean = tuple([w if math.isnan(v) else float(v) for v, w in zip(values, worst)])
         self.values = clean
         fitness.wvalues = tuple(map(operator.mul, clean, weights))  # what DEAP's ``values`` setter stores
         self.exploded = bool(exploded)

@@ -95,7 +95,11 @@ class Evolution:
         return d < self.settings.ga.similarity
 
     def _forget_distances(self) -> None:
-        """Keep the memo to pairs that may be asked again: members and the current population."""
+        """Keep the memo to pairs that may be asked again: members and the current population (once it
+        holds more pairs than a few generations ask for: a memo only saves work, so its size only
+        matters for memory)."""
+        if len(self._distances) <= 4 * (self.settings.population + len(self.hall_of_fame)):
+            return
         alive = {ind.id for ind in self.population} | {ind.id for ind in self.hall_of_fame}
         self._distances = {k: d for k, d in self._distances.items() if k[0] in alive and k[1] in alive}
 
