@@ -117,7 +117,7 @@ class Individual:
         worst = _worst(weights)
         if len(values) != len(worst):
             raise ValueError(f"expected {len(worst)} fitness values, got {len(values)}")
-        clean = tuple([w if math.isnan(v) else float(v) for v, w in zip(values, worst)])
+        clean = tuple([w if math.isnan(v) else float(v) for v, w in zip(values, worst, strict=True)])
         self.values = clean
         fitness.wvalues = tuple(map(operator.mul, clean, weights))  # what DEAP's ``values`` setter stores
         self.exploded = bool(exploded)
