@@ -14,7 +14,7 @@ import numpy as np
 
 from evo.ga import pcg
 from evo.ga.body import assemble
-from evo.ga.crossover_kernels import crossover_bodies, genome_limits
+from evo.ga.crossover_kernels import _copied, crossover_bodies, genome_limits
 from evo.ga.gene_kernels import _finished_genes
 from evo.ga.mutation_kernels import (
     BETA_HIGH,
@@ -38,17 +38,28 @@ _JIT = dict(cache=True, nogil=True)
 
 
 @nb.njit(**_JIT)
-def _settled(body, lim):  # pragma: no cover
-    """evo.ga.body.settle: genes clipped, placed on the floor, omega and beta clipped."""
+def _finished_parts(body, lim):  # pragma: no cover
+    """What evo.ga.body.finish (and settle) make of a body's genes: positions on the floor, the (3, m) genes
+    clipped, omega and beta clipped."""
     pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
     genes = np.empty((3, a.size))
     genes[0] = rest
     genes[1] = alpha
     genes[2] = phi
     placed, out = _finished_genes(pos, genes, lim[REST_LOW], lim[REST_HIGH])
-    omega = _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH])
-    beta = _clip(beta, lim[BETA_LOW], lim[BETA_HIGH])
-    return (placed, a, b, out[0].copy(), out[1].copy(), out[2].copy(), omega, beta, renumbered)
+    return (
+        placed,
+        out,
+        _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH]),
+        _clip(beta, lim[BETA_LOW], lim[BETA_HIGH]),
+    )
+
+
+@nb.njit(**_JIT)
+def _settled(body, lim):  # pragma: no cover
+    """evo.ga.body.settle: genes clipped, placed on the floor, omega and beta clipped."""
+    placed, out, omega, beta = _finished_parts(body, lim)
+    return (placed, body[1], body[2], out[0].copy(), out[1].copy(), out[2].copy(), omega, beta, body[8])
 
 
 @nb.njit(**_JIT)
@@ -56,12 +67,8 @@ def _finished(body, arg, pending, lim):  # pragma: no cover
     """evo.ga.body.finish's arrays: (positions, links (2, m), genes (3, m), omega, beta, renumbered,
     arg, pending, number pending), a pending rest gene left raw for :func:`apply_pending`."""
     pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
+    placed, out, omega, beta = _finished_parts(body, lim)
     m = a.size
-    genes = np.empty((3, m))
-    genes[0] = rest
-    genes[1] = alpha
-    genes[2] = phi
-    placed, out = _finished_genes(pos, genes, lim[REST_LOW], lim[REST_HIGH])
     n_pending = 0
     for k in range(m):
         if pending[k]:
@@ -70,16 +77,7 @@ def _finished(body, arg, pending, lim):  # pragma: no cover
     links = np.empty((2, m), np.int64)
     links[0] = a
     links[1] = b
-    omega = _clip(omega, lim[OMEGA_LOW], lim[OMEGA_HIGH])
-    beta = _clip(beta, lim[BETA_LOW], lim[BETA_HIGH])
     return placed, links, out, omega, beta, renumbered, arg, pending, n_pending
-
-
-@nb.njit(**_JIT)
-def _own(body):  # pragma: no cover
-    """A body of writable C-contiguous copies of ``body``'s arrays (a parent's are read-only)."""
-    pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
-    return (pos.copy(), a.copy(), b.copy(), rest.copy(), alpha.copy(), phi.copy(), omega, beta, renumbered)
 
 
 @nb.njit(**_JIT)
@@ -107,9 +105,9 @@ def _pair(seed, pa, pb, two, mate, mutate_a, mutate_b, lim, sig, codes, rates, c
           rate_wave):  # fmt: skip  # pragma: no cover
     """Both (or the one) children of a pair brood; ``ok`` False when the brood must be made in Python."""
     if not (_valid(pa) and _valid(pb)):  # the Python operators raise their own errors for such parents
-        return False, _finished(*_unmutated(_own(pa)), lim), _finished(*_unmutated(_own(pb)), lim)
+        return False, _finished(*_unmutated(_copied(pa)), lim), _finished(*_unmutated(_copied(pb)), lim)
     rng = pcg.seeded(seed)
-    pa, pb = _own(pa), _own(pb)
+    pa, pb = _copied(pa), _copied(pb)
     if mate:
         first, second, ok = crossover_bodies(rng, pa, pb, lim, rate_cut, rate_wave)
         if not ok:
