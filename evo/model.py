@@ -386,10 +386,11 @@ def is_connected(creature: Creature) -> bool:
     return bool(seen.all())
 
 
-@functools.lru_cache(maxsize=256, typed=True)
-def _shared(size: int, value: float) -> np.ndarray:
-    """A read-only (size,) float64 array of ``value``, shared by unpickled creatures of default physics."""
-    out = np.full(size, value)
+@functools.lru_cache(maxsize=256, typed=True)  # typed: 0.0 and False make different arrays
+def shared_constant(shape: int | tuple[int, int], value: float | bool) -> np.ndarray:
+    """A read-only array of ``shape`` filled with ``value`` (of its type), shared by every creature that
+    needs one (evo.ga.body's finished creatures, unpickled ones): at rest, not fixed, default physics."""
+    out = np.full(shape, value)
     out.setflags(write=False)
     return out
 
@@ -423,7 +424,9 @@ def _unpickled(numbers: bytes, fixed: bytes, default: bool, plain: tuple) -> Cre
         "polys": polys,
     }
     if default:
-        fields.update(stiffness=_shared(m, 1.0), dashpot=_shared(m, 0.0), mass=_shared(n, 1.0))
+        fields.update(
+            stiffness=shared_constant(m, 1.0), dashpot=shared_constant(m, 0.0), mass=shared_constant(n, 1.0)
+        )
         fields["has_default_physics"] = True
     else:
         extra = genes + 3 * m

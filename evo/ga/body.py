@@ -15,7 +15,7 @@ import numpy as np
 
 from evo.ga.gene_kernels import finished_genes
 from evo.ga.settings import GenomeSection
-from evo.model import Creature
+from evo.model import Creature, shared_constant
 
 __all__ = [
     "Body",
@@ -319,25 +319,16 @@ def assemble(
     return creature
 
 
-@functools.lru_cache(maxsize=256, typed=True)  # typed: 0.0 and False make different arrays
-def _constant(shape: int | tuple[int, int], value: float | bool) -> np.ndarray:
-    """A read-only array of ``shape`` filled with ``value`` (of its type), shared by every creature
-    that needs one."""
-    out = np.full(shape, value)
-    out.setflags(write=False)
-    return out
-
-
 @functools.lru_cache(maxsize=256)
 def _defaults(n: int, m: int) -> tuple[np.ndarray, ...]:
     """The shared read-only arrays of a creature of n masses and m links at rest with default physics:
     (n, 2) velocities, (n,) fixed, (m,) stiffness, (m,) dashpot, (n,) mass."""
     return (
-        _constant((n, 2), 0.0),
-        _constant(n, False),
-        _constant(m, 1.0),
-        _constant(m, 0.0),
-        _constant(n, 1.0),
+        shared_constant((n, 2), 0.0),
+        shared_constant(n, False),
+        shared_constant(m, 1.0),
+        shared_constant(m, 0.0),
+        shared_constant(n, 1.0),
     )
 
 
@@ -347,7 +338,7 @@ def _clipped(
     """A read-only per-link or per-mass column clipped to ``bounds``; a shared (size,) array of
     ``default`` where the body has none."""
     if column is None:
-        return _constant(size, default)
+        return shared_constant(size, default)
     out = np.minimum(np.maximum(np.array(column, dtype=np.float64), bounds[0]), bounds[1])
     out.setflags(write=False)
     return out
