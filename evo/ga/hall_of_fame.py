@@ -21,10 +21,11 @@ class HallOfFame(tools.HallOfFame):
     """
 
     def update(self, population: Sequence[Individual]) -> None:
+        items, size = self.items, self.maxsize  # DEAP changes ``items`` in place
         for ind in population:
             # not better than the last member of a full hall (``not ind.fitness > last``, compared by
             # weighted values as DEAP's Fitness does), then not finite: both only skip, cheaper first
-            if len(self) >= self.maxsize and ind.fitness.wvalues <= self[-1].fitness.wvalues:
+            if len(items) >= size and ind.fitness.wvalues <= items[-1].fitness.wvalues:
                 continue
             if not all(math.isfinite(v) for v in ind.fitness.values):
                 continue

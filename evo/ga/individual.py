@@ -123,6 +123,34 @@ class Individual:
         self.exploded = bool(exploded)
         self.seed = seed
 
+    @classmethod
+    def told(
+        cls,
+        creature: Creature,
+        weights: tuple[float, ...],
+        values: Sequence[float],
+        *,
+        id: str,
+        parents: tuple[str, ...],
+        born: int,
+        exploded: bool = False,
+        seed: int | None = None,
+        model_text: str | None = None,
+    ) -> Individual:
+        """An evaluated individual in one step: what ``Individual(creature, weights, id=id, parents=parents,
+        born=born)``, then :meth:`set_fitness` (``values``, ``exploded``, ``seed``) and ``model_text`` make,
+        field for field (a run's ``tell`` makes one per child)."""
+        ind = cls.__new__(cls)
+        fitness = ind.fitness = fitness_class(weights)()
+        worst = _worst(fitness.weights)
+        if len(values) != len(worst):
+            raise ValueError(f"expected {len(worst)} fitness values, got {len(values)}")
+        clean = tuple([w if math.isnan(v) else float(v) for v, w in zip(values, worst, strict=True)])
+        fitness.wvalues = tuple(map(operator.mul, clean, fitness.weights))
+        ind.creature, ind.values, ind.id, ind.parents, ind.born = creature, clean, id, tuple(parents), born
+        ind.seed, ind.exploded, ind.model_doc, ind.model_text = seed, bool(exploded), None, model_text
+        return ind
+
     def __deepcopy__(self, memo: dict) -> Individual:
         twin = Individual.__new__(Individual)
         for name in self.__slots__:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,11 @@ class LoopSettings:
     @property
     def multi_objective(self) -> bool:
         return len(self.weights) > 1
+
+
+# a brood planned by ``ask``: kind, seed, parents' creatures, mate, mutate, parent individuals (None: none)
+_Plan = tuple[str, int, tuple[Creature, ...], bool, tuple[bool, ...], list[Individual | None]]
+_DOUBLE = 1.0 / 9007199254740992.0  # 2**-53: a PCG64 double is its raw draw's top 53 bits times this
 
 
 def _fitness_key(ind: Individual) -> tuple[float, ...]:
@@ -103,9 +108,6 @@ class Evolution:
         alive = {ind.id for ind in self.population} | {ind.id for ind in self.hall_of_fame}
         self._distances = {k: d for k, d in self._distances.items() if k[0] in alive and k[1] in alive}
 
-    def _new(self, creature: Creature, generation: int, parents: tuple[str, ...]) -> Individual:
-        return Individual(creature, self.settings.weights, parents=parents, born=generation)
-
     def _python_random(self) -> None:
         random.seed(int(self.rng.integers(2**63)))
 
@@ -113,9 +115,7 @@ class Evolution:
         state = random.getstate()
         try:
             self._python_random()
-            # DEAP's selTournament, drawing the same aspirants, comparing the weighted values directly
-            size, choice = self.settings.ga.tournament_size, random.choice
-            return [max([choice(population) for _ in range(size)], key=_fitness_key) for _ in range(k)]
+            return _tournaments(population, k, self.settings.ga.tournament_size, random.getrandbits)
         finally:
             random.setstate(state)
 
@@ -138,32 +138,42 @@ class Evolution:
         # (tests/ga/test_loop.py)
         return int(self.rng.bit_generator.random_raw()) >> 1
 
-    def _initial(self) -> list[tuple[Brood, list[Individual | None]]]:
+    def _initial(self) -> list[_Plan]:
         """Generation 0: the seed models, mutants of them up to half the population, random creatures."""
         s, models = self.settings, self.seed_models
-        plan = []
+        plan: list[_Plan] = []
         for i in range(s.population):
             if models and (i < len(models) or i < s.population // 2):
-                brood = Brood(
-                    SEEDED, self._draw_seed(), (models[i % len(models)],), mutate=(i >= len(models),)
-                )
+                model = models[i % len(models)]
+                plan.append((SEEDED, self._draw_seed(), (model,), False, (i >= len(models),), [None]))
             else:
-                brood = Brood(RANDOM, self._draw_seed())
-            plan.append((brood, [None]))
+                plan.append((RANDOM, self._draw_seed(), (), False, (False,), [None]))
         return plan
 
-    def _pairs(self, parents: list[Individual]) -> list[tuple[Brood, list[Individual | None]]]:
-        """Consecutive parents in pairs: mate?, mutate? per child, the operators' seed."""
-        s, rng = self.settings, self.rng
-        plan = []
-        for i in range(0, len(parents), 2):
-            pair = parents[i : i + 2]
-            # one call for the pair's draws: mate? (a pair of two only), then mutate? per child
-            draws = rng.random(3 if len(pair) == 2 else len(pair)).tolist()
-            mate = len(pair) == 2 and draws.pop(0) < s.ga.crossover_rate
-            mutate = tuple(u < s.ga.mutation_rate for u in draws)
-            brood = Brood(PAIR, self._draw_seed(), tuple(p.creature for p in pair), mate=mate, mutate=mutate)
-            plan.append((brood, list(pair)))
+    def _pairs(self, parents: list[Individual]) -> list[_Plan]:
+        """Consecutive parents in pairs: mate?, mutate? per child, the operators' seed.
+
+        A pair draws, in this order: mate? (a pair of two only), mutate? per child (``rng.random()`` each)
+        and its seed (:meth:`_draw_seed`): four raw PCG64 draws, two for a lone last parent, so the whole
+        generation's are one ``random_raw`` call, turned into doubles as ``rng.random`` turns them (the top
+        53 bits times 2**-53) and into seeds as :meth:`_draw_seed` does (tests/ga/test_loop.py)."""
+        s = self.settings
+        n = len(parents)
+        raw = self.rng.bit_generator.random_raw(2 * n)
+        uniform = ((raw >> np.uint64(11)) * _DOUBLE).tolist()
+        seeds = (raw >> np.uint64(1)).tolist()
+        mating, mutating = s.ga.crossover_rate, s.ga.mutation_rate
+        plan: list[_Plan] = []
+        for i in range(0, n - 1, 2):
+            at = 2 * i
+            mutate = (uniform[at + 1] < mutating, uniform[at + 2] < mutating)
+            pair = [parents[i], parents[i + 1]]
+            creatures = (pair[0].creature, pair[1].creature)
+            plan.append((PAIR, seeds[at + 3], creatures, uniform[at] < mating, mutate, pair))
+        if n % 2:
+            at = 2 * (n - 1)
+            lone = parents[-1]
+            plan.append((PAIR, seeds[at + 1], (lone.creature,), False, (uniform[at] < mutating,), [lone]))
         return plan
 
     # -- the two steps ---------------------------------------------------------------------------
@@ -196,20 +206,20 @@ class Evolution:
             survivors = [copy.deepcopy(ind) for ind in best]
             plan = self._pairs(self._tournament(self.population, s.population - elite))
         changes = [
-            [parent is None or brood.mate or brood.mutate[k] for k, parent in enumerate(parents)]
-            for brood, parents in plan
+            [parent is None or mate or mutate[k] for k, parent in enumerate(parents)]
+            for _, _, _, mate, mutate, parents in plan
         ]
         made = plugin_seeds(s.seed, g, sum(map(sum, changes))).tolist()  # one per new child, in order
-        broods, index = [], 0
-        for (brood, _), changed in zip(plan, changes, strict=True):
+        broods, pending, index = [], [], 0
+        for (kind, seed, creatures, mate, mutate, parents), changed in zip(plan, changes, strict=True):
             seeds: list[int | None] = []
             for flag in changed:
                 seeds.append(made[index] if flag else None)
                 index += flag
-            broods.append(
-                Brood(brood.kind, brood.seed, brood.parents, brood.mate, brood.mutate, tuple(seeds))
-            )
-        self._pending = (survivors, [(b, parents) for b, (_, parents) in zip(broods, plan, strict=True)])
+            brood = Brood(kind, seed, creatures, mate, mutate, tuple(seeds))
+            broods.append(brood)
+            pending.append((brood, parents))
+        self._pending = (survivors, pending)
         return broods
 
     def take_back(self) -> None:
@@ -251,23 +261,25 @@ class Evolution:
         s = self.settings
         children: list[Individual] = []
         todo: list[Individual] = []
+        weights, arity, told = s.weights, len(s.weights), Individual.told
         for (brood, parents), kids in zip(plan, results, strict=True):
-            if len(kids) != len(brood.plugin_seeds):
-                raise ValueError(f"a brood of {len(brood.plugin_seeds)} children came back with {len(kids)}")
-            for k, (creature, outcome, *text) in enumerate(kids):
-                seed, parent = brood.plugin_seeds[k], parents[k]
+            seeds = brood.plugin_seeds
+            if len(kids) != len(seeds):
+                raise ValueError(f"a brood of {len(seeds)} children came back with {len(kids)}")
+            for k, kid in enumerate(kids):
+                seed, parent = seeds[k], parents[k]
                 if seed is None:
                     children.append(copy.deepcopy(parent))
                     continue
                 if brood.mate:
-                    origin = (parents[k].id, parents[1 - k].id)
+                    origin = (parent.id, parents[1 - k].id)
                 else:
                     origin = () if parent is None else (parent.id,)
-                child = self._new(creature, g, origin)
-                child.id = f"g{g}-{len(todo)}"
-                fitness, exploded = _outcome(outcome, len(s.weights))
-                child.set_fitness(fitness, exploded=exploded, seed=seed)
-                child.model_text = text[0] if text else None
+                fitness, exploded = _outcome(kid[1], arity)
+                child = told(
+                    kid[0], weights, fitness, id=f"g{g}-{len(todo)}", parents=origin, born=g,
+                    exploded=exploded, seed=seed, model_text=kid[2] if len(kid) > 2 else None,
+                )  # fmt: skip
                 children.append(child)
                 todo.append(child)
         if s.multi_objective and g > 0:
@@ -375,6 +387,31 @@ class Evolution:
         for record in state.logbook:
             evolution.logbook.record(**record)
         return evolution
+
+
+def _tournaments(
+    population: list[Individual], k: int, size: int, getrandbits: Callable[[int], int]
+) -> list[Individual]:
+    """DEAP's ``selTournament(population, k, size)``: ``k`` times the best of ``size`` aspirants drawn by
+    Python's ``random.choice`` (the first of equals), each draw written out as ``choice`` makes it
+    (``getrandbits`` of the population size's bit length until below it: tests/ga/test_loop.py), comparing
+    the weighted values directly."""
+    n = len(population)
+    if not n:
+        raise IndexError("Cannot choose from an empty sequence")
+    bits = n.bit_length()
+    keys = [ind.fitness.wvalues for ind in population]
+    picked = []
+    for _ in range(k):
+        best = -1
+        for _ in range(size):
+            r = getrandbits(bits)
+            while r >= n:
+                r = getrandbits(bits)
+            if best < 0 or keys[r] > keys[best]:
+                best = r
+        picked.append(population[best])
+    return picked
 
 
 def _outcome(outcome: Any, arity: int) -> tuple[tuple[float, ...], bool]:

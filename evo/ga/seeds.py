@@ -1,5 +1,5 @@
 """The seeds fitness plugins get: ``SeedSequence([run_seed, generation, index])``'s first uint64, made
-for a whole generation at once (numpy's SeedSequence hash, the same words, in vectorised form); and a
+for a whole generation in one compiled call (numpy's SeedSequence hash, word for word); and a
 brood's generator, ``default_rng(seed)``'s stream made by a compiled SeedSequence hash."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import numpy as np
 
 __all__ = ["brood_generator", "plugin_seed", "plugin_seeds"]
 
-_MASK = np.uint64(0xFFFFFFFF)
 _POOL = 4  # numpy's DEFAULT_POOL_SIZE
 _INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
 _INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
@@ -30,46 +29,58 @@ def _words(value: int) -> list[int]:
             return words
 
 
-class _Hash:
-    """numpy's ``hashmix`` with its running multiplier (all values are 32-bit words in uint64 arrays)."""
-
-    def __init__(self) -> None:
-        self.const = _INIT_A
-
-    def __call__(self, value: np.ndarray) -> np.ndarray:
-        value = value ^ np.uint64(self.const)
-        self.const = (self.const * _MULT_A) & 0xFFFFFFFF
-        value = (value * np.uint64(self.const)) & _MASK
-        return value ^ (value >> np.uint64(16))
-
-
-def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    result = (np.uint64(_MIX_L) * x - np.uint64(_MIX_R) * y) & _MASK
-    return result ^ (result >> np.uint64(16))
-
-
 def plugin_seeds(run_seed: int, generation: int, count: int) -> np.ndarray:
     """(count,) uint64: the seed of creatures 0 .. count - 1 of ``generation``, each equal to
-    ``SeedSequence([run_seed, generation, index]).generate_state(1, np.uint64)[0]``."""
-    index = np.arange(count, dtype=np.uint64)
-    entropy = [np.full(count, w, dtype=np.uint64) for w in _words(run_seed) + _words(generation)] + [index]
-    hashmix = _Hash()
-    pool = [hashmix(entropy[i] if i < len(entropy) else np.zeros(count, np.uint64)) for i in range(_POOL)]
-    for src in range(_POOL):
-        for dst in range(_POOL):
-            if src != dst:
-                pool[dst] = _mix(pool[dst], hashmix(pool[src]))
-    for src in range(_POOL, len(entropy)):
-        for dst in range(_POOL):
-            pool[dst] = _mix(pool[dst], hashmix(entropy[src]))
-    const = _INIT_B
-    words = []
-    for dst in range(2):  # two uint32 words make the uint64
-        value = pool[dst % _POOL] ^ np.uint64(const)
-        const = (const * _MULT_B) & 0xFFFFFFFF
-        value = (value * np.uint64(const)) & _MASK
-        words.append(value ^ (value >> np.uint64(16)))
-    return words[0] | (words[1] << np.uint64(32))
+    ``SeedSequence([run_seed, generation, index]).generate_state(1, np.uint64)[0]`` (numpy's hash, word for
+    word, in one compiled call)."""
+    prefix = np.array(_words(run_seed) + _words(generation), dtype=np.int64)
+    return _generation_seeds(prefix, int(count))
+
+
+@nb.njit(cache=True, nogil=True)
+def _generation_seeds(prefix: np.ndarray, count: int) -> np.ndarray:  # pragma: no cover
+    """:func:`plugin_seeds` of the entropy words ``prefix`` (the run seed's and the generation's), then
+    each index as the last word: numpy's ``mix_entropy`` and ``generate_state(1, np.uint64)``, in int64
+    arithmetic masked to 32 bits (the low 32 bits of a product or difference do not depend on signs)."""
+    mask = 0xFFFFFFFF
+    n_entropy = prefix.size + 1
+    out = np.empty(count, np.uint64)
+    pool = np.zeros(_POOL, np.int64)
+    for index in range(count):
+        const = _INIT_A
+        for i in range(_POOL):
+            word = prefix[i] if i < prefix.size else (index if i == prefix.size else 0)
+            value = (word ^ const) & mask
+            const = (const * _MULT_A) & mask
+            value = (value * const) & mask
+            pool[i] = value ^ (value >> 16)
+        for src in range(_POOL):
+            for dst in range(_POOL):
+                if src != dst:
+                    value = (pool[src] ^ const) & mask
+                    const = (const * _MULT_A) & mask
+                    value = (value * const) & mask
+                    value ^= value >> 16
+                    mixed = (_MIX_L * pool[dst] - _MIX_R * value) & mask
+                    pool[dst] = mixed ^ (mixed >> 16)
+        for src in range(_POOL, n_entropy):
+            word = prefix[src] if src < prefix.size else index
+            for dst in range(_POOL):
+                value = (word ^ const) & mask
+                const = (const * _MULT_A) & mask
+                value = (value * const) & mask
+                value ^= value >> 16
+                mixed = (_MIX_L * pool[dst] - _MIX_R * value) & mask
+                pool[dst] = mixed ^ (mixed >> 16)
+        const = _INIT_B
+        words = 0
+        for k in range(2):  # two uint32 words make the uint64, least significant first
+            value = (pool[k] ^ const) & mask
+            const = (const * _MULT_B) & mask
+            value = (value * const) & mask
+            words |= (value ^ (value >> 16)) << (32 * k)
+        out[index] = np.uint64(words)
+    return out
 
 
 def plugin_seed(run_seed: int, generation: int, index: int) -> int:

@@ -200,3 +200,56 @@ def test_a_broods_seed_is_what_rng_integers_2_63_draws_and_leaves_the_same_state
                 assert evolution.rng.random(3).tolist() == reference.random(3).tolist()
                 assert int(evolution.rng.integers(5)) == int(reference.integers(5))
         assert evolution.rng.bit_generator.state == reference.bit_generator.state
+
+
+def _reference_pairs(rng: np.random.Generator, parents: list, mating: float, mutating: float) -> list:
+    """What evo 0.2 drew for a generation's pairs: one ``rng.random`` call and one seed per pair."""
+    plan = []
+    for i in range(0, len(parents), 2):
+        pair = parents[i : i + 2]
+        draws = rng.random(3 if len(pair) == 2 else len(pair)).tolist()
+        mate = len(pair) == 2 and draws.pop(0) < mating
+        mutate = tuple(u < mutating for u in draws)
+        plan.append((mate, mutate, int(rng.integers(2**63)), [id(p) for p in pair]))
+    return plan
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 8, 13, 200])
+@pytest.mark.parametrize("rates", [(0.5, 0.5), (0.9, 0.1), (0.0, 1.0), (1.0, 0.0)])
+def test_a_generations_pairs_are_drawn_at_once_as_pair_after_pair_would_draw_them(count, rates):
+    from evo.ga.settings import GASection
+
+    mating, mutating = rates
+    ga = GASection(crossover_rate=mating, mutation_rate=mutating)
+    for seed in range(40):
+        settings = LoopSettings(population=count, seed=seed, objectives=("d",), weights=(1.0,), ga=ga)
+        evolution = Evolution(settings)
+        reference = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+        if seed % 2:  # a buffered 32-bit draw before them is left alone by both
+            assert int(evolution.rng.integers(7)) == int(reference.integers(7))
+        parents = [_member(f"p{i}", float(i), "x") for i in range(count)]
+        plan = evolution._pairs(parents)
+        got = [(mate, mutate, seed, [id(p) for p in pair]) for _, seed, _, mate, mutate, pair in plan]
+        assert got == _reference_pairs(reference, parents, mating, mutating)
+        assert evolution.rng.bit_generator.state == reference.bit_generator.state
+
+
+def test_tournaments_pick_what_deaps_sel_tournament_picks():
+    from deap import tools
+
+    from evo.ga.loop import _tournaments
+
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        size = int(rng.integers(1, 300))
+        values = rng.integers(0, 6, size).tolist()  # many ties: the first of equals wins in both
+        people = [_member(f"i{k}", float(v), "x") for k, v in enumerate(values)]
+        k, tournsize = int(rng.integers(0, 50)), int(rng.integers(1, 5))
+        random.seed(trial)
+        expected = [id(p) for p in tools.selTournament(people, k, tournsize)]
+        after_deap = random.random()  # the same draws leave Python's generator in the same state
+        random.seed(trial)
+        assert [id(p) for p in _tournaments(people, k, tournsize, random.getrandbits)] == expected
+        assert random.random() == after_deap
+    with pytest.raises(IndexError):
+        _tournaments([], 1, 2, random.getrandbits)
