@@ -267,6 +267,8 @@ class Evolution:
             if len(kids) != len(seeds):
                 raise ValueError(f"a brood of {len(seeds)} children came back with {len(kids)}")
             for k, kid in enumerate(kids):
+                if len(kid) < 2:
+                    raise ValueError(f"a child came back as {kid!r}, not as (creature, outcome)")
                 seed, parent = seeds[k], parents[k]
                 if seed is None:
                     children.append(copy.deepcopy(parent))

@@ -98,6 +98,8 @@ def test_only_changed_offspring_are_evaluated_and_each_gets_its_own_seed():
         evolution.ask()
     with pytest.raises(ValueError):
         evolution.tell([])
+    with pytest.raises(ValueError):  # a child not given as (creature, outcome); nothing is told
+        evolution.tell([[(None,)] * len(brood.plugin_seeds) for brood in broods])
     s = evolution.settings
     kids = [breed(brood, s.genome, s.ga) for brood in broods]
     for brood, made in zip(broods, kids, strict=True):
