@@ -137,18 +137,12 @@ class Individual:
         seed: int | None = None,
         model_text: str | None = None,
     ) -> Individual:
-        """An evaluated individual in one step: what ``Individual(creature, weights, id=id, parents=parents,
-        born=born)``, then :meth:`set_fitness` (``values``, ``exploded``, ``seed``) and ``model_text`` make,
-        field for field (a run's ``tell`` makes one per child)."""
-        ind = cls.__new__(cls)
-        fitness = ind.fitness = fitness_class(weights)()
-        worst = _worst(fitness.weights)
-        if len(values) != len(worst):
-            raise ValueError(f"expected {len(worst)} fitness values, got {len(values)}")
-        clean = tuple([w if math.isnan(v) else float(v) for v, w in zip(values, worst, strict=True)])
-        fitness.wvalues = tuple(map(operator.mul, clean, fitness.weights))
-        ind.creature, ind.values, ind.id, ind.parents, ind.born = creature, clean, id, tuple(parents), born
-        ind.seed, ind.exploded, ind.model_doc, ind.model_text = seed, bool(exploded), None, model_text
+        """An evaluated individual: ``Individual(creature, weights, id=id, parents=parents, born=born)``
+        with :meth:`set_fitness` (``values``, ``exploded``, ``seed``) and ``model_text`` (the children the
+        GA's and MAP-Elites' ``tell`` make)."""
+        ind = cls(creature, weights, id=id, parents=parents, born=born)
+        ind.set_fitness(values, exploded=exploded, seed=seed)
+        ind.model_text = model_text
         return ind
 
     def __deepcopy__(self, memo: dict) -> Individual:

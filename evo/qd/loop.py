@@ -189,10 +189,11 @@ class QualityDiversity:
                     origin = (parents[k].id, parents[1 - k].id)
                 else:
                     origin = (parents[k].id,) if parents else ()
-                child = Individual(creature, s.weights, id=f"g{g}-{len(children)}", parents=origin, born=g)
                 fitness, exploded, measures = _outcome(outcome, len(s.weights))
-                child.set_fitness(fitness, exploded=exploded, seed=brood.plugin_seeds[k])
-                child.model_text = text[0] if text else None
+                child = Individual.told(
+                    creature, s.weights, fitness, id=f"g{g}-{len(children)}", parents=origin, born=g,
+                    exploded=exploded, seed=brood.plugin_seeds[k], model_text=text[0] if text else None,
+                )  # fmt: skip
                 children.append((child, measures))
         self._add(children, serials, first=g == 0)
         self.generation = g
