@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from evo.bench import best_time
+from evo.bench import Section, best_time
 from evo.model import Creature
 from evo.sim import World, simulate
 from evo.sim.world import INTEGRATORS
@@ -144,9 +144,8 @@ def main(args: argparse.Namespace) -> int:
     """Print the table, and with ``args.json`` a JSON object ``{"integrators": rows}`` on the last line."""
     rows = integrator_rows(int(getattr(args, "repeats", 3)))
     human = sys.stderr if getattr(args, "json", False) else sys.stdout  # --json: stdout holds JSON only
-    print("== integrators: energy error on seed 003's double spring and throughput", file=human)
-    for line in integrator_lines(rows):
-        print(line, file=human)
+    title = "integrators: energy error on seed 003's double spring and throughput"
+    Section(title, integrator_lines(rows)).show(human)
     print(file=human)
     if getattr(args, "json", False):
         safe = [

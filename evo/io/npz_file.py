@@ -13,7 +13,7 @@ import struct
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +39,15 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest date: the same bytes whenever t
 _KINDS = "biufU"  # bool, int, uint, float, unicode: never objects (which would need pickle)
 
 
-def array_checksum(arrays: Mapping[str, np.ndarray]) -> str:
+def array_checksum(
+    arrays: Mapping[str, np.ndarray], data: Callable[[str, np.ndarray], bytes] | None = None
+) -> str:
     """SHA-256 (hex) over each array's name, dtype, shape and bytes, in name order.
 
     Args:
         arrays: the named arrays (a ``checksum`` member among them is left out).
+        data: ``data(name, array)``, the array's bytes (``array.tobytes()``) where the caller has them
+            already.
 
     Returns:
         64 hexadecimal digits.
@@ -54,7 +58,7 @@ def array_checksum(arrays: Mapping[str, np.ndarray]) -> str:
             continue
         array = np.asarray(arrays[name])
         digest.update(f"{name}\0{array.dtype.str}\0{array.shape}\0".encode())
-        digest.update(array.tobytes())
+        digest.update(array.tobytes() if data is None else data(name, array))
     return digest.hexdigest()
 
 
@@ -74,15 +78,12 @@ def dumps_npz(arrays: Mapping[str, np.ndarray]) -> bytes:
         if array.dtype.kind not in _KINDS:
             raise TypeError(f"{name}: arrays of dtype {array.dtype} are not written")
     payloads = {name: _npy_data(array) for name, array in members.items()}
-    digest = hashlib.sha256()
-    for name in sorted(members):
-        if name == CHECKSUM:
-            continue
-        array = members[name]
-        digest.update(f"{name}\0{array.dtype.str}\0{array.shape}\0".encode())
-        fortran, data = payloads[name]
-        digest.update(array.tobytes() if fortran else data)  # array_checksum's bytes
-    members = {**members, CHECKSUM: np.array(digest.hexdigest())}
+
+    def data(name: str, array: np.ndarray) -> bytes:  # C-order bytes, as made for the file where they are
+        fortran, written = payloads[name]
+        return array.tobytes() if fortran else written
+
+    members = {**members, CHECKSUM: np.array(array_checksum(members, data))}
     payloads[CHECKSUM] = _npy_data(members[CHECKSUM])
     entries = []
     for name, array in members.items():

@@ -96,6 +96,7 @@ def _columns(getter: attrgetter, items: Sequence[Any], count: int) -> list[tuple
 
 _MASS_OF = attrgetter(*_MASS_FIELDS)
 _LINK_OF = attrgetter(*_LINK_FIELDS)
+_LINK_PADDED = {name: (dtype, ()) for name, dtype in _LINK_FIELDS.items()}  # (dtype, per-link shape)
 _WAVE_OF = attrgetter(*_WAVE_FIELDS)
 _HEAD_OF = attrgetter("id", "parents", "born", "seed", "exploded", "values")
 
@@ -129,7 +130,7 @@ def pack_individuals(
     n_links = np.array(list(map(len, links[0])), dtype=np.int64)
     out = {"n_masses": n_masses, "n_links": n_links}
     out.update(_padded(masses, n_masses, _MASS_FIELDS))
-    out.update(_padded(links, n_links, {name: (dtype, ()) for name, dtype in _LINK_FIELDS.items()}))
+    out.update(_padded(links, n_links, _LINK_PADDED))
     for column, (name, dtype) in zip(waves, _WAVE_FIELDS.items(), strict=True):
         out[name] = np.array(column, dtype=dtype)
     evaluated = [v is not None for v in values]

@@ -3,10 +3,10 @@ scores, read with :func:`evo.open_run`; any of them opens as a design."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
+from evo.analysis.summary import finite
 from evo.io.runs import Entry, archive_entries, read_run
 from evo.model import Creature
 from evo.run.callbacks import Member
@@ -15,16 +15,12 @@ from evo.run.evolve import RunResult, open_run
 __all__ = ["RunView"]
 
 
-def _number(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
-
-
 def _row(index: int, member: Member) -> dict[str, Any]:
     return {
         "index": index,
         "name": member.creature.name,
         "id": member.id,
-        "fitness": [_number(v) for v in member.fitness],
+        "fitness": [finite(v) for v in member.fitness],
         "objectives": list(member.objectives),
         "generation": member.generation,
     }
