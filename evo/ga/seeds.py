@@ -123,8 +123,6 @@ def _state_words(seed: int) -> np.ndarray:  # pragma: no cover
     return out
 
 
-_PCG_MULTIPLIER = 0x2360ED051FC65DA44385DF649FCCF645  # PCG64's 128-bit LCG multiplier
-_MASK_128 = (1 << 128) - 1
 _THREAD = threading.local()
 
 
@@ -143,17 +141,10 @@ def brood_generator(seed: int) -> np.random.Generator:
     """
     if not 0 <= seed < 1 << 63:
         return np.random.default_rng(seed)
-    w = _state_words(seed).tolist()
-    initial = (w[1] << 96) | (w[0] << 64) | (w[3] << 32) | w[2]
-    increment = ((((w[5] << 96) | (w[4] << 64) | (w[7] << 32) | w[6]) << 1) | 1) & _MASK_128
-    state = ((increment + initial) * _PCG_MULTIPLIER + increment) & _MASK_128  # pcg64_srandom_r
+    from evo.ga import pcg  # pcg computes its states from _state_words here
+
     bit_generator = getattr(_THREAD, "bit_generator", None)
     if bit_generator is None:
         bit_generator = _THREAD.bit_generator = np.random.PCG64(0)
-    bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": state, "inc": increment},
-        "has_uint32": 0,
-        "uinteger": 0,
-    }
+    bit_generator.state = pcg.state_dict(pcg.seeded(seed))  # numpy's pcg64_srandom_r of the seed's words
     return np.random.Generator(bit_generator)
