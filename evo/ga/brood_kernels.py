@@ -14,21 +14,20 @@ import numpy as np
 
 from evo.ga import pcg
 from evo.ga.body import assemble
-from evo.ga.crossover_kernels import _copied, crossover_bodies, genome_limits
-from evo.ga.gene_kernels import _finished_genes
-from evo.ga.mutation_kernels import (
+from evo.ga.crossover_kernels import (
     BETA_HIGH,
     BETA_LOW,
-    MUTATION_CODES,
     OMEGA_HIGH,
     OMEGA_LOW,
     REST_HIGH,
     REST_LOW,
     _clip,
-    apply_pending,
-    ga_sigmas,
-    mutate_body,
+    _copied,
+    crossover_bodies,
+    genome_limits,
 )
+from evo.ga.gene_kernels import _finished_genes
+from evo.ga.mutation_kernels import MUTATION_CODES, apply_pending, ga_sigmas, mutate_body
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
@@ -57,9 +56,10 @@ def _finished_parts(body, lim):  # pragma: no cover
 
 @nb.njit(**_JIT)
 def _settled(body, lim):  # pragma: no cover
-    """evo.ga.body.settle: genes clipped, placed on the floor, omega and beta clipped."""
+    """evo.ga.body.settle: genes clipped, placed on the floor, omega and beta clipped (the genes rows of
+    one new array, which :func:`evo.ga.mutation_kernels.mutate_body` copies before it writes)."""
     placed, out, omega, beta = _finished_parts(body, lim)
-    return (placed, body[1], body[2], out[0].copy(), out[1].copy(), out[2].copy(), omega, beta, body[8])
+    return (placed, body[1], body[2], out[0], out[1], out[2], omega, beta, body[8])
 
 
 @nb.njit(**_JIT)
@@ -202,7 +202,7 @@ def compiled_children(brood: Any, genome: GenomeSection, ga: GASection) -> list[
             continue
         positions, links, genes, omega, beta, renumbered, arg, pending, n_pending = made
         if n_pending:
-            apply_pending(genes[0], genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
+            apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
         out.append(assemble(positions, links, genes, omega, beta, renumbered, template, world))
     return out
 

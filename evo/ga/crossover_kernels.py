@@ -32,6 +32,8 @@ LIMITS = (
     "omega_low", "omega_high", "beta_low", "beta_high",
 )  # fmt: skip
 """The entries of the limits array :func:`genome_limits` makes (ints stored as floats)."""
+(REST_LOW, REST_HIGH, MUSCLE_FRACTION, MAX_DEGREE, MAX_LINKS, MASSES_MIN, MASSES_MAX, OMEGA_LOW, OMEGA_HIGH,
+ BETA_LOW, BETA_HIGH) = range(len(LIMITS))  # fmt: skip  # their indices, by name
 
 
 def genome_limits(genome: GenomeSection) -> np.ndarray:
@@ -59,15 +61,13 @@ def new_links_genes(rng, lim, lengths):  # pragma: no cover
     """:func:`evo.ga.body.new_links_genes`: (k,) rest (px), alpha and phi (rad) of new links of current
     lengths ``lengths`` (k,) px, three draws per link (muscle, alpha, phi)."""
     k = lengths.shape[0]
-    low, high, fraction = lim[0], lim[1], lim[2]
+    low, high, fraction = lim[REST_LOW], lim[REST_HIGH], lim[MUSCLE_FRACTION]
     rest, alpha, phi = np.empty(k), np.empty(k), np.empty(k)
     for i in range(k):
         muscle = draws.random(rng)
         u = draws.random(rng)
         angle = draws.random(rng) * _TWO_PI
-        length = lengths[i]
-        clipped = low if low > length else length  # Python's min(max(length, low), high)
-        rest[i] = high if high < clipped else clipped
+        rest[i] = _clip(lengths[i], low, high)
         alpha[i] = (1.0 - u) if muscle < fraction else 0.0
         phi[i] = angle if angle < _TWO_PI else 0.0
     return rest, alpha, phi
@@ -80,6 +80,29 @@ def _degree(n, a, b):  # pragma: no cover
         degree[a[k]] += 1
         degree[b[k]] += 1
     return degree
+
+
+@nb.njit(**_JIT)
+def _max(a, b):  # pragma: no cover
+    """Python's ``max(a, b)`` of floats (NaN in ``a`` kept)."""
+    return b if b > a else a
+
+
+@nb.njit(**_JIT)
+def _min(a, b):  # pragma: no cover
+    """Python's ``min(a, b)`` of floats."""
+    return b if b < a else a
+
+
+@nb.njit(**_JIT)
+def _clip(x, low, high):  # pragma: no cover
+    """Python's ``min(max(x, low), high)``."""
+    return _min(_max(x, low), high)
+
+
+@nb.njit(**_JIT)
+def _length(pos, i, j):  # pragma: no cover
+    return np.hypot(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1])
 
 
 @nb.njit(**_JIT)
@@ -104,8 +127,7 @@ def _free_one(pos, a, b, rest, alpha, phi):  # pragma: no cover
     for k in range(a.shape[0]):
         if bridge[k]:
             continue
-        i, j = a[k], b[k]
-        length = np.hypot(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1])
+        length = _length(pos, a[k], b[k])
         if longest < 0 or length > best:  # Python's max(): the first of the longest
             longest, best = k, length
     if longest < 0:
@@ -116,27 +138,23 @@ def _free_one(pos, a, b, rest, alpha, phi):  # pragma: no cover
 @nb.njit(**_JIT)
 def _grow(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     """evo.ga.topology._grow: one mass more, near a random mass with a spare degree, linked to it."""
-    cap = int(lim[3])
+    cap = int(lim[MAX_DEGREE])
     n = pos.shape[0]
-    degree = _degree(n, a, b)
-    spare_count = 0
-    for i in range(n):
-        spare_count += degree[i] < cap
-    if a.shape[0] >= int(lim[4]) or spare_count == 0:
+    spare = np.flatnonzero(_degree(n, a, b) < cap)
+    if a.shape[0] >= int(lim[MAX_LINKS]) or spare.size == 0:
         a, b, rest, alpha, phi = _free_one(pos, a, b, rest, alpha, phi)
-        degree = _degree(n, a, b)
-    spare = np.flatnonzero(degree < cap)
+        spare = np.flatnonzero(_degree(n, a, b) < cap)
     anchor = spare[draws.integers(rng, 0, spare.shape[0])]
     angle = draws.random(rng)
     fraction = draws.random(rng)
-    low, high = lim[0], lim[1]
+    low, high = lim[REST_LOW], lim[REST_HIGH]
     reach = low + fraction * (0.5 * (low + high) - low)
     grown = np.empty((n + 1, 2))
     grown[:n] = pos
     grown[n, 0] = pos[anchor, 0] + reach * math.cos(angle * _TWO_PI)
     grown[n, 1] = pos[anchor, 1] + reach * math.sin(angle * _TWO_PI)
     lengths = np.empty(1)
-    lengths[0] = np.hypot(grown[n, 0] - grown[anchor, 0], grown[n, 1] - grown[anchor, 1])
+    lengths[0] = _length(grown, anchor, n)
     new_rest, new_alpha, new_phi = new_links_genes(rng, lim, lengths)
     m = a.shape[0]
     out_a, out_b = np.empty(m + 1, np.int64), np.empty(m + 1, np.int64)
@@ -157,7 +175,7 @@ def _repaired(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     """The link and position columns of evo.ga.topology.repair, and whether it could be done here
     (False, without a draw, when masses would have to be removed at random)."""
     n = pos.shape[0]
-    if n > int(lim[6]):
+    if n > int(lim[MASSES_MAX]):
         return pos.copy(), a.copy(), b.copy(), rest.copy(), alpha.copy(), phi.copy(), False
     unique = _distinct(a, b)
     m = unique.shape[0]
@@ -165,7 +183,8 @@ def _repaired(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     for k in range(m):
         unique_a[k], unique_b[k] = a[unique[k]], b[unique[k]]
     order = draws.permutation(rng, m)
-    kept, join_i, join_j, lengths = _span(n, unique_a, unique_b, order, pos, int(lim[3]), int(lim[4]))
+    cap, most = int(lim[MAX_DEGREE]), int(lim[MAX_LINKS])
+    kept, join_i, join_j, lengths = _span(n, unique_a, unique_b, order, pos, cap, most)
     new_rest, new_alpha, new_phi = new_links_genes(rng, lim, lengths)
     size = np.count_nonzero(kept) + join_i.shape[0]
     out_a, out_b = np.empty(size, np.int64), np.empty(size, np.int64)
@@ -182,7 +201,7 @@ def _repaired(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
         out_rest[c], out_alpha[c], out_phi[c] = new_rest[k], new_alpha[k], new_phi[k]
         c += 1
     grown = pos
-    masses_min = int(lim[5])
+    masses_min = int(lim[MASSES_MIN])
     while grown.shape[0] < masses_min:
         grown, out_a, out_b, out_rest, out_alpha, out_phi = _grow(
             grown, out_a, out_b, out_rest, out_alpha, out_phi, rng, lim
@@ -216,7 +235,7 @@ def _child(first, left_first, cut_first, second, left_second, cut_second, rng, l
     pos, a, b, links_f, links_s, crossing, n_left = _cut_child(
         first[0], first[1], first[2], left_first,
         second[0], second[1], second[2], right_second,
-        cut_first - cut_second, lim[0],
+        cut_first - cut_second, lim[REST_LOW],
     )  # fmt: skip
     genes = _gathered(links_f, first[3], first[4], first[5], links_s, second[3], second[4], second[5])
     n, m = pos.shape[0], a.shape[0]

@@ -12,7 +12,23 @@ import numba as nb
 import numpy as np
 
 from evo.ga import draws
-from evo.ga.crossover_kernels import LIMITS, _degree, new_links_genes
+from evo.ga.crossover_kernels import (
+    BETA_HIGH,
+    BETA_LOW,
+    MASSES_MAX,
+    MASSES_MIN,
+    MAX_DEGREE,
+    MAX_LINKS,
+    OMEGA_HIGH,
+    OMEGA_LOW,
+    REST_HIGH,
+    REST_LOW,
+    _clip,
+    _degree,
+    _length,
+    _without,
+    new_links_genes,
+)
 from evo.ga.link_kernels import _bridges_and_cuts, _free_pairs
 from evo.ga.settings import MUTATION_NAMES, GASection
 
@@ -21,10 +37,6 @@ __all__ = ["MUTATION_CODES", "apply_pending", "ga_sigmas", "mutate_body"]
 _JIT = dict(cache=True, nogil=True)
 _TWO_PI = 2.0 * math.pi
 
-# indices into the limits array (evo.ga.crossover_kernels.LIMITS)
-REST_LOW, REST_HIGH, MUSCLE_FRACTION, MAX_DEGREE, MAX_LINKS, MASSES_MIN, MASSES_MAX = range(7)
-OMEGA_LOW, OMEGA_HIGH, BETA_LOW, BETA_HIGH = range(7, 11)
-assert LIMITS[OMEGA_LOW] == "omega_low" and LIMITS[BETA_HIGH] == "beta_high"
 # sigmas: indices into the ga array
 GENE_FRACTION, SIGMA_REST, SIGMA_ALPHA, SIGMA_PHI, SIGMA_OMEGA, SIGMA_BETA, SIGMA_MOVE = range(7)
 
@@ -38,28 +50,6 @@ def ga_sigmas(ga: GASection) -> np.ndarray:
          ga.sigma_move],
         dtype=np.float64,
     )  # fmt: skip
-
-
-@nb.njit(**_JIT)
-def _max(a, b):  # pragma: no cover
-    """Python's ``max(a, b)`` of floats (NaN in ``a`` kept)."""
-    return b if b > a else a
-
-
-@nb.njit(**_JIT)
-def _min(a, b):  # pragma: no cover
-    """Python's ``min(a, b)`` of floats."""
-    return b if b < a else a
-
-
-@nb.njit(**_JIT)
-def _clip(x, low, high):  # pragma: no cover
-    return _min(_max(x, low), high)
-
-
-@nb.njit(**_JIT)
-def _length(pos, i, j):  # pragma: no cover
-    return np.hypot(pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1])
 
 
 @nb.njit(**_JIT)
@@ -177,10 +167,9 @@ def _remove_link(rng, body, arg, pending):  # pragma: no cover
         return body, arg, pending
     candidates = np.flatnonzero(~bridge)
     gone = candidates[draws.integers(rng, 0, candidates.size)]
-    keep = np.flatnonzero(np.arange(a.size) != gone)
-    body = (pos, _keep(a, keep), _keep(b, keep), _keep(rest, keep), _keep(alpha, keep), _keep(phi, keep),
-            omega, beta, renumbered)  # fmt: skip
-    return body, _keep(arg, keep), _keep(pending, keep)
+    a, b, rest, alpha, phi = _without(a, b, rest, alpha, phi, gone)
+    keep = np.flatnonzero(np.arange(arg.size) != gone)
+    return (pos, a, b, rest, alpha, phi, omega, beta, renumbered), _keep(arg, keep), _keep(pending, keep)
 
 
 @nb.njit(**_JIT)
@@ -270,10 +259,9 @@ def mutate_body(rng, body, lim, sig, codes, rates, cumulative):  # pragma: no co
     return body, arg, pending
 
 
-def apply_pending(rest: np.ndarray, raw: np.ndarray, arg: np.ndarray, pending: np.ndarray, low: float,
-                  high: float) -> None:  # fmt: skip
-    """Write into ``rest`` (in place) the pending ``rest`` mutations: ``clip(raw * np.exp(arg))`` where
+def apply_pending(rest: np.ndarray, arg: np.ndarray, pending: np.ndarray, low: float, high: float) -> None:
+    """Apply to ``rest`` (in place) the pending ``rest`` mutations: ``clip(rest * np.exp(arg))`` where
     ``pending``, as :mod:`evo.ga.mutation` computes them (numpy's exp, then Python's min and max)."""
     where = np.flatnonzero(pending)
     if where.size:
-        rest[where] = np.minimum(np.maximum(raw[where] * np.exp(arg[where]), low), high)
+        rest[where] = np.minimum(np.maximum(rest[where] * np.exp(arg[where]), low), high)
