@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evo.ga.seeds import brood_generator
+from evo.ga.pcg import brood_generator
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 from evo.sim.placement import is_level, stand_on_ground

@@ -1,10 +1,13 @@
 """numpy's PCG64 (XSL-RR, not DXSM) in numba on a (6,) uint64 state array ``[state_hi, state_lo, inc_hi,
 inc_lo, has_uint32, uinteger]`` (numpy's ``pcg64_state``), with the draws :mod:`evo.ga.draws` makes, each
 exactly the ``numpy.random.Generator`` method of the same name; the algorithms are numpy's as numba's own
-``Generator`` support translates them, the ziggurat tables numba's copy of numpy's.
+``Generator`` support translates them, the ziggurat tables numba's copy of numpy's; and
+:func:`brood_generator`, a numpy ``Generator`` set to the state ``default_rng(seed)`` starts in.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numba as nb
 import numpy as np
@@ -12,7 +15,16 @@ from numba.np.random._constants import fi_double, ki_double, wi_double, ziggurat
 
 from evo.ga.seeds import _state_words
 
-__all__ = ["integers", "normal", "permutation", "random", "seeded", "state_dict", "uniform"]
+__all__ = [
+    "brood_generator",
+    "integers",
+    "normal",
+    "permutation",
+    "random",
+    "seeded",
+    "state_dict",
+    "uniform",
+]
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -217,3 +229,28 @@ def permutation(state: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover
         j = np.int64(_interval(state, np.uint64(i)))
         out[i], out[j] = out[j], out[i]
     return out
+
+
+_THREAD = threading.local()
+
+
+def brood_generator(seed: int) -> np.random.Generator:
+    """A generator giving ``np.random.default_rng(seed)``'s stream, draw for draw, at half its cost.
+
+    For 0 <= seed < 2**63 it is this thread's one PCG64 set to the state ``PCG64(SeedSequence(seed))``
+    starts in, so it must not outlive the next call in the thread (its ``seed_seq`` is not ``seed``'s);
+    other seeds get ``default_rng(seed)``.
+
+    Args:
+        seed: a brood's seed.
+
+    Returns:
+        A ``numpy.random.Generator``.
+    """
+    if not 0 <= seed < 1 << 63:
+        return np.random.default_rng(seed)
+    bit_generator = getattr(_THREAD, "bit_generator", None)
+    if bit_generator is None:
+        bit_generator = _THREAD.bit_generator = np.random.PCG64(0)
+    bit_generator.state = state_dict(seeded(seed))  # numpy's pcg64_srandom_r of the seed's words
+    return np.random.Generator(bit_generator)

@@ -1,15 +1,13 @@
 """The seeds fitness plugins get: ``SeedSequence([run_seed, generation, index])``'s first uint64, made
-for a whole generation in one compiled call (numpy's SeedSequence hash, word for word); and a
-brood's generator, ``default_rng(seed)``'s stream made by a compiled SeedSequence hash."""
+for a whole generation in one compiled call (numpy's SeedSequence hash, word for word); and the hash's
+words for a brood's seed, from which :mod:`evo.ga.pcg` makes the state ``default_rng(seed)`` starts in."""
 
 from __future__ import annotations
-
-import threading
 
 import numba as nb
 import numpy as np
 
-__all__ = ["brood_generator", "plugin_seed", "plugin_seeds"]
+__all__ = ["plugin_seed", "plugin_seeds"]
 
 _POOL = 4  # numpy's DEFAULT_POOL_SIZE
 _INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
@@ -121,30 +119,3 @@ def _state_words(seed: int) -> np.ndarray:  # pragma: no cover
     out = np.zeros(8, np.int64)
     _generated_words(pool, out)
     return out
-
-
-_THREAD = threading.local()
-
-
-def brood_generator(seed: int) -> np.random.Generator:
-    """A generator giving ``np.random.default_rng(seed)``'s stream, draw for draw, at half its cost.
-
-    For 0 <= seed < 2**63 it is this thread's one PCG64 set to the state ``PCG64(SeedSequence(seed))``
-    starts in, so it must not outlive the next call in the thread (its ``seed_seq`` is not ``seed``'s);
-    other seeds get ``default_rng(seed)``.
-
-    Args:
-        seed: a brood's seed.
-
-    Returns:
-        A ``numpy.random.Generator``.
-    """
-    if not 0 <= seed < 1 << 63:
-        return np.random.default_rng(seed)
-    from evo.ga import pcg  # pcg computes its states from _state_words here
-
-    bit_generator = getattr(_THREAD, "bit_generator", None)
-    if bit_generator is None:
-        bit_generator = _THREAD.bit_generator = np.random.PCG64(0)
-    bit_generator.state = pcg.state_dict(pcg.seeded(seed))  # numpy's pcg64_srandom_r of the seed's words
-    return np.random.Generator(bit_generator)

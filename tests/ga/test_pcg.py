@@ -251,3 +251,19 @@ def test_the_draws_called_from_python_with_a_state_array_are_the_generators():
     assert got == [numpys.random(), numpys.standard_normal(), numpys.integers(2, 9), numpys.uniform(1.0, 4.0)]
     assert draws.permutation(state, 12).tolist() == numpys.permutation(12).tolist()
     assert pcg.state_dict(state) == numpys.bit_generator.state
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 12345678901234567, 2**63, 2**70])
+def test_a_brood_generator_draws_what_default_rng_of_its_seed_draws(seed):
+    ours, numpys = pcg.brood_generator(seed), np.random.default_rng(seed)
+    assert ours.bit_generator.state == numpys.bit_generator.state
+    assert ours.random(5).tolist() == numpys.random(5).tolist()
+    assert ours.integers(1000, size=9).tolist() == numpys.integers(1000, size=9).tolist()
+    assert ours.standard_normal(4).tolist() == numpys.standard_normal(4).tolist()
+    assert ours.bit_generator.state == numpys.bit_generator.state
+
+
+def test_brood_generators_of_many_seeds_start_where_default_rng_starts():
+    for seed in np.random.default_rng(5).integers(2**63, size=3000).tolist():
+        expected = np.random.default_rng(seed).bit_generator.state
+        assert pcg.brood_generator(seed).bit_generator.state == expected

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evo.ga.seeds import brood_generator, plugin_seed, plugin_seeds
+from evo.ga.seeds import plugin_seed, plugin_seeds
 
 
 def seed_sequence(run_seed: int, generation: int, index: int) -> int:
@@ -25,18 +25,3 @@ def test_one_seed_is_the_same_as_in_the_whole_generation():
     assert plugin_seeds(3, 4, 0).size == 0
     with pytest.raises(ValueError):
         plugin_seeds(-1, 0, 3)
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 12345678901234567, 2**63, 2**70])
-def test_a_brood_generator_draws_what_default_rng_of_its_seed_draws(seed):
-    ours, numpys = brood_generator(seed), np.random.default_rng(seed)
-    assert ours.bit_generator.state == numpys.bit_generator.state
-    assert ours.random(5).tolist() == numpys.random(5).tolist()
-    assert ours.integers(1000, size=9).tolist() == numpys.integers(1000, size=9).tolist()
-    assert ours.standard_normal(4).tolist() == numpys.standard_normal(4).tolist()
-    assert ours.bit_generator.state == numpys.bit_generator.state
-
-
-def test_brood_generators_of_many_seeds_start_where_default_rng_starts():
-    for seed in np.random.default_rng(5).integers(2**63, size=3000).tolist():
-        assert brood_generator(seed).bit_generator.state == np.random.default_rng(seed).bit_generator.state
