@@ -17,6 +17,7 @@ from typing import Any
 from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
 from evo.ga.loop import Evolution, LoopSettings, history_columns
+from evo.ga.search import RunSearch
 from evo.io.checkpoint import checkpoint_contents, evolution_from_dict
 from evo.io.checkpoint_file import HistoryLog, checkpoint_arrays
 from evo.io.models import load_model
@@ -66,7 +67,7 @@ class Prepared:
     config: Config
     folder: RunFolder | None
     plugin: Plugin
-    evolution: Any
+    evolution: RunSearch
     resumed: bool
     lock: RunLock | None = field(default=None, compare=False, repr=False)
 
@@ -151,7 +152,9 @@ def prepare(
     return Prepared(config, folder, plugin, evolution, resumed=resume, lock=lock)
 
 
-def _resumed(config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSettings, models: list) -> Any:
+def _resumed(
+    config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSettings, models: list
+) -> RunSearch | None:
     """The evolution (or MAP-Elites search) of the folder's checkpoint, once the folder is locked; None for
     a run stopped before its first checkpoint (its config.toml only)."""
     folder.check_resumable()
