@@ -11,7 +11,7 @@ from evo.fitness.evaluate import evaluate
 from evo.ga.brood import breed
 from evo.io.models import dumps_model
 from evo.run.config import load_config
-from evo.run.folder import prepare
+from evo.run.folder.writer import prepare
 
 WALKERS = Path(__file__).resolve().parents[2] / "examples" / "walkers.toml"
 PHYSICS = {
