@@ -15,7 +15,7 @@ from evo.run.backends import EvaluationFailed, Task
 from evo.run.batching import chunk_ids
 from evo.run.callbacks import Callback, FailureMessage, GenerationStatus, member_of
 from evo.run.config import Config
-from evo.run.folder import Prepared, RunFailed
+from evo.run.folder.writer import Prepared, RunFailed
 from evo.run.memetic import refine_generation
 
 __all__ = ["CHUNKS_PER_WORKER", "run_generations"]
