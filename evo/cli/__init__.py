@@ -32,6 +32,7 @@ COMMANDS = (
     "refine",
     "warm",
     "studio",
+    "tasks",
 )
 
 
