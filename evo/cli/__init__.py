@@ -33,6 +33,7 @@ COMMANDS = (
     "warm",
     "studio",
     "tasks",
+    "audit",
 )
 
 

@@ -1,0 +1,17 @@
+"""``evo audit``: a creature re-simulated under perturbations with its exploits flagged, and robust scoring
+over seeded perturbed worlds for ``[evaluation] robust`` (docs/audit.md)."""
+
+from evo.audit.flags import Flag
+from evo.audit.perturb import Perturbation, audit_perturbations, stable_integrators
+from evo.audit.report import AuditReport, Scored, audit, low_quantile
+
+__all__ = [
+    "AuditReport",
+    "Flag",
+    "Perturbation",
+    "Scored",
+    "audit",
+    "audit_perturbations",
+    "low_quantile",
+    "stable_integrators",
+]
