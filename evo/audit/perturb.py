@@ -22,7 +22,8 @@ __all__ = [
     "Perturbation",
     "audit_perturbations",
     "has_terrain",
-    "perturbed",
+    "moved",
+    "perturbed_world",
     "stable_integrators",
 ]
 
@@ -70,27 +71,24 @@ def stable_integrators(creature: Creature, world: World) -> tuple[str, ...]:
     return tuple(out)
 
 
-def perturbed(
-    creature: Creature,
-    world: World,
-    *,
-    scale: dict[str, float] | None = None,
-    phase: float = 0.0,
-    shift: float = 0.0,
-    terrain_rng: np.random.Generator | None = None,
-) -> tuple[World, Creature]:
+def perturbed_world(
+    world: World, *, scale: dict[str, float] | None = None, terrain_rng: np.random.Generator | None = None
+) -> World:
     """``world`` with its physics fields scaled (``{"gravity": 1.1}``) and, given a generator, its terrain
-    jittered; ``creature`` with ``phase`` rad added to its wave and moved ``shift`` px along x, then stood
-    on the new world's ground."""
+    jittered."""
     changes = {name: getattr(world, name) * factor for name, factor in (scale or {}).items()}
     if terrain_rng is not None:
         changes.update(_jittered_terrain(world, terrain_rng))
-    new_world = world.updated(changes) if changes else world
-    moved = creature
+    return world.updated(changes) if changes else world
+
+
+def moved(creature: Creature, world: World, *, phase: float = 0.0, shift: float = 0.0) -> Creature:
+    """``creature`` with ``phase`` rad added to its wave's start phase and moved ``shift`` px along x,
+    then stood on ``world``'s ground."""
     if phase or shift:
         positions = np.asarray(creature.positions) + np.array([shift, 0.0])
-        moved = creature.replace(wave_phase=creature.wave_phase + phase, positions=positions)
-    return new_world, stand_on_ground(moved, new_world)
+        creature = creature.replace(wave_phase=creature.wave_phase + phase, positions=positions)
+    return stand_on_ground(creature, world)
 
 
 def _jittered_terrain(world: World, rng: np.random.Generator) -> dict:
@@ -132,17 +130,19 @@ def audit_perturbations(creature: Creature, world: World, seed: int = 0) -> list
         )
     for field in PHYSICS:
         for sign in (-1, 1):
-            w, c = perturbed(creature, world, scale={field: 1.0 + sign * RELATIVE})
-            out.append(Perturbation(f"{field} {sign * RELATIVE:+.0%}", field, w, c))
+            w = perturbed_world(world, scale={field: 1.0 + sign * RELATIVE})
+            out.append(Perturbation(f"{field} {sign * RELATIVE:+.0%}", field, w, moved(creature, w)))
     for phase in PHASES:
-        w, c = perturbed(creature, world, phase=phase)
-        out.append(Perturbation(f"wave phase {phase:+.2f} rad", "phase", w, c))
+        out.append(
+            Perturbation(f"wave phase {phase:+.2f} rad", "phase", world, moved(creature, world, phase=phase))
+        )
     for shift in SHIFTS:
-        w, c = perturbed(creature, world, shift=shift)
-        out.append(Perturbation(f"start {shift:+.0f} px", "shift", w, c))
+        out.append(
+            Perturbation(f"start {shift:+.0f} px", "shift", world, moved(creature, world, shift=shift))
+        )
     if has_terrain(world):
         rng = np.random.default_rng(seed)
         for k in range(TERRAIN_SAMPLES):
-            w, c = perturbed(creature, world, terrain_rng=rng)
-            out.append(Perturbation(f"terrain jitter #{k + 1}", "terrain", w, c))
+            w = perturbed_world(world, terrain_rng=rng)
+            out.append(Perturbation(f"terrain jitter #{k + 1}", "terrain", w, moved(creature, w)))
     return out

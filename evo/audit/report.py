@@ -7,17 +7,16 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from evo.audit.flags import Flag, energy_blow_up, ground_penetration, integrator_dependence, launch, lunge
 from evo.audit.perturb import audit_perturbations
+from evo.audit.robust import low_quantile
 from evo.fitness import load_ref
 from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.model import Creature
 from evo.sim import simulate
 from evo.sim.placement import stand_on_ground
 
-__all__ = ["QUANTILE", "AuditReport", "Scored", "audit", "low_quantile"]
+__all__ = ["QUANTILE", "AuditReport", "Scored", "audit"]
 
 QUANTILE = 0.2  # the robust score: this quantile of the perturbed scores (numpy's "lower": a real score)
 
@@ -69,12 +68,6 @@ class AuditReport:
         }
 
 
-def low_quantile(scores: list[float] | tuple[float, ...], quantile: float = QUANTILE) -> float:
-    """The ``quantile`` of ``scores`` by numpy's "lower" method: one of the scores, never interpolated
-    (so -inf, an exploded sample, stays -inf and does not make NaN)."""
-    return float(np.quantile(np.asarray(scores, dtype=float), quantile, method="lower"))
-
-
 def audit(creature: Creature, spec: EvaluationSpec, *, seed: int = 0, plugin_seed: int = 0) -> AuditReport:
     """Audit ``creature`` under the evaluation ``spec`` (world, frames, plugin and params).
 
@@ -112,7 +105,7 @@ def audit(creature: Creature, spec: EvaluationSpec, *, seed: int = 0, plugin_see
         objective=objective,
         score=float(nominal.fitness[0]),
         perturbed=tuple(scored),
-        robust=low_quantile([s.score for s in scored]),
+        robust=low_quantile([s.score for s in scored], QUANTILE),
         flags=tuple(f for f in flags if f is not None),
     )
 
