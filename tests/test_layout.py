@@ -23,6 +23,7 @@ RANKS = {
     "evo.sim": 3,
     "evo.analysis": 4,
     "evo.fitness": 4,
+    "evo.audit": 4.5,  # exploit audit and robust scoring: perturbed worlds over the simulator and plugins
     "evo.ga": 5,
     "evo.qd": 5.5,  # MAP-Elites: uses evo.ga's operators; evo.io saves its state
     "evo.io": 6,
@@ -31,6 +32,7 @@ RANKS = {
     "evo.refine": 6.5,  # CMA-ES over a fixed body's genes; evo.run's memetic step calls it
     "evo.run": 7,
     "evo.race": 8,  # Sodarace races: reads run folders (evo.io), simulates (evo.sim)
+    "evo.tasks": 8,  # the task suite: runs searches (evo.run), reads and writes records (evo.io)
     "evo.gallery": 9,
     "evo.studio": 9,  # the web studio's server: a top layer beside the gallery
     "evo": 10,  # the package's own __init__: the public API

@@ -143,6 +143,7 @@ def run_prepared(
             timeout=config.evaluation.timeout,
             on_timeout=config.evaluation.on_timeout,
             batch=config.pool.batch,
+            robust=config.evaluation.robust,
         )
         if kind == "dask":  # workers on other machines get the plugin's files with the context
             context = with_plugin_files(context)
