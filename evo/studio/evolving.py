@@ -13,7 +13,7 @@ from evo.analysis.summary import finite
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.models import save_model
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 from evo.io.studio_files import claim_folder
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
