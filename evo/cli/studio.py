@@ -54,9 +54,12 @@ def run(args: argparse.Namespace) -> int:
     if args.target:
         target = Path(args.target).absolute()  # before any plugin code could move the current folder
         if target.is_dir() and _is_run_folder(target):
-            from evo.run.evolve import open_run
+            from evo.studio.children import call_now
 
-            open_run(target)  # a folder that is not a readable run is refused here, in one line
+            # a folder that is not a readable run is refused here, in one line; read in a child process,
+            # as reading its config imports its plugins
+            what, seconds = str(target), studio.limits.child_seconds
+            call_now("listing", {"folder": str(target)}, what=what, cwd=target.parent, seconds=seconds)
             studio.run, studio.folder = target, target.parent
         elif target.is_dir():
             studio.folder = target

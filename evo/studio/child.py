@@ -1,5 +1,6 @@
 """``python -m evo.studio.child TASK PARENT_PID [ARGS]``: where the studio's plugin code runs (score, refine,
-check, plugins) and how it runs ``evo run``; it ends when the studio does. Protocol: evo.studio.children."""
+check, plugins, a run's listing) and how it runs ``evo run``; it ends when the studio does. Protocol:
+evo.studio.children."""
 
 from __future__ import annotations
 
@@ -64,6 +65,7 @@ def _run_evo(argv: list[str]) -> None:
 
 
 def _task(task: str, payload: dict[str, Any], answer: Any) -> Any:
+    from evo.errors import EvoInputError
     from evo.studio.designs import design_of
     from evo.studio.limits import StudioLimits
 
@@ -85,6 +87,17 @@ def _task(task: str, payload: dict[str, Any], answer: Any) -> Any:
         from evo.studio.looking import plugin_list
 
         return plugin_list()
+    if task in ("listing", "elite"):  # reading a run's config imports its plugins
+        from evo.studio.designs import model_object
+        from evo.studio.runs import RunView
+
+        view = RunView(payload["folder"])
+        if task == "listing":
+            return view.listing()
+        try:
+            return {"model": model_object(view.elite(payload["index"]))}
+        except IndexError:
+            raise EvoInputError(f"no elite {payload['index']} in this run") from None
     raise ValueError(f"unknown task {task!r}")
 
 

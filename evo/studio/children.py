@@ -16,7 +16,7 @@ from typing import Any
 
 from evo.errors import EvoInputError
 
-__all__ = ["Child", "Worker", "call", "end_all", "running", "spawn"]
+__all__ = ["Child", "Worker", "call", "call_now", "end_all", "running", "spawn"]
 
 LINE_BYTES = 64 * 1024 * 1024  # the longest answer line a child may send (a refined model is far less)
 _LIVE: set[Child] = set()
@@ -129,6 +129,11 @@ async def call(task: str, payload: Any, *, what: str, cwd: Path, seconds: float)
         child.kill()
         _LIVE.discard(child)
     raise EvoInputError(child.ended_message(code))
+
+
+def call_now(task: str, payload: Any, *, what: str, cwd: Path, seconds: float) -> Any:
+    """:func:`call` from code outside an event loop (the command line, before the studio serves)."""
+    return asyncio.run(call(task, payload, what=what, cwd=cwd, seconds=seconds))
 
 
 class Worker:

@@ -26,7 +26,7 @@ except ImportError:  # a build of evo without refine: the routes say so
 __all__ = ["ROUTES", "UNAVAILABLE", "refine_session", "run_refinement"]
 
 UNAVAILABLE = "refine is not available in this version"
-STOP_GRACE = 5.0  # s a refinement may take to stop at its generation's end before it is ended
+STOP_GRACE = 30.0  # s a refinement may take to reach its next generation's end (the first too) after Stop
 ROUTES = Routes(missing=lambda: UNAVAILABLE if refine is None else None)
 
 
