@@ -186,7 +186,7 @@ def build_gallery(
     elite_keys = [add(entry, f"e{rank}") for rank, entry in enumerate(elites, start=1)]
     first = run.objectives[0] if run.objectives else None
     generations = []
-    for best in generation_bests(run):
+    for best in generation_bests(run, dict(config.world) if config else {}):
         row = next((r for r in run.history if r.get("generation") == best.generation), {})
         generations.append(
             {
