@@ -90,6 +90,48 @@ def bare_batched_kernel(config, generations: list[list]) -> float:
     return _cpu() - start
 
 
+def _kernel_cpu(config, children: list, out: Any) -> None:
+    """In a forked process: CPU seconds of :func:`evo.sim.simulate_batch` on ``children``, sent on ``out``."""
+    from evo.fitness import load_ref
+    from evo.sim import simulate_batch
+
+    every = load_ref(config.plugin).record_every
+    start = time.thread_time()
+    simulate_batch(children, config.world, config.evaluation.frames, every)
+    out.send(time.thread_time() - start)
+
+
+def concurrent_kernels(config, children: list, repeats: int) -> float:
+    """CPU seconds per evaluation of the bare batched kernel in two processes at once (each on half of
+    ``children``) over that of one process alone on all of them, least of ``repeats`` interleaved: what
+    two workers' simulation costs more than one worker's on this machine's cores whatever the design
+    around it (shared caches and memory bandwidth, cores that are hardware threads of one)."""
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+    bare_batched_kernel(config, [children[:8]])  # compiled before the processes fork
+
+    def run(shares: list[list]) -> float:
+        pipes = [fork.Pipe(duplex=False) for _ in shares]
+        processes = [
+            fork.Process(target=_kernel_cpu, args=(config, share, sending))
+            for share, (_, sending) in zip(shares, pipes, strict=True)
+        ]
+        for process in processes:
+            process.start()
+        spent = sum(receiving.recv() for receiving, _ in pipes)
+        for process in processes:
+            process.join()
+        return spent
+
+    half = len(children) // 2
+    alone = two = float("inf")
+    for _ in range(repeats):
+        alone = min(alone, run([children]))
+        two = min(two, run([children[:half], children[half:]]))
+    return two / alone
+
+
 class _Busy:
     """Another process busy on one core (a Python loop) while the block runs."""
 
@@ -156,6 +198,9 @@ def engine_section(args: argparse.Namespace):
                 if dask:
                     kinds["dask"] = (config.replace(pool={"workers": 2, "backend": "dask"}), False)
             kernel = min(bare_batched_kernel(config, children) for _ in range(repeats))
+            concurrent = concurrent_kernels(
+                config, [c for generation in children[1:] for c in generation], repeats
+            )
             runs = _runs(config, repeats, Path(tmp) / label, kinds)
             row = {"evaluations": evaluations, "kernel_cpu_s": kernel} | {
                 f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
@@ -163,6 +208,7 @@ def engine_section(args: argparse.Namespace):
             row["run_vs_kernel_cpu"] = kernel / runs["one"]["cpu"]
             row["two_vs_one_cpu_per_evaluation"] = runs["two"]["cpu"] / runs["one"]["cpu"]
             row["two_vs_one_wall"] = runs["one"]["wall"] / runs["two"]["wall"]
+            row["two_kernels_vs_one_cpu"] = concurrent
             digests = {seen["digest"] for seen in runs.values()}
             row["identical_folders"] = len(digests) == 1
             lines.append(
@@ -170,6 +216,10 @@ def engine_section(args: argparse.Namespace):
                 f" evaluations): target 1, 1 worker {row['run_vs_kernel_cpu']:.2f} x the bare batched kernel"
                 f" per CPU-second (>= 0.9); target 2, 2 workers {row['two_vs_one_cpu_per_evaluation']:.2f} x"
                 f" the CPU per evaluation of 1 (<= 1.05), {row['two_vs_one_wall']:.2f} x its wall rate"
+            )
+            lines.append(
+                f"  the bare batched kernel alone in two processes at once costs {concurrent:.2f} x the CPU"
+                f" per evaluation of one process: the floor of target 2 on this machine"
             )
             if label == "walkers":
                 busy = runs["one_busy"]["wall"] / runs["default_busy"]["wall"]

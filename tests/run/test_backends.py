@@ -127,3 +127,14 @@ def test_broods_bred_and_evaluated_by_workers_match_the_parents_own(spec):
             [(None if c is None else c.positions.tolist(), e) for c, e in kids] for kids in expected
         ]
         evolution.tell(results)
+
+
+def test_a_fork_pool_whose_workers_got_little_of_their_cores_says_it_was_contended():
+    from backend_jobs import sleeps
+
+    with InProcess(sleeps, 0.0) as local:
+        assert local.contended is False
+    with ForkPool(sleeps, 0.08, workers=2, chunksize=1) as pool:
+        assert pool.contended is False  # nothing measured yet
+        assert pool.run([Task(i, i) for i in range(4)]) == [0, 1, 2, 3]
+        assert pool.contended is True  # CPU over wall seconds of each chunk near 0

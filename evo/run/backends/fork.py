@@ -36,6 +36,10 @@ _worker_job: Job | None = None
 _worker_context: Any = None
 # the pool's table of what each worker evaluates: per slot (pid, task, evaluation, start), task -1 idle
 _COLUMNS = 4
+# a worker that got less than this share of its core (CPU over wall seconds of a chunk) shared it with
+# another process: the next batch is cut for guided scheduling (evo.run.batching.chunk_shares)
+CONTENDED = 0.75
+MIN_TIMED_CHUNK = 0.05  # s: shorter chunks are not timed (too short for the ratio to mean much)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -76,12 +80,13 @@ def _init_worker(job: Job, context: Any, parent: int, table: Any = None, claimed
 
 def _worker_chunk(
     chunk: Sequence[tuple[int, Any]], timed_out: frozenset[tuple[int, int]] = frozenset()
-) -> tuple[list, ErrorData | None, float]:
-    start = time.perf_counter()
+) -> tuple[list, ErrorData | None, float, float]:
+    """The chunk's results, its first error, and the wall and CPU seconds it took here."""
+    start, cpu = time.perf_counter(), time.thread_time()
     done, error = run_chunk(_worker_job, _worker_context, chunk, timed_out)
     if error is not None:
         log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
-    return done, error, time.perf_counter() - start
+    return done, error, time.perf_counter() - start, time.thread_time() - cpu
 
 
 class ForkPool:
@@ -111,6 +116,7 @@ class ForkPool:
         self.timeout = timeout
         self.grace = min(max(1.0, timeout / 2), 30.0)  # s after the timeout before a worker counts as stuck
         self._job, self._context = job, context
+        self.contended = False  # whether a worker of the last run had less than CONTENDED of its core
         self._table: Any = None
         if before_fork is not None:
             before_fork()
@@ -170,6 +176,7 @@ class ForkPool:
         redo: list[list[tuple[int, Any]]] = []  # chunks lost with the pool of a killed worker
         replacing = False
         busy = 0.0
+        share = 1.0  # the least share of a core a chunk's worker had
         poll = min(1.0, max(0.05, self.timeout / 4)) if self.timeout > 0 else None
 
         def submit(chunk: list[tuple[int, Any]]) -> None:
@@ -183,20 +190,22 @@ class ForkPool:
             pending.add(future)
 
         def collect(block: bool) -> None:
-            nonlocal pending, busy, replacing
+            nonlocal pending, busy, replacing, share
             finished, pending = wait(pending, timeout=poll if block else 0, return_when=FIRST_COMPLETED)
             for future in finished:
                 chunk = chunks.pop(future)
                 if future.cancelled():
                     continue
                 try:
-                    done, error, seconds = future.result()
+                    done, error, seconds, cpu = future.result()
                 except BrokenProcessPool:
                     if not replacing:
                         raise EvaluationFailed(-1, None, "a worker process died") from None
                     redo.append(chunk)
                     continue
                 busy += seconds
+                if seconds > MIN_TIMED_CHUNK:
+                    share = min(share, cpu / seconds)
                 results.update(done)
                 if error is not None:
                     errors.append(error)
@@ -256,7 +265,8 @@ class ForkPool:
         finally:
             for future in pending:
                 future.cancel()
-        log.debug("%d tasks, %.3f s of worker time", len(order), busy)
+        self.contended = share < CONTENDED
+        log.debug("%d tasks, %.3f s of worker time, least share of a core %.2f", len(order), busy, share)
         return [results[index] for index in order]
 
     def kill(self) -> None:
