@@ -4,7 +4,7 @@ broods ordered by their parents' size and cut into chunks of similar evaluation 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,9 @@ class Bred:
     trajectories: dict[int, Trajectory] = field(default_factory=dict)
 
 
-def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
+def prepare_broods(
+    broods: Sequence[Brood], context: Any, simulate: Callable[[list[Creature], Any], list] | None = None
+) -> list[Bred | None]:
     """Breed every brood of a chunk, then simulate all its new children together in lanes
     (:func:`evo.sim.simulate_batch`); those it would simulate one by one (:func:`evo.sim.batch.kernel_groups`)
     are left to be simulated when evaluated. A brood whose breeding fails gets None (its job breeds it
@@ -40,6 +42,8 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
     Args:
         broods: the chunk's broods, in order.
         context: the run's :class:`~evo.run.job.BreedContext`.
+        simulate: makes what the children's evaluations take instead, ``simulate(children, context)``
+            (one value per child; a robust run's samples); an error leaves them to their evaluations.
 
     Returns:
         One :class:`Bred` (or None) per brood.
@@ -60,6 +64,14 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
             if child is not None and seed is not None:
                 members.append((bred, k, child))
     creatures = [child for _, _, child in members]
+    if simulate is not None:
+        try:
+            made = simulate(creatures, context)
+        except Exception:  # made again one by one, where the error is reported in order
+            return out
+        for (bred, k, _), value in zip(members, made, strict=True):
+            bred.trajectories[k] = value
+        return out
     in_lanes = sorted(index for indices in kernel_groups(creatures, spec.world).values() for index in indices)
     COUNTS["single"] += len(members) - len(in_lanes)
     if not in_lanes:

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import evo
-from evo.fitness.evaluate import evaluate
+from evo.fitness.evaluate import Evaluation, evaluate
 from evo.ga.brood import breed
 from evo.ga.loop import Evolution
+from evo.ga.search import ChildResult
 from evo.run import batching
 from evo.run.job import BreedContext
 from evo.sim import simulate
@@ -69,11 +70,11 @@ def broods_of_a_converged_population(population=96):
     c = config(workers=1).replace(run={"population": population})
     evolution = Evolution(c.loop_settings())
     results = []
-    for brood in evolution.ask():
+    for brood in evolution.ask().broods:
         (kid,) = breed(brood, c.genome, c.ga)
-        results.append([(kid, float(kid.positions[:, 0].max()))])
+        results.append(ChildResult(kid, Evaluation((float(kid.positions[:, 0].max()),), False)))
     evolution.tell(results)
-    return evolution.ask(), c
+    return list(evolution.ask().broods), c
 
 
 def test_chunks_cover_every_brood_once_in_order_of_parent_size_of_similar_cost_and_none_too_small():
