@@ -94,7 +94,8 @@ def prepare_broods(
 def chunk_shares(workers: int, contended: bool = False) -> list[float]:
     """The shares of a generation's cost its chunks take with ``workers`` worker processes: one chunk
     each (the fewest lanes left empty and chunk costs: docs/performance.md, "Issue 29"), or, when the
-    workers were ``contended`` (one shared its core with another process), guided self-scheduling: a
+    workers were ``contended`` (one shared its core with another process, the others did not), guided
+    self-scheduling: a
     first round of ``workers`` chunks holding two thirds of the work, then a round of ``workers`` holding
     the last third, so that a slowed worker takes fewer and the generation never waits for it longer
     than for a small chunk. One share for one worker (in-process: one chunk)."""

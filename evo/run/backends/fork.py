@@ -36,9 +36,11 @@ _worker_job: Job | None = None
 _worker_context: Any = None
 # the pool's table of what each worker evaluates: per slot (pid, task, evaluation, start), task -1 idle
 _COLUMNS = 4
-# a worker that got less than this share of its core (CPU over wall seconds of a chunk) shared it with
-# another process: the next batch is cut for guided scheduling (evo.run.batching.chunk_shares)
-CONTENDED = 0.75
+# a chunk whose worker got this much less of its core (CPU over wall seconds) than another chunk's
+# worker: its core was shared with another process, and the next batch is cut for guided scheduling
+# (evo.run.batching.chunk_shares). Workers all alike starved (a saturated machine) are not: smaller chunks
+# would only add hand-overs between processes, each a wait for the scheduler
+CONTENDED = 0.25
 MIN_TIMED_CHUNK = 0.05  # s: shorter chunks are not timed (too short for the ratio to mean much)
 
 
@@ -116,7 +118,8 @@ class ForkPool:
         self.timeout = timeout
         self.grace = min(max(1.0, timeout / 2), 30.0)  # s after the timeout before a worker counts as stuck
         self._job, self._context = job, context
-        self.contended = False  # whether a worker of the last run had less than CONTENDED of its core
+        self.contended = False  # whether a worker of the last run got much less of its core than another
+        self.core_shares: tuple[float, float] | None = None  # the least and most of them (None: untimed)
         self._table: Any = None
         if before_fork is not None:
             before_fork()
@@ -176,7 +179,7 @@ class ForkPool:
         redo: list[list[tuple[int, Any]]] = []  # chunks lost with the pool of a killed worker
         replacing = False
         busy = 0.0
-        share = 1.0  # the least share of a core a chunk's worker had
+        shares = [1.0, 0.0]  # the least and the most share of a core a chunk's worker had
         poll = min(1.0, max(0.05, self.timeout / 4)) if self.timeout > 0 else None
 
         def submit(chunk: list[tuple[int, Any]]) -> None:
@@ -190,7 +193,7 @@ class ForkPool:
             pending.add(future)
 
         def collect(block: bool) -> None:
-            nonlocal pending, busy, replacing, share
+            nonlocal pending, busy, replacing
             finished, pending = wait(pending, timeout=poll if block else 0, return_when=FIRST_COMPLETED)
             for future in finished:
                 chunk = chunks.pop(future)
@@ -205,7 +208,7 @@ class ForkPool:
                     continue
                 busy += seconds
                 if seconds > MIN_TIMED_CHUNK:
-                    share = min(share, cpu / seconds)
+                    shares[:] = min(shares[0], cpu / seconds), max(shares[1], cpu / seconds)
                 results.update(done)
                 if error is not None:
                     errors.append(error)
@@ -265,8 +268,9 @@ class ForkPool:
         finally:
             for future in pending:
                 future.cancel()
-        self.contended = share < CONTENDED
-        log.debug("%d tasks, %.3f s of worker time, least share of a core %.2f", len(order), busy, share)
+        self.core_shares = (shares[0], shares[1]) if shares[1] > 0.0 else None
+        self.contended = self.core_shares is not None and shares[1] - shares[0] > CONTENDED
+        log.debug("%d tasks, %.3f s of worker time, shares of a core %.2f-%.2f", len(order), busy, *shares)
         return [results[index] for index in order]
 
     def kill(self) -> None:
