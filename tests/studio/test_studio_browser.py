@@ -299,9 +299,6 @@ def test_a_mass_dragged_while_playing_follows_the_pointer_and_is_thrown(
         assert "link 1: masses 1–2" in page.text_content("#inspector")
         page.get_by_role("button", name="Play", exact=True).click()
         page.wait_for_function("() => window.evoStudio.state().frame > 20")
-        if SCREENSHOTS:
-            page.evaluate("document.getElementById('panels').scrollTop = 0")
-            page.screenshot(path=str(DOCS / "studio.png"))
         for _ in range(2):  # aim, then aim again where the moving mass is now
             x, y = state(page)["positions"][4]
             page.mouse.move(*point(page, x, y))

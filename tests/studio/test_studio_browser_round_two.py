@@ -250,7 +250,13 @@ def test_the_page_fits_a_laptop_screen_and_every_control_is_named(browser, studi
     problems: list[str] = []
     with studio_page(browser, studio_factory(str(tmp_path / "walker.json"), cwd=tmp_path), problems) as page:
         page.set_viewport_size({"width": 1366, "height": 768})
-        page.wait_for_timeout(200)
+        page.keyboard.press("v")
+        click_at(page, 60.0, 1.0)  # a muscle on the dial
+        page.select_option("#speed", "120")
+        page.get_by_role("button", name="Play", exact=True).click()
+        page.wait_for_function("() => window.evoStudio.state().frame > 400")
+        page.get_by_role("button", name="Pause", exact=True).click()
+        settled(page)
         size = page.evaluate(FITS)
         assert size[0] <= size[2] and size[1] <= size[3], f"no page scrolling: {size}"
         for name in ("Play", "Pause", "Step", "Reset", "Save", "Undo"):  # the common path, in sight

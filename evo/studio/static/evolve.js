@@ -149,7 +149,7 @@ export class Evolve {
     } else if (s.state === "done" && /stopped/.test(s.message || "")) {
       text = s.generation === null ? `stopped before its first generation — ${run}` : `stopped at generation ${s.generation}${of} — ${run}: ${s.message}`;
     } else if (s.state === "done") {
-      text = `done at generation ${s.generation ?? 0}${of} — ${run} (seed ${this.runSeed})`;
+      text = `done: ${(s.generation ?? -1) + 1}${of} generations — ${run} (seed ${this.runSeed})`;
     } else {
       text = `${s.state}${s.message ? `: ${s.message}` : ""}`;
     }

@@ -134,8 +134,8 @@ export class View {
     if (points.length) {
       const [x] = centroid(points), gone = x - start;
       ctx.fillStyle = COLOURS.trail; ctx.font = "bold 12px system-ui, sans-serif";
-      ctx.beginPath(); ctx.moveTo(this.sx(x), base - 1); ctx.lineTo(this.sx(x) - 5, base - 9); ctx.lineTo(this.sx(x) + 5, base - 9); ctx.fill();
-      ctx.fillText(`${gone >= 0 ? "+" : ""}${gone.toFixed(1)} px`, this.sx(x), base - 13);
+      ctx.beginPath(); ctx.moveTo(this.sx(x), base + 1); ctx.lineTo(this.sx(x) - 6, base + 10); ctx.lineTo(this.sx(x) + 6, base + 10); ctx.fill();
+      ctx.fillText(`${gone >= 0 ? "+" : ""}${gone.toFixed(1)} px`, this.sx(x), base + 38);
     }
     ctx.textAlign = "start";
   }
