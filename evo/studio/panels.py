@@ -1,12 +1,15 @@
-"""The Race panel's ``POST /api/race``: the design against elites or files, run by :mod:`evo.race` (each in
-its own world, from frame 0) and scored by the page's plugin; race distance and fitness side by side."""
+"""Endpoints of the page's Race and Designs panels: ``POST /api/race`` races the design against elites or
+files with :mod:`evo.race` (each in its own world, from frame 0) and scores them with the page's plugin;
+``GET /api/designs`` lists the start folder's model files, each read by evo's own readers."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
@@ -14,17 +17,28 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from evo.errors import EvoInputError
+from evo.io.models import load_model
+from evo.io.soda_race import is_race_file
 from evo.model import Creature
 from evo.race import run_race
 from evo.race.models import race_of_creatures, scores_of
-from evo.studio.designs import design_of
+from evo.studio.designs import design_of, model_object
 from evo.studio.guard import BodyTooLarge
 from evo.studio.limits import StudioLimits, TooLarge
 
-__all__ = ["MAX_CONTENDERS", "RaceRequest", "race_answer", "race_routes"]
+__all__ = [
+    "MAX_CONTENDERS",
+    "MAX_DESIGNS",
+    "RaceRequest",
+    "design_listing",
+    "panel_routes",
+    "race_answer",
+]
 
 MAX_CONTENDERS = 12  # models of one race from the page
+MAX_DESIGNS = 60  # model files listed (by name); a folder with more says so
 _DEFAULT_FRAMES = 3000
+_MAX_BYTES = 2 * 1024 * 1024  # a larger model file is listed as too large, not read
 
 
 @dataclass(frozen=True)
@@ -110,8 +124,35 @@ def race_answer(request: RaceRequest) -> dict[str, Any]:
     }
 
 
-def race_routes(limits: StudioLimits) -> list[Route]:
-    """``POST /api/race``."""
+def design_listing(folder: Path | None, limits: StudioLimits) -> dict[str, Any]:
+    """``{"folder", "designs": [{"file", "name", "model" | "error"}], "more"}``: the folder's model files
+    by name (at most :data:`MAX_DESIGNS`; ``more`` counts the rest); a file evo cannot read, or one over
+    the studio's limits, comes with its one-line ``error`` instead of a model."""
+    if folder is None:
+        return {"folder": None, "designs": [], "more": 0}
+    files = sorted(
+        p
+        for p in folder.iterdir()
+        if p.suffix.lower() in (".json", ".xml") and p.is_file() and not is_race_file(p)
+    )
+    designs = []
+    for path in files[:MAX_DESIGNS]:
+        row: dict[str, Any] = {"file": path.name, "name": path.stem}
+        try:
+            if path.stat().st_size > _MAX_BYTES:
+                raise EvoInputError(f"over {_MAX_BYTES // (1024 * 1024)} MB", source=path.name)
+            creature = load_model(path)
+            limits.check_model(creature.n_masses, creature.n_links)
+            row.update(name=creature.name, model=model_object(creature))
+        except (EvoInputError, OSError) as exc:
+            row["error"] = str(exc).splitlines()[0]
+        designs.append(row)
+    return {"folder": str(folder), "designs": designs, "more": max(0, len(files) - MAX_DESIGNS)}
+
+
+def panel_routes(limits: StudioLimits, folder: Callable[[], Path | None]) -> list[Route]:
+    """``POST /api/race`` and ``GET /api/designs``; ``folder()`` is the start folder (None: the studio was
+    started on no path)."""
 
     async def race(request: Request) -> Response:
         try:
@@ -125,4 +166,7 @@ def race_routes(limits: StudioLimits) -> list[Route]:
         except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deeply
             return JSONResponse({"error": "the request body is not valid JSON"}, 400)
 
-    return [Route("/api/race", race, methods=["POST"])]
+    async def designs(request: Request) -> Response:
+        return JSONResponse(await asyncio.to_thread(design_listing, folder(), limits))
+
+    return [Route("/api/race", race, methods=["POST"]), Route("/api/designs", designs)]
