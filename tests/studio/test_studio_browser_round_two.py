@@ -140,6 +140,18 @@ def test_whatever_replaces_the_design_is_undoable_and_save_follows_it(browser, s
         assert state(page)["model"] == hand, "opening is undoable"
         assert page.input_value("#save-path") == "hand1.json", "and Save follows the design back"
 
+        page.locator("#race-panel > summary").click()  # the design against a file
+        with page.expect_file_chooser() as chooser:
+            page.get_by_role("button", name="Add files").click()
+        chooser.value.set_files(str(folder / "galloper.json"))
+        page.wait_for_selector("#race-choices:has-text('file galloper.json')")
+        page.get_by_role("button", name="Race", exact=True).click()
+        page.wait_for_selector("#race-state:has-text('winner')")
+        labels = [
+            row.split(" (")[0] for row in page.locator("table.race tbody td:nth-child(2)").all_text_contents()
+        ]
+        assert sorted(labels) == ["galloper.json", "this design"]
+
         page.get_by_role("button", name="New", exact=True).click()
         assert state(page)["model"]["wave"] == NEW_WAVE and state(page)["model"]["masses"] == []
         assert page.input_value("#save-path") == "untitled.json"

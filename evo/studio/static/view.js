@@ -12,11 +12,17 @@ export const COLOURS = {
   grab: "#d9480f", ghost: "rgba(73,80,87,0.28)", trail: "#e8590c", ruler: "#495057", start: "#1c7ed6",
 };
 
+const CENTROIDS = new WeakMap(); // a received frame's centroid, computed once (frames are never changed)
+
 /* The centroid ([x, y] px) of positions [[x, y], ...]. */
 export function centroid(points) {
+  let c = CENTROIDS.get(points);
+  if (c) return c;
   let x = 0, y = 0;
   for (const p of points) { x += p[0]; y += p[1]; }
-  return [x / points.length, y / points.length];
+  c = [x / points.length, y / points.length];
+  CENTROIDS.set(points, c);
+  return c;
 }
 
 export class View {
