@@ -17,6 +17,7 @@ from typing import Any
 from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
 from evo.ga.loop import Evolution, LoopSettings, history_columns
+from evo.io.atomic import open_for_appending
 from evo.io.checkpoint import checkpoint_contents, evolution_from_dict
 from evo.io.checkpoint_file import HistoryLog, checkpoint_arrays
 from evo.io.models import load_model
@@ -184,7 +185,8 @@ def _resumed(config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSe
 def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
     """Send the ``evo`` logger's records -- those of forked workers too -- to ``path`` (appending)."""
     logger = logging.getLogger("evo")
-    handler = logging.FileHandler(path, encoding="utf-8")
+    stream = open_for_appending(path)  # never a FIFO, a device or through a link
+    handler = logging.StreamHandler(stream)
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
@@ -198,6 +200,7 @@ def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
     finally:
         logger.removeHandler(wrapped)
         logger.setLevel(old_level)
+        stream.close()
         wrapped.close()
 
 
