@@ -285,5 +285,6 @@ def write_gallery(
     """Write ``RUN_DIR/gallery/index.html`` atomically; returns its path."""
     text = build_gallery(run_dir, top=top, max_records=max_records)
     path = gallery_path(run_dir)
-    atomic_write_text(path, text)  # a new page gets the permissions of any new file
+    # a new page gets the permissions of any new file; never written through a linked gallery/
+    atomic_write_text(path, text, inside=run_dir)
     return path
