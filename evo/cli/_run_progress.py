@@ -35,7 +35,7 @@ class FirstCompile(Callback):
 
     @staticmethod
     def _warm(run: RunStart) -> None:
-        from evo.ga.brood_kernels import warm_breeding
+        from evo.ga.kernels.brood import warm_breeding
         from evo.sim import warm
 
         warm.warm_world(run.config.world)

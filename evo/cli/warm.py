@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evo.ga.brood_kernels import warm_breeding
+    from evo.ga.kernels.brood import warm_breeding
     from evo.sim.warm import warm_kernels
 
     names = tuple(dict.fromkeys(args.integrator or INTEGRATORS))

@@ -13,16 +13,8 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.fitness import load_ref
-from evo.fitness.evaluate import (
-    Evaluation,
-    EvaluationSpec,
-    PluginFailed,
-    evaluate,
-    fitness_values,
-    recording,
-    worst_fitness,
-)
-from evo.fitness.protocol import Plugin, SimulationResult
+from evo.fitness.evaluate import Evaluation, EvaluationSpec, recording, worst_fitness
+from evo.fitness.score import score, sealed
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 from evo.refine.cma import CMAES, population_size
@@ -140,17 +132,13 @@ def _scores(
 ) -> list[Evaluation]:
     limit = time_limit or _no_limit
     plugin = load_ref(spec.plugin)
-    lean = not spec.measures  # then the plugin sees every record, as evaluate() gives it
-    centroids = _centroids(trajectories) if lean else [None] * len(trajectories)
+    # without measures the plugin sees every record: their centroids computed once for all
+    centroids = [None] * len(trajectories) if spec.measures else _centroids(trajectories)
     out = []
     for k, (creature, trajectory) in enumerate(zip(creatures, trajectories, strict=True)):
         try:
             with limit(k):
-                out.append(
-                    _lean_score(plugin, creature, spec, seed, trajectory, centroids[k])
-                    if lean
-                    else evaluate(creature, spec, seed, trajectory)
-                )
+                out.append(score(plugin, creature, trajectory, spec, seed, centroids=centroids[k]))
         except TimeoutError:
             out.append(Evaluation(worst_fitness(plugin.weights), False, timed_out=True))
     return out
@@ -167,45 +155,10 @@ def _centroids(trajectories: Sequence[Trajectory]) -> list[np.ndarray | None]:
     positions = np.stack([trajectories[k].positions for k in alive])  # (alive, records, masses, 2)
     lanes, records = positions.shape[:2]
     every = centroids_of(positions.reshape(lanes * records, *positions.shape[2:])).reshape(lanes, records, 2)
+    every = sealed(every)  # one copy for all: its rows reach the plugins as they are
     for row, k in enumerate(alive):
         out[k] = every[row]
     return out
-
-
-def _lean_score(
-    plugin: Plugin,
-    creature: Creature,
-    spec: EvaluationSpec,
-    seed: int,
-    trajectory: Trajectory,
-    centroids: np.ndarray | None = None,
-) -> Evaluation:
-    """What :func:`evo.fitness.evaluate` gives for a spec without measures, the plugin loaded once per
-    generation instead of twice per candidate and ``result.centroids`` (a cached property) given when
-    computed already (a test checks they agree, exploded candidates included)."""
-    if trajectory.exploded:
-        return Evaluation(worst_fitness(plugin.weights), True)
-    result = SimulationResult(
-        positions=trajectory.positions,
-        velocities=trajectory.velocities,
-        frames=trajectory.frames,
-        total_frames=spec.frames,
-        exploded=False,
-        model=creature,
-        world=spec.world,
-        seed=int(seed),
-    )
-    if centroids is not None:
-        result.__dict__["centroids"] = centroids  # where functools.cached_property keeps it
-    try:
-        value = plugin.func(result, **spec.params)
-    except (Exception, SystemExit) as exc:  # as evaluate: sys.exit() in a plugin must not end the run
-        detail = " ".join(str(exc).split())
-        raise PluginFailed(
-            plugin.name,
-            f"plugin '{plugin.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else ""),
-        ) from exc
-    return Evaluation(fitness_values(plugin, value)[: len(plugin.weights)], False)
 
 
 def _spec_for(creature: Creature, fitness: str | EvaluationSpec, world: World | None) -> EvaluationSpec:

@@ -4,13 +4,12 @@ broods ordered by their parents' size and cut into chunks of similar evaluation 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from evo.fitness.evaluate import recording
-from evo.ga.brood import Brood, breed
+from evo.ga.brood import BreedSettings, Brood, breed
 from evo.model import Creature
 from evo.sim import Trajectory, simulate_batch, topology_key
 from evo.sim.batch import MIN_LANES, kernel_groups
@@ -21,15 +20,6 @@ __all__ = ["Bred", "COUNTS", "chunk_ids", "prepare_broods"]
 LINKS_PER_CREATURE_COST = 8
 # evaluations simulated in this process, in batches and one by one (the bench reports the share)
 COUNTS = {"batched": 0, "single": 0}
-
-_KEYS: weakref.WeakKeyDictionary[Creature, str] = weakref.WeakKeyDictionary()
-
-
-def _key(creature: Creature) -> str:
-    key = _KEYS.get(creature)
-    if key is None:
-        key = _KEYS[creature] = topology_key(creature)
-    return key
 
 
 @dataclass
@@ -59,11 +49,12 @@ def prepare_broods(
         One :class:`Bred` (or None) per brood.
     """
     spec = context.spec
+    settings = BreedSettings.of(context.genome, context.ga, context.variation)  # once for the chunk
     out: list[Bred | None] = []
     members: list[tuple[Bred, int, Creature]] = []
     for brood in broods:
         try:
-            children = breed(brood, context.genome, context.ga, context.variation, world=spec.world)
+            children = breed(brood, context.genome, context.ga, world=spec.world, settings=settings)
         except Exception:
             out.append(None)
             continue
@@ -119,12 +110,17 @@ def chunk_ids(broods: Sequence[Brood], chunks: int) -> list[tuple[int, int]]:
         parents = broods[i].parents
         if not parents:
             return (0, 0, "", i)
-        return (parents[0].n_masses, parents[0].n_links, _key(parents[0]), i)
+        first = parents[0]
+        key = keys.get(id(first))  # a parent of many broods is hashed once (the broods hold it alive)
+        if key is None:
+            key = keys[id(first)] = topology_key(first)
+        return (first.n_masses, first.n_links, key, i)
 
     def cost(brood: Brood) -> int:  # a step costs about a fixed part plus a part per link
         links = brood.parents[0].n_links if brood.parents else 0
         return brood.evaluations * (links + LINKS_PER_CREATURE_COST)
 
+    keys: dict[int, str] = {}
     order = sorted(range(len(broods)), key=size)
     total = sum(b.evaluations for b in broods)
     per_chunk = max(1, -(-sum(cost(b) for b in broods) // max(1, chunks)))

@@ -212,7 +212,7 @@ def warm(context: BreedContext) -> None:
     """Compile (or load from numba's cache) what the context's broods call: the simulator's kernel in its
     world and, under the default operators, the compiled breeding (before workers fork, so that they
     inherit both)."""
-    from evo.ga.brood_kernels import warm_breeding
+    from evo.ga.kernels.brood import warm_breeding
 
     warm_up(context.spec.world)
     if context.variation == Variation.default():

@@ -1,5 +1,5 @@
 """The compiled PCG64 state array draws what numpy's Generator draws from the same seed, call for call,
-and ends in the same state; evo.ga.draws gives the same streams from either kind of generator."""
+and ends in the same state; evo.ga.kernels.draws gives the same streams from either kind of generator."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numba as nb
 import numpy as np
 import pytest
 
-from evo.ga import draws, pcg
+from evo.ga.kernels import draws, pcg
 
 RANDOM, NORMAL, INTEGERS, UNIFORM, PERMUTATION = range(5)
 CALLS = 200
@@ -68,7 +68,7 @@ def numpy_draws(generator: np.random.Generator, *prog: np.ndarray) -> tuple[list
 
 @nb.njit
 def compiled_draws(rng, ops, int_a, int_b, float_a, float_b, perm_total):
-    """The same program through evo.ga.draws in compiled code (rng: a state array or a Generator)."""
+    """The same program through evo.ga.kernels.draws in compiled code (rng: a state array or a Generator)."""
     floats = np.empty(ops.size)
     ints = np.empty(ops.size, np.int64)
     perms = np.empty(perm_total, np.int64)

@@ -1,4 +1,4 @@
-"""The compiled crossover and repair (evo.ga.crossover_kernels) make the draws of the Python operators in
+"""The compiled crossover and repair (evo.ga.kernels.crossover) make the draws of the Python operators in
 the same order and give the same bodies bit for bit, on fresh random parents, mutated ones and bodies that
 need every branch of repair; they bail out (ok False) exactly where Python would draw ``rng.choice``."""
 
@@ -14,8 +14,8 @@ from evo.ga.body import Body, new_link_genes
 from evo.ga.body import new_links_genes as py_new_links_genes
 from evo.ga.creatures import random_creature
 from evo.ga.crossover import crossover_bodies as py_crossover_bodies
-from evo.ga.crossover_kernels import crossover_bodies, genome_limits, new_links_genes, repair
-from evo.ga.link_kernels import distinct_links
+from evo.ga.kernels.crossover import crossover_bodies, genome_limits, new_links_genes, repair
+from evo.ga.kernels.links import distinct_links
 from evo.ga.mutation import mutate
 from evo.ga.settings import GASection, GenomeSection
 

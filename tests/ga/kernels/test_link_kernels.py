@@ -4,7 +4,7 @@ pairs a new link may join, checked against their definitions and the numpy expre
 import numpy as np
 import pytest
 
-from evo.ga.link_kernels import bridges_and_cuts, distinct_links, free_pairs
+from evo.ga.kernels.links import bridges_and_cuts, distinct_links, free_pairs
 
 
 @pytest.mark.parametrize("seed", range(30))

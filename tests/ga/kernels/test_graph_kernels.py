@@ -12,7 +12,7 @@ from ga_strategies import ga_sections, genome_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evo.ga.graph_kernels import gathered_genes, join_pairs, left_part, span
+from evo.ga.kernels.graph import gathered_genes, join_pairs, left_part, span
 from evo.ga.topology import connected
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from evo.ga.gene_kernels import finished_genes
+from evo.ga.kernels.genes import finished_genes
 
 TWO_PI = 2.0 * math.pi
 
@@ -98,7 +98,7 @@ def test_the_distance_between_creatures_is_bit_for_bit_that_of_the_numpy_express
 
 
 def test_block_sums_are_np_add_reduce_of_arrays_of_every_length_up_to_a_block():
-    from evo.ga.gene_kernels import BLOCK, _block_sum
+    from evo.ga.kernels.genes import BLOCK, _block_sum
 
     rng = np.random.default_rng(9)
     for n in range(1, BLOCK + 1):

@@ -1,4 +1,4 @@
-"""A pair brood bred in one compiled call (evo.ga.brood_kernels) gives the children of the Python
+"""A pair brood bred in one compiled call (evo.ga.kernels.brood) gives the children of the Python
 operators bit for bit and draw for draw: the same genes, links, waves, names, worlds and polygons, for
 random and evolved parents, mated or not, every combination of mutation flags, and any [genome] and [ga]
 settings; where it does not apply it steps aside and breed() uses the Python operators."""
@@ -11,9 +11,9 @@ from ga_strategies import ga_sections, genome_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evo.ga import brood_kernels
-from evo.ga.brood import PAIR, Brood, Variation, _python_children, breed
+from evo.ga.brood import PAIR, BreedSettings, Brood, _python_children, breed
 from evo.ga.creatures import random_creature
+from evo.ga.kernels import brood as brood_kernels
 from evo.ga.mutation import mutate
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 
@@ -59,14 +59,26 @@ def evolved(genome, ga, seed, rounds=4):
     return creature
 
 
+def compiled(brood, genome, ga):
+    """The compiled brood's children of ``brood`` (None where it steps aside), or the AssertionError of
+    settings it cannot make at all."""
+    ops = BreedSettings.of(genome, ga).compiled
+    assert ops is not None
+    return brood_kernels.compiled_children(brood.seed, brood.parents, brood.mate, brood.mutate, ops)
+
+
+def python(brood, genome, ga):
+    return _python_children(brood, BreedSettings.of(genome, ga))
+
+
 def compare(brood, genome, ga):
     """The compiled children against the Python ones; returns whether the compiled path made them."""
-    compiled = brood_kernels.compiled_children(brood, genome, ga)
-    python = _python_children(brood, genome, ga, Variation.default(), True)
-    if compiled is None:
+    compiled_ones = compiled(brood, genome, ga)
+    python_ones = python(brood, genome, ga)
+    if compiled_ones is None:
         return False
-    assert len(compiled) == len(python)
-    for x, y in zip(compiled, python, strict=True):
+    assert len(compiled_ones) == len(python_ones)
+    for x, y in zip(compiled_ones, python_ones, strict=True):
         assert_same_creature(x, y)
     return True
 
@@ -104,7 +116,7 @@ def test_the_children_are_fresh_read_only_creatures_and_the_parents_are_untouche
     genome, ga = GenomeSection(), EVERY_MUTATION
     a, b = evolved(genome, ga, 1), evolved(genome, ga, 2)
     before = [np.array(getattr(p, name)).tobytes() for p in (a, b) for name in ARRAYS]
-    children = brood_kernels.compiled_children(Brood(PAIR, 5, (a, b), True, (True, True), (1, 1)), genome, ga)
+    children = compiled(Brood(PAIR, 5, (a, b), True, (True, True), (1, 1)), genome, ga)
     assert [np.array(getattr(p, name)).tobytes() for p in (a, b) for name in ARRAYS] == before
     for child in children:
         assert child is not a and child is not b
@@ -116,20 +128,14 @@ def test_breed_uses_the_compiled_path_only_where_it_applies():
     genome = GenomeSection(link_stiffness=(0.5, 2.0))
     a, b = evolved(genome, GASection(), 1), evolved(genome, GASection(), 2)
     brood = Brood(PAIR, 3, (a, b), True, (True, True), (1, 1))
-    assert brood_kernels.compiled_children(brood, genome, GASection()) is not None
+    assert compiled(brood, genome, GASection()) is not None
     # the physics mutation is not compiled: breed makes the brood in Python
     physics = GASection(rate_physics=0.5)
-    assert brood_kernels.compiled_children(brood, genome, physics) is None
-    for x, y in zip(
-        breed(brood, genome, physics),
-        _python_children(brood, genome, physics, Variation.default(), True),
-        strict=True,
-    ):
+    assert BreedSettings.of(genome, physics).compiled is None
+    for x, y in zip(breed(brood, genome, physics), python(brood, genome, physics), strict=True):
         assert_same_creature(x, y)
     # seeds numpy takes but the compiled generator does not
-    assert (
-        brood_kernels.compiled_children(dataclasses.replace(brood, seed=1 << 63), genome, GASection()) is None
-    )
+    assert compiled(dataclasses.replace(brood, seed=1 << 63), genome, GASection()) is None
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -146,9 +152,7 @@ def test_any_settings_give_the_python_operators_children(genome, ga, seed, mate,
     a, b = evolved(genome, ga, seed % 9973, rounds), evolved(genome, ga, seed % 7919 + 1, rounds)
     brood = Brood(PAIR, seed, (a, b), mate, flags, (1, 1))
     compare(brood, genome, ga)
-    for x, y in zip(
-        breed(brood, genome, ga), _python_children(brood, genome, ga, Variation.default(), True), strict=True
-    ):
+    for x, y in zip(breed(brood, genome, ga), python(brood, genome, ga), strict=True):
         assert_same_creature(x, y)
 
 
@@ -162,7 +166,29 @@ def test_parents_the_compiled_operators_cannot_read_go_to_the_python_ones():
     links.setflags(write=False)
     bad.__dict__["link_b"] = links
     brood = Brood(PAIR, 3, (bad, b), False, (True, False), (1, None))
-    assert brood_kernels.compiled_children(brood, genome, GASection()) is None  # it reads no such link
-    python = _python_children(brood, genome, GASection(), Variation.default(), True)
-    for x, y in zip(breed(brood, genome, GASection()), python, strict=True):
+    assert compiled(brood, genome, GASection()) is None  # it reads no such link
+    for x, y in zip(breed(brood, genome, GASection()), python(brood, genome, GASection()), strict=True):
         assert_same_creature(x, y)
+
+
+def test_a_non_default_variation_has_no_compiled_record_and_the_default_one_has_named_fields():
+    from evo.ga.variation import DEFAULT_VARIATION, Variation
+
+    custom = Variation(mutate=lambda *a: mutate(*a), crossover=DEFAULT_VARIATION.crossover)
+    assert BreedSettings.of(GenomeSection(), GASection(), custom).compiled is None
+    ops = BreedSettings.of(GenomeSection(), GASection()).compiled
+    assert ops.rate_cut == GASection().rate_cut_crossover and ops.rate_wave == GASection().rate_wave_crossover
+    assert ops.limits[0] == GenomeSection().rest[0] and ops.sigmas[0] == GASection().gene_fraction
+
+
+def test_the_mutation_kernel_codes_are_named_after_the_mutations_whatever_their_order():
+    from evo.ga.kernels.mutation import MUTATION_CODES, MutationCode
+
+    for name, code in MUTATION_CODES.items():
+        assert code is MutationCode[name.upper()] and code.name.lower() == name
+        assert MUTATION_NAMES[code] == name
+    ga = GASection(rate_rest=0.0, rate_beta=0.5)
+    ops = BreedSettings.of(GenomeSection(), ga).compiled
+    on = [name for name in MUTATION_NAMES if ga.rate(name) > 0.0]
+    assert "rest" not in on and "beta" in on
+    assert [MutationCode(code).name.lower() for code in ops.codes] == on
