@@ -28,7 +28,7 @@ def _fitness_text(values: list[Any]) -> str:
 def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
     """One row per elite, in rank order: the hall of fame of the run's last checkpoint (a consistent
     generation even while the run is being written), or its elite files when it has no checkpoint."""
-    from evo.io.runs import read_run
+    from evo.io.run_folder.contents import read_run
     from evo.run.raw_scores import raw_scores
 
     contents = read_run(run_dir, require_elites=False)
@@ -61,7 +61,7 @@ def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
 
 def archive_summary(run_dir: Path) -> dict[str, Any] | None:
     """The figures of a MAP-Elites run's ``archive.json`` (None for a GA run)."""
-    from evo.io.run_folder import RunFolder
+    from evo.io.run_folder.folder import RunFolder
 
     doc = RunFolder(run_dir).read_archive()
     if doc is None:
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
 def _pinned(run_dir: Path) -> list[str]:
     """:func:`evo.gallery.pinned.pinned_genes` of the run's elites, with its ``[genome]`` table."""
     from evo.gallery.pinned import pinned_genes
-    from evo.io.runs import read_run
+    from evo.io.run_folder.contents import read_run
 
     contents = read_run(run_dir, require_elites=False)
     return pinned_genes([entry.creature for entry in contents.elites], contents.section("genome"))

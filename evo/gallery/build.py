@@ -22,7 +22,7 @@ from evo.gallery.page import header_html, render_page
 from evo.gallery.pinned import pinned_genes
 from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
-from evo.io.runs import Entry, RunContents, archive_entries, read_run
+from evo.io.run_folder.contents import Entry, RunContents, archive_entries, read_run
 from evo.io.worlds import resolve_world
 from evo.run.raw_scores import raw_scores
 from evo.sim import DEFAULT_FRAMES

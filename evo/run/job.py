@@ -14,15 +14,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from traceback import format_exception
-from typing import Any
 
 from evo.audit.robust import RobustSettings, robust_evaluation, simulate_samples
 from evo.errors import EvoInputError
 from evo.fitness import load_ref
-from evo.fitness.evaluate import Evaluation, worst_fitness
+from evo.fitness.evaluate import Evaluation, EvaluationSpec, worst_fitness
 from evo.fitness.evaluate import evaluate as evaluate_one
 from evo.fitness.failure import describe
 from evo.ga.brood import Brood, Variation, breed
+from evo.ga.search import ChildResult
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
@@ -42,6 +42,9 @@ __all__ = [
 
 log = logging.getLogger("evo.run.job")
 
+# evaluate(creature, spec, plugin seed): what a brood's children are evaluated with
+Evaluator = Callable[[Creature, EvaluationSpec, int], Evaluation]
+
 
 @dataclass(frozen=True)
 class BreedContext:
@@ -56,11 +59,11 @@ class BreedContext:
     each child is scored in its perturbed worlds (:func:`evo.audit.robust.robust_evaluation`).
     """
 
-    spec: Any
+    spec: EvaluationSpec
     genome: GenomeSection
     ga: GASection
     variation: Variation = field(default_factory=Variation.default)
-    evaluate: Callable[..., Any] | None = None
+    evaluate: Evaluator | None = None
     timeout: float = 0.0
     on_timeout: str = "stop"
     plugin_files: PluginFiles | None = None
@@ -91,14 +94,12 @@ class ChildFailed(Exception):
         self.detail = (child, creature, seed, self.traceback)
 
 
-def breed_and_evaluate(
-    brood: Brood, context: BreedContext, bred: Bred | None = None
-) -> list[tuple[Any, ...]]:
-    """The brood's children as (creature, evaluation) pairs; ``(None, None)`` for an unchanged copy.
-    ``bred`` is what :func:`prepare` made for the brood: its children, and the trajectories of those
+def breed_and_evaluate(brood: Brood, context: BreedContext, bred: Bred | None = None) -> list[ChildResult]:
+    """The brood's children as :class:`~evo.ga.search.ChildResult` s (``ChildResult()`` for an unchanged
+    copy). ``bred`` is what :func:`prepare` made for the brood: its children, and the trajectories of those
     simulated in a batch."""
     evaluate = context.evaluate or evaluate_one
-    out: list[tuple[Any, ...]] = []
+    out: list[ChildResult] = []
     if bred is None:
         children = breed(brood, context.genome, context.ga, context.variation, world=context.spec.world)
         trajectories = {}
@@ -106,7 +107,7 @@ def breed_and_evaluate(
         children, trajectories = bred.children, bred.trajectories
     for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
         if seed is None:
-            out.append((None, None))
+            out.append(ChildResult())
             continue
         try:
             if context.timeout <= 0:  # no time limit, hence no monitor and nothing known to hang
@@ -125,11 +126,13 @@ def breed_and_evaluate(
             outcome = Evaluation(worst_fitness(plugin.weights), exploded=False, timed_out=True)
         except Exception as exc:
             raise ChildFailed(exc, k, child, seed) from exc
-        out.append((child, outcome))
+        out.append(ChildResult(child, outcome))
     return out
 
 
-def _evaluated(k: int, child: Creature, seed: int, context: BreedContext, evaluate: Any, trajectories: dict):
+def _evaluated(
+    k: int, child: Creature, seed: int, context: BreedContext, evaluate: Evaluator, trajectories: dict
+) -> Evaluation:
     if context.robust is not None:  # trajectories: each child's samples, simulated in lanes
         return robust_evaluation(child, context.spec, seed, context.robust, trajectories.get(k))
     if k in trajectories:  # simulated in lanes already

@@ -49,8 +49,11 @@ def clean(tmp_path_factory) -> dict[str, bytes]:
     return saved(folder / "run")
 
 
-@pytest.mark.parametrize("options", [{"workers": 1}, {"workers": 2, "backend": "fork"},
-                                     {"workers": 2, "backend": "dask"}], ids=["in-process", "fork", "dask"])  # fmt: skip
+POOLS = {"in-process": {"workers": 1}, "fork": {"workers": 2, "backend": "fork"},
+         "dask": {"workers": 2, "backend": "dask"}}  # fmt: skip
+
+
+@pytest.mark.parametrize("options", POOLS.values(), ids=POOLS.keys())
 def test_a_meddling_plugin_saves_the_files_a_clean_plugin_saves(clean, tmp_path, options):
     config = write_config(tmp_path, True)
     evo.evolve(config, out=tmp_path / "run", progress=False, **options)

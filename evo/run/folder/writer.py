@@ -17,19 +17,20 @@ from typing import Any
 from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
 from evo.ga.loop import Evolution, LoopSettings, history_columns
-from evo.io.checkpoint import checkpoint_contents, evolution_from_dict
-from evo.io.checkpoint_file import HistoryLog, checkpoint_arrays
+from evo.ga.search import RunSearch
+from evo.io.checkpoint.disk import HistoryLog, checkpoint_arrays
+from evo.io.checkpoint.document import checkpoint_contents, evolution_from_dict
+from evo.io.checkpoint.qd import is_qd_checkpoint, qd_state_from_dict
 from evo.io.models import load_model
 from evo.io.provenance import Provenance
-from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.run_folder import RunFolder, history_csv
+from evo.io.run_folder.contents import CHECKPOINT_ERRORS
+from evo.io.run_folder.folder import RunFolder, history_csv
 from evo.io.run_lock import RunLock
-from evo.io.runs import CHECKPOINT_ERRORS
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
 from evo.run.config import Config
-from evo.run.elite_files import EliteFiles, generation_best, provenance_of
+from evo.run.folder.elite_files import EliteFiles, generation_best, provenance_of
 from evo.run.map_elites import new_search, search_from_state
 from evo.run.worker_log import WorkerLogHandler
 
@@ -66,7 +67,7 @@ class Prepared:
     config: Config
     folder: RunFolder | None
     plugin: Plugin
-    evolution: Any
+    evolution: RunSearch
     resumed: bool
     lock: RunLock | None = field(default=None, compare=False, repr=False)
 
@@ -151,7 +152,9 @@ def prepare(
     return Prepared(config, folder, plugin, evolution, resumed=resume, lock=lock)
 
 
-def _resumed(config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSettings, models: list) -> Any:
+def _resumed(
+    config: Config, folder: RunFolder, plugin: Plugin, settings: LoopSettings, models: list
+) -> RunSearch | None:
     """The evolution (or MAP-Elites search) of the folder's checkpoint, once the folder is locked; None for
     a run stopped before its first checkpoint (its config.toml only)."""
     folder.check_resumable()
