@@ -95,9 +95,9 @@ def plot(rows: list[dict]) -> str:
         )
     for j, (method, colour) in enumerate(COLOURS.items()):
         out.append(
-            f'<rect x="{left + 90 * j}" y="{top + height + 95}" width="10" height="10" fill="{colour}"/>'
+            f'<rect x="{left + 90 * j}" y="{top + height + 80}" width="10" height="10" fill="{colour}"/>'
         )
-        out.append(f'<text x="{left + 90 * j + 14}" y="{top + height + 104}">{method}</text>')
+        out.append(f'<text x="{left + 90 * j + 14}" y="{top + height + 89}">{method}</text>')
     out.append(f'<text x="{left}" y="12">mean over seeds / best score of the task (whisker: 1 sd)</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
