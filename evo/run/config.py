@@ -289,9 +289,12 @@ class Config:
         else:
             sizes = f"{run.generations} generations of {run.population} creatures"
             what = f"run '{run.name}': seed {run.seed}, {sizes}"
+        origin = self.plugin.origin
+        if ev.robust is not None:
+            origin += f"; robust: quantile {ev.robust.quantile:g} of {ev.robust.samples} worlds"
         return [
             what,
-            f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {self.plugin.origin}",
+            f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {origin}",
             f"world: gravity {world.gravity:g}, damping {world.damping:g}, stiffness {world.stiffness:g}, "
             f"{world.integrator} dt {world.dt:g}, {world.contact} contact, ground {_ground_text(world)}, "
             f"{len(world.terrain)} terrain polyline(s)"
