@@ -13,7 +13,7 @@ import evo
 from evo.audit.robust import RobustSettings, robust_evaluation, sample_worlds, simulate_samples
 from evo.errors import EvoInputError
 from evo.io.models import load_model
-from evo.run.config import parse_config
+from evo.run.config import parse_config, resolve
 
 GENOMES = Path(__file__).resolve().parents[2] / "genomes"
 ROBUST = {"samples": 3, "quantile": 0.0, "seed": 7}
@@ -29,7 +29,7 @@ def config(**changes):
     doc = {table: dict(keys) for table, keys in TINY.items()}
     for table, keys in changes.items():
         doc.setdefault(table, {}).update(keys)
-    return parse_config(doc)
+    return resolve(parse_config(doc))
 
 
 def differing(a: Path, b: Path, ignore=("run.log", "config.toml")) -> list[str]:
