@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evo.fitness.evaluate import recording
-from evo.ga.brood import BreedSettings, Brood, breed
+from evo.ga.brood import Brood, breed
 from evo.model import Creature
 from evo.sim import Trajectory, simulate_batch, topology_key
 from evo.sim.batch import MIN_LANES, kernel_groups
@@ -49,7 +49,7 @@ def prepare_broods(
         One :class:`Bred` (or None) per brood.
     """
     spec = context.spec
-    settings = BreedSettings.of(context.genome, context.ga, context.variation)  # once for the chunk
+    settings = context.breed_settings  # made once per worker
     out: list[Bred | None] = []
     members: list[tuple[Bred, int, Creature]] = []
     for brood in broods:

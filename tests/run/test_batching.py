@@ -146,3 +146,22 @@ def test_contended_workers_get_two_rounds_of_chunks_of_decreasing_cost_and_other
     share = cost / cost.sum()
     assert share[0] > 1.5 * share[2] and share[1] > 1.5 * share[3]  # the first round holds the larger chunks
     assert abs(share[:2].sum() - 2 / 3) < 0.1
+
+
+def test_two_workers_cut_for_guided_scheduling_write_the_files_of_one(tmp_path, monkeypatch):
+    from evo.run.backends import fork
+
+    seen = []
+
+    def contended(self):  # every generation cut in two rounds, as after a worker was slowed
+        seen.append(True)
+        return True
+
+    monkeypatch.setattr(
+        fork.ForkPool, "contended", property(contended, lambda self, value: None), raising=False
+    )
+    big = config(workers=2, batch=True).replace(run={"population": 80, "generations": 3})
+    evo.evolve(big, out=tmp_path / "guided", progress=False)
+    assert seen  # the generations asked for it
+    evo.evolve(big.replace(pool={"workers": 1}), out=tmp_path / "one", progress=False)
+    assert different(tmp_path / "guided", tmp_path / "one") == []
