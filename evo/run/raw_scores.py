@@ -3,7 +3,6 @@ beside the robust fitness the run selected on (``evo inspect``, the gallery; doc
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -49,10 +48,3 @@ def raw_scores(
         except (PluginFailed, EvoInputError):
             out.append(None)
     return out
-
-
-def shown(values: tuple[float, ...] | None) -> str:
-    """``1234.5`` (objectives joined by ", "), ``exploded`` for -inf/inf, ``?`` when unknown."""
-    if values is None:
-        return "?"
-    return ", ".join(f"{v:.6g}" if math.isfinite(v) else "exploded" for v in values)

@@ -133,10 +133,11 @@ def test_the_batch_setting_may_change_when_a_run_resumes(tmp_path, batch):
     assert different(tmp_path / "run", tmp_path / "whole") == []
 
 
-def test_guided_chunks_come_in_two_rounds_of_decreasing_cost_one_of_each_per_worker():
+def test_contended_workers_get_two_rounds_of_chunks_of_decreasing_cost_and_others_one_chunk_each():
     broods, _ = broods_of_a_converged_population(400)
-    shares = batching.guided_shares(2)
-    assert batching.guided_shares(1) == [1.0] and len(shares) == 4 and abs(sum(shares) - 1.0) < 1e-12
+    shares = batching.chunk_shares(2, contended=True)
+    assert batching.chunk_shares(1, contended=True) == [1.0] and batching.chunk_shares(3) == [1 / 3] * 3
+    assert len(shares) == 4 and abs(sum(shares) - 1.0) < 1e-12
     ids = batching.chunk_ids(broods, shares)
     assert sorted(rank for rank, _ in ids) == list(range(len(broods)))
     cost = np.zeros(4)
