@@ -41,8 +41,11 @@ SECTIONS: dict[str, str] = {
     "checkpoint": "evo.bench.checkpoint:checkpoint_section",
     "quality": "evo.bench.quality:quality_section",
     "studio": "evo.bench.studio:studio_section",
+    "kernel": "evo.bench.kernel:kernel_section",
+    "warm": "evo.bench.warm:warm_section",
 }
-# scaling: evo bench --scaling; quality (minutes): python -m evo.bench.quality
+# scaling: evo bench --scaling; kernel and warm: evo bench --kernel
+# quality (minutes): python -m evo.bench.quality
 DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")
 
 

@@ -31,15 +31,23 @@ class FirstCompile(Callback):
             self._warm(run)
             return
         with compiling_notice(self.command, what=COMPILING_RUN):
-            self._warm(run)
+            self._warm(run, self._say_when_slow())
+
+    def _say_when_slow(self):
+        """Tells each compile that ends after a second (one loaded from numba's cache takes less)."""
+        start = time.monotonic()
+
+        def say(text: str) -> None:
+            if "ready" in text and time.monotonic() - start > 1.0:
+                print(f"evo {self.command}: {text}", file=sys.stderr, flush=True)
+
+        return say
 
     @staticmethod
-    def _warm(run: RunStart) -> None:
-        from evo.ga.brood_kernels import warm_breeding
-        from evo.sim import warm
+    def _warm(run: RunStart, say=None) -> None:
+        from evo.cli import warm
 
-        warm.warm_world(run.config.world)
-        warm_breeding(run.config.genome, run.config.ga)
+        warm.warm_run(run.config.world, run.config.genome, run.config.ga, say)
 
 
 class ProgressLines(Callback):

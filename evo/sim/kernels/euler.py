@@ -12,6 +12,26 @@ import math
 import numba as nb
 import numpy as np
 
+from evo.sim.kernels.params import (
+    F_CN,
+    F_CT,
+    F_DAMPING,
+    F_DT,
+    F_GX,
+    F_GY,
+    F_MAX_SPEED2,
+    F_OMEGA,
+    F_SIGN,
+    F_STIFFNESS,
+    F_THETA0,
+    F_XMAX,
+    F_XMIN,
+    F_YMAX,
+    I_AUTOREVERSE,
+    I_STEPS,
+    I_STRIDE,
+)
+
 _JIT = dict(cache=True, error_model="numpy", nogil=True, boundscheck=False)
 _MAX_PASSES = 4  # terrain crossings resolved per mass and step
 HUGE = 1.0e300  # stands for "no wall" (and "no speed limit"); comparisons stay finite
@@ -137,15 +157,14 @@ def _too_fast(vel, free, max_speed2):
 
 
 @nb.njit(**_JIT)
-def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
-              omega, theta0, wave_sign, autoreverse,
-              gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
-              x_min, x_max, y_max, segments, max_speed2,
-              rec_pos, rec_vel):  # fmt: skip
-    """Semi-implicit Euler (v += a dt, then x += v dt, then collisions) for ``n_steps`` steps of ``dt``.
+def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, segments, fp, ip, rec_pos,
+              rec_vel):  # fmt: skip
+    """Semi-implicit Euler (v += a dt, then x += v dt, then collisions) for ``ip[I_STEPS]`` steps of
+    ``fp[F_DT]``; the world's numbers, the wave's (ω, θ₀, sign, autoreverse) and the speed limit are read
+    from ``fp`` and ``ip`` (:mod:`evo.sim.kernels.params`).
 
     ``pos`` and ``vel`` are updated in place. Records go into ``rec_pos`` / ``rec_vel``
-    (n_records, n_masses, 2) every ``stride`` steps, record 0 being the initial state.
+    (n_records, n_masses, 2) every ``ip[I_STRIDE]`` steps, record 0 being the initial state.
     Returns (number of records written, step at which the run exploded or -1).
 
     Each step works in three passes over the links, on x, y, vx, vy kept as separate arrays: gather
@@ -155,10 +174,14 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
     single fused loop would. The floor contact is written out here rather than called: a numba call
     with array arguments inside the step costs more than the work it does.
     """
+    gx, gy, damping, stiffness, dt = fp[F_GX], fp[F_GY], fp[F_DAMPING], fp[F_STIFFNESS], fp[F_DT]
+    c_n, c_t, x_min, x_max, y_max = fp[F_CN], fp[F_CT], fp[F_XMIN], fp[F_XMAX], fp[F_YMAX]
+    omega, max_speed2, autoreverse = fp[F_OMEGA], fp[F_MAX_SPEED2], ip[I_AUTOREVERSE] != 0
+    n_steps, stride = ip[I_STEPS], ip[I_STRIDE]
     n = pos.shape[0]
     n_links = link_a.shape[0]
-    theta = theta0
-    sign = wave_sign
+    theta = fp[F_THETA0]
+    sign = fp[F_SIGN]
     rec_pos[0] = pos
     rec_vel[0] = vel
     n_rec = 1
