@@ -87,14 +87,14 @@ def ga_from(creature: evo.Creature, seed: int, budget: int) -> dict:
     best, evaluated = -math.inf, 0
     with make_backend(breed_and_evaluate, context, 1) as backend:
         while evaluated < budget:
-            broods = evolution.ask()
-            results = backend.run([Task(i, b, b.evaluations) for i, b in enumerate(broods)])
-            for kids in results:
-                for child, outcome in kids:
-                    if child is None or evaluated >= budget:
-                        continue
-                    evaluated += 1
-                    best = max(best, outcome.fitness[0])
+            broods = evolution.ask().broods
+            results = [r for kids in backend.run([Task(i, b, b.evaluations) for i, b in enumerate(broods)])
+                       for r in kids]  # fmt: skip
+            for result in results:
+                if result.evaluation is None or evaluated >= budget:
+                    continue
+                evaluated += 1
+                best = max(best, result.evaluation.fitness[0])
             evolution.tell(results)
     return {"best": best, "evaluations": evaluated, "generations": evolution.generation + 1}
 

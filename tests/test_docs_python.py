@@ -10,6 +10,7 @@ import inspect
 import os
 import re
 import textwrap
+import typing
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,8 @@ def _public_callables() -> dict[str, tuple[object, str]]:
                 if not attr.startswith("_") and inspect.isfunction(func):
                     found[f"{name}.{attr}"] = (func, inspect.getdoc(func) or "")
             init = vars(obj).get("__init__")
-            if inspect.isfunction(init) and not dataclasses.is_dataclass(obj):
+            protocol = typing.Protocol in obj.__mro__  # a protocol is not made, its __init__ is typing's
+            if inspect.isfunction(init) and not dataclasses.is_dataclass(obj) and not protocol:
                 found[f"{name}()"] = (init, inspect.getdoc(obj) or "")
     return found
 

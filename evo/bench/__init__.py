@@ -43,8 +43,9 @@ SECTIONS: dict[str, str] = {
     "studio": "evo.bench.studio:studio_section",
     "kernel": "evo.bench.kernel:kernel_section",
     "warm": "evo.bench.warm:warm_section",
+    "engine": "evo.bench.engine:engine_section",
 }
-# scaling: evo bench --scaling; kernel and warm: evo bench --kernel
+# scaling: evo bench --scaling; kernel and warm: evo bench --kernel; engine: --sections engine
 # quality (minutes): python -m evo.bench.quality
 DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from evo.run.callbacks import Callback, GenerationStatus
 from evo.run.evolve import run_prepared
-from evo.run.folder import FolderWriter, prepare
+from evo.run.folder.writer import FolderWriter, prepare
 
 POPULATION = 200
 FRAMES = 3000
@@ -179,6 +179,7 @@ def ga_costs(generations: int, repeats: int) -> dict[str, Any]:
     machine barely changes it), fastest of ``repeats`` per part."""
     from evo.fitness.evaluate import evaluate
     from evo.ga.brood import breed
+    from evo.ga.search import ChildResult
 
     config = walkers_config(generations)
     spec = config.evaluation_spec()
@@ -190,16 +191,14 @@ def ga_costs(generations: int, repeats: int) -> dict[str, Any]:
         children = 0
         for g in range(generations):
             start = time.thread_time()
-            broods = evolution.ask()
+            broods = evolution.ask().broods
             asked = time.thread_time()
             kids = [breed(brood, config.genome, config.ga, world=spec.world) for brood in broods]
             bred = time.thread_time()
             results = [
-                [
-                    (c, None if c is None else evaluate(c, spec, seed))
-                    for c, seed in zip(group, b.plugin_seeds, strict=True)
-                ]
+                ChildResult() if c is None else ChildResult(c, evaluate(c, spec, seed))
                 for group, b in zip(kids, broods, strict=True)
+                for c, seed in zip(group, b.plugin_seeds, strict=True)
             ]
             evaluated = time.thread_time()
             evolution.tell(results)

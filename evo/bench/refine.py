@@ -17,7 +17,6 @@ from evo.fitness.evaluate import recording
 from evo.ga.settings import GenomeSection
 from evo.io.models import load_model
 from evo.refine import GENES, GeneSpace, refine
-from evo.refine.search import LANES
 from evo.run.rescore import scoring
 from evo.sim import simulate
 from evo.sim.simulate import Trajectory
@@ -64,12 +63,11 @@ def _case(name: str, budget: int, frames: int, repeats: int) -> dict[str, Any]:
     times.update(scalar_cpu=[], wide_cpu=[])
     lanes, total = 0, 0
     for _ in range(max(1, repeats)):  # interleaved, so that a noisy spell falls on all alike
-        before = dict(LANES)
         result, wall, cpu = _timed(refined)
         times["refine"].append(wall / result.evaluations)
         times["refine_cpu"].append(cpu / result.evaluations)
-        lanes += LANES["batched"] - before["batched"]
-        total += LANES["batched"] + LANES["single"] - before["batched"] - before["single"]
+        lanes += sum(progress.batched for progress in result.history)  # what each callback is told
+        total += result.evaluations - 1  # the candidates (the start is simulated alone)
         _, wall, cpu = _timed(scalar)
         times["scalar"].append(wall / (rounds * len(candidates)))
         times["scalar_cpu"].append(cpu / (rounds * len(candidates)))

@@ -219,14 +219,14 @@ def _probe_first_call(cache_dir: str | None) -> float:
 _BREEDING_PROBE = """
 import json, time
 start = time.perf_counter()
-from evo.ga.brood_kernels import warm_breeding
+from evo.ga.kernels.brood import warm_breeding
 warm_breeding()
 print(json.dumps({"first_call_s": time.perf_counter() - start}))
 """
 
 
 def _probe_breeding(cache_dir: str | None) -> float:
-    """Seconds of :func:`evo.ga.brood_kernels.warm_breeding` in a fresh interpreter on ``cache_dir``."""
+    """Seconds of :func:`evo.ga.kernels.brood.warm_breeding` in a fresh interpreter on ``cache_dir``."""
     return float(probe_in_fresh_interpreter(_BREEDING_PROBE, cache_dir, "breeding compile")["first_call_s"])
 
 
@@ -242,7 +242,7 @@ def compile_section(args: argparse.Namespace) -> Section:
         "first simulate() call (Euler, 10 frames) in a fresh interpreter,"
         " NUMBA_CACHE_DIR on a new temporary folder",
         f"cold (empty cache): {cold:.2f} s    cached (same folder, second run): {cached:.3f} s",
-        f"the compiled breeding (one mated pair, evo.ga.brood_kernels.warm_breeding), the same way: cold"
+        f"the compiled breeding (one mated pair, evo.ga.kernels.brood.warm_breeding), the same way: cold"
         f" {bred[0]:.2f} s    cached {bred[1]:.3f} s",
     ]
     data = {

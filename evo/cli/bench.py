@@ -44,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " warm` on an empty numba cache (see evo/bench/kernel.py and warm.py; a few minutes)",
     )
     parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="instead: whole runs (1 and 2 workers, busy core, dask, batching off) against the bare batched"
+        " kernel per CPU-second, and whether their folders are identical (see evo/bench/engine.py; minutes)",
+    )
+    parser.add_argument(
         "--studio",
         action="store_true",
         help="instead: frames per second evo studio streams (a walker, a 200-mass model) and the time from an"
@@ -68,4 +74,6 @@ def run(args: argparse.Namespace) -> int:
         args.sections = ["kernel", "warm"]
     elif getattr(args, "studio", False):
         args.sections = ["studio"]
+    elif getattr(args, "engine", False):
+        args.sections = ["engine"]
     return main(args)

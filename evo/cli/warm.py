@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _breeding() -> None:
-    from evo.ga.brood_kernels import warm_breeding
+    from evo.ga.kernels.brood import warm_breeding
 
     warm_breeding(seeds=False)
 

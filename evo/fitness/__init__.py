@@ -19,6 +19,7 @@ from evo.fitness.registry import (
     register_fitness,
     shipped_folder,
 )
+from evo.fitness.score import score
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -38,6 +39,7 @@ __all__ = [
     "load_ref",
     "plugin_of",
     "register_fitness",
+    "score",
     "shipped_folder",
     "worst_fitness",
 ]

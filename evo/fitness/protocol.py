@@ -14,6 +14,7 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.fitness.measures import BUILTIN_MEASURES
+from evo.fitness.views import sealed
 from evo.model import Creature
 from evo.schema import is_finite_number, number_problem
 from evo.sim.simulate import centroids_of
@@ -67,8 +68,9 @@ class SimulationResult:
 
     @functools.cached_property
     def centroids(self) -> np.ndarray:
-        """(records, 2) mean position of all masses, px (computed once)."""
-        return centroids_of(self.positions)
+        """(records, 2) mean position of all masses, px (computed once, :func:`sealed` as every array
+        a plugin is handed)."""
+        return sealed(centroids_of(self.positions))
 
     def index_at(self, frame: float) -> int:
         """Index of the first record at or after ``frame`` (the last record if none is).

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError, closest
+from evo.fitness.contained import import_in_child, working_folder_kept
 from evo.fitness.failure import describe, is_evos_own, signals_watched
 from evo.fitness.protocol import DECLARED, Plugin, PluginRef, declare
 
@@ -65,12 +66,20 @@ def _plugin_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.py") if not p.name.startswith(("_", ".")))
 
 
-def _load_file(path: Path) -> list[Plugin]:
-    """Import a plugin file (once per process) and return the plugins it declares."""
+def _is_shipped(path: Path) -> bool:
+    shipped = shipped_folder()
+    return shipped is not None and path.parent == shipped.resolve()
+
+
+def _load_file(path: Path, *, contained: bool = False) -> list[Plugin]:
+    """Import a plugin file (once per process) and return the plugins it declares; a file that is not
+    shipped is imported in a child process first, unless ``contained`` (this is that child)."""
     path = path.resolve()
     key = str(path)
     if key in _FILES:
         return _FILES[key]
+    if not contained and not _is_shipped(path):
+        import_in_child([f"file:{key}"])
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     module_name = f"_evo_plugin_{path.stem.replace('-', '_')}_{digest}"
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -82,7 +91,7 @@ def _load_file(path: Path) -> list[Plugin]:
     # no __pycache__ in the user's folder: a config is checked before anything is written
     dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
-        with warnings.catch_warnings(), signals_watched() as received:
+        with warnings.catch_warnings(), signals_watched() as received, working_folder_kept():
             # a plugin importing a deprecated path (evo.plugins) is told so, though it is not __main__
             warnings.simplefilter("default", DeprecationWarning)
             try:
@@ -113,9 +122,19 @@ def _import_failure(exc: BaseException, path: str) -> str:
     return f"loading it raised {describe(exc)}" + (f" (line {lines[-1]})" if lines else "")
 
 
-def _load_entry_point(ep: importlib.metadata.EntryPoint) -> list[Plugin]:
+def _load_entry_point_named(name: str, *, contained: bool = False) -> list[Plugin]:
+    """The plugins of the entry point ``name`` of the group (see :func:`_load_entry_point`)."""
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP, name=name):
+        return _load_entry_point(ep, contained=contained)
+    raise EvoInputError(f"no entry point '{name}' in the group {ENTRY_POINT_GROUP}")
+
+
+def _load_entry_point(ep: importlib.metadata.EntryPoint, *, contained: bool = False) -> list[Plugin]:
+    """Import an entry point's object (in a child process first, unless ``contained``)."""
     where = f"entry point '{ep.name} = {ep.value}' (group {ENTRY_POINT_GROUP})"
-    with signals_watched() as received:
+    if not contained and ep.module not in sys.modules:
+        import_in_child([f"entry:{ep.name}"])
+    with signals_watched() as received, working_folder_kept():
         try:
             obj = ep.load()
         except BaseException as exc:  # sys.exit() at import time too
@@ -157,10 +176,16 @@ def discover(plugin_paths: Sequence[str] = (), *, base_dir: str | None = None) -
     shipped = shipped_folder()
     files = _plugin_files(shipped) if shipped else []
     files += _path_entries(plugin_paths, base_dir)
-    for path in dict.fromkeys(p.resolve() for p in files):
-        plugins.extend(_load_file(path))
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        plugins.extend(_load_entry_point(ep))
+    files = list(dict.fromkeys(p.resolve() for p in files))
+    entry_points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    # every new import tried in one child process first
+    untried = [f"file:{p}" for p in files if str(p) not in _FILES and not _is_shipped(p)]
+    untried += [f"entry:{ep.name}" for ep in entry_points if ep.module not in sys.modules]
+    import_in_child(untried)
+    for path in files:
+        plugins.extend(_load_file(path, contained=True))
+    for ep in entry_points:
+        plugins.extend(_load_entry_point(ep, contained=True))
     plugins.extend(_REGISTERED.values())
     found: dict[str, Plugin] = {}
     for plugin in plugins:
@@ -203,8 +228,11 @@ def load_ref(ref: PluginRef) -> Plugin:
     if kind == "file":
         candidates = _load_file(Path(where))
     elif kind == "module":
+        if where not in sys.modules:
+            import_in_child([f"module:{where}"])
         try:
-            importlib.import_module(where)
+            with working_folder_kept():
+                importlib.import_module(where)
         except Exception as exc:
             raise EvoInputError(
                 f"cannot import plugin module '{where}': {type(exc).__name__}: {exc}"

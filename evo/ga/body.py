@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evo.ga.gene_kernels import finished_genes
+from evo.ga.kernels.genes import finished_genes
 from evo.ga.settings import GenomeSection
 from evo.model import Creature, shared_constant
 

@@ -7,43 +7,23 @@ only from ``numpy.random.default_rng(brood.seed)``, so it gives the same childre
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from evo.ga.pcg import brood_generator
+from evo.ga.kernels.brood import compiled_children
+from evo.ga.kernels.pcg import brood_generator
 from evo.ga.settings import GASection, GenomeSection
+from evo.ga.variation import BreedSettings, Variation
 from evo.model import Creature
 from evo.sim.placement import is_level, stand_on_ground
 from evo.sim.world import World
 
-__all__ = ["Brood", "PAIR", "RANDOM", "SEEDED", "Variation", "breed"]
+__all__ = ["Brood", "BreedSettings", "PAIR", "RANDOM", "SEEDED", "Variation", "breed"]
 
 RANDOM = "random"  # one random creature within the genome limits
 SEEDED = "seeded"  # one seed model brought within the limits, mutated if mutate[0]
 PAIR = "pair"  # the children of one or two parents: crossover if mate, then mutate[k] per child
-
-
-@dataclass(frozen=True)
-class Variation:
-    """The variation operators: ``mutate(creature, rng, genome, ga) -> creature`` and
-    ``crossover(a, b, rng, genome, ga) -> (child, child)``. Defaults: :mod:`evo.ga.mutation`."""
-
-    mutate: Callable[..., Creature]
-    crossover: Callable[..., tuple[Creature, Creature]]
-
-    @classmethod
-    def default(cls) -> Variation:
-        global _DEFAULT
-        if _DEFAULT is None:
-            from evo.ga.mutation import crossover, mutate
-
-            _DEFAULT = cls(mutate=mutate, crossover=crossover)
-        return _DEFAULT
-
-
-_DEFAULT: Variation | None = None  # Variation.default(), made once (frozen, so it may be shared)
 
 
 @dataclass(frozen=True)
@@ -80,6 +60,7 @@ def breed(
     variation: Variation | None = None,
     *,
     world: World | None = None,
+    settings: BreedSettings | None = None,
 ) -> list[Creature | None]:
     """The brood's children, in order; ``None`` for a child that is an unchanged copy of its parent.
 
@@ -94,6 +75,8 @@ def breed(
         ga: the ``[ga]`` rates and sigmas (``config.ga``).
         variation: the mutation and crossover operators; None: :meth:`Variation.default`.
         world: the run's world, to stand the children on its ground; None leaves them on the floor.
+        settings: ``BreedSettings.of(genome, ga, variation)``, made once by a caller that breeds many
+            broods (it then stands for the three arguments before it); None: made here.
 
     Returns:
         One entry per child of the brood (one, or two for a mated pair): a new
@@ -102,31 +85,28 @@ def breed(
     Raises:
         ValueError: a brood of an unknown kind.
     """
-    children = _children(brood, genome, ga, variation or Variation.default())
+    if settings is None:
+        settings = BreedSettings.of(genome, ga, variation)
+    children = _children(brood, settings)
     if world is None or is_level(world):  # stand_on_ground would leave every child as it is
         return children
     return [None if child is None else stand_on_ground(child, world) for child in children]
 
 
-def _children(
-    brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation
-) -> list[Creature | None]:
-    default = _is_default(variation)
-    if default and brood.kind == PAIR:  # one compiled call, the same draws (evo.ga.brood_kernels)
-        from evo.ga.brood_kernels import compiled_children
-
-        children = compiled_children(brood, genome, ga)
+def _children(brood: Brood, settings: BreedSettings) -> list[Creature | None]:
+    if settings.compiled is not None and brood.kind == PAIR:  # one compiled call, the same draws
+        children = compiled_children(brood.seed, brood.parents, brood.mate, brood.mutate, settings.compiled)
         if children is not None:
             return children
-    return _python_children(brood, genome, ga, variation, default)
+    return _python_children(brood, settings)
 
 
-def _python_children(
-    brood: Brood, genome: GenomeSection, ga: GASection, variation: Variation, default: bool
-) -> list[Creature | None]:
-    """The brood's children made by the Python operators (``default``: they are the default ones)."""
+def _python_children(brood: Brood, settings: BreedSettings) -> list[Creature | None]:
+    """The brood's children made by the Python operators."""
     from evo.ga.creatures import random_creature, seeded_creature
 
+    genome, ga, variation = settings.genome, settings.ga, settings.variation
+    default = variation.is_default
     # the default operators keep no generator beyond the brood: the thread's one, default_rng's stream
     rng = brood_generator(brood.seed) if default else np.random.default_rng(brood.seed)
     if brood.kind == RANDOM:
@@ -137,7 +117,7 @@ def _python_children(
     if brood.kind != PAIR:
         raise ValueError(f"unknown kind of brood {brood.kind!r}")
     if brood.mate and default:
-        return _mated(brood, rng, genome, ga)
+        return _mated(brood, rng, settings)
     kids: list[Creature] = list(brood.parents)
     changed = [False] * len(kids)
     if brood.mate:
@@ -150,16 +130,7 @@ def _python_children(
     return [kid if touched else None for kid, touched in zip(kids, changed, strict=True)]
 
 
-def _is_default(variation: Variation) -> bool:
-    default = Variation.default()
-    return variation is default or (
-        variation.mutate is default.mutate and variation.crossover is default.crossover
-    )
-
-
-def _mated(
-    brood: Brood, rng: np.random.Generator, genome: GenomeSection, ga: GASection
-) -> list[Creature | None]:
+def _mated(brood: Brood, rng: np.random.Generator, settings: BreedSettings) -> list[Creature | None]:
     """The children of a mated pair under the default operators: a mutated child is edited on its
     crossover body (settled as :func:`~evo.ga.body.finish` would leave it) and made into a creature once,
     giving what ``mutate(crossover(...)[k])`` gives from the same draws."""
@@ -167,10 +138,11 @@ def _mated(
     from evo.ga.crossover import crossover_bodies
     from evo.ga.mutation import mutate_body
 
+    genome, ga = settings.genome, settings.ga
     a, b = brood.parents
     bodies = crossover_bodies(a, b, rng, genome, ga)
     for body, flag in zip(bodies, brood.mutate, strict=True):
         if flag:
             settle(body, genome)
-            mutate_body(body, rng, genome, ga)
+            mutate_body(body, rng, genome, ga, settings.mutations)
     return [finish(body, parent, genome, world=a.world) for body, parent in zip(bodies, (a, b), strict=True)]

@@ -7,14 +7,13 @@ near-duplicate test). Randomness comes only from the generator passed in (docs/i
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from evo.analysis import lowest_natural_frequency
 from evo.ga.body import TWO_PI, Body, finish
-from evo.ga.gene_kernels import BLOCK, distance_terms
+from evo.ga.kernels.genes import BLOCK, distance_terms
 from evo.ga.settings import GenomeSection
 from evo.ga.topology import connected, repair
 from evo.model import Creature
@@ -261,13 +260,14 @@ class _Signature:
     links: tuple[int, bytes, bytes]  # mass count and the link ends: equal exactly when the links are
 
 
-_SIGNATURES: weakref.WeakKeyDictionary[Creature, _Signature] = weakref.WeakKeyDictionary()
+_SIGNATURE = "_distance_signature"  # where a creature keeps its signature, as a cached_property would
 
 
 def _signature(creature: Creature) -> _Signature:
-    found = _SIGNATURES.get(creature)
+    """The creature's signature, made on first use and kept on the (immutable) creature itself."""
+    found = creature.__dict__.get(_SIGNATURE)
     if found is None:
         links = (creature.n_masses, creature.link_a.tobytes(), creature.link_b.tobytes())
         found = _Signature(creature.n_muscles, _quantiles(creature.rest), _quantiles(creature.alpha), links)
-        _SIGNATURES[creature] = found
+        creature.__dict__[_SIGNATURE] = found
     return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from evo.ga.body import LINK_EXTRAS, MASS_EXTRAS, Body, extras_of, finish, new_links_genes
-from evo.ga.graph_kernels import cut_child, gathered_genes, join_pairs, left_part
+from evo.ga.kernels.graph import cut_child, gathered_genes, join_pairs, left_part
 from evo.ga.settings import GASection, GenomeSection
 from evo.ga.topology import repair
 from evo.model import Creature

@@ -1,9 +1,8 @@
-"""The generation loop as an explicit state machine: ``ask`` -> breed and evaluate elsewhere -> ``tell``.
+"""The GA as a :class:`~evo.ga.search.Search`: ``ask`` -> breed and evaluate elsewhere -> ``tell``.
 
-:class:`Evolution` selects parents and hands out :class:`~evo.ga.brood.Brood` s; ``tell`` takes each
-child's fitness and moves the population, hall of fame and logbook on (:class:`EvolutionState` between
-generations). Selection, variation and randomness: docs/runs.md, "The generation loop", "Determinism".
-"""
+:class:`Evolution` selects parents and plans broods; ``tell`` takes each child's result and moves the
+population, hall of fame and logbook on (:class:`EvolutionState` between generations). Selection,
+variation and randomness: docs/runs.md, "The generation loop", "Determinism"."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from evo.ga.brood import PAIR, RANDOM, SEEDED, Brood
 from evo.ga.hall_of_fame import HallOfFame
 from evo.ga.individual import Individual
 from evo.ga.logbook import column_statistics, history_columns
+from evo.ga.search import ChildResult, Plan, checked_results
 from evo.ga.seeds import plugin_seed, plugin_seeds
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
@@ -81,7 +81,8 @@ class Evolution:
         self.hall_of_fame = HallOfFame(settings.ga.hall_of_fame, similar=self._similar)
         self.logbook = tools.Logbook()
         self.logbook.header = history_columns(settings.objectives)
-        self._pending: tuple[list[Individual], list[tuple[Brood, list[Individual | None]]]] | None = None
+        # the ask under way: survivors, its plan, each brood's parent individuals
+        self._pending: tuple[list[Individual], Plan, list[list[Individual | None]]] | None = None
         self._before_ask: dict[str, Any] = {}  # the generator's state before the ask under way
         self._distances: dict[tuple[str, str], float] = {}
 
@@ -176,15 +177,21 @@ class Evolution:
             plan.append((PAIR, seeds[at + 1], (lone.creature,), False, (uniform[at] < mutating,), [lone]))
         return plan
 
+    # -- what it holds -------------------------------------------------------------------------
+    @property
+    def columns(self) -> list[str]:
+        """The logbook's (history.csv's) columns (:func:`history_columns`)."""
+        return history_columns(self.settings.objectives)
+
     # -- the two steps ---------------------------------------------------------------------------
-    def ask(self) -> list[Brood]:
+    def ask(self) -> Plan:
         """Select and plan the next generation: the broods to breed (and evaluate), in order.
 
         Every draw of the run's generator is made here (parents, mating, mutation, seeds).
 
         Returns:
-            The :class:`~evo.ga.brood.Brood` s of the next generation, in order: for generation 0 one per
-            creature, then one per pair of parents. Each carries a plugin seed per new child.
+            The :class:`~evo.ga.search.Plan` of the next generation: its broods in order, for generation
+            0 one per creature, then one per pair of parents. Each carries a plugin seed per new child.
 
         Raises:
             RuntimeError: ``ask`` called again before :meth:`tell`.
@@ -210,17 +217,17 @@ class Evolution:
             for _, _, _, mate, mutate, parents in plan
         ]
         made = plugin_seeds(s.seed, g, sum(map(sum, changes))).tolist()  # one per new child, in order
-        broods, pending, index = [], [], 0
+        broods, parents_of, index = [], [], 0
         for (kind, seed, creatures, mate, mutate, parents), changed in zip(plan, changes, strict=True):
             seeds: list[int | None] = []
             for flag in changed:
                 seeds.append(made[index] if flag else None)
                 index += flag
-            brood = Brood(kind, seed, creatures, mate, mutate, tuple(seeds))
-            broods.append(brood)
-            pending.append((brood, parents))
-        self._pending = (survivors, pending)
-        return broods
+            broods.append(Brood(kind, seed, creatures, mate, mutate, tuple(seeds)))
+            parents_of.append(parents)
+        asked = Plan(g, tuple(broods))
+        self._pending = (survivors, asked, parents_of)
+        return asked
 
     def take_back(self) -> None:
         """Undo the :meth:`ask` under way, as if it had not been made: its draws and its broods go (a run
@@ -234,14 +241,13 @@ class Evolution:
         self.rng.bit_generator.state = self._before_ask
         self._pending = None
 
-    def tell(self, results: Sequence[Sequence[tuple[Creature | None, Any]]]) -> dict[str, Any]:
-        """Give, for each brood of :meth:`ask` in order, its children as (creature, outcome) pairs --
-        ``(None, None)`` for a child that is a copy -- where an outcome has ``.fitness`` (a tuple) and
-        ``.exploded`` (an :class:`evo.fitness.Evaluation`), or is a number or a tuple of numbers; a third
-        item, if any, is the child's model JSON text made elsewhere.
+    def tell(self, results: Sequence[ChildResult]) -> dict[str, Any]:
+        """Give one :class:`~evo.ga.search.ChildResult` per child of the plan :meth:`ask` gave, in order:
+        ``ChildResult()`` for a child that is an unchanged copy (it keeps its parent's fitness), the
+        creature and its :class:`~evo.fitness.Evaluation` for every other.
 
         Args:
-            results: one sequence per brood, in the order of :meth:`ask`, with one pair per child.
+            results: one result per child, in the order of the plan (:func:`checked_results`).
 
         Returns:
             The generation's logbook record: ``{column: value}`` for the columns of
@@ -249,27 +255,22 @@ class Evolution:
 
         Raises:
             RuntimeError: ``tell`` without a preceding :meth:`ask`.
-            ValueError: not one entry per brood, not one pair per child, or the wrong number of fitness
-                values.
+            ValueError: not one result per child, or a result that does not fit its child.
         """
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
-        survivors, plan = self._pending
-        if len(results) != len(plan):
-            raise ValueError(f"expected the children of {len(plan)} broods, got {len(results)}")
-        g = self.generation + 1
+        survivors, plan, parents_of = self._pending
         s = self.settings
+        results = checked_results(plan, results, len(s.weights))
+        g = plan.generation
         children: list[Individual] = []
         todo: list[Individual] = []
-        weights, arity, told = s.weights, len(s.weights), Individual.told
-        for (brood, parents), kids in zip(plan, results, strict=True):
-            seeds = brood.plugin_seeds
-            if len(kids) != len(seeds):
-                raise ValueError(f"a brood of {len(seeds)} children came back with {len(kids)}")
-            for k, kid in enumerate(kids):
-                if len(kid) < 2:
-                    raise ValueError(f"a child came back as {kid!r}, not as (creature, outcome)")
-                seed, parent = seeds[k], parents[k]
+        weights, told = s.weights, Individual.told
+        at = 0
+        for brood, parents in zip(plan.broods, parents_of, strict=True):
+            for k, seed in enumerate(brood.plugin_seeds):
+                result, parent = results[at], parents[k]
+                at += 1
                 if seed is None:
                     children.append(copy.deepcopy(parent))
                     continue
@@ -277,10 +278,10 @@ class Evolution:
                     origin = (parent.id, parents[1 - k].id)
                 else:
                     origin = () if parent is None else (parent.id,)
-                fitness, exploded = _outcome(kid[1], arity)
+                evaluation = result.evaluation
                 child = told(
-                    kid[0], weights, fitness, id=f"g{g}-{len(todo)}", parents=origin, born=g,
-                    exploded=exploded, seed=seed, model_text=kid[2] if len(kid) > 2 else None,
+                    result.creature, weights, evaluation.fitness, id=f"g{g}-{len(todo)}", parents=origin,
+                    born=g, exploded=evaluation.exploded, seed=seed, model_text=result.model_text,
                 )  # fmt: skip
                 children.append(child)
                 todo.append(child)
@@ -414,16 +415,6 @@ def _tournaments(
                 best = r
         picked.append(population[best])
     return picked
-
-
-def _outcome(outcome: Any, arity: int) -> tuple[tuple[float, ...], bool]:
-    """(fitness, exploded) of an evaluation, or of a plain number or tuple of numbers (not exploded)."""
-    if hasattr(outcome, "fitness"):
-        return tuple(outcome.fitness), bool(getattr(outcome, "exploded", False))
-    values = tuple(outcome) if isinstance(outcome, tuple | list) else (outcome,)
-    if len(values) != arity:
-        raise ValueError(f"expected {arity} fitness value(s) per child, got {outcome!r}")
-    return tuple(float(v) for v in values), False
 
 
 @dataclass(frozen=True)

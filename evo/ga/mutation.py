@@ -7,20 +7,23 @@ every operator promises (limits, randomness, placement): docs/internals.md, "Var
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from evo.ga.body import TWO_PI, Body, finish, new_link_genes, new_links_genes, wrap_phase
 from evo.ga.crossover import crossover
-from evo.ga.link_kernels import free_pairs
+from evo.ga.kernels.links import free_pairs
 from evo.ga.settings import MUTATION_NAMES, GASection, GenomeSection
 from evo.ga.topology import cut_structure
 from evo.model import Creature
 
-__all__ = ["MUTATIONS", "BODY_MUTATIONS", "Mutation", "BodyMutation", "mutate", "mutate_body", "crossover"]
+__all__ = [
+    "MUTATIONS", "BODY_MUTATIONS", "Mutation", "BodyMutation", "MutationPlan", "mutate", "mutate_body",
+    "crossover",
+]  # fmt: skip
 
 Mutation = Callable[[Creature, np.random.Generator, GenomeSection, GASection], Creature]
 BodyMutation = Callable[[Body, np.random.Generator, GenomeSection, GASection], None]
@@ -248,34 +251,33 @@ MUTATIONS: dict[str, Mutation] = {name: _on_creatures(name, edit) for name, edit
 assert tuple(MUTATIONS) == MUTATION_NAMES
 
 
-def _active(ga: GASection) -> tuple[list[BodyMutation], np.ndarray, np.ndarray | None]:
-    """:func:`_active_of` of the settings, remembered for the last settings object (hashing a
-    :class:`GASection` costs more than a mutation's own bookkeeping)."""
-    global _last_active
-    settings, active = _last_active  # one tuple, read at once (threads may share this module)
-    if settings is not ga:
-        active = _active_of(ga)
-        _last_active = (ga, active)
-    return active
+@dataclass(frozen=True, eq=False)
+class MutationPlan:
+    """The mutations a ``[ga]`` table turns on, made once from it and passed down (never written to).
 
+    Attributes:
+        names: the operators with a positive rate, in registry order (:data:`MUTATION_NAMES`).
+        rates: (k,) their rates.
+        cumulative: (k,) the cumulative distribution ``rng.choice`` makes of ``p = rates / rates.sum()``,
+            or None when no rate is positive.
+    """
 
-_last_active: tuple = (None, None)
+    names: tuple[str, ...]
+    rates: np.ndarray
+    cumulative: np.ndarray | None
 
-
-@functools.lru_cache(maxsize=64)
-def _active_of(ga: GASection) -> tuple[list[BodyMutation], np.ndarray, np.ndarray | None]:
-    """The operators with a positive rate, in registry order, their rates and the cumulative
-    distribution ``rng.choice`` makes of ``p = rates / rates.sum()`` (None when no rate is positive),
-    made once per settings; the arrays are never written to."""
-    active = [(edit, ga.rate(name)) for name, edit in BODY_MUTATIONS.items() if ga.rate(name) > 0.0]
-    rates = np.array([rate for _, rate in active])
-    cumulative = None
-    if rates.sum() > 0.0:
-        cumulative = (rates / rates.sum()).cumsum()
-        cumulative /= cumulative[-1]
-        cumulative.setflags(write=False)
-    rates.setflags(write=False)
-    return [edit for edit, _ in active], rates, cumulative
+    @classmethod
+    def of(cls, ga: GASection) -> MutationPlan:
+        """The plan of ``ga``'s rates."""
+        names = tuple(name for name in MUTATION_NAMES if ga.rate(name) > 0.0)
+        rates = np.array([ga.rate(name) for name in names])
+        cumulative = None
+        if rates.sum() > 0.0:
+            cumulative = (rates / rates.sum()).cumsum()
+            cumulative /= cumulative[-1]
+            cumulative.setflags(write=False)
+        rates.setflags(write=False)
+        return cls(names, rates, cumulative)
 
 
 def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> Creature:
@@ -290,7 +292,13 @@ def mutate(creature: Creature, rng: np.random.Generator, genome: GenomeSection, 
     return finish(body, creature, genome)
 
 
-def mutate_body(body: Body, rng: np.random.Generator, genome: GenomeSection, ga: GASection) -> None:
+def mutate_body(
+    body: Body,
+    rng: np.random.Generator,
+    genome: GenomeSection,
+    ga: GASection,
+    plan: MutationPlan | None = None,
+) -> None:
     """What :func:`mutate` does to its working copy: the operators it fires, applied to ``body`` in
     place, with the same draws (:func:`evo.ga.brood.breed` mutates a crossover's bodies with it).
 
@@ -299,14 +307,16 @@ def mutate_body(body: Body, rng: np.random.Generator, genome: GenomeSection, ga:
         rng: the generator every draw comes from.
         genome: the ``[genome]`` limits.
         ga: the ``[ga]`` rates and sigmas.
+        plan: ``MutationPlan.of(ga)``, made once by the caller that mutates many bodies; None: made here.
     """
     # operators with rate 0 take no draw, so adding an operator that is off by default (``physics``)
     # leaves the random stream of existing configurations unchanged
-    edits, rates, cumulative = _active(ga)
+    plan = plan or MutationPlan.of(ga)
+    rates, cumulative = plan.rates, plan.cumulative
     fired = (rng.random(rates.size) < rates).tolist()
     if not any(fired) and cumulative is not None:
         # what rng.choice(rates.size, p=rates / rates.sum()) draws and returns, without its checks
         fired[int(cumulative.searchsorted(rng.random(), side="right"))] = True
-    for edit, on in zip(edits, fired, strict=True):
+    for name, on in zip(plan.names, fired, strict=True):
         if on:
-            edit(body, rng, genome, ga)
+            BODY_MUTATIONS[name](body, rng, genome, ga)

@@ -1,6 +1,7 @@
 """The seeds fitness plugins get: ``SeedSequence([run_seed, generation, index])``'s first uint64, made
 for a whole generation in one compiled call (numpy's SeedSequence hash, word for word); and the hash's
-words for a brood's seed, from which :mod:`evo.ga.pcg` makes the state ``default_rng(seed)`` starts in."""
+words for a brood's seed, from which :mod:`evo.ga.kernels.pcg` makes the state ``default_rng(seed)``
+starts in."""
 
 from __future__ import annotations
 

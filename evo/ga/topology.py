@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from evo.ga.body import TWO_PI, Body, new_link_genes, new_links_genes
-from evo.ga.graph_kernels import span
-from evo.ga.link_kernels import bridges_and_cuts, distinct_links
+from evo.ga.kernels.graph import span
+from evo.ga.kernels.links import bridges_and_cuts, distinct_links
 from evo.ga.settings import GenomeSection
 
 __all__ = ["connected", "cut_structure", "repair"]
@@ -21,7 +21,7 @@ def cut_structure(n: int, a: list[int], b: list[int]) -> tuple[np.ndarray, np.nd
 
     Returns ``(bridge, cut)``: an (n_links,) bool array, True for a link whose removal disconnects its
     component, and an (n,) bool array, True for a mass whose removal does
-    (:func:`evo.ga.graph_kernels.bridges_and_cuts`).
+    (:func:`evo.ga.kernels.graph.bridges_and_cuts`).
     """
     return bridges_and_cuts(int(n), np.array(a, dtype=np.int64), np.array(b, dtype=np.int64))
 
@@ -84,7 +84,7 @@ def repair(body: Body, rng: np.random.Generator, genome: GenomeSection) -> None:
 
     Masses beyond ``masses[1]`` are removed at random. Links are then kept Kruskal-style, in one random
     order: first those that grow a spanning forest within the degree cap, then new links join the trees
-    (:func:`evo.ga.graph_kernels.span`), then the other original links while the degree and link caps
+    (:func:`evo.ga.kernels.graph.span`), then the other original links while the degree and link caps
     allow. Kept links stay in their original order, new ones follow. Masses are grown up to
     ``masses[0]`` last. A body that is already valid keeps its structure.
     """

@@ -21,6 +21,8 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.io.atomic import new_file_mode
+from evo.io.bounded import read_input_bytes
+from evo.io.npz_reader import loads_npz
 
 __all__ = [
     "CHECKSUM",
@@ -34,7 +36,6 @@ __all__ = [
 
 CHECKSUM = "checksum"  # the member holding the SHA-256 of every other member, as 64 hex digits
 MAX_NPZ_BYTES = 1 << 31  # a checkpoint larger than 2 GiB is not one evo wrote
-MAX_MEMBERS = 256
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # zip's earliest date: the same bytes whenever the file is written
 _KINDS = "biufU"  # bool, int, uint, float, unicode: never objects (which would need pickle)
 
@@ -237,40 +238,8 @@ def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
             (one line naming the file).
     """
     source = str(path)
-    size = os.stat(path).st_size
-    if size > MAX_NPZ_BYTES:
-        raise EvoInputError(
-            f"{size:,} bytes, more than a checkpoint may have ({MAX_NPZ_BYTES:,})", source=source
-        )
-    try:
-        npz = np.load(path, allow_pickle=False)
-        if not isinstance(npz, np.lib.npyio.NpzFile):  # a bare .npy: not an archive of named arrays
-            raise EvoInputError("not a readable .npz file: a single .npy array", source=source)
-        with npz:
-            if len(npz.files) > MAX_MEMBERS:
-                raise EvoInputError(f"{len(npz.files)} arrays, more than {MAX_MEMBERS}", source=source)
-            unpacked = sum(info.file_size for info in npz.zip.infolist())
-            if unpacked > MAX_NPZ_BYTES:  # a compressed member that would unpack past the bound
-                raise EvoInputError(
-                    f"{unpacked:,} bytes unpacked, more than a checkpoint may have ({MAX_NPZ_BYTES:,})",
-                    source=source,
-                )
-            arrays = {name: npz[name] for name in npz.files}
-    except FileNotFoundError:
-        raise
-    except EvoInputError:
-        raise
-    except (zipfile.BadZipFile, zlib.error) as exc:
-        text = " ".join(str(exc).split())[:120]
-        raise EvoInputError(f"the checkpoint was edited or is corrupted: {text}", source=source) from None
-    except (OSError, ValueError, EOFError, KeyError, MemoryError) as exc:
-        text = " ".join(str(exc).split())[:120]
-        raise EvoInputError(
-            f"not a readable .npz file: {type(exc).__name__}: {text}", source=source
-        ) from None
-    for name, array in arrays.items():
-        if array.dtype.kind not in _KINDS:
-            raise EvoInputError(f"array '{name}' has dtype {array.dtype}", source=source)
+    os.stat(path)  # FileNotFoundError when there is none
+    arrays = loads_npz(read_input_bytes(path, source=source, limit=MAX_NPZ_BYTES), source=source)
     stored = arrays.pop(CHECKSUM, None)
     if stored is None or stored.shape != () or stored.dtype.kind != "U":
         raise EvoInputError("the file has no checksum: it was not written by evo", source=source)

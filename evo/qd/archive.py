@@ -12,6 +12,7 @@ from ribs.archives import ArchiveBase, CVTArchive, GridArchive, k_means_centroid
 from ribs.emitters import EmitterBase
 from ribs.schedulers import Scheduler
 
+from evo.qd.emitter import EmitterPlan
 from evo.qd.state import ArchiveSpec, cvt_seed
 
 __all__ = ["SOLUTION_DTYPE", "FiniteScheduler", "cvt_centroids", "make_archive"]
@@ -59,6 +60,19 @@ class FiniteScheduler(Scheduler):
 
     def __init__(self, archive: ArchiveBase, emitters: Sequence[EmitterBase]):
         super().__init__(archive, list(emitters))
+
+    def ask_plans(self) -> list[EmitterPlan]:
+        """pyribs' ``ask`` (its bookkeeping for ``tell`` included), returning what each emitter's ``ask``
+        returned -- evo's plans (:class:`EmitterPlan`): serials and broods -- in order."""
+        if self._last_called in ("ask", "ask_dqd"):
+            raise RuntimeError(f"ask cannot be called immediately after {self._last_called}")
+        self._last_called = "ask"
+        plans = [emitter.ask() for emitter in self._emitters]
+        for i, plan in enumerate(plans):
+            self._num_emitted[i] = len(plan.serials)
+        serials = [plan.serials for plan in plans]
+        self._cur_solutions = np.concatenate(serials) if serials else np.empty(0, dtype=SOLUTION_DTYPE)
+        return plans
 
     def _add_to_archives(self, data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         data = dict(data)

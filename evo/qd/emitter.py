@@ -1,12 +1,13 @@
 """evo's pyribs emitter: parents sampled from the archive, children made by evo's graph operators.
 
-``ask`` returns the serial numbers of the children it plans (int64, pyribs' solutions) and keeps the
-plan itself -- :class:`~evo.ga.brood.Brood` s, bred and evaluated wherever the run's backend runs them.
-"""
+``ask`` returns its :class:`EmitterPlan`: the serial numbers of the children it plans (int64, pyribs'
+solutions) with their :class:`~evo.ga.brood.Brood` s, bred and evaluated wherever the run's backend runs
+them (:meth:`evo.qd.archive.FiniteScheduler.ask_plans` asks every emitter)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from ribs.archives import ArchiveBase
@@ -16,9 +17,16 @@ from evo.ga.brood import PAIR, RANDOM, Brood
 from evo.ga.individual import Individual
 from evo.ga.settings import GASection
 
-__all__ = ["GraphEmitter"]
+__all__ = ["EmitterPlan", "GraphEmitter"]
 
-Plan = tuple[Brood, tuple[Individual, ...]]
+
+@dataclass(frozen=True)
+class EmitterPlan:
+    """What one emitter's :meth:`GraphEmitter.ask` plans: the (children,) int64 ``serials`` the children
+    will have in the archive, and per brood, in order, the brood and its parents (none for RANDOM)."""
+
+    serials: np.ndarray
+    broods: tuple[tuple[Brood, tuple[Individual, ...]], ...]
 
 
 class GraphEmitter(EmitterBase):
@@ -56,16 +64,15 @@ class GraphEmitter(EmitterBase):
         self.ga = ga
         self._elites = elites
         self._serials = serials
-        self.planned: list[Plan] = []
 
     def _seed(self) -> int:
         return int(self.rng.integers(2**63))
 
-    def ask(self) -> np.ndarray:
-        """Plan ``batch_size`` children (in :attr:`planned`); returns their (batch_size,) serials."""
+    def ask(self) -> EmitterPlan:  # type: ignore[override]  # pyribs' emitters return the solutions alone
+        """Plan ``batch_size`` children: their serials and broods."""
         rng, ga = self.rng, self.ga
         parents = list(self._elites())
-        plan: list[Plan] = []
+        plan: list[tuple[Brood, tuple[Individual, ...]]] = []
         if not parents:
             plan = [(Brood(RANDOM, self._seed()), ()) for _ in range(self.batch_size)]
         else:
@@ -77,6 +84,5 @@ class GraphEmitter(EmitterBase):
                 mutate = tuple(bool(u < ga.mutation_rate) or not mate for u in draws)
                 brood = Brood(PAIR, self._seed(), tuple(p.creature for p in pair), mate=mate, mutate=mutate)
                 plan.append((brood, pair))
-        self.planned = plan
         count = sum(1 if brood.kind == RANDOM else len(brood.parents) for brood, _ in plan)
-        return np.array([self._serials() for _ in range(count)], dtype=np.int64)
+        return EmitterPlan(np.array([self._serials() for _ in range(count)], dtype=np.int64), tuple(plan))

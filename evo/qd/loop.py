@@ -1,7 +1,7 @@
-"""MAP-Elites as a state machine like :class:`evo.ga.loop.Evolution`: ``ask`` -> breed and evaluate
-elsewhere -> ``tell``; ``state()`` / ``from_state()`` between iterations. pyribs keeps the archive and its
-``Scheduler`` asks evo's :class:`~evo.qd.emitter.GraphEmitter` s for children; the archive's solutions are
-serial numbers into this object's store of creatures. No file I/O here; docs/qd.md tells the whole story.
+"""MAP-Elites as a :class:`~evo.ga.search.Search` like :class:`evo.ga.loop.Evolution`: ``ask`` -> breed
+and evaluate elsewhere -> ``tell``; ``state()`` / ``from_state()`` between iterations. pyribs keeps the
+archive and its ``Scheduler`` asks evo's :class:`~evo.qd.emitter.GraphEmitter` s for children; the
+archive's solutions are serial numbers into this object's store of creatures (docs/qd.md).
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import numpy as np
 
 from evo.ga.brood import RANDOM, SEEDED, Brood
 from evo.ga.individual import Individual
+from evo.ga.search import ChildResult, Plan, checked_results
 from evo.ga.seeds import plugin_seeds
 from evo.model import Creature
 from evo.qd.archive import FiniteScheduler, cvt_centroids, make_archive
-from evo.qd.emitter import GraphEmitter, Plan
+from evo.qd.emitter import GraphEmitter
 from evo.qd.state import Elite, QDSettings, QDState, archive_statistics
 
 __all__ = ["QualityDiversity"]
@@ -70,7 +71,8 @@ class QualityDiversity:
             for _ in range(settings.emitters)
         ]
         self.scheduler = FiniteScheduler(self.archive, self.emitters)
-        self._pending: tuple[list[Plan], np.ndarray] | None = None
+        # the ask under way: its plan, each brood's parents, the children's serials
+        self._pending: tuple[Plan, list[tuple[Individual, ...]], np.ndarray] | None = None
 
     # -- what it holds -------------------------------------------------------------------------
     @property
@@ -110,10 +112,10 @@ class QualityDiversity:
     def _draw_seed(self) -> int:
         return int(self.rng.integers(2**63))
 
-    def _initial(self) -> list[Plan]:
+    def _initial(self) -> list[tuple[Brood, tuple[Individual, ...]]]:
         """Iteration 0, as the GA's generation 0: seed models, mutants of them up to half, random."""
         s, models = self.settings, self.seed_models
-        plan: list[Plan] = []
+        plan: list[tuple[Brood, tuple[Individual, ...]]] = []
         for i in range(s.initial):
             if models and (i < len(models) or i < s.initial // 2):
                 brood = Brood(
@@ -125,13 +127,13 @@ class QualityDiversity:
         return plan
 
     # -- the two steps ---------------------------------------------------------------------------
-    def ask(self) -> list[Brood]:
+    def ask(self) -> Plan:
         """The broods of the next iteration, in order; every child they make is new and evaluated.
 
         Returns:
-            The :class:`~evo.ga.brood.Brood` s: for iteration 0 one per creature of the first batch (seed
-            models, their mutants, random creatures), then those the emitters plan from the archive's
-            elites. Each carries a plugin seed per child.
+            The :class:`~evo.ga.search.Plan`, its broods for iteration 0 one per creature of the first
+            batch (seed models, their mutants, random creatures), then those the emitters plan from the
+            archive's elites. Each carries a plugin seed per child.
 
         Raises:
             RuntimeError: ``ask`` called again before :meth:`tell`.
@@ -143,8 +145,9 @@ class QualityDiversity:
             plan = self._initial()
             serials = np.array([self._serial() for _ in plan], dtype=np.int64)
         else:
-            serials = np.asarray(self.scheduler.ask(), dtype=np.int64)
-            plan = [planned for emitter in self.emitters for planned in emitter.planned]
+            plans = self.scheduler.ask_plans()
+            serials = np.concatenate([p.serials for p in plans]).astype(np.int64, copy=False)
+            plan = [planned for p in plans for planned in p.broods]
         counts = [1 if brood.kind in (RANDOM, SEEDED) else len(brood.parents) for brood, _ in plan]
         made = plugin_seeds(self.settings.seed, g, sum(counts)).tolist()
         broods, index = [], 0
@@ -152,18 +155,17 @@ class QualityDiversity:
             seeds = tuple(made[index : index + count])
             index += count
             broods.append(dataclasses.replace(brood, plugin_seeds=seeds))
-        self._pending = ([(b, parents) for b, (_, parents) in zip(broods, plan, strict=True)], serials)
-        return broods
+        asked = Plan(g, tuple(broods))
+        self._pending = (asked, [parents for _, parents in plan], serials)
+        return asked
 
-    def tell(self, results: Sequence[Sequence[tuple[Any, ...]]]) -> dict[str, Any]:
-        """Give, for each brood of :meth:`ask` in order, its children as (creature, evaluation) pairs,
-        where an evaluation has ``fitness``, ``exploded`` and ``measures`` (an
-        :class:`evo.fitness.Evaluation`) or is a ``(fitness, measures)`` pair; a third item, if any, is
-        the child's model JSON made elsewhere. Creatures that exploded, or whose objective or measures are
-        not finite, stay out of the archive.
+    def tell(self, results: Sequence[ChildResult]) -> dict[str, Any]:
+        """Give one :class:`~evo.ga.search.ChildResult` per child of the plan :meth:`ask` gave, in order:
+        the creature and its :class:`~evo.fitness.Evaluation`, with the spec's measures. Creatures that
+        exploded, or whose objective or measures are not finite, stay out of the archive.
 
         Args:
-            results: one sequence per brood, in the order of :meth:`ask`, with one pair per child.
+            results: one result per child, in the order of the plan (:func:`checked_results`).
 
         Returns:
             The iteration's logbook record: ``{column: value}`` for :attr:`columns` (the GA's statistics
@@ -171,30 +173,28 @@ class QualityDiversity:
 
         Raises:
             RuntimeError: ``tell`` without a preceding :meth:`ask`.
-            ValueError: not one entry per brood, not one pair per child, or the wrong number of fitness
-                values.
+            ValueError: not one result per child, or a result that does not fit its child.
         """
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
-        plan, serials = self._pending
-        if len(results) != len(plan):
-            raise ValueError(f"expected the children of {len(plan)} broods, got {len(results)}")
-        s, g = self.settings, self.generation + 1
+        plan, parents_of, serials = self._pending
+        s, g = self.settings, plan.generation
+        results = checked_results(plan, results, len(s.weights), len(s.archive.measures))
         children: list[tuple[Individual, tuple[float, ...]]] = []
-        for (brood, parents), kids in zip(plan, results, strict=True):
-            if len(kids) != len(brood.plugin_seeds):
-                raise ValueError(f"a brood of {len(brood.plugin_seeds)} children came back with {len(kids)}")
-            for k, (creature, outcome, *text) in enumerate(kids):
+        for brood, parents in zip(plan.broods, parents_of, strict=True):
+            for k, seed in enumerate(brood.plugin_seeds):
+                result = results[len(children)]
                 if brood.mate:
                     origin = (parents[k].id, parents[1 - k].id)
                 else:
                     origin = (parents[k].id,) if parents else ()
-                fitness, exploded, measures = _outcome(outcome, len(s.weights))
+                evaluation = result.evaluation
                 child = Individual.told(
-                    creature, s.weights, fitness, id=f"g{g}-{len(children)}", parents=origin, born=g,
-                    exploded=exploded, seed=brood.plugin_seeds[k], model_text=text[0] if text else None,
+                    result.creature, s.weights, evaluation.fitness, id=f"g{g}-{len(children)}",
+                    parents=origin, born=g, exploded=evaluation.exploded, seed=seed,
+                    model_text=result.model_text,
                 )  # fmt: skip
-                children.append((child, measures))
+                children.append((child, evaluation.measures))
         self._add(children, serials, first=g == 0)
         self.generation = g
         self._pending = None
@@ -264,7 +264,7 @@ class QualityDiversity:
     # -- state -------------------------------------------------------------------------------------
     def state(self) -> QDState:
         """The whole state now (valid between a ``tell`` and the next ``ask``). Elites never change, so
-        it may be turned into JSON later, in another thread (:mod:`evo.io.qd_checkpoint`).
+        it may be turned into JSON later, in another thread (:mod:`evo.io.checkpoint.qd`).
 
         Returns:
             The :class:`~evo.qd.state.QDState`; :meth:`from_state` of it continues exactly.
@@ -326,18 +326,3 @@ class QualityDiversity:
             search._store = {int(serial): e for serial, e in zip(serials, elites, strict=True)}
             search._elites = elites
         return search
-
-
-def _outcome(outcome: Any, arity: int) -> tuple[tuple[float, ...], bool, tuple[float, ...]]:
-    """(fitness, exploded, measures) of an evaluation, or of a (fitness, measures) pair."""
-    if hasattr(outcome, "fitness"):
-        return (
-            tuple(outcome.fitness),
-            bool(getattr(outcome, "exploded", False)),
-            tuple(float(v) for v in getattr(outcome, "measures", ())),
-        )
-    fitness, measures = outcome
-    values = tuple(fitness) if isinstance(fitness, tuple | list) else (fitness,)
-    if len(values) != arity:
-        raise ValueError(f"expected {arity} fitness value(s) per child, got {fitness!r}")
-    return tuple(float(v) for v in values), False, tuple(float(v) for v in measures)

@@ -7,9 +7,9 @@ import types
 from typing import Any
 
 from evo.refine.genes import GENES, GeneSpace
-from evo.refine.search import RefineProgress, RefineResult, evaluate_lanes, refine
+from evo.refine.search import Refinement, RefineProgress, RefineResult, evaluate_lanes, refine
 
-__all__ = ["GENES", "GeneSpace", "RefineProgress", "RefineResult", "evaluate_lanes", "refine"]
+__all__ = ["GENES", "GeneSpace", "RefineProgress", "RefineResult", "Refinement", "evaluate_lanes", "refine"]
 
 
 class _CallablePackage(types.ModuleType):

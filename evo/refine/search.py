@@ -12,31 +12,17 @@ from typing import Any
 import numpy as np
 
 from evo.errors import EvoInputError
-from evo.fitness import load_ref
-from evo.fitness.evaluate import (
-    Evaluation,
-    EvaluationSpec,
-    PluginFailed,
-    evaluate,
-    fitness_values,
-    recording,
-    worst_fitness,
-)
-from evo.fitness.protocol import Plugin, SimulationResult
+from evo.fitness import Plugin, load_ref
+from evo.fitness.evaluate import Evaluation, EvaluationSpec, recording
+from evo.ga.search import ChildResult, Plan, checked_results
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 from evo.refine.cma import CMAES, population_size
 from evo.refine.genes import GENES, GeneSpace
-from evo.sim import Trajectory, World, simulate, simulate_batch
-from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES
-from evo.sim.simulate import centroids_of
+from evo.refine.lanes import TimeLimit, evaluate_lanes, in_lanes, scores
+from evo.sim import World, simulate
 
-__all__ = ["LANES", "LANES", "RefineProgress", "RefineResult", "evaluate_lanes", "refine"]
-
-# candidates simulated in this process, in lanes and one by one (the bench reports the share)
-LANES = {"batched": 0, "single": 0}
-
-TimeLimit = Callable[[int], contextlib.AbstractContextManager[Any]]
+__all__ = ["RefineProgress", "RefineResult", "Refinement", "evaluate_lanes", "refine"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +36,8 @@ class RefineProgress:
         best_fitness: the best value of the objective so far (the plugin's own value, not weighted).
         best: the best creature so far (the start creature until a candidate beats it).
         sigma: CMA-ES's step size now (in units of the genes' ranges).
+        batched: the generation's candidates simulated together in SIMD lanes (the others one by one:
+            :func:`~evo.refine.lanes.in_lanes`), for benchmarks.
     """
 
     generation: int
@@ -58,6 +46,7 @@ class RefineProgress:
     best_fitness: float
     best: Creature
     sigma: float
+    batched: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,118 +83,6 @@ class RefineResult:
 def _json_number(value: float) -> float | str:
     """A float as model files write it: non-finite ones as the strings "inf", "-inf", "nan"."""
     return float(value) if math.isfinite(value) else str(float(value))
-
-
-def _no_limit(evaluation: int) -> contextlib.AbstractContextManager[Any]:
-    return contextlib.nullcontext()
-
-
-def evaluate_lanes(
-    creatures: Sequence[Creature],
-    spec: EvaluationSpec,
-    seed: int,
-    *,
-    time_limit: TimeLimit | None = None,
-) -> list[Evaluation]:
-    """Evaluate creatures of one topology: simulated together (:func:`evo.sim.simulate_batch`, the very
-    trajectories ``simulate`` gives), then each scored by the spec's plugin with the plugin seed ``seed``.
-
-    Args:
-        creatures: the candidates, all of one topology.
-        spec: the world, frames, plugin and params.
-        seed: the plugin seed of every candidate.
-        time_limit: ``time_limit(k)`` is a context manager the k-th scoring runs in, raising
-            ``TimeoutError`` once it has run too long (a run's memetic step passes its ``[evaluation]
-            timeout``, :mod:`evo.run.memetic`); a candidate that runs past it gets the worst fitness.
-
-    Returns:
-        One :class:`~evo.fitness.Evaluation` per creature, in order (exploded ones with the worst fitness).
-
-    Raises:
-        PluginFailed: the plugin raised or returned something that is not a fitness.
-    """
-    every, _ = recording(spec)
-    trajectories = simulate_batch(creatures, spec.world, spec.frames, every)
-    lanes = len(creatures) >= MIN_LANES and spec.world.integrator in BATCHED_INTEGRATORS
-    LANES["batched" if lanes else "single"] += len(creatures)
-    return _scores(creatures, trajectories, spec, seed, time_limit)
-
-
-def _scores(
-    creatures: Sequence[Creature],
-    trajectories: Sequence[Trajectory],
-    spec: EvaluationSpec,
-    seed: int,
-    time_limit: TimeLimit | None,
-) -> list[Evaluation]:
-    limit = time_limit or _no_limit
-    plugin = load_ref(spec.plugin)
-    lean = not spec.measures  # then the plugin sees every record, as evaluate() gives it
-    centroids = _centroids(trajectories) if lean else [None] * len(trajectories)
-    out = []
-    for k, (creature, trajectory) in enumerate(zip(creatures, trajectories, strict=True)):
-        try:
-            with limit(k):
-                out.append(
-                    _lean_score(plugin, creature, spec, seed, trajectory, centroids[k])
-                    if lean
-                    else evaluate(creature, spec, seed, trajectory)
-                )
-        except TimeoutError:
-            out.append(Evaluation(worst_fitness(plugin.weights), False, timed_out=True))
-    return out
-
-
-def _centroids(trajectories: Sequence[Trajectory]) -> list[np.ndarray | None]:
-    """Each trajectory's :attr:`SimulationResult.centroids` ((records, 2) px; None for an exploded one),
-    from one ``centroids_of`` call over the generation's records stacked (the same numbers, bit for bit, a
-    test checks: the sum over masses runs in the same order), instead of one small call per candidate."""
-    alive = [k for k, t in enumerate(trajectories) if not t.exploded]
-    out: list[np.ndarray | None] = [None] * len(trajectories)
-    if not alive or len({trajectories[k].positions.shape for k in alive}) > 1:
-        return out  # (records of unequal lengths: each plugin computes its own)
-    positions = np.stack([trajectories[k].positions for k in alive])  # (alive, records, masses, 2)
-    lanes, records = positions.shape[:2]
-    every = centroids_of(positions.reshape(lanes * records, *positions.shape[2:])).reshape(lanes, records, 2)
-    for row, k in enumerate(alive):
-        out[k] = every[row]
-    return out
-
-
-def _lean_score(
-    plugin: Plugin,
-    creature: Creature,
-    spec: EvaluationSpec,
-    seed: int,
-    trajectory: Trajectory,
-    centroids: np.ndarray | None = None,
-) -> Evaluation:
-    """What :func:`evo.fitness.evaluate` gives for a spec without measures, the plugin loaded once per
-    generation instead of twice per candidate and ``result.centroids`` (a cached property) given when
-    computed already (a test checks they agree, exploded candidates included)."""
-    if trajectory.exploded:
-        return Evaluation(worst_fitness(plugin.weights), True)
-    result = SimulationResult(
-        positions=trajectory.positions,
-        velocities=trajectory.velocities,
-        frames=trajectory.frames,
-        total_frames=spec.frames,
-        exploded=False,
-        model=creature,
-        world=spec.world,
-        seed=int(seed),
-    )
-    if centroids is not None:
-        result.__dict__["centroids"] = centroids  # where functools.cached_property keeps it
-    try:
-        value = plugin.func(result, **spec.params)
-    except (Exception, SystemExit) as exc:  # as evaluate: sys.exit() in a plugin must not end the run
-        detail = " ".join(str(exc).split())
-        raise PluginFailed(
-            plugin.name,
-            f"plugin '{plugin.name}' raised {type(exc).__name__}" + (f": {detail}" if detail else ""),
-        ) from exc
-    return Evaluation(fitness_values(plugin, value)[: len(plugin.weights)], False)
 
 
 def _spec_for(creature: Creature, fitness: str | EvaluationSpec, world: World | None) -> EvaluationSpec:
@@ -304,10 +181,67 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(limits=1, user_api="blas")
 
 
+class Refinement:
+    """refine's CMA-ES as a :class:`~evo.ga.search.Search`: ``ask`` plans a generation of candidates (the
+    body of ``creature`` with genes sampled around CMA-ES's mean), ``tell`` ranks their results and moves
+    the mean, returning the :class:`RefineProgress`. :func:`refine` drives it; ``start`` is the start
+    creature's evaluation (the first of ``evaluations``)."""
+
+    def __init__(
+        self,
+        creature: Creature,
+        start: Evaluation,
+        *,
+        space: GeneSpace,
+        strategy: CMAES,
+        weight: float,
+        world: World,
+        budget: int,
+        plugin_seed: int,
+    ):
+        self.space, self.strategy, self.weight, self.world = space, strategy, weight, world
+        self.budget, self.plugin_seed = budget, plugin_seed
+        self.best, self.best_fitness = creature, start.fitness[0]
+        self.evaluations, self.generation = 1, -1
+        self._pending: tuple[Plan, np.ndarray] | None = None
+
+    def ask(self) -> Plan:
+        """The next generation's candidates, each with the plugin seed."""
+        if self._pending is not None:
+            raise RuntimeError("ask() called twice without tell()")
+        samples = self.space.repair(self.strategy.ask())
+        candidates = tuple(self.space.creatures_at(samples))
+        plan = Plan(
+            self.generation + 1, candidates=candidates, candidate_seeds=(self.plugin_seed,) * len(samples)
+        )
+        self._pending = (plan, samples)
+        return plan
+
+    def tell(self, results: Sequence[ChildResult]) -> RefineProgress:
+        """One result per candidate of the plan, in order (:func:`~evo.ga.search.checked_results`)."""
+        if self._pending is None:
+            raise RuntimeError("tell() called without ask()")
+        plan, samples = self._pending
+        results = checked_results(plan, results, 1)
+        values = np.array([r.evaluation.fitness[0] for r in results])  # type: ignore[union-attr]
+        self.evaluations += len(values)
+        ranked = self.weight * values
+        k = int(np.argmax(ranked))
+        if ranked[k] > self.weight * self.best_fitness:
+            self.best, self.best_fitness = plan.candidates[k], float(values[k])
+        self.strategy.tell(samples, np.where(np.isnan(ranked), -np.inf, ranked))
+        self.generation, self._pending = plan.generation, None
+        batched = len(values) if in_lanes(len(values), self.world) else 0
+        return RefineProgress(
+            self.generation, self.evaluations, self.budget, self.best_fitness, self.best,
+            float(self.strategy.sigma), batched,
+        )  # fmt: skip
+
+
 def _search(
     creature: Creature,
     spec: EvaluationSpec,
-    plugin: Any,
+    plugin: Plugin,
     space: GeneSpace,
     budget: int,
     sigma: float,
@@ -317,32 +251,23 @@ def _search(
     time_limit: TimeLimit | None,
     lambda_: int,
 ) -> RefineResult:
-    weight = plugin.weights[0]
-
-    every, _ = recording(spec)  # the start is no candidate: simulated alone, not counted in LANES
+    every, _ = recording(spec)  # the start is no candidate: simulated alone
     trajectory = simulate(creature, spec.world, spec.frames, every)
-    start = _scores([creature], [trajectory], spec, plugin_seed, time_limit)[0]
-    best, best_value = creature, start.fitness[0]
-    evaluations, history, stopped = 1, [], False
-    strategy = CMAES(space.start(), sigma, rng, lambda_)
-    generation = 0
-    while evaluations + lambda_ <= budget:
-        samples = space.repair(strategy.ask())
-        candidates = space.creatures_at(samples)
-        outcomes = evaluate_lanes(candidates, spec, plugin_seed, time_limit=time_limit)
-        values = np.array([o.fitness[0] for o in outcomes])
-        evaluations += lambda_
-        ranked = weight * values
-        k = int(np.argmax(ranked))
-        if ranked[k] > weight * best_value:
-            best, best_value = candidates[k], float(values[k])
-        strategy.tell(samples, np.where(np.isnan(ranked), -np.inf, ranked))
-        progress = RefineProgress(generation, evaluations, budget, best_value, best, float(strategy.sigma))
+    start = scores([creature], [trajectory], spec, plugin_seed, time_limit)[0]
+    search = Refinement(
+        creature, start, space=space, strategy=CMAES(space.start(), sigma, rng, lambda_),
+        weight=plugin.weights[0], world=spec.world, budget=budget, plugin_seed=plugin_seed,
+    )  # fmt: skip
+    history, stopped = [], False
+    while search.evaluations + lambda_ <= budget:
+        plan = search.ask()
+        outcomes = evaluate_lanes(plan.candidates, spec, plugin_seed, time_limit=time_limit)
+        progress = search.tell([ChildResult(c, o) for c, o in zip(plan.candidates, outcomes, strict=True)])
         history.append(progress)
-        generation += 1
         if any([bool(callback(progress)) for callback in callbacks]):
             stopped = True
             break
+    best, best_value, evaluations = search.best, search.best_fitness, search.evaluations
     genes_done = space.genes
     meta = dict(best.meta)
     meta["refined"] = {

@@ -15,14 +15,14 @@ import numpy as np
 from evo.errors import EvoInputError
 from evo.fitness import plugin_of
 from evo.ga.loop import history_columns
-from evo.io.checkpoint import evolution_from_dict
+from evo.ga.search import RunSearch
+from evo.io.checkpoint.document import evolution_from_dict
+from evo.io.checkpoint.qd import is_qd_checkpoint, qd_state_from_dict
 from evo.io.provenance import Provenance
-from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.run_folder import RunFolder
-from evo.io.runs import CHECKPOINT_ERRORS, RunContents, checkpoint_path, read_run
+from evo.io.run_folder.contents import CHECKPOINT_ERRORS, RunContents, checkpoint_path, read_run
+from evo.io.run_folder.folder import RunFolder
 from evo.model import Creature
 from evo.qd import ribs_missing
-from evo.run.archive_writer import QDFolderWriter
 from evo.run.backends import backend_kind, dask_address_problem, make_backend
 from evo.run.callbacks import (
     Callback,
@@ -34,9 +34,10 @@ from evo.run.callbacks import (
     member_of,
 )
 from evo.run.config import Config, load_config, parse_config, qd_settings
-from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
+from evo.run.folder.archive import QDFolderWriter
+from evo.run.folder.writer import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.generations import run_generations
-from evo.run.job import BreedContext, breed_and_evaluate, setup_worker, warm, with_plugin_files
+from evo.run.job import BreedContext, Evaluator, breed_and_evaluate, setup_worker, warm, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
 from evo.schema import shown
 from evo.sim import warm_up
@@ -70,8 +71,8 @@ class RunResult:
         config: the run's checked :class:`~evo.run.config.Config`.
         history: numpy structured array, one row per generation (``result.history["distance_best"]``).
         hall_of_fame: the best distinct creatures, best first (:class:`~evo.run.callbacks.Member`).
-        evolution: the ask/tell state (:class:`~evo.ga.loop.Evolution`), ready to continue; None when a
-            run folder has no checkpoint.
+        evolution: the ask/tell state (a :class:`~evo.ga.search.RunSearch`: the GA's
+            :class:`~evo.ga.loop.Evolution`), ready to continue; None when a run folder has no checkpoint.
         folder: the run folder, or None for a run kept in memory.
         generation: the last generation finished.
         stopped: True when a callback (or Ctrl-C) stopped it before its last generation.
@@ -82,7 +83,7 @@ class RunResult:
     config: Config
     history: np.ndarray
     hall_of_fame: tuple[Member, ...]
-    evolution: Any
+    evolution: RunSearch | None
     folder: Path | None
     generation: int
     stopped: bool = False
@@ -112,7 +113,7 @@ def run_prepared(
     prepared: Prepared,
     callbacks: Sequence[Callback] = (),
     *,
-    evaluate: Callable[..., Any] | None = None,
+    evaluate: Evaluator | None = None,
 ) -> RunResult:
     """Evolve a prepared run until it has ``generations`` generations or a callback stops it.
 
@@ -142,6 +143,7 @@ def run_prepared(
             timeout=config.evaluation.timeout,
             on_timeout=config.evaluation.on_timeout,
             batch=config.pool.batch,
+            robust=config.evaluation.robust,
         )
         if kind == "dask":  # workers on other machines get the plugin's files with the context
             context = with_plugin_files(context)
@@ -178,7 +180,7 @@ def run_prepared(
         archive = archive_of(evolution.state(), evolution.settings.archive)
     return RunResult(
         config=config,
-        history=history_array(objectives, evolution.logbook, getattr(evolution, "columns", None)),
+        history=history_array(objectives, evolution.logbook, evolution.columns),
         hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
         evolution=evolution,
         folder=prepared.folder.path if prepared.folder else None,

@@ -10,23 +10,22 @@ from typing import Any
 
 from evo.ga.brood import Brood
 from evo.ga.loop import Evolution
+from evo.ga.search import ChildResult
 from evo.run.backends import EvaluationFailed, Task
-from evo.run.batching import chunk_ids
+from evo.run.batching import chunk_ids, guided_shares
 from evo.run.callbacks import Callback, FailureMessage, GenerationStatus, member_of
 from evo.run.config import Config
-from evo.run.folder import Prepared, RunFailed
+from evo.run.folder.writer import Prepared, RunFailed
 from evo.run.memetic import refine_generation
 
 __all__ = ["CHUNKS_PER_WORKER", "run_generations"]
 
 log = logging.getLogger("evo.run")
 
-# with [pool] batch: chunks per worker process and generation (fewer and bigger chunks fill more lanes
-# with creatures of similar size and cost less per chunk -- a dask task each; more and smaller ones
-# balance the workers' loads); in-process: one chunk. The chunks are cut to similar costs
-# (evo.run.batching.chunk_ids), and one per worker measured 15-20 % faster on examples/walkers.toml
-# with 2 fork workers than two (docs/performance.md, "Issue 18: the parent's part")
-CHUNKS_PER_WORKER = 1
+# with [pool] batch and no [pool] chunksize: chunks per worker process and generation, of decreasing
+# cost (evo.run.batching.guided_shares: a worker slowed by another process takes fewer); in-process: one
+# chunk. Fewer and bigger chunks fill more lanes and cost less each (docs/performance.md, "Issue 29")
+CHUNKS_PER_WORKER = len(guided_shares(2)) // 2
 
 
 def _failure(
@@ -64,14 +63,14 @@ def _failure(
     return message
 
 
-def _tasks(broods: list[Any], config: Config, workers: int) -> list[Task]:
+def _tasks(broods: list[Brood], config: Config, workers: int) -> list[Task]:
     """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods ordered by
     their parents' size, in chunks large enough for lanes (:func:`evo.run.batching.chunk_ids`);
     the results are the same in any order."""
     if not config.pool.batch or not broods:
         return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
     size = config.pool.chunksize
-    chunks = -(-len(broods) // size) if size else (CHUNKS_PER_WORKER * workers if workers > 1 else 1)
+    chunks = -(-len(broods) // size) if size else guided_shares(workers)
     ranked = sorted((rank, chunk, index) for index, (rank, chunk) in enumerate(chunk_ids(broods, chunks)))
     return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
 
@@ -119,7 +118,8 @@ def _one_generation(
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
-    broods = evolution.ask()
+    plan = evolution.ask()
+    broods = list(plan.broods)
     asked = time.perf_counter()
     tasks = _tasks(broods, prepared.config, backend.workers)
     evaluations = sum(task.weight for task in tasks)
@@ -156,14 +156,15 @@ def _one_generation(
         raise RunFailed(message) from None
     if waiting[0] is not None:
         begin()
-    results: list[Any] = [None] * len(broods)
+    per_brood: list[list[ChildResult]] = [[] for _ in broods]
     for task, result in zip(tasks, ranked, strict=True):
-        results[task.index] = result
+        per_brood[task.index] = result
+    results = [child for children in per_brood for child in children]  # in the plan's order
     done = time.perf_counter()
     record = refine_generation(prepared.config, evolution, evolution.tell(results))  # [ga] refine
     told = time.perf_counter()
     first = prepared.plugin.objectives[0]
-    timed_out = sum(getattr(kid[1], "timed_out", False) for kids in results for kid in kids)
+    timed_out = sum(r.evaluation is not None and r.evaluation.timed_out for r in results)
     report = (
         "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
         "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",

@@ -14,14 +14,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from traceback import format_exception
-from typing import Any
 
+from evo.audit.robust import RobustSettings, robust_evaluation, simulate_samples
 from evo.errors import EvoInputError
 from evo.fitness import load_ref
-from evo.fitness.evaluate import Evaluation, worst_fitness
+from evo.fitness.evaluate import Evaluation, EvaluationSpec, worst_fitness
 from evo.fitness.evaluate import evaluate as evaluate_one
 from evo.fitness.failure import describe
 from evo.ga.brood import Brood, Variation, breed
+from evo.ga.search import ChildResult
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
@@ -41,6 +42,9 @@ __all__ = [
 
 log = logging.getLogger("evo.run.job")
 
+# evaluate(creature, spec, plugin seed): what a brood's children are evaluated with
+Evaluator = Callable[[Creature, EvaluationSpec, int], Evaluation]
+
 
 @dataclass(frozen=True)
 class BreedContext:
@@ -51,18 +55,20 @@ class BreedContext:
     in seconds (0: none); past it, ``on_timeout = "stop"`` fails the brood (:class:`ChildFailed`) and
     ``"worst"`` gives the child the worst fitness. ``plugin_files`` carries the source of a ``file:``
     plugin to workers that may not see it (:func:`with_plugin_files`). With ``batch``, the children of
-    a chunk are simulated together in lanes (:func:`prepare`; the results are the same).
+    a chunk are simulated together in lanes (:func:`prepare`; the results are the same). With ``robust``
+    each child is scored in its perturbed worlds (:func:`evo.audit.robust.robust_evaluation`).
     """
 
-    spec: Any
+    spec: EvaluationSpec
     genome: GenomeSection
     ga: GASection
     variation: Variation = field(default_factory=Variation.default)
-    evaluate: Callable[..., Any] | None = None
+    evaluate: Evaluator | None = None
     timeout: float = 0.0
     on_timeout: str = "stop"
     plugin_files: PluginFiles | None = None
     batch: bool = True
+    robust: RobustSettings | None = None
 
 
 class ChildFailed(Exception):
@@ -88,14 +94,12 @@ class ChildFailed(Exception):
         self.detail = (child, creature, seed, self.traceback)
 
 
-def breed_and_evaluate(
-    brood: Brood, context: BreedContext, bred: Bred | None = None
-) -> list[tuple[Any, ...]]:
-    """The brood's children as (creature, evaluation) pairs; ``(None, None)`` for an unchanged copy.
-    ``bred`` is what :func:`prepare` made for the brood: its children, and the trajectories of those
+def breed_and_evaluate(brood: Brood, context: BreedContext, bred: Bred | None = None) -> list[ChildResult]:
+    """The brood's children as :class:`~evo.ga.search.ChildResult` s (``ChildResult()`` for an unchanged
+    copy). ``bred`` is what :func:`prepare` made for the brood: its children, and the trajectories of those
     simulated in a batch."""
     evaluate = context.evaluate or evaluate_one
-    out: list[tuple[Any, ...]] = []
+    out: list[ChildResult] = []
     if bred is None:
         children = breed(brood, context.genome, context.ga, context.variation, world=context.spec.world)
         trajectories = {}
@@ -103,7 +107,7 @@ def breed_and_evaluate(
         children, trajectories = bred.children, bred.trajectories
     for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
         if seed is None:
-            out.append((None, None))
+            out.append(ChildResult())
             continue
         try:
             if context.timeout <= 0:  # no time limit, hence no monitor and nothing known to hang
@@ -122,11 +126,15 @@ def breed_and_evaluate(
             outcome = Evaluation(worst_fitness(plugin.weights), exploded=False, timed_out=True)
         except Exception as exc:
             raise ChildFailed(exc, k, child, seed) from exc
-        out.append((child, outcome))
+        out.append(ChildResult(child, outcome))
     return out
 
 
-def _evaluated(k: int, child: Creature, seed: int, context: BreedContext, evaluate: Any, trajectories: dict):
+def _evaluated(
+    k: int, child: Creature, seed: int, context: BreedContext, evaluate: Evaluator, trajectories: dict
+) -> Evaluation:
+    if context.robust is not None:  # trajectories: each child's samples, simulated in lanes
+        return robust_evaluation(child, context.spec, seed, context.robust, trajectories.get(k))
     if k in trajectories:  # simulated in lanes already
         return evaluate_one(child, context.spec, seed, trajectories[k])
     return evaluate(child, context.spec, seed)
@@ -138,7 +146,14 @@ def prepare(broods: list[Brood], context: BreedContext) -> list[Bred | None]:
     (:func:`evo.run.batching.prepare_broods`); otherwise nothing (each brood is bred by the job)."""
     if not context.batch or context.evaluate is not None:
         return [None] * len(broods)
+    if context.robust is not None:
+        return prepare_broods(broods, context, simulate=_robust_samples)
     return prepare_broods(broods, context)
+
+
+def _robust_samples(creatures: list[Creature], context: BreedContext) -> list:
+    """Each child's robust samples, every sample's children together in lanes."""
+    return simulate_samples(creatures, context.spec, context.robust)
 
 
 breed_and_evaluate.prepare = prepare  # type: ignore[attr-defined]
@@ -200,7 +215,7 @@ def warm(context: BreedContext) -> None:
     """Compile (or load from numba's cache) what the context's broods call: the simulator's kernel in its
     world and, under the default operators, the compiled breeding (before workers fork, so that they
     inherit both)."""
-    from evo.ga.brood_kernels import warm_breeding
+    from evo.ga.kernels.brood import warm_breeding
 
     warm_up(context.spec.world)
     if context.variation == Variation.default():

@@ -3,7 +3,6 @@ starts with no mass below the surface, and flat ground keeps today's positions (
 the default operators' path for a mated pair gives the children of the general one."""
 
 import dataclasses
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -11,11 +10,13 @@ from ga_strategies import ga_sections, genome_sections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evo.fitness import Evaluation
 from evo.ga.brood import PAIR, SEEDED, Brood, breed
 from evo.ga.creatures import problems, random_creature
 from evo.ga.loop import Evolution, LoopSettings
 from evo.ga.mutation import mutate
-from evo.io.checkpoint import model_json
+from evo.ga.search import ChildResult
+from evo.io.checkpoint.document import model_json
 from evo.model import Creature
 from evo.sim import World
 from evo.sim.placement import surface_heights
@@ -35,14 +36,20 @@ def generations(world, count=3):
     evolution = Evolution(SETTINGS)
     out = []
     for _ in range(count):
-        kids = [breed(brood, SETTINGS.genome, SETTINGS.ga, world=world) for brood in evolution.ask()]
+        kids = [breed(brood, SETTINGS.genome, SETTINGS.ga, world=world) for brood in evolution.ask().broods]
         out.append([kid for group in kids for kid in group if kid is not None])
-        evolution.tell([[(kid, None if kid is None else width(kid)) for kid in group] for group in kids])
+        evolution.tell(
+            [
+                ChildResult() if kid is None else ChildResult(kid, width(kid))
+                for group in kids
+                for kid in group
+            ]
+        )
     return out
 
 
 def width(creature):
-    return SimpleNamespace(fitness=(float(np.ptp(creature.positions[:, 0])),), exploded=False)
+    return Evaluation((float(np.ptp(creature.positions[:, 0])),), False)
 
 
 def clearance(creature, world):
@@ -83,7 +90,7 @@ def test_a_seeded_model_under_a_crest_is_lifted_onto_the_crest():
 
 def test_on_flat_ground_the_children_are_exactly_those_bred_without_a_world():
     evolution = Evolution(SETTINGS)
-    broods = evolution.ask()
+    broods = evolution.ask().broods
     for brood in broods[:6]:
         plain = breed(brood, SETTINGS.genome, SETTINGS.ga)
         flat = breed(brood, SETTINGS.genome, SETTINGS.ga, world=World(max_speed=50.0))

@@ -3,15 +3,16 @@
 import json
 import math
 import random
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from evo.fitness import Evaluation
 from evo.ga.brood import breed
 from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, HallOfFame, LoopSettings, plugin_seed
-from evo.io.checkpoint import evolution_from_dict, evolution_to_dict
+from evo.ga.search import ChildResult
+from evo.io.checkpoint.document import evolution_from_dict, evolution_to_dict
 from evo.model import Creature
 
 SINGLE = LoopSettings(population=14, seed=5, objectives=("size",), weights=(1.0,))
@@ -22,24 +23,27 @@ def width(creature: Creature) -> float:
     return float(np.ptp(creature.positions[:, 0]) + 10.0 * creature.omega)
 
 
-def single(creature: Creature) -> SimpleNamespace:
-    return SimpleNamespace(fitness=(width(creature),), exploded=False)
+def single(creature: Creature) -> Evaluation:
+    return Evaluation((width(creature),), False)
 
 
-def double(creature: Creature) -> SimpleNamespace:
-    return SimpleNamespace(fitness=(width(creature), float(creature.n_masses)), exploded=False)
+def double(creature: Creature) -> Evaluation:
+    return Evaluation((width(creature), float(creature.n_masses)), False)
 
 
 def children(evolution: Evolution) -> list[list]:
     """Breed what ask() planned: per brood, its children (None for an unchanged copy)."""
     s = evolution.settings
-    return [breed(brood, s.genome, s.ga) for brood in evolution.ask()]
+    return [breed(brood, s.genome, s.ga) for brood in evolution.ask().broods]
+
+
+def results(kids: list[list], score=single) -> list[ChildResult]:
+    """One result per child, in the plan's order (``ChildResult()`` for an unchanged copy)."""
+    return [ChildResult() if c is None else ChildResult(c, score(c)) for made in kids for c in made]
 
 
 def step(evolution: Evolution, score=single) -> dict:
-    return evolution.tell(
-        [[(c, None if c is None else score(c)) for c in kids] for kids in children(evolution)]
-    )
+    return evolution.tell(results(children(evolution), score))
 
 
 def run(settings: LoopSettings, generations: int, score=single) -> Evolution:
@@ -90,7 +94,7 @@ def test_elitism_keeps_the_best_fitness_from_ever_getting_worse():
 
 def test_only_changed_offspring_are_evaluated_and_each_gets_its_own_seed():
     evolution = run(SINGLE, 2)
-    broods = evolution.ask()
+    broods = evolution.ask().broods
     seeds = [seed for brood in broods for seed in brood.plugin_seeds if seed is not None]
     assert 0 < len(seeds) <= SINGLE.population - SINGLE.ga.elite
     assert seeds == [plugin_seed(SINGLE.seed, 2, i) for i in range(len(seeds))]
@@ -98,13 +102,13 @@ def test_only_changed_offspring_are_evaluated_and_each_gets_its_own_seed():
         evolution.ask()
     with pytest.raises(ValueError):
         evolution.tell([])
-    with pytest.raises(ValueError):  # a child not given as (creature, outcome); nothing is told
-        evolution.tell([[(None,)] * len(brood.plugin_seeds) for brood in broods])
+    with pytest.raises(ValueError):  # a copy's result where a new child's is due; nothing is told
+        evolution.tell([ChildResult()] * sum(len(brood.plugin_seeds) for brood in broods))
     s = evolution.settings
     kids = [breed(brood, s.genome, s.ga) for brood in broods]
     for brood, made in zip(broods, kids, strict=True):
         assert [c is None for c in made] == [seed is None for seed in brood.plugin_seeds]
-    evolution.tell([[(c, None if c is None else single(c)) for c in made] for made in kids])
+    evolution.tell(results(kids))
     new = [ind for ind in evolution.population if ind.born == 2]
     assert sorted(ind.id for ind in new) == sorted(f"g2-{i}" for i in range(len(seeds)))
     assert all(ind.parents and ind.seed == seeds[int(ind.id.split("-")[1])] for ind in new)
@@ -113,7 +117,7 @@ def test_only_changed_offspring_are_evaluated_and_each_gets_its_own_seed():
 def test_breeding_the_same_brood_twice_makes_the_same_children():
     evolution = run(SINGLE, 1)
     s = evolution.settings
-    for brood in evolution.ask():
+    for brood in evolution.ask().broods:
         once, twice = breed(brood, s.genome, s.ga), breed(brood, s.genome, s.ga)
         assert [None if c is None else json.dumps(c.positions.tolist() + c.rest.tolist()) for c in once] == [
             None if c is None else json.dumps(c.positions.tolist() + c.rest.tolist()) for c in twice
@@ -132,11 +136,11 @@ def test_exploded_creatures_get_the_worst_fitness_are_counted_and_left_out_of_st
     evolution = Evolution(SINGLE)
     made = children(evolution)
     outcomes = [
-        [(c, SimpleNamespace(fitness=(-math.inf,), exploded=True) if k % 3 == 0 else single(c))]
+        ChildResult(c, Evaluation((-math.inf,), True) if k % 3 == 0 else single(c))
         for k, (c,) in enumerate(made)
     ]
     record = evolution.tell(outcomes)
-    finite = [o.fitness[0] for ((_, o),) in outcomes if not o.exploded]
+    finite = [o.evaluation.fitness[0] for o in outcomes if not o.evaluation.exploded]
     assert record["exploded"] == len(made) - len(finite)
     assert record["size_mean"] == pytest.approx(np.mean(finite))
     assert record["size_min"] == min(finite)
@@ -148,7 +152,7 @@ def test_exploded_creatures_get_the_worst_fitness_are_counted_and_left_out_of_st
 def test_a_generation_where_everything_exploded_has_nan_statistics_and_no_elites():
     evolution = Evolution(SINGLE)
     made = children(evolution)
-    record = evolution.tell([[(c, SimpleNamespace(fitness=(-math.inf,), exploded=True))] for (c,) in made])
+    record = evolution.tell([ChildResult(c, Evaluation((-math.inf,), True)) for (c,) in made])
     assert record["exploded"] == len(made)
     assert math.isnan(record["size_best"]) and math.isnan(record["size_mean"])
     assert len(evolution.hall_of_fame) == 0

@@ -414,10 +414,11 @@ def test_a_physics_range_must_contain_the_value_new_links_and_masses_get(key, va
 
 @pytest.mark.parametrize("physics", [0.0, 0.3])
 def test_the_operator_drawn_when_none_fires_is_the_one_rng_choice_would_draw_from_the_same_draws(physics):
-    from evo.ga.mutation import _active
+    from evo.ga.mutation import MutationPlan
 
     ga = GASection(rate_physics=physics)
-    _, rates, cumulative = _active(ga)
+    plan = MutationPlan.of(ga)
+    rates, cumulative = plan.rates, plan.cumulative
     for seed in range(3000):
         ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
         picked = int(cumulative.searchsorted(ours.random(), side="right"))

@@ -9,9 +9,10 @@ import pytest
 
 from evo.fitness.evaluate import evaluate
 from evo.ga.brood import breed
+from evo.ga.search import ChildResult
 from evo.io.models import dumps_model
 from evo.run.config import load_config
-from evo.run.folder import prepare
+from evo.run.folder.writer import prepare
 
 WALKERS = Path(__file__).resolve().parents[2] / "examples" / "walkers.toml"
 PHYSICS = {
@@ -34,15 +35,13 @@ def run_digest(config, generations: int) -> str:
     evolution = prepare(config).evolution
     digest = hashlib.sha256()
     for _ in range(generations):
-        broods = evolution.ask()
+        broods = evolution.ask().broods
         kids = [breed(brood, config.genome, config.ga, world=spec.world) for brood in broods]
         evolution.tell(
             [
-                [
-                    (kid, None if kid is None else evaluate(kid, spec, seed))
-                    for kid, seed in zip(group, b.plugin_seeds, strict=True)
-                ]
+                ChildResult() if kid is None else ChildResult(kid, evaluate(kid, spec, seed))
                 for group, b in zip(kids, broods, strict=True)
+                for kid, seed in zip(group, b.plugin_seeds, strict=True)
             ]
         )
         for ind in evolution.population:

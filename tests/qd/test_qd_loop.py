@@ -13,8 +13,9 @@ from ribs.schedulers import Scheduler
 from evo.fitness import Evaluation
 from evo.ga.brood import PAIR, RANDOM, breed
 from evo.ga.loop import plugin_seed
+from evo.ga.search import ChildResult
 from evo.ga.settings import GenomeSection
-from evo.io.qd_checkpoint import qd_state_from_dict, qd_state_to_dict
+from evo.io.checkpoint.qd import qd_state_from_dict, qd_state_to_dict
 from evo.model import Creature
 from evo.qd import ArchiveSpec, QDSettings, archive_statistics
 from evo.qd.loop import QualityDiversity
@@ -45,8 +46,8 @@ def score(creature: Creature) -> Evaluation:
 
 def step(search: QualityDiversity, evaluate=score) -> dict:
     s = search.settings
-    broods = search.ask()
-    return search.tell([[(c, evaluate(c)) for c in breed(b, s.genome, s.ga)] for b in broods])
+    broods = search.ask().broods
+    return search.tell([ChildResult(c, evaluate(c)) for b in broods for c in breed(b, s.genome, s.ga)])
 
 
 def run(qd_settings: QDSettings, iterations: int) -> QualityDiversity:
@@ -58,11 +59,11 @@ def run(qd_settings: QDSettings, iterations: int) -> QualityDiversity:
 
 def test_the_first_iteration_is_the_initial_batch_and_the_next_ones_come_from_the_emitters():
     search = QualityDiversity(settings())
-    first = search.ask()
+    first = search.ask().broods
     assert len(first) == 12 and {b.kind for b in first} == {RANDOM}
     assert [b.plugin_seeds for b in first] == [(plugin_seed(5, 0, i),) for i in range(12)]
-    search.tell([[(c, score(c)) for c in breed(b, GENOME, search.settings.ga)] for b in first])
-    broods = search.ask()
+    search.tell([ChildResult(c, score(c)) for b in first for c in breed(b, GENOME, search.settings.ga)])
+    broods = search.ask().broods
     assert {b.kind for b in broods} == {PAIR}
     children = sum(len(b.plugin_seeds) for b in broods)
     assert children == 2 * 5  # emitters x batch_size
@@ -175,15 +176,16 @@ def test_ask_and_tell_must_alternate():
         search.state()
 
 
-def test_a_child_may_be_told_as_a_fitness_and_measures_pair():
+def test_a_child_told_as_a_fitness_and_measures_pair_as_before_0_2_is_taken_with_a_warning():
     search = QualityDiversity(settings())
-    broods = search.ask()
-    record = search.tell(
-        [
-            [(c, (width(c), (float(c.n_masses), c.omega))) for c in breed(b, GENOME, search.settings.ga)]
-            for b in broods
-        ]
-    )
+    broods = search.ask().broods
+    with pytest.warns(DeprecationWarning, match="ChildResult"):
+        record = search.tell(
+            [
+                [(c, (width(c), (float(c.n_masses), c.omega))) for c in breed(b, GENOME, search.settings.ga)]
+                for b in broods
+            ]
+        )
     assert record["num_elites"] > 0 and record["exploded"] == 0
 
 

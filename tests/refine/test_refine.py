@@ -13,7 +13,6 @@ from evo.ga.settings import GenomeSection
 from evo.io.models import load_model
 from evo.refine import GeneSpace, evaluate_lanes, refine
 from evo.refine.cma import CMAES, population_size
-from evo.refine.search import LANES
 from evo.run.rescore import scoring
 from evo.sim import World
 
@@ -93,7 +92,9 @@ class _Point(np.ndarray):
     fitness: float
 
 
-def test_tell_moves_the_distribution_exactly_as_deaps_own_update_of_the_same_points_ties_included():
+def test_tell_moves_the_distribution_as_deaps_own_update_of_the_same_points_ties_included():
+    """Our arithmetic is DEAP's formulas in a fixed order (and Jacobi for LAPACK's eigh): equal to
+    rounding, the eigenvectors up to their signs."""
     import copy
 
     from deap import cma
@@ -104,7 +105,9 @@ def test_tell_moves_the_distribution_exactly_as_deaps_own_update_of_the_same_poi
         values = -np.sum((x - 0.3) ** 2, axis=1)
         values[::4] = values[1]  # ties keep the samples' order
         values[2] = -np.inf
-        reference = copy.deepcopy(ours)
+        reference = cma.Strategy(np.zeros(7), 1.0, lambda_=ours.lambda_)
+        for name in ("centroid", "sigma", "C", "ps", "pc", "B", "diagD", "update_count"):
+            setattr(reference, name, copy.deepcopy(getattr(ours, name)))
         points = []
         for row, value in zip(x, values, strict=True):
             point = np.array(row).view(_Point)
@@ -112,9 +115,10 @@ def test_tell_moves_the_distribution_exactly_as_deaps_own_update_of_the_same_poi
             points.append(point)
         cma.Strategy.update(reference, points)
         ours.tell(x, values)
-        for name in ("centroid", "C", "ps", "pc", "BD"):
-            assert getattr(ours, name).tobytes() == getattr(reference, name).tobytes(), name
-        assert ours.sigma == reference.sigma
+        for name in ("centroid", "C", "ps", "pc", "diagD"):
+            np.testing.assert_allclose(getattr(ours, name), getattr(reference, name), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(np.abs(ours.BD), np.abs(reference.BD), rtol=1e-7, atol=1e-10)
+        assert ours.sigma == pytest.approx(reference.sigma, rel=1e-12)
 
 
 def test_cma_es_finds_the_top_of_a_quadratic():
@@ -130,14 +134,12 @@ def test_lanes_give_each_candidate_the_fitness_evaluate_gives_it_alone(galloper,
     space = GeneSpace.of(galloper, ("phi", "rest"), GenomeSection())
     rng = np.random.default_rng(3)
     bodies = [space.creature_at(space.start() + 0.1 * rng.standard_normal(space.dimension)) for _ in range(9)]
-    before = LANES["batched"]
     lanes = evaluate_lanes(bodies, spec[0], spec[1])
-    assert LANES["batched"] == before + 9
     assert [e.fitness for e in lanes] == [evaluate(b, spec[0], spec[1]).fitness for b in bodies]
 
 
 def test_a_generation_with_exploded_candidates_is_scored_as_evaluate_scores_each_alone(galloper, spec):
-    from evo.refine.search import _centroids
+    from evo.refine.lanes import _centroids
     from evo.sim import simulate_batch
     from evo.sim.simulate import centroids_of
 

@@ -19,7 +19,7 @@ from backend_jobs import (
 from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.ga.loop import Evolution, LoopSettings
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend
-from evo.run.folder import run_logging
+from evo.run.folder.writer import run_logging
 from evo.run.job import BreedContext, breed_and_evaluate
 from evo.sim import warm_up
 
@@ -111,19 +111,22 @@ def test_log_records_of_workers_reach_the_run_log(spec, tasks, tmp_path: Path):
     assert "worker" in text and "started" in text
 
 
+def as_lists(results: list) -> list:
+    """Each brood's children as (positions list or None, evaluation)."""
+    return [[(r.creature and r.creature.positions.tolist(), r.evaluation) for r in kids] for kids in results]
+
+
 def test_broods_bred_and_evaluated_by_workers_match_the_parents_own(spec):
     settings = LoopSettings(population=12, seed=2, objectives=("distance",), weights=(1.0,))
     evolution = Evolution(settings)
     context = BreedContext(spec, settings.genome, settings.ga)
     for _ in range(2):
-        tasks = [Task(i, brood, brood.evaluations) for i, brood in enumerate(evolution.ask())]
+        tasks = [Task(i, brood, brood.evaluations) for i, brood in enumerate(evolution.ask().broods)]
         with InProcess(breed_and_evaluate, context) as local:
             expected = local.run(tasks)
         with ForkPool(
             breed_and_evaluate, context, workers=2, before_fork=lambda: warm_up(spec.world)
         ) as pool:
             results = pool.run(tasks)
-        assert [[(None if c is None else c.positions.tolist(), e) for c, e in kids] for kids in results] == [
-            [(None if c is None else c.positions.tolist(), e) for c, e in kids] for kids in expected
-        ]
-        evolution.tell(results)
+        assert as_lists(results) == as_lists(expected)
+        evolution.tell([r for kids in results for r in kids])

@@ -18,7 +18,7 @@ from dask_cluster import ExternalCluster  # .[test] installs dask: without it th
 import evo
 from evo.errors import EvoInputError
 from evo.fitness import registry
-from evo.io.checkpoint import model_json
+from evo.io.checkpoint.document import model_json
 from evo.run.backends import InProcess, Task
 from evo.run.backends.dask_pool import DaskPool
 from evo.run.callbacks import Callback
@@ -196,7 +196,7 @@ def test_a_run_started_on_fork_resumes_on_a_dask_cluster_with_the_same_files(ref
 
 def test_a_plugin_file_reaches_workers_that_cannot_see_it(cluster, tmp_path):
     config = evo.Config.from_toml(write_config(tmp_path / "a"))
-    broods = evo.Evolution(config.loop_settings()).ask()
+    broods = evo.Evolution(config.loop_settings()).ask().broods
     tasks = [Task(i, brood, brood.evaluations) for i, brood in enumerate(broods)]
     context = BreedContext(config.evaluation_spec(), config.genome, config.ga)
     with InProcess(breed_and_evaluate, context) as local:
@@ -210,7 +210,7 @@ def test_a_plugin_file_reaches_workers_that_cannot_see_it(cluster, tmp_path):
 
 def _as_text(results) -> list:
     """Children as model JSON with their evaluations (creatures hold arrays: compare their text)."""
-    return [[(None if c is None else model_json(c), e) for c, e in kids] for kids in results]
+    return [[(r.creature and model_json(r.creature), r.evaluation) for r in kids] for kids in results]
 
 
 def test_a_plugin_the_workers_cannot_import_is_one_line_naming_the_plugin_and_the_worker(cluster, tmp_path):

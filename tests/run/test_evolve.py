@@ -250,12 +250,31 @@ def test_the_user_can_own_the_loop_with_ask_and_tell(tmp_path):
     config = evo.Config.from_toml(tiny_config(tmp_path))
     evolution = evo.Evolution(config.loop_settings())
     for _ in range(3):
-        broods = evolution.ask()
-        kids = [evo.breed(brood, config.genome, config.ga) for brood in broods]
-        record = evolution.tell([[(c, None if c is None else float(c.n_links)) for c in k] for k in kids])
+        plan = evolution.ask()
+        kids = [evo.breed(brood, config.genome, config.ga) for brood in plan.broods]
+        record = evolution.tell(
+            [evo.ChildResult(c, c and evo.Evaluation((float(c.n_links),), False)) for k in kids for c in k]
+        )
     assert record["generation"] == 2 and record["distance_best"] == max(
         m.values[0] for m in evolution.hall_of_fame
     )
+
+
+def test_the_loop_owned_as_before_0_2_still_runs_with_deprecation_warnings(tmp_path):
+    config = evo.Config.from_toml(tiny_config(tmp_path))
+    old, new = evo.Evolution(config.loop_settings()), evo.Evolution(config.loop_settings())
+    for _ in range(2):
+        with pytest.warns(DeprecationWarning, match="plan.broods"):
+            broods = list(old.ask())
+        kids = [evo.breed(brood, config.genome, config.ga) for brood in broods]
+        with pytest.warns(DeprecationWarning, match="ChildResult"):
+            record = old.tell([[(c, None if c is None else float(c.n_links)) for c in k] for k in kids])
+        plan = new.ask()
+        kids = [evo.breed(brood, config.genome, config.ga) for brood in plan.broods]
+        told = new.tell(
+            [evo.ChildResult(c, c and evo.Evaluation((float(c.n_links),), False)) for k in kids for c in k]
+        )
+        assert record == told
 
 
 def test_the_public_names_all_resolve():

@@ -26,8 +26,8 @@ def short_run(world: World, generations: int = 2):
     context = BreedContext(spec, settings.genome, settings.ga)
     made = []
     for generation in range(generations):
-        results = [breed_and_evaluate(brood, context) for brood in evolution.ask()]
-        made += [(generation, child) for kids in results for child, _ in kids if child is not None]
+        results = [r for brood in evolution.ask().broods for r in breed_and_evaluate(brood, context)]
+        made += [(generation, r.creature) for r in results if r.creature is not None]
         evolution.tell(results)
     return made
 

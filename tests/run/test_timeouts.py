@@ -19,7 +19,7 @@ from evo.fitness import registry
 from evo.fitness.evaluate import Evaluation
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
-from evo.run.folder import RunFailed
+from evo.run.folder.writer import RunFailed
 from evo.run.job import BreedContext, breed_and_evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -254,10 +254,10 @@ def test_a_timed_out_child_gets_the_worst_fitness_without_counting_as_exploded()
     spec = _config("sleep", on_timeout="worst", every=1).evaluation_spec()
     settings = _config("sleep").loop_settings()
     evolution = evo.Evolution(settings)
-    (brood, *_) = evolution.ask()
+    (brood, *_) = evolution.ask().broods
     context = BreedContext(spec, settings.genome, settings.ga, timeout=0.2, on_timeout="worst")
     (kid, *_) = breed_and_evaluate(brood, context)
-    assert kid[1] == Evaluation((-np.inf,), exploded=False, timed_out=True)
+    assert kid.evaluation == Evaluation((-np.inf,), exploded=False, timed_out=True)
 
 
 def test_a_plugin_that_swallows_the_first_timeout_gets_it_again(tmp_path):

@@ -1,0 +1,35 @@
+"""The GA kernels moved into evo.ga.kernels; their documented flat paths keep working for one release,
+each with a DeprecationWarning naming the new path."""
+
+import importlib
+
+import pytest
+
+MOVED = {
+    "brood_kernels": "brood",
+    "crossover_kernels": "crossover",
+    "mutation_kernels": "mutation",
+    "gene_kernels": "genes",
+    "graph_kernels": "graph",
+    "link_kernels": "links",
+    "draws": "draws",
+    "pcg": "pcg",
+}
+
+
+@pytest.mark.parametrize(("old", "new"), MOVED.items())
+def test_every_public_name_of_a_moved_module_is_the_same_object_with_a_warning(old, new):
+    before = importlib.import_module(f"evo.ga.{old}")
+    after = importlib.import_module(f"evo.ga.kernels.{new}")
+    assert after.__all__
+    for name in after.__all__:
+        warning = rf"^evo\.ga\.{old} is deprecated .*evo\.ga\.kernels\.{new}$"
+        with pytest.warns(DeprecationWarning, match=warning):
+            value = getattr(before, name)
+        assert value is getattr(after, name)
+
+
+def test_a_private_or_unknown_name_of_a_moved_module_is_an_attribute_error_naming_it():
+    old = importlib.import_module("evo.ga.brood_kernels")
+    with pytest.raises(AttributeError, match="evo.ga.brood_kernels"):
+        old._pair  # noqa: B018
