@@ -36,6 +36,18 @@ def _breeding() -> None:
     warm_breeding(seeds=False)
 
 
+def _breeding_functions() -> tuple:
+    from evo.ga.kernels import brood
+
+    return (brood._pair,)
+
+
+def _seeds_functions() -> tuple:
+    from evo.ga import seeds
+
+    return (seeds._generation_seeds,)
+
+
 def _plugin_seeds() -> None:
     from evo.ga.seeds import plugin_seeds
 
@@ -47,7 +59,10 @@ def compile_tasks(world: World | None, any_physics: bool = False, breeding: bool
     first, so that it starts at once)."""
     from evo.sim.warm import CompileTask, kernel_tasks
 
-    tasks = [CompileTask("breeding", _breeding), CompileTask("the plugin seeds", _plugin_seeds)]
+    tasks = [
+        CompileTask("breeding", _breeding, compiled=_breeding_functions),
+        CompileTask("the plugin seeds", _plugin_seeds, compiled=_seeds_functions),
+    ]
     return (tasks if breeding else []) + kernel_tasks(world, any_physics)
 
 
@@ -60,8 +75,15 @@ def any_physics(genome, ga) -> bool:
 
 def warm_run(world: World, genome, ga, say: Callable[[str], None] | None = None) -> None:
     """Compile what a run calls before its first generation (in parallel processes, ``say`` told of each)
-    and load it here, before the run's workers fork."""
-    compile_ahead(compile_tasks(world, any_physics(genome, ga)), say=say, load_here=True)
+    and load it here, before the run's workers fork; when numba's cache has it all, only load it here."""
+    from evo.sim.warm import in_cache
+
+    tasks = compile_tasks(world, any_physics(genome, ga))
+    if all(in_cache(task) for task in tasks):
+        for task in tasks:
+            task.run(*task.args)
+        return
+    compile_ahead(tasks, say=say, load_here=True)
 
 
 def compile_ahead(

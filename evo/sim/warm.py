@@ -3,6 +3,7 @@ tasks in parallel processes into numba's cache (``evo warm``, a run's first comp
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import time
@@ -18,6 +19,7 @@ from evo.sim.world import CONTACTS, INTEGRATORS, World
 __all__ = [
     "CompileTask",
     "compile_in_processes",
+    "in_cache",
     "kernel_tasks",
     "warm_kernel",
     "warm_kernels",
@@ -38,12 +40,38 @@ KERNELS = {
 @dataclass(frozen=True)
 class CompileTask:
     """One compilation: ``name`` (what the user is told), ``run`` a module-level function compiling it
-    (called with ``args`` in a worker process), ``after`` the names of tasks whose cache it loads."""
+    (called with ``args`` in a worker process), ``after`` the names of tasks whose cache it loads, and
+    ``compiled``: a function returning the numba functions whose cache says it is done."""
 
     name: str
     run: Callable[..., Any]
     args: tuple = ()
     after: tuple[str, ...] = field(default=())
+    compiled: Callable[[], tuple] | None = None
+
+
+def in_cache(task: CompileTask) -> bool:
+    """Whether numba's cache holds a current compilation of every function the task names (an index
+    whose source stamp matches the source), so that running it only loads; False when unsure."""
+    if task.compiled is None:
+        return False
+    try:
+        return all(bool(f._cache._cache_file._load_index()) for f in task.compiled())
+    except Exception:  # noqa: BLE001 -- numba's private cache API: unsure means compile in processes
+        return False
+
+
+def _kernel_functions(name: str) -> tuple:
+    from evo.sim.kernels import batch_euler, batch_explicit, euler, explicit, implicit, psm
+
+    return {
+        "the Euler kernel": (euler.run_euler,),
+        "the Euler kernel in lanes": (batch_euler.run_euler_batch,),
+        "the general explicit kernel": (explicit.run_explicit,),
+        "the general explicit kernel in lanes": (batch_explicit.run_explicit_batch,),
+        "the backward-Euler kernel": (implicit.run_backward_euler,),
+        "the PSM kernel": (psm.run_psm,),
+    }[name]
 
 
 def warm_kernel(name: str) -> None:
@@ -67,7 +95,10 @@ def kernel_tasks(world: World | None = None, any_physics: bool = False) -> list[
         names = ["the Euler kernel", "the Euler kernel in lanes"] if fast else []
         if not fast or any_physics:
             names += _general_names(world.integrator)
-    return [CompileTask(name, warm_kernel, (name,)) for name in names]
+    return [
+        CompileTask(name, warm_kernel, (name,), compiled=functools.partial(_kernel_functions, name))
+        for name in names
+    ]
 
 
 def _general_names(integrator: str) -> list[str]:

@@ -4,11 +4,12 @@ task fails the whole; which kernels a world's runs call."""
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 import pytest
 
 from evo.sim import World
-from evo.sim.warm import CompileTask, compile_in_processes, kernel_tasks
+from evo.sim.warm import CompileTask, compile_in_processes, in_cache, kernel_tasks
 
 
 def note_pid(path: str) -> None:
@@ -56,3 +57,16 @@ def test_a_default_run_compiles_the_euler_fast_path_only_and_other_worlds_their_
         "the general explicit kernel in lanes",
     ]
     assert len(kernel_tasks(None)) == 6
+
+
+def cached_function(index: dict):
+    """A stand-in for a numba function whose cache index is ``index`` (empty: stale or missing)."""
+    return SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_load_index=lambda: index)))
+
+
+def test_a_task_is_in_the_cache_only_when_every_function_it_names_has_a_current_index():
+    cached, stale = cached_function({"sig": "entry"}), cached_function({})
+    assert in_cache(CompileTask("both", fail, compiled=lambda: (cached, cached)))
+    assert not in_cache(CompileTask("one stale", fail, compiled=lambda: (cached, stale)))
+    assert not in_cache(CompileTask("unnamed", fail))
+    assert not in_cache(CompileTask("unreadable", fail, compiled=lambda: (object(),)))
