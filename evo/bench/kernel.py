@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from typing import Any
 
 import numpy as np
 
 from evo.bench import Section
-from evo.bench.batch import BENCH_GENOME, mixed
+from evo.bench.batch import BENCH_GENOME, _timings, mixed
 from evo.bench.lanes_reference import reference_lanes, run_reference
 from evo.fitness import EvaluationSpec, evaluate, find_plugin
 from evo.fitness.reducers import bind_reducer, reduce_trajectories
@@ -75,12 +74,7 @@ def kernel_case(creatures: list[Creature], world: World, frames: int, repeats: i
 
     batched()
     reference()  # compiled (or loaded) before the timings
-    seconds: dict[str, list[float]] = {"batched": [], "reference": []}
-    for _ in range(max(1, repeats)):
-        for name, run in (("batched", batched), ("reference", reference)):
-            start = time.thread_time()
-            run()
-            seconds[name].append(time.thread_time() - start)
+    seconds = dict(zip(("batched", "reference"), _timings([batched, reference], repeats), strict=True))
     per = len(creatures) * n_steps
     ratios = [r / b for b, r in zip(seconds["batched"], seconds["reference"], strict=True)]
     return {
@@ -109,12 +103,7 @@ def reducer_case(creatures: list[Creature], world: World, frames: int, repeats: 
         return reduce_trajectories(bound, trajectories).fitness[:, 0]
 
     same = np.array_equal(np.array(python()), compiled())
-    seconds: dict[str, list[float]] = {"python": [], "compiled": []}
-    for _ in range(max(1, repeats)):
-        for name, run in (("python", python), ("compiled", compiled)):
-            start = time.thread_time()
-            run()
-            seconds[name].append(time.thread_time() - start)
+    seconds = dict(zip(("python", "compiled"), _timings([python, compiled], repeats), strict=True))
     per = 1e6 / len(creatures)
     return {
         "python_us": per * min(seconds["python"]),

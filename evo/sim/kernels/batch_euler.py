@@ -12,6 +12,7 @@ import math
 import numba as nb
 import numpy as np
 
+from evo.sim.kernels import params as _p
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
 from evo.sim.kernels.lanes import (
     LANE_DOUBLES,
@@ -22,20 +23,6 @@ from evo.sim.kernels.lanes import (
     park_lane,
     record_lanes,
     wave_sin_cos,
-)
-from evo.sim.kernels.params import (
-    F_CN,
-    F_CT,
-    F_DAMPING,
-    F_DT,
-    F_GX,
-    F_GY,
-    F_STIFFNESS,
-    F_XMAX,
-    F_XMIN,
-    F_YMAX,
-    I_STEPS,
-    I_STRIDE,
 )
 
 
@@ -88,21 +75,13 @@ def run_euler_batch(lanes_in, segments, fp, ip, out):
     record 0 the initial state, with the records written per lane and the step at which a lane exploded
     (or -1). An exploded lane is parked (:func:`evo.sim.kernels.lanes.park_lane`) and no longer recorded.
     """
-    pos, vel, free, link_a, link_b = (
-        lanes_in.pos,
-        lanes_in.vel,
-        lanes_in.free,
-        lanes_in.link_a,
-        lanes_in.link_b,
-    )
-    uniform, uniform_b, rest, amp = lanes_in.uniform, lanes_in.uniform_b, lanes_in.rest, lanes_in.amp
-    cos_phi, sin_phi, omega, theta0 = lanes_in.cos_phi, lanes_in.sin_phi, lanes_in.omega, lanes_in.theta0
-    wave_sign, autoreverse, wave_leader = lanes_in.wave_sign, lanes_in.autoreverse, lanes_in.wave_leader
-    max_speed2 = lanes_in.max_speed2
-    ring, records, layout, n_rec, exploded_at = out.ring, out.records, out.layout, out.n_rec, out.exploded_at
-    gx, gy, damping, stiffness, dt = fp[F_GX], fp[F_GY], fp[F_DAMPING], fp[F_STIFFNESS], fp[F_DT]
-    c_n, c_t, x_min, x_max, y_max = fp[F_CN], fp[F_CT], fp[F_XMIN], fp[F_XMAX], fp[F_YMAX]
-    n_steps, stride = ip[I_STEPS], ip[I_STRIDE]
+    (pos, vel, free, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, omega, theta0,
+     wave_sign, autoreverse, wave_leader, max_speed2) = lanes_in  # fmt: skip
+    ring, records, layout, n_rec, exploded_at = out
+    gx, gy, damping = fp[_p.F_GX], fp[_p.F_GY], fp[_p.F_DAMPING]
+    stiffness, dt = fp[_p.F_STIFFNESS], fp[_p.F_DT]
+    c_n, c_t, x_min, x_max, y_max = fp[_p.F_CN], fp[_p.F_CT], fp[_p.F_XMIN], fp[_p.F_XMAX], fp[_p.F_YMAX]
+    n_steps, stride = ip[_p.I_STEPS], ip[_p.I_STRIDE]
     x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
     n = x.shape[0]
     lanes = x.shape[1]

@@ -298,19 +298,10 @@ def run_explicit_batch(lanes_in, general, segments, ground_params, ground_points
     :func:`evo.sim.kernels.lanes.record_lanes`), with the records written and the step at which each lane
     exploded (or -1). An exploded lane is parked and no longer recorded.
     """
-    pos, vel, free, link_a, link_b = (
-        lanes_in.pos,
-        lanes_in.vel,
-        lanes_in.free,
-        lanes_in.link_a,
-        lanes_in.link_b,
-    )
-    uniform, uniform_b, rest, amp = lanes_in.uniform, lanes_in.uniform_b, lanes_in.rest, lanes_in.amp
-    cos_phi, sin_phi, omega, theta0 = lanes_in.cos_phi, lanes_in.sin_phi, lanes_in.omega, lanes_in.theta0
-    wave_sign, autoreverse, wave_leader = lanes_in.wave_sign, lanes_in.autoreverse, lanes_in.wave_leader
-    max_speed2 = lanes_in.max_speed2
-    inv_mass, link_k, dashpot = general.inv_mass, general.link_k, general.dashpot
-    ring, records, layout, n_rec, exploded_at = out.ring, out.records, out.layout, out.n_rec, out.exploded_at
+    (pos, vel, free, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, omega, theta0,
+     wave_sign, autoreverse, wave_leader, max_speed2) = lanes_in  # fmt: skip
+    inv_mass, link_k, dashpot = general
+    ring, records, layout, n_rec, exploded_at = out
     method = ip[I_METHOD]
     n = pos.shape[1]
     lanes = pos.shape[2]

@@ -12,25 +12,7 @@ import math
 import numba as nb
 import numpy as np
 
-from evo.sim.kernels.params import (
-    F_CN,
-    F_CT,
-    F_DAMPING,
-    F_DT,
-    F_GX,
-    F_GY,
-    F_MAX_SPEED2,
-    F_OMEGA,
-    F_SIGN,
-    F_STIFFNESS,
-    F_THETA0,
-    F_XMAX,
-    F_XMIN,
-    F_YMAX,
-    I_AUTOREVERSE,
-    I_STEPS,
-    I_STRIDE,
-)
+from evo.sim.kernels import params as _p
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True, boundscheck=False)
 _MAX_PASSES = 4  # terrain crossings resolved per mass and step
@@ -174,14 +156,15 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, segme
     single fused loop would. The floor contact is written out here rather than called: a numba call
     with array arguments inside the step costs more than the work it does.
     """
-    gx, gy, damping, stiffness, dt = fp[F_GX], fp[F_GY], fp[F_DAMPING], fp[F_STIFFNESS], fp[F_DT]
-    c_n, c_t, x_min, x_max, y_max = fp[F_CN], fp[F_CT], fp[F_XMIN], fp[F_XMAX], fp[F_YMAX]
-    omega, max_speed2, autoreverse = fp[F_OMEGA], fp[F_MAX_SPEED2], ip[I_AUTOREVERSE] != 0
-    n_steps, stride = ip[I_STEPS], ip[I_STRIDE]
+    gx, gy, damping = fp[_p.F_GX], fp[_p.F_GY], fp[_p.F_DAMPING]
+    stiffness, dt = fp[_p.F_STIFFNESS], fp[_p.F_DT]
+    c_n, c_t, x_min, x_max, y_max = fp[_p.F_CN], fp[_p.F_CT], fp[_p.F_XMIN], fp[_p.F_XMAX], fp[_p.F_YMAX]
+    omega, max_speed2, autoreverse = fp[_p.F_OMEGA], fp[_p.F_MAX_SPEED2], ip[_p.I_AUTOREVERSE] != 0
+    n_steps, stride = ip[_p.I_STEPS], ip[_p.I_STRIDE]
     n = pos.shape[0]
     n_links = link_a.shape[0]
-    theta = fp[F_THETA0]
-    sign = fp[F_SIGN]
+    theta = fp[_p.F_THETA0]
+    sign = fp[_p.F_SIGN]
     rec_pos[0] = pos
     rec_vel[0] = vel
     n_rec = 1
