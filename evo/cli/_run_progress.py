@@ -34,12 +34,17 @@ class FirstCompile(Callback):
             self._warm(run, self._say_when_slow())
 
     def _say_when_slow(self):
-        """Tells each compile that ends after a second (one loaded from numba's cache takes less)."""
+        """Tells what is compiling and what is ready once the compiling has taken a second (loading
+        numba's cache takes less): the lines from before then come first."""
         start = time.monotonic()
+        early: list[str] = []
 
         def say(text: str) -> None:
-            if "ready" in text and time.monotonic() - start > 1.0:
-                print(f"evo {self.command}: {text}", file=sys.stderr, flush=True)
+            early.append(text)
+            if time.monotonic() - start > 1.0:
+                for line in early:
+                    print(f"evo {self.command}: {line}", file=sys.stderr, flush=True)
+                early.clear()
 
         return say
 

@@ -88,3 +88,19 @@ def test_evo_warm_compiles_in_processes_what_a_run_calls_and_the_integrators_it_
     expected.append("the PSM kernel")
     assert started == expected and sorted(ready) == sorted(expected)
     assert out[-1].startswith("ready in ") and "s CPU in 2 processes)" in out[-1]
+
+
+def test_a_first_run_names_what_compiles_once_compiling_takes_a_second(capsys, monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(_run_progress.time, "monotonic", lambda: now[0])
+    say = _run_progress.FirstCompile()._say_when_slow()
+    say("compiling breeding")
+    say("compiling the Euler kernel")
+    assert capsys.readouterr().err == ""  # a cache load says nothing
+    now[0] += 4.0
+    say("the Euler kernel: ready (3.9 s CPU)")
+    assert capsys.readouterr().err.splitlines() == [
+        "evo run: compiling breeding",
+        "evo run: compiling the Euler kernel",
+        "evo run: the Euler kernel: ready (3.9 s CPU)",
+    ]
