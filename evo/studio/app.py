@@ -18,6 +18,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from evo.studio import api_design, api_runs, children, refining
 from evo.studio.guard import Guard
+from evo.studio.panels import panel_routes
 from evo.studio.routing import routes_of
 from evo.studio.session import StudioSession
 from evo.studio.socket import Stream
@@ -74,6 +75,7 @@ def create_app(session: StudioSession, tables: tuple = ROUTE_TABLES) -> Any:
     routes = [
         Route("/", _page),
         *routes_of(tables, session),
+        *panel_routes(session.limits, lambda: session.folder),
         WebSocketRoute("/ws", _stream(session)),
         Mount("/static", StaticFiles(directory=_static(), check_dir=False), name="static"),
     ]

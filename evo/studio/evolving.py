@@ -17,7 +17,7 @@ from evo.io.run_folder.contents import read_run
 from evo.io.studio_files import claim_folder
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
-from evo.run.config import parse_config
+from evo.run.config import parse_config, resolve
 from evo.studio import children
 from evo.studio.designs import model_object
 from evo.studio.limits import StudioLimits
@@ -94,7 +94,7 @@ def check_config(text: str, world: dict[str, Any] | None, limits: StudioLimits) 
     ``[world]`` (a one-line list; empty when valid). Imports the config's plugins: a child process calls
     it. The seed model is checked against the config's size limits by ``evo run`` itself."""
     try:
-        config = parse_config(_document(text, world, None), source="config", default_name="studio")
+        config = resolve(parse_config(_document(text, world, None), source="config", default_name="studio"))
     except EvoInputError as exc:
         return [f"evo validate: error: {exc}"]
     except RecursionError:
