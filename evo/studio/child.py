@@ -31,13 +31,33 @@ def _end_with(parent: int, signum: int) -> None:
         os._exit(1)
 
 
-def _watch_stdin(on_stop: Any, on_gone: Any) -> None:
-    """Read stdin's lines (``stop``) in a thread; its end means the studio has gone."""
+def _first_line() -> tuple[bytes, bytes]:
+    """(the first line of stdin, what was read after it), read from the raw file descriptor."""
+    read = b""
+    while b"\n" not in read:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            break
+        read += chunk
+    line, _, rest = read.partition(b"\n")
+    return line, rest
+
+
+def _watch_stdin(on_stop: Any, on_gone: Any, pending: bytes = b"") -> None:
+    """Read stdin's lines (``stop``) in a thread; its end means the studio has gone. It reads the raw file
+    descriptor: a thread blocked in ``sys.stdin`` holds its lock, and a process forked meanwhile (a pool's
+    worker) that closes ``sys.stdin`` would wait for that lock forever."""
 
     def watch() -> None:
-        for line in sys.stdin:
-            if line.strip() == "stop":
+        rest = pending
+        while True:
+            *lines, rest = rest.split(b"\n")
+            if any(line.strip() == b"stop" for line in lines):
                 on_stop()
+            chunk = os.read(0, 4096)
+            if not chunk:
+                break
+            rest += chunk
         on_gone()
 
     threading.Thread(target=watch, daemon=True).start()
@@ -131,8 +151,9 @@ def main() -> None:
             request = json.loads(line)
             _answered(request["task"], request["payload"], answer)
     else:
-        payload = json.loads(sys.stdin.readline() or "{}")
-        _watch_stdin(STOP.set, lambda: os._exit(1))
+        line, rest = _first_line()
+        payload = json.loads(line or b"{}")
+        _watch_stdin(STOP.set, lambda: os._exit(1), rest)
         _answered(task, payload, answer)
     protocol.close()
     os._exit(0)  # no plugin's atexit or thread holds the answer up

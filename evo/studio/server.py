@@ -104,6 +104,10 @@ def serve(
             (on_ready or _print_url)(url)
         await server_task
         await _ended_children()
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in others:  # watchers of children still reading their pipes
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
 
     loop = asyncio.new_event_loop()
     try:

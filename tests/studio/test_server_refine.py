@@ -93,6 +93,7 @@ def test_every_refine_route_answers_501_where_evo_has_no_refine(tmp_path):
     # a fresh process where importing evo.refine fails: refining.py's own import takes the other branch
     script = """
 import asyncio, json, sys
+import evo  # evo itself imports the package; from here on, importing it fails as in a build without it
 sys.modules["evo.refine"] = None
 from starlette.routing import Router
 from evo.studio import refining
