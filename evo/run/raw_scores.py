@@ -10,7 +10,7 @@ from evo.errors import EvoInputError
 from evo.fitness.evaluate import evaluate
 from evo.fitness.failure import PluginFailed
 from evo.model import Creature
-from evo.run.config import parse_config
+from evo.run.config import parse_config, resolve
 
 __all__ = ["raw_scores", "robust_settings"]
 
@@ -38,7 +38,7 @@ def raw_scores(
     if robust_settings(config) is None:
         return None
     try:
-        spec = parse_config(config, require_plugin=True).evaluation_spec()
+        spec = resolve(parse_config(config)).evaluation_spec()
     except EvoInputError:
         return [None for _ in elites]
     out: list[tuple[float, ...] | None] = []

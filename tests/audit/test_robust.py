@@ -29,7 +29,7 @@ def config(**changes):
     doc = {table: dict(keys) for table, keys in TINY.items()}
     for table, keys in changes.items():
         doc.setdefault(table, {}).update(keys)
-    return parse_config(doc)
+    return evo.Config.from_dict(doc)
 
 
 def differing(a: Path, b: Path, ignore=("run.log", "config.toml")) -> list[str]:

@@ -87,9 +87,14 @@ def test_a_new_user_builds_a_walker_makes_it_walk_refines_it_and_races_it_agains
             "a": 1, "b": 3, "rest": 94.34, "alpha": 0.5, "phi": round(3 * math.pi / 2, 3)
         }  # fmt: skip
 
-        page.keyboard.press("Space")  # it walks
+        page.locator("#speed").click()  # 240 frames a second
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+        assert page.input_value("#speed") == "240"
+        page.get_by_role("button", name="Play", exact=True).click()  # it walks
         page.wait_for_function("() => window.evoStudio.state().frame > 600")
-        page.keyboard.press("Space")
+        page.get_by_role("button", name="Pause", exact=True).click()
         page.wait_for_function("() => !window.evoStudio.player.playing")
         walked = float(page.get_attribute("#distance-plot", "data-distance"))
         assert walked > 20, f"it walks to the right: {walked} px"
