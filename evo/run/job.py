@@ -113,9 +113,13 @@ def breed_and_evaluate(brood: Brood, context: BreedContext, bred: Bred | None = 
         trajectories = {}
     else:
         children, trajectories = bred.children, bred.trajectories
+    scored = {} if bred is None else bred.scored  # by the plugin's compiled reducer (evo.run.batching)
     for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
         if seed is None:
             out.append(ChildResult())
+            continue
+        if k in scored:
+            out.append(ChildResult(child, scored[k]))
             continue
         try:
             if context.timeout <= 0:  # no time limit, hence no monitor and nothing known to hang
