@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, recording, worst_fitness
 from evo.fitness.reducers import bind_reducer, reduce_trajectories
@@ -16,7 +18,7 @@ from evo.model import Creature
 from evo.sim import Trajectory, simulate_batch, topology_key
 from evo.sim.batch import MIN_LANES, kernel_groups
 
-__all__ = ["Bred", "COUNTS", "chunk_ids", "chunk_shares", "prepare_broods"]
+__all__ = ["Bred", "COUNTS", "chunk_ids", "chunk_shares", "prepare_broods", "warm_reducer"]
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
@@ -98,7 +100,15 @@ def prepare_broods(
     return out
 
 
-def _reduced(trajectories: list[Trajectory], spec: Any) -> list[Evaluation | None]:
+def warm_reducer(spec: Any) -> bool:
+    """Compile (or load from numba's cache) the plugin's compiled reducer and the loop over lanes that
+    calls it, by scoring one still creature (before workers fork, so that they inherit both). Returns
+    whether the run's children are scored by a reducer at all."""
+    still = Trajectory(np.zeros(2), np.zeros((2, 1, 2)), np.zeros((2, 1, 2)), False, None)
+    return _reduced([still], spec, count=False)[0] is not None
+
+
+def _reduced(trajectories: list[Trajectory], spec: Any, count: bool = True) -> list[Evaluation | None]:
     """Each trajectory's evaluation by the plugin's compiled reducer (:mod:`evo.fitness.reducers`), bit
     for bit what its Python function gives, with no trajectory handed to Python; None where the plugin
     has none, the spec asks for measures, or the reducer leaves a child to the Python path."""
@@ -114,7 +124,8 @@ def _reduced(trajectories: list[Trajectory], spec: Any) -> list[Evaluation | Non
         scores.fitness.tolist(), scores.exploded.tolist(), scores.python.tolist(), strict=True
     ):
         out.append(None if python else Evaluation(worst if exploded else tuple(fitness), exploded))
-    COUNTS["reduced"] += sum(value is not None for value in out)
+    if count:
+        COUNTS["reduced"] += sum(value is not None for value in out)
     return out
 
 

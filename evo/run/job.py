@@ -28,7 +28,7 @@ from evo.ga.settings import GASection, GenomeSection
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
-from evo.run.batching import Bred, prepare_broods
+from evo.run.batching import Bred, prepare_broods, warm_reducer
 from evo.sim import warm_up
 
 __all__ = [
@@ -232,3 +232,5 @@ def warm(context: BreedContext) -> None:
     warm_up(context.spec.world)
     if context.variation == Variation.default():
         warm_breeding(context.genome, context.ga)
+    if context.batch and context.robust is None and context.evaluate is None:
+        warm_reducer(context.spec)  # the plugin's compiled reducer scores the lanes' children

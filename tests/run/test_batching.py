@@ -169,3 +169,11 @@ def test_two_workers_cut_for_guided_scheduling_write_the_files_of_one(tmp_path, 
     assert seen  # the generations asked for it
     evo.evolve(big.replace(pool={"workers": 1}), out=tmp_path / "one", progress=False)
     assert different(tmp_path / "guided", tmp_path / "one") == []
+
+
+def test_the_reducer_is_warmed_for_a_plugin_that_has_one_and_not_when_measures_are_asked_for():
+    import dataclasses
+
+    spec = config(workers=1).evaluation_spec()
+    assert batching.warm_reducer(spec) is True
+    assert batching.warm_reducer(dataclasses.replace(spec, measures=("speed",))) is False
