@@ -53,6 +53,13 @@ def test_a_plugin_and_its_tests_written_as_the_first_release_documented_them_sti
         ("evo.evaluation", "evaluate", "evo.fitness"),
         ("evo.evaluation", "EvaluationSpec", "evo.fitness"),
         ("evo.config", "load_config", "evo.run.config"),
+        ("evo.io.runs", "read_run", "evo.io.run_folder"),
+        ("evo.io.checkpoint_file", "read_checkpoint_document", "evo.io.checkpoint"),
+        ("evo.io.checkpoint_schema", "validate_checkpoint", "evo.io.checkpoint"),
+        ("evo.io.qd_checkpoint", "qd_state_from_dict", "evo.io.checkpoint"),
+        ("evo.io.population_arrays", "pack_individuals", "evo.io.checkpoint.arrays"),
+        ("evo.run.elite_files", "EliteFiles", "evo.run.folder"),
+        ("evo.run.archive_writer", "QDFolderWriter", "evo.run.folder"),
     ],
 )
 def test_an_old_import_path_gives_the_same_object_and_a_warning_naming_the_new_one(old, name, new):
@@ -67,6 +74,18 @@ def test_an_old_module_has_no_names_the_first_release_did_not_have():
 
     with pytest.raises(AttributeError, match="evo.plugins"):
         evo.plugins.no_such_name  # noqa: B018
+
+
+def test_a_moved_module_is_the_new_ones_names_and_no_others_and_its_files_are_gone():
+    import evo.io.runs
+
+    with pytest.raises(AttributeError, match="evo.io.runs"):
+        evo.io.runs.no_such_name  # noqa: B018
+    with pytest.warns(DeprecationWarning, match="import Entry from evo.io.run_folder"):
+        from evo.io.runs import Entry
+    assert Entry is evo.io.run_folder.Entry
+    assert not (ROOT / "evo" / "io" / "runs.py").exists()
+    assert not (ROOT / "evo" / "run" / "elite_files.py").exists()
 
 
 def test_the_shortest_import_is_the_decorator_itself():

@@ -41,8 +41,9 @@ SECTIONS: dict[str, str] = {
     "checkpoint": "evo.bench.checkpoint:checkpoint_section",
     "quality": "evo.bench.quality:quality_section",
     "studio": "evo.bench.studio:studio_section",
+    "engine": "evo.bench.engine:engine_section",
 }
-# scaling: evo bench --scaling; quality (minutes): python -m evo.bench.quality
+# scaling: evo bench --scaling; quality (minutes): python -m evo.bench.quality; engine: --sections engine
 DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")
 
 

@@ -56,8 +56,8 @@ def checkpoint_costs(population: int = POPULATION, repeats: int = REPEATS) -> di
     """
     from evo.bench import best_time
     from evo.bench.evolution import bench_config
-    from evo.io.checkpoint import checkpoint_contents, individual_json
-    from evo.io.checkpoint_file import checkpoint_arrays
+    from evo.io.checkpoint.disk import checkpoint_arrays
+    from evo.io.checkpoint.document import checkpoint_contents, individual_json
     from evo.io.npz_file import dumps_npz, write_npz
 
     state, individuals = _population(bench_config(), population)
@@ -94,7 +94,7 @@ def age_rates(generations: int = AGE_GENERATIONS, window: int = AGE_WINDOW) -> d
     generations near its start (from generation 10) and at its end."""
     from evo.bench.evolution import _Clock, bench_config
     from evo.run.evolve import run_prepared
-    from evo.run.folder import FolderWriter, prepare
+    from evo.run.folder.writer import FolderWriter, prepare
 
     writes: list[float] = []
 

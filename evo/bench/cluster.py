@@ -18,7 +18,7 @@ from typing import Any
 from evo.bench.evolution import FRAMES, POPULATION, REPEATS, bench_config, best_rate
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
 from evo.run.evolve import run_prepared
-from evo.run.folder import FolderWriter, prepare
+from evo.run.folder.writer import FolderWriter, prepare
 
 __all__ = ["dask_section", "timed_generations"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from evo.run.callbacks import Callback, GenerationStatus
 from evo.run.evolve import run_prepared
-from evo.run.folder import FolderWriter, prepare
+from evo.run.folder.writer import FolderWriter, prepare
 
 POPULATION = 200
 FRAMES = 3000

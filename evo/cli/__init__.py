@@ -32,6 +32,8 @@ COMMANDS = (
     "refine",
     "warm",
     "studio",
+    "tasks",
+    "audit",
 )
 
 

@@ -61,7 +61,7 @@ def score(
     if the plugin failed (its one-line error on stderr, and with ``debug`` the plugin's traceback first)."""
     from evo.fitness import load_ref
     from evo.fitness.evaluate import PluginFailed, evaluate
-    from evo.io.checkpoint import encode_numbers
+    from evo.io.numbers import encode_numbers
 
     try:
         outcome = evaluate(creature, spec, seed)

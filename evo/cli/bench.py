@@ -37,7 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="instead: refine's evaluations per second (CMA-ES, candidates in SIMD lanes) against the scalar"
         " kernel on the same body, and the share of candidates in lanes (see evo/bench/refine.py)",
     )
-
+    parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="instead: whole runs (1 and 2 workers, busy core, dask, batching off) against the bare batched"
+        " kernel per CPU-second, and whether their folders are identical (see evo/bench/engine.py; minutes)",
+    )
     parser.add_argument(
         "--studio",
         action="store_true",
@@ -61,4 +66,6 @@ def run(args: argparse.Namespace) -> int:
         args.sections = ["checkpoint"]
     elif getattr(args, "studio", False):
         args.sections = ["studio"]
+    elif getattr(args, "engine", False):
+        args.sections = ["engine"]
     return main(args)

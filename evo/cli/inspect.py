@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,12 @@ def _fitness_text(values: list[Any]) -> str:
 def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
     """One row per elite, in rank order: the hall of fame of the run's last checkpoint (a consistent
     generation even while the run is being written), or its elite files when it has no checkpoint."""
-    from evo.io.runs import read_run
+    from evo.io.run_folder.contents import read_run
+    from evo.run.raw_scores import raw_scores
 
     contents = read_run(run_dir, require_elites=False)
+    seeds = [(e.creature, e.provenance.seed if e.provenance else None) for e in contents.elites]
+    raw = raw_scores(contents.config, seeds)  # a robust run: each elite in the unperturbed world too
     rows = []
     for rank, entry in enumerate(contents.elites, start=1):
         creature = entry.creature
@@ -50,12 +54,14 @@ def leaderboard(run_dir: Path) -> list[dict[str, Any]]:
         )
         if "cell" in meta:
             rows[-1].update(cell=meta["cell"], measures=dict(meta.get("measures") or {}))
+        if raw is not None:
+            rows[-1]["raw_fitness"] = [v if math.isfinite(v) else str(v) for v in raw[rank - 1] or ()]
     return rows
 
 
 def archive_summary(run_dir: Path) -> dict[str, Any] | None:
     """The figures of a MAP-Elites run's ``archive.json`` (None for a GA run)."""
-    from evo.io.run_folder import RunFolder
+    from evo.io.run_folder.folder import RunFolder
 
     doc = RunFolder(run_dir).read_archive()
     if doc is None:
@@ -98,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     measures = [a["name"] for a in summary["measures"]] if summary is not None else []
     objectives = ", ".join(rows[0]["objectives"]) or "fitness"
-    header = ["rank", objectives, *(["cell", *measures] if summary is not None else [])]
+    robust = "raw_fitness" in rows[0]
+    if robust:  # the fitness the run selected on, then the same creature in the unperturbed world
+        objectives = f"{objectives} (robust)"
+    header = ["rank", objectives, *(["raw"] if robust else []), *(["cell", *measures] if summary else [])]
     # the body's own columns, less those a measure already shows (masses, omega)
     body = [
         (name, value)
@@ -116,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     table = []
     for r in rows:
         cells = [str(r["rank"]), _fitness_text(r["fitness"])]
+        cells += [_fitness_text(r["raw_fitness"])] if robust else []
         if summary is not None:
             values = r.get("measures", {})
             cells += [str(r.get("cell", "")), *(_number(values.get(m, "")) for m in measures)]
@@ -141,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
 def _pinned(run_dir: Path) -> list[str]:
     """:func:`evo.gallery.pinned.pinned_genes` of the run's elites, with its ``[genome]`` table."""
     from evo.gallery.pinned import pinned_genes
-    from evo.io.runs import read_run
+    from evo.io.run_folder.contents import read_run
 
     contents = read_run(run_dir, require_elites=False)
     return pinned_genes([entry.creature for entry in contents.elites], contents.section("genome"))

@@ -1,5 +1,6 @@
-"""``evo race RACE.xml``: run a Sodarace race file and print the ranking; ``evo race --from RUN_DIR --out
-RACE.xml``: write a run's elites as a race file (docs/model-format.md, "Race files")."""
+"""``evo race RACE.xml``: run a Sodarace race file and print the ranking; ``evo race MODEL MODEL...``: race
+model files, race distance and fitness side by side; ``evo race --from RUN_DIR --out RACE.xml``: write a
+run's elites as a race file (docs/model-format.md, "Race files")."""
 
 from __future__ import annotations
 
@@ -12,14 +13,34 @@ from evo.cli._common import writing
 from evo.errors import EvoInputError
 
 NAME = "race"
-HELP = "run a Sodarace race file (.xml) and rank its contenders, or write a run's elites as one (--from)"
+HELP = (
+    "run a Sodarace race file (.xml) or race model files against each other and rank them, or write a "
+    "run's elites as a race file (--from)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("race", metavar="RACE.xml", nargs="?", help="the race file to run")
     parser.add_argument(
-        "--frames", type=int, metavar="N", help="frames per contender (default: the race's timeout)"
+        "race",
+        metavar="FILE",
+        nargs="*",
+        help="a race file (RACE.xml), or the model files to race (.json or classic .xml)",
     )
+    parser.add_argument(
+        "--frames",
+        type=int,
+        metavar="N",
+        help="frames per contender (default: the race's timeout; for models 3000)",
+    )
+    parser.add_argument(
+        "--terrain", metavar="FILE.xml", help="models: race on this Soda XML file's fixed bars (default: own)"
+    )
+    parser.add_argument(
+        "--plugin",
+        metavar="NAME",
+        help="the fitness plugin scored beside the race distance (models: default distance)",
+    )
+    parser.add_argument("--params", metavar="JSON", help="the plugin's parameters as a JSON object")
     parser.add_argument(
         "--finish",
         metavar="X",
@@ -52,32 +73,74 @@ def _finish(text: str | None) -> float | None | str:
 def run(args: argparse.Namespace) -> int:
     if args.run_dir is not None:
         return _write_from_run(args)
-    if args.race is None:
-        raise EvoInputError("give a race file (evo race RACE.xml) or --from RUN_DIR --out RACE.xml")
+    if not args.race:
+        raise EvoInputError(
+            "give a race file (evo race RACE.xml), model files (evo race A.json B.xml) or --from RUN_DIR "
+            "--out RACE.xml"
+        )
     for option in ("out", "top"):
         if getattr(args, option) is not None:
             raise EvoInputError(f"--{option} goes with --from RUN_DIR")
     if args.frames is not None and args.frames < 1:
         raise EvoInputError(f"--frames must be at least 1, got {args.frames}")
-    from evo.io.soda_race import read_race
+    from evo.io.soda_race import is_race_file, read_race
     from evo.race import run_race
 
-    race = read_race(args.race, strict=args.strict)
+    if len(args.race) == 1 and not is_race_file(args.race[0]):
+        raise EvoInputError(
+            "expected a <race> file; to race models, give two or more model files", source=args.race[0]
+        )
+    if len(args.race) == 1:
+        if args.terrain is not None:
+            raise EvoInputError("--terrain goes with model files: a race file holds its own terrain")
+        race, title, files = read_race(args.race[0], strict=args.strict), args.race[0], None
+    else:
+        from evo.race.models import race_of_models
+
+        race = race_of_models(args.race, terrain=args.terrain, frames=args.frames)
+        title, files = f"race of {len(args.race)} models", args.race
     result = run_race(race, frames=args.frames, finish_x=_finish(args.finish))
+    plugin = args.plugin or ("distance" if files else None)
+    scores = _scores(result, plugin, args.params) if plugin else None
     human = sys.stderr if args.json else sys.stdout
     line = f"finish line at x = {result.finish_x:g} px" if result.finish_x is not None else "no finish line"
-    print(f"{args.race}: {len(result.standings)} contenders, {result.frames:g} frames, {line}", file=human)
+    print(f"{title}: {len(result.standings)} contenders, {result.frames:g} frames, {line}", file=human)
+    if scores:
+        print(f"  race distance: centroid x from frame 0; {_counted(scores[0])}", file=human)
     for s in result.standings:
         if s.finished:
             how = f"finished at frame {s.frames:g} ({s.distance:+.1f} px)"
         else:
             how = f"{s.distance:+.1f} px in {s.frames:g} frames"
+        if scores:
+            how = f"race distance {how} · fitness {scores[s.index - 1].label}"
         flag = f"  EXPLODED at frame {s.exploded_frame:g}" if s.exploded else ""
-        print(f"{s.rank:>3}. {s.name} (contender {s.index}): {how}{flag}", file=human)
+        where = files[s.index - 1] if files else f"contender {s.index}"
+        print(f"{s.rank:>3}. {s.name} ({where}): {how}{flag}", file=human)
     _pictures(args, result, human)
     if args.json:
-        print(json.dumps(result.to_dict()))
+        doc = result.to_dict()
+        for row in doc["contenders"]:
+            if files:
+                row["file"] = str(files[row["index"] - 1])
+            if scores:
+                row["distance_counted_from_frame"] = 0
+                row["fitness"] = scores[row["index"] - 1].to_dict()
+        print(json.dumps(doc))
     return 0
+
+
+def _scores(result, plugin: str, params_text: str | None):
+    from evo.cli._fitness import params_of
+    from evo.race.models import scores_of
+
+    return scores_of(result, plugin, params_of(params_text))
+
+
+def _counted(score) -> str:
+    """Where the plugin's fitness counts from, said once above the standings."""
+    since = f"from frame {score.counted_from:g} (settle_frames)" if score.counted_from else "from frame 0"
+    return f"fitness: the {score.plugin} plugin, counted {since}"
 
 
 def _pictures(args: argparse.Namespace, result, human) -> None:
@@ -103,8 +166,8 @@ def _pictures(args: argparse.Namespace, result, human) -> None:
 def _write_from_run(args: argparse.Namespace) -> int:
     if args.out is None:
         raise EvoInputError("--from RUN_DIR needs --out RACE.xml")
-    if args.race is not None:
-        raise EvoInputError("give either a race file to run or --from RUN_DIR, not both")
+    if args.race:
+        raise EvoInputError("give either files to race or --from RUN_DIR, not both")
     from evo.io.soda_race import write_race
     from evo.race import race_of_run
 

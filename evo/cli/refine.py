@@ -12,7 +12,7 @@ from pathlib import Path
 from evo.cli._common import add_world_arguments, world_for, writing
 from evo.cli._fitness import params_of
 from evo.errors import EvoInputError
-from evo.io.checkpoint import encode_numbers
+from evo.io.checkpoint.document import encode_numbers
 from evo.io.models import load_model, save_model
 from evo.io.provenance import Provenance
 from evo.refine import GENES, RefineProgress, refine

@@ -17,7 +17,7 @@ from typing import Any
 from evo.cli._run_progress import FirstCompile, ProgressLines
 from evo.cli._seeds import warn_seed_model_changes
 from evo.errors import EvoInputError, one_line
-from evo.io.run_folder import RunFolder
+from evo.io.run_folder.folder import RunFolder
 from evo.run.callbacks import Callback, GenerationStatus
 from evo.schema import shown
 

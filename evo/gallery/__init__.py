@@ -6,7 +6,7 @@ See docs/gallery.md. Trajectories always come from :func:`evo.sim.simulate`; the
 from evo.gallery.build import build_gallery, gallery_path, write_gallery
 from evo.gallery.contents import generation_bests
 from evo.gallery.data import decode_positions, encode_positions, record_trajectory
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 
 __all__ = [
     "build_gallery",

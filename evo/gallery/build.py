@@ -22,8 +22,9 @@ from evo.gallery.page import header_html, render_page
 from evo.gallery.pinned import pinned_genes
 from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
-from evo.io.runs import Entry, RunContents, archive_entries, read_run
+from evo.io.run_folder.contents import Entry, RunContents, archive_entries, read_run
 from evo.io.worlds import resolve_world
+from evo.run.raw_scores import raw_scores
 from evo.sim import DEFAULT_FRAMES
 from evo.sim.world import World
 
@@ -88,6 +89,9 @@ def _creature(entry: Entry, run: RunContents, max_records: int) -> tuple[dict[st
         parents=list(provenance.parents) if provenance else [],
         natural=_natural_frequencies(entry, world),
     )
+    raw = raw_scores(run.config, [(entry.creature, provenance.seed if provenance else None)])
+    if raw is not None:  # a robust run: the fitness it selected on, and the unperturbed world's beside it
+        doc["raw"] = [_finite(v) for v in raw[0] or ()]
     return doc, world
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from evo.errors import EvoInputError
 from evo.io.models import creature_from_dict, dumps_model
-from evo.io.run_folder import model_digest
-from evo.io.runs import Entry, RunContents, finite_values
+from evo.io.run_folder.contents import Entry, RunContents, finite_values
+from evo.io.run_folder.folder import model_digest
 
 __all__ = ["GenerationBest", "generation_bests"]
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evo.io.checkpoint import decode_numbers, encode_numbers
+from evo.io.numbers import decode_numbers, encode_numbers
 from evo.schema import is_finite_number
 
 __all__ = ["Provenance", "frames_in"]

@@ -59,9 +59,9 @@ class Contender:
     result_frames: float = -1.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Race:
-    """A Sodarace race.
+    """A Sodarace race, built from keyword fields only.
 
     Attributes:
         contenders: in file order (the first is contender 1).
@@ -165,7 +165,15 @@ def read_race(path: str | Path, *, strict: bool = False) -> Race:
         warn_input(f"{names} name classes of the original program", hint="kept, not used", source=source,
                    field="race")  # fmt: skip
     contenders = _contenders(sections["contenders"], source)
-    return Race(contenders, terrain, timeout, world, wave, attributes, terrain_name)
+    return Race(
+        contenders=contenders,
+        terrain=terrain,
+        timeout=timeout,
+        world=world,
+        wave=wave,
+        attributes=attributes,
+        terrain_name=terrain_name,
+    )
 
 
 def _class_attributes(element: ET.Element, tag: str, source: str) -> dict[str, dict[str, str]]:

@@ -264,7 +264,7 @@ class QualityDiversity:
     # -- state -------------------------------------------------------------------------------------
     def state(self) -> QDState:
         """The whole state now (valid between a ``tell`` and the next ``ask``). Elites never change, so
-        it may be turned into JSON later, in another thread (:mod:`evo.io.qd_checkpoint`).
+        it may be turned into JSON later, in another thread (:mod:`evo.io.checkpoint.qd`).
 
         Returns:
             The :class:`~evo.qd.state.QDState`; :meth:`from_state` of it continues exactly.

@@ -1,5 +1,5 @@
 """The plain data of a MAP-Elites run: the archive's shape, the loop's settings, its elites and its whole
-state between iterations (what :mod:`evo.io.qd_checkpoint` turns into JSON). No pyribs here.
+state between iterations (what :mod:`evo.io.checkpoint.qd` turns into JSON). No pyribs here.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from evo.errors import EvoInputError
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 from evo.io.soda_dialect import WORLD_NUMBERS
 from evo.io.soda_race import Contender, Race
 from evo.io.worlds import resolve_world
@@ -58,7 +58,10 @@ def race_of_run(run_dir: str | os.PathLike, *, top: int | None = None) -> Race:
         own = {k: v for k, v in world.to_dict().items() if k in _SODA_FIELDS and k != "terrain"}
         contenders.append(Contender(entry.creature.replace(world=own)))
     return Race(
-        tuple(contenders), terrain=terrain, timeout=float(frames), terrain_name=f"{run.path.name} terrain"
+        contenders=tuple(contenders),
+        terrain=terrain,
+        timeout=float(frames),
+        terrain_name=f"{run.path.name} terrain",
     )
 
 

@@ -4,7 +4,7 @@ broods ordered by their parents' size and cut into chunks of similar evaluation 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +14,7 @@ from evo.model import Creature
 from evo.sim import Trajectory, simulate_batch, topology_key
 from evo.sim.batch import MIN_LANES, kernel_groups
 
-__all__ = ["Bred", "COUNTS", "chunk_ids", "prepare_broods"]
+__all__ = ["Bred", "COUNTS", "chunk_ids", "guided_shares", "prepare_broods"]
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
@@ -31,7 +31,9 @@ class Bred:
     trajectories: dict[int, Trajectory] = field(default_factory=dict)
 
 
-def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
+def prepare_broods(
+    broods: Sequence[Brood], context: Any, simulate: Callable[[list[Creature], Any], list] | None = None
+) -> list[Bred | None]:
     """Breed every brood of a chunk, then simulate all its new children together in lanes
     (:func:`evo.sim.simulate_batch`); those it would simulate one by one (:func:`evo.sim.batch.kernel_groups`)
     are left to be simulated when evaluated. A brood whose breeding fails gets None (its job breeds it
@@ -40,6 +42,8 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
     Args:
         broods: the chunk's broods, in order.
         context: the run's :class:`~evo.run.job.BreedContext`.
+        simulate: makes what the children's evaluations take instead, ``simulate(children, context)``
+            (one value per child; a robust run's samples); an error leaves them to their evaluations.
 
     Returns:
         One :class:`Bred` (or None) per brood.
@@ -60,6 +64,14 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
             if child is not None and seed is not None:
                 members.append((bred, k, child))
     creatures = [child for _, _, child in members]
+    if simulate is not None:
+        try:
+            made = simulate(creatures, context)
+        except Exception:  # made again one by one, where the error is reported in order
+            return out
+        for (bred, k, _), value in zip(members, made, strict=True):
+            bred.trajectories[k] = value
+        return out
     in_lanes = sorted(index for indices in kernel_groups(creatures, spec.world).values() for index in indices)
     COUNTS["single"] += len(members) - len(in_lanes)
     if not in_lanes:
@@ -79,16 +91,28 @@ def prepare_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
     return out
 
 
-def chunk_ids(broods: Sequence[Brood], chunks: int) -> list[tuple[int, int]]:
+def guided_shares(workers: int) -> list[float]:
+    """The shares of a generation's cost its chunks take with ``workers`` worker processes (guided
+    self-scheduling): a first round of ``workers`` chunks holding two thirds of the work, then a round of
+    ``workers`` holding the last third. Workers of equal speed each take one of each; one slowed down
+    (another process on its core) takes fewer, the others the rest, so the generation never waits for
+    it longer than for a small chunk. One share for one worker (in-process: one chunk)."""
+    if workers <= 1:
+        return [1.0]
+    return [2.0 / (3 * workers)] * workers + [1.0 / (3 * workers)] * workers
+
+
+def chunk_ids(broods: Sequence[Brood], chunks: int | Sequence[float]) -> list[tuple[int, int]]:
     """(position of each brood in the evaluation order, its chunk): broods ordered by their first parent's
     size (masses, links; same-topology parents side by side), so that a chunk's children pad their lanes
-    little, and cut into about ``chunks`` chunks of similar cost (evaluations x the parent's links, so
-    that the workers finish together), each of at least twice ``MIN_LANES`` evaluations where the
-    generation allows (a smaller chunk's children would run one by one).
+    little, and cut into chunks of the given shares of the cost (evaluations x the parent's links, so
+    that a chunk's cost is its share of the workers' time), each of at least twice ``MIN_LANES``
+    evaluations where the generation allows (a smaller chunk's children would run one by one).
 
     Args:
         broods: the generation's broods, in order.
-        chunks: how many chunks to aim for (>= 1).
+        chunks: how many chunks of equal cost to aim for (>= 1), or the shares of the cost (summing to
+            about 1) of each chunk in turn (:func:`guided_shares`).
 
     Returns:
         One (rank, chunk) per brood, in the broods' order: evaluate them by rank.
@@ -108,13 +132,15 @@ def chunk_ids(broods: Sequence[Brood], chunks: int) -> list[tuple[int, int]]:
         links = brood.parents[0].n_links if brood.parents else 0
         return brood.evaluations * (links + LINKS_PER_CREATURE_COST)
 
+    shares = [1.0 / max(1, chunks)] * max(1, chunks) if isinstance(chunks, int) else list(chunks)
     keys: dict[int, str] = {}
     order = sorted(range(len(broods)), key=size)
     total = sum(b.evaluations for b in broods)
-    per_chunk = max(1, -(-sum(cost(b) for b in broods) // max(1, chunks)))
+    whole = sum(cost(b) for b in broods)
     out = [(0, 0)] * len(broods)
     chunk, filled, evaluations, done = 0, 0, 0, 0
     for rank, i in enumerate(order):
+        per_chunk = max(1.0, shares[min(chunk, len(shares) - 1)] * whole)
         big_enough = filled >= per_chunk and evaluations >= 2 * MIN_LANES
         if big_enough and total - done >= 2 * MIN_LANES:  # no small chunk left at the end
             chunk, filled, evaluations = chunk + 1, 0, 0

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evo.audit.robust import RobustSettings, parse_robust
 from evo.errors import EvoInputError, closest, quoted
 from evo.fitness import Plugin, PluginRef, check_params, find_plugin, load_ref
 from evo.fitness.evaluate import EvaluationSpec
@@ -103,6 +104,11 @@ class EvaluationSection:
         choices=("stop", "worst"),
         doc="past the timeout: stop the run (the creature is saved under failed/), or give the creature "
         "the worst fitness and go on",
+    )
+    robust: RobustSettings | None = setting(
+        None,
+        parse=parse_robust,
+        doc="score each creature in K perturbed worlds, its fitness a low quantile (docs/audit.md)",
     )
 
 
@@ -481,6 +487,10 @@ def parse_config(
             source=source,
         )
 
+    if evaluation.robust is not None and (run.algorithm != "ga" or ga.refine is not None):
+        raise EvoInputError(
+            "[evaluation] robust: robust scoring needs the GA without [ga] refine", source=source
+        )
     if ga.refine is not None and (run.algorithm != "ga" or (plugin is not None and len(plugin.weights) > 1)):
         raise EvoInputError(
             "[ga] refine: memetic refinement needs the GA and a plugin of one objective", source=source

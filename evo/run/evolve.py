@@ -16,14 +16,13 @@ from evo.errors import EvoInputError
 from evo.fitness import plugin_of
 from evo.ga.loop import history_columns
 from evo.ga.search import RunSearch
-from evo.io.checkpoint import evolution_from_dict
+from evo.io.checkpoint.document import evolution_from_dict
+from evo.io.checkpoint.qd import is_qd_checkpoint, qd_state_from_dict
 from evo.io.provenance import Provenance
-from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.run_folder import RunFolder
-from evo.io.runs import CHECKPOINT_ERRORS, RunContents, checkpoint_path, read_run
+from evo.io.run_folder.contents import CHECKPOINT_ERRORS, RunContents, checkpoint_path, read_run
+from evo.io.run_folder.folder import RunFolder
 from evo.model import Creature
 from evo.qd import ribs_missing
-from evo.run.archive_writer import QDFolderWriter
 from evo.run.backends import backend_kind, dask_address_problem, make_backend
 from evo.run.callbacks import (
     Callback,
@@ -35,7 +34,8 @@ from evo.run.callbacks import (
     member_of,
 )
 from evo.run.config import Config, load_config, parse_config, qd_settings
-from evo.run.folder import FolderWriter, Prepared, RunFailed, loop_settings, prepare
+from evo.run.folder.archive import QDFolderWriter
+from evo.run.folder.writer import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.generations import run_generations
 from evo.run.job import BreedContext, Evaluator, breed_and_evaluate, setup_worker, warm, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
@@ -143,6 +143,7 @@ def run_prepared(
             timeout=config.evaluation.timeout,
             on_timeout=config.evaluation.on_timeout,
             batch=config.pool.batch,
+            robust=config.evaluation.robust,
         )
         if kind == "dask":  # workers on other machines get the plugin's files with the context
             context = with_plugin_files(context)

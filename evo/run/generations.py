@@ -12,22 +12,20 @@ from evo.ga.brood import Brood
 from evo.ga.loop import Evolution
 from evo.ga.search import ChildResult
 from evo.run.backends import EvaluationFailed, Task
-from evo.run.batching import chunk_ids
+from evo.run.batching import chunk_ids, guided_shares
 from evo.run.callbacks import Callback, FailureMessage, GenerationStatus, member_of
 from evo.run.config import Config
-from evo.run.folder import Prepared, RunFailed
+from evo.run.folder.writer import Prepared, RunFailed
 from evo.run.memetic import refine_generation
 
 __all__ = ["CHUNKS_PER_WORKER", "run_generations"]
 
 log = logging.getLogger("evo.run")
 
-# with [pool] batch: chunks per worker process and generation (fewer and bigger chunks fill more lanes
-# with creatures of similar size and cost less per chunk -- a dask task each; more and smaller ones
-# balance the workers' loads); in-process: one chunk. The chunks are cut to similar costs
-# (evo.run.batching.chunk_ids), and one per worker measured 15-20 % faster on examples/walkers.toml
-# with 2 fork workers than two (docs/performance.md, "Issue 18: the parent's part")
-CHUNKS_PER_WORKER = 1
+# with [pool] batch and no [pool] chunksize: chunks per worker process and generation, of decreasing
+# cost (evo.run.batching.guided_shares: a worker slowed by another process takes fewer); in-process: one
+# chunk. Fewer and bigger chunks fill more lanes and cost less each (docs/performance.md, "Issue 29")
+CHUNKS_PER_WORKER = len(guided_shares(2)) // 2
 
 
 def _failure(
@@ -72,7 +70,7 @@ def _tasks(broods: list[Brood], config: Config, workers: int) -> list[Task]:
     if not config.pool.batch or not broods:
         return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
     size = config.pool.chunksize
-    chunks = -(-len(broods) // size) if size else (CHUNKS_PER_WORKER * workers if workers > 1 else 1)
+    chunks = -(-len(broods) // size) if size else guided_shares(workers)
     ranked = sorted((rank, chunk, index) for index, (rank, chunk) in enumerate(chunk_ids(broods, chunks)))
     return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from traceback import format_exception
 
+from evo.audit.robust import RobustSettings, robust_evaluation, simulate_samples
 from evo.errors import EvoInputError
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, EvaluationSpec, worst_fitness
@@ -54,7 +55,8 @@ class BreedContext:
     in seconds (0: none); past it, ``on_timeout = "stop"`` fails the brood (:class:`ChildFailed`) and
     ``"worst"`` gives the child the worst fitness. ``plugin_files`` carries the source of a ``file:``
     plugin to workers that may not see it (:func:`with_plugin_files`). With ``batch``, the children of
-    a chunk are simulated together in lanes (:func:`prepare`; the results are the same).
+    a chunk are simulated together in lanes (:func:`prepare`; the results are the same). With ``robust``
+    each child is scored in its perturbed worlds (:func:`evo.audit.robust.robust_evaluation`).
     """
 
     spec: EvaluationSpec
@@ -66,6 +68,7 @@ class BreedContext:
     on_timeout: str = "stop"
     plugin_files: PluginFiles | None = None
     batch: bool = True
+    robust: RobustSettings | None = None
 
 
 class ChildFailed(Exception):
@@ -130,6 +133,8 @@ def breed_and_evaluate(brood: Brood, context: BreedContext, bred: Bred | None = 
 def _evaluated(
     k: int, child: Creature, seed: int, context: BreedContext, evaluate: Evaluator, trajectories: dict
 ) -> Evaluation:
+    if context.robust is not None:  # trajectories: each child's samples, simulated in lanes
+        return robust_evaluation(child, context.spec, seed, context.robust, trajectories.get(k))
     if k in trajectories:  # simulated in lanes already
         return evaluate_one(child, context.spec, seed, trajectories[k])
     return evaluate(child, context.spec, seed)
@@ -141,7 +146,14 @@ def prepare(broods: list[Brood], context: BreedContext) -> list[Bred | None]:
     (:func:`evo.run.batching.prepare_broods`); otherwise nothing (each brood is bred by the job)."""
     if not context.batch or context.evaluate is not None:
         return [None] * len(broods)
+    if context.robust is not None:
+        return prepare_broods(broods, context, simulate=_robust_samples)
     return prepare_broods(broods, context)
+
+
+def _robust_samples(creatures: list[Creature], context: BreedContext) -> list:
+    """Each child's robust samples, every sample's children together in lanes."""
+    return simulate_samples(creatures, context.spec, context.robust)
 
 
 breed_and_evaluate.prepare = prepare  # type: ignore[attr-defined]

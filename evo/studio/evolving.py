@@ -16,7 +16,7 @@ from typing import Any
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.models import save_model
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.config import parse_config

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.analysis.summary import finite
-from evo.io.runs import Entry, archive_entries, read_run
+from evo.io.run_folder.contents import Entry, archive_entries, read_run
 from evo.model import Creature
 from evo.run.callbacks import Member
 from evo.run.evolve import RunResult, open_run

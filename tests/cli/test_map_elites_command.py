@@ -10,7 +10,7 @@ from pathlib import Path
 from test_run_command import _signal_after_checkpoint, evo_run, snapshot, write_config
 
 from evo.cli import main
-from evo.io.checkpoint_file import read_checkpoint_document
+from evo.io.checkpoint.disk import read_checkpoint_document
 
 QD = """
 [qd]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from evo.cli import main
-from evo.io.checkpoint_file import read_checkpoint_document
+from evo.io.checkpoint.disk import read_checkpoint_document
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from test_run_command import evo_run, snapshot, write_config
 
-from evo.io.checkpoint_file import read_checkpoint_document
+from evo.io.checkpoint.disk import read_checkpoint_document
 
 MARKER = ".in-checkpoint-window"  # made by the write when it reaches the window
 

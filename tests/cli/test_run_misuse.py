@@ -16,8 +16,9 @@ import pytest
 from test_run_command import _wait_for_checkpoint, evo_run, snapshot, write_config
 
 import evo
-from evo.io import checkpoint_file, run_lock
-from evo.io.checkpoint_file import read_checkpoint_document
+from evo.io import run_lock
+from evo.io.checkpoint import disk as checkpoint_file
+from evo.io.checkpoint.disk import read_checkpoint_document
 from evo.io.run_lock import FolderInUse
 
 ROOT = Path(__file__).resolve().parents[2]

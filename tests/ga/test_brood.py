@@ -16,7 +16,7 @@ from evo.ga.creatures import problems, random_creature
 from evo.ga.loop import Evolution, LoopSettings
 from evo.ga.mutation import mutate
 from evo.ga.search import ChildResult
-from evo.io.checkpoint import model_json
+from evo.io.checkpoint.document import model_json
 from evo.model import Creature
 from evo.sim import World
 from evo.sim.placement import surface_heights

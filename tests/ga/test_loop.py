@@ -12,7 +12,7 @@ from evo.ga.brood import breed
 from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, HallOfFame, LoopSettings, plugin_seed
 from evo.ga.search import ChildResult
-from evo.io.checkpoint import evolution_from_dict, evolution_to_dict
+from evo.io.checkpoint.document import evolution_from_dict, evolution_to_dict
 from evo.model import Creature
 
 SINGLE = LoopSettings(population=14, seed=5, objectives=("size",), weights=(1.0,))

@@ -12,7 +12,7 @@ from evo.ga.brood import breed
 from evo.ga.search import ChildResult
 from evo.io.models import dumps_model
 from evo.run.config import load_config
-from evo.run.folder import prepare
+from evo.run.folder.writer import prepare
 
 WALKERS = Path(__file__).resolve().parents[2] / "examples" / "walkers.toml"
 PHYSICS = {

@@ -9,7 +9,7 @@ import numpy as np
 from evo.ga.creatures import random_creature
 from evo.ga.settings import GenomeSection
 from evo.io.models import dumps_model
-from evo.io.run_folder import elite_file_name, model_digest
+from evo.io.run_folder.folder import elite_file_name, model_digest
 from evo.model import Creature
 
 TINY_CONFIG = """

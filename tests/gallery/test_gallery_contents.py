@@ -10,7 +10,7 @@ from gallery_builders import made_run, random_creatures
 
 from evo.errors import EvoInputError
 from evo.gallery.contents import generation_bests
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 
 
 def test_a_real_run_folder_gives_elites_history_objectives_and_a_date(run_dir: Path):

@@ -145,7 +145,7 @@ def test_a_rebuilt_gallery_keeps_the_permissions_its_owner_gave_the_page(tmp_pat
 
 def test_each_elite_carries_its_three_lowest_natural_frequencies_as_evo_analyze_finds_them(run_dir: Path):
     from evo.analysis import natural_modes
-    from evo.io.runs import read_run
+    from evo.io.run_folder.contents import read_run
     from evo.io.worlds import resolve_world
 
     data = payload(build_gallery(run_dir, top=2))

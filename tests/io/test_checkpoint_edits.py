@@ -20,9 +20,9 @@ from fuzz_strategies import loads_or_refuses
 import evo
 from evo.cli import main
 from evo.cli.inspect import leaderboard
-from evo.io.checkpoint_file import read_checkpoint_document
+from evo.io.checkpoint.disk import read_checkpoint_document
 from evo.io.npz_file import read_npz, write_npz
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 
 CONFIG = """[run]
 name = "edits"

@@ -13,17 +13,17 @@ import pytest
 from evo.errors import EvoInputError
 from evo.ga.individual import Individual
 from evo.ga.loop import EvolutionState, history_columns
-from evo.io.checkpoint import checkpoint_contents, state_from_dict
-from evo.io.checkpoint_file import (
+from evo.io.checkpoint.disk import (
     HistoryLog,
     checkpoint_arrays,
     read_checkpoint_document,
     remove_stale_temporaries,
     write_checkpoint_file,
 )
+from evo.io.checkpoint.document import checkpoint_contents, state_from_dict
 from evo.io.models import creature_to_dict
 from evo.io.npz_file import dumps_npz, read_npz
-from evo.io.run_folder import history_csv
+from evo.io.run_folder.folder import history_csv
 from evo.model import Creature, Polygon
 
 

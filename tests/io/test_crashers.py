@@ -17,7 +17,7 @@ import evo
 from evo.cli import main
 from evo.cli.inspect import leaderboard
 from evo.io.models import load_model
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 from evo.io.tomlfiles import read_world_file
 from evo.io.worlds import resolve_world
 from evo.run.config import load_config

@@ -1,4 +1,4 @@
-"""evo.io.population_arrays: pack_individuals gives, array for array, what its first (plainer) form gave."""
+"""evo.io.checkpoint.arrays: pack_individuals gives, array for array, what its first (plainer) form gave."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from evo.ga.individual import Individual
+from evo.io.checkpoint.arrays import _LINK_FIELDS, _MASS_FIELDS, _WAVE_FIELDS, pack_individuals
 from evo.io.models import creature_to_dict
-from evo.io.population_arrays import _LINK_FIELDS, _MASS_FIELDS, _WAVE_FIELDS, pack_individuals
 from evo.model import Creature, Polygon
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from evo.errors import EvoInputError
 from evo.ga.individual import Individual
+from evo.io.checkpoint.qd import archive_document, is_qd_checkpoint, qd_state_from_dict, qd_state_to_dict
 from evo.io.provenance import Provenance
-from evo.io.qd_checkpoint import archive_document, is_qd_checkpoint, qd_state_from_dict, qd_state_to_dict
-from evo.io.run_folder import RunFolder, archive_file_name
+from evo.io.run_folder.folder import RunFolder, archive_file_name
 from evo.model import Creature
 from evo.qd import ArchiveSpec, Elite, QDState
 

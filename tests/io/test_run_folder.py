@@ -4,9 +4,9 @@ import math
 import pytest
 
 from evo.errors import EvoInputError
-from evo.io.checkpoint import decode_number, decode_numbers, encode_numbers
+from evo.io.checkpoint.document import decode_number, decode_numbers, encode_numbers
 from evo.io.models import dumps_model
-from evo.io.run_folder import RunFolder, elite_file_name, history_csv, model_digest
+from evo.io.run_folder.folder import RunFolder, elite_file_name, history_csv, model_digest
 from evo.model import Creature
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import evo
-from evo.io.runs import read_run
+from evo.io.run_folder.contents import read_run
 
 CONFIG = {
     "run": {"name": "tiny", "seed": 7, "generations": 3, "population": 10},

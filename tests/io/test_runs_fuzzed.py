@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import evo
 from evo.cli.inspect import leaderboard
-from evo.io.checkpoint_file import read_checkpoint_document
-from evo.io.runs import read_run
-from evo.run.folder import prepare
+from evo.io.checkpoint.disk import read_checkpoint_document
+from evo.io.run_folder.contents import read_run
+from evo.run.folder.writer import prepare
 
 
 @pytest.fixture(scope="module")

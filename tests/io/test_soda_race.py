@@ -3,6 +3,7 @@ imposed where they are numbers, errors naming the contender and the field, writt
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from pathlib import Path
@@ -146,8 +147,14 @@ def test_a_model_reader_given_a_race_says_how_to_run_it(tmp_path):
 
 def test_a_race_written_and_read_back_is_the_same_race(tmp_path):
     race = read_race(EXAMPLE)
-    imposed = Race(race.contenders, race.terrain, 1234.0, {"gravity": 0.2, "damping": 0.05},
-                   {"beta": 0.5, "autoreverse": True}, {"race": {"racer": "r"}}, "track")  # fmt: skip
+    imposed = dataclasses.replace(
+        race,
+        timeout=1234.0,
+        world={"gravity": 0.2, "damping": 0.05},
+        wave={"beta": 0.5, "autoreverse": True},
+        attributes={"race": {"racer": "r"}},
+        terrain_name="track",
+    )
     path = tmp_path / "again.xml"
     write_race(imposed, path)
     with warnings.catch_warnings():
@@ -172,6 +179,15 @@ def test_a_race_written_and_read_back_is_the_same_race(tmp_path):
     assert text.count(CONTENDER) == 11 - 4  # 11 constrainable values, 4 imposed
 
 
+def test_a_race_is_built_from_named_fields_only_and_never_changes():
+    race = read_race(EXAMPLE)
+    with pytest.raises(TypeError):
+        Race(race.contenders, race.terrain)  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        race.timeout = 1.0  # type: ignore[misc]
+    assert Race(contenders=race.contenders).timeout is None
+
+
 @pytest.mark.filterwarnings("ignore::evo.errors.EvoInputWarning")
 def test_too_many_contenders_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr("evo.io.soda_race.MAX_CONTENDERS", 2)
@@ -183,4 +199,4 @@ def test_a_contender_that_xml_cannot_hold_is_named_when_writing():
     race = read_race(EXAMPLE)
     odd = Contender(race.contenders[1].creature.replace(world={"gravity": 99.0}))
     with pytest.raises(EvoInputError, match="contender 2: world.gravity"):
-        dumps_race_xml(Race((race.contenders[0], odd)))
+        dumps_race_xml(Race(contenders=(race.contenders[0], odd)))

@@ -15,7 +15,7 @@ from evo.ga.brood import PAIR, RANDOM, breed
 from evo.ga.loop import plugin_seed
 from evo.ga.search import ChildResult
 from evo.ga.settings import GenomeSection
-from evo.io.qd_checkpoint import qd_state_from_dict, qd_state_to_dict
+from evo.io.checkpoint.qd import qd_state_from_dict, qd_state_to_dict
 from evo.model import Creature
 from evo.qd import ArchiveSpec, QDSettings, archive_statistics
 from evo.qd.loop import QualityDiversity

@@ -19,7 +19,7 @@ from backend_jobs import (
 from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.ga.loop import Evolution, LoopSettings
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend
-from evo.run.folder import run_logging
+from evo.run.folder.writer import run_logging
 from evo.run.job import BreedContext, breed_and_evaluate
 from evo.sim import warm_up
 

@@ -65,9 +65,9 @@ def test_other_worlds_write_the_same_files_in_lanes_and_one_by_one_with_two_work
     assert different(tmp_path / "lanes", tmp_path / "single") == []
 
 
-def broods_of_a_converged_population():
+def broods_of_a_converged_population(population=96):
     """A generation's broods whose parents are few topologies (a run's later generations look so)."""
-    c = config(workers=1).replace(run={"population": 96})
+    c = config(workers=1).replace(run={"population": population})
     evolution = Evolution(c.loop_settings())
     results = []
     for brood in evolution.ask().broods:
@@ -131,3 +131,17 @@ def test_the_batch_setting_may_change_when_a_run_resumes(tmp_path, batch):
     evo.evolve(config(workers=1, batch=not batch), out=tmp_path / "run", resume=True, progress=False)
     evo.evolve(config(workers=1), out=tmp_path / "whole", progress=False)
     assert different(tmp_path / "run", tmp_path / "whole") == []
+
+
+def test_guided_chunks_come_in_two_rounds_of_decreasing_cost_one_of_each_per_worker():
+    broods, _ = broods_of_a_converged_population(400)
+    shares = batching.guided_shares(2)
+    assert batching.guided_shares(1) == [1.0] and len(shares) == 4 and abs(sum(shares) - 1.0) < 1e-12
+    ids = batching.chunk_ids(broods, shares)
+    assert sorted(rank for rank, _ in ids) == list(range(len(broods)))
+    cost = np.zeros(4)
+    for brood, (_, chunk) in zip(broods, ids, strict=True):
+        cost[chunk] += brood.evaluations * (brood.parents[0].n_links + batching.LINKS_PER_CREATURE_COST)
+    share = cost / cost.sum()
+    assert share[0] > 1.5 * share[2] and share[1] > 1.5 * share[3]  # the first round holds the larger chunks
+    assert abs(share[:2].sum() - 2 / 3) < 0.1

@@ -12,11 +12,11 @@ import pytest
 
 import evo
 from evo.fitness.evaluate import evaluate
-from evo.io.run_folder import RunFolder
+from evo.io.run_folder.folder import RunFolder
 from evo.run.callbacks import Callback, as_callbacks
 from evo.run.config import parse_config
 from evo.run.evolve import RunFailed, run_prepared
-from evo.run.folder import FolderWriter, prepare
+from evo.run.folder.writer import FolderWriter, prepare
 
 TINY = {
     "run": {"name": "tiny", "seed": 5, "generations": 5, "population": 12},

@@ -23,7 +23,7 @@ from backend_jobs import (
 from evo.fitness.evaluate import EvaluationSpec
 from evo.run.backends import EvaluationFailed, InProcess, Task
 from evo.run.backends.dask_pool import DaskPool
-from evo.run.folder import run_logging
+from evo.run.folder.writer import run_logging
 
 
 @pytest.fixture(scope="module")

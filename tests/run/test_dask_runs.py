@@ -18,7 +18,7 @@ from dask_cluster import ExternalCluster  # .[test] installs dask: without it th
 import evo
 from evo.errors import EvoInputError
 from evo.fitness import registry
-from evo.io.checkpoint import model_json
+from evo.io.checkpoint.document import model_json
 from evo.run.backends import InProcess, Task
 from evo.run.backends.dask_pool import DaskPool
 from evo.run.callbacks import Callback

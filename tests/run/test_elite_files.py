@@ -1,4 +1,4 @@
-"""evo.run.elite_files: the generation's best is the one DEAP's fitness order picks."""
+"""evo.run.folder.elite_files: the generation's best is the one DEAP's fitness order picks."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 
 from evo.ga.individual import Individual
 from evo.model import Creature
-from evo.run.elite_files import generation_best
+from evo.run.folder.elite_files import generation_best
 
 CREATURE = Creature(
     positions=[[0.0, 0.0], [10.0, 0.0]],

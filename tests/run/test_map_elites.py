@@ -11,8 +11,8 @@ import pytest
 
 import evo
 from evo.errors import EvoInputError
-from evo.io.checkpoint_file import read_checkpoint_document
-from evo.io.qd_checkpoint import qd_state_to_dict
+from evo.io.checkpoint.disk import read_checkpoint_document
+from evo.io.checkpoint.qd import qd_state_to_dict
 
 TABLES = {
     "run": {"name": "qd", "seed": 4, "generations": 4, "population": 12, "algorithm": "map-elites"},

@@ -19,7 +19,7 @@ from evo.fitness import registry
 from evo.fitness.evaluate import Evaluation
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
-from evo.run.folder import RunFailed
+from evo.run.folder.writer import RunFailed
 from evo.run.job import BreedContext, breed_and_evaluate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from evo.run import worker_log
 from evo.run.backends import EvaluationFailed, ForkPool, Task
-from evo.run.folder import run_logging
+from evo.run.folder.writer import run_logging
 from evo.run.worker_log import WorkerLogHandler
 
 # a run whose failing worker holds the log's write lock when the failure kills the pool (as a worker
@@ -22,7 +22,7 @@ import logging, sys, time
 from pathlib import Path
 from evo.run.backends import EvaluationFailed, Task
 from evo.run.backends.fork import ForkPool
-from evo.run.folder import run_logging
+from evo.run.folder.writer import run_logging
 
 
 def job(payload, context):

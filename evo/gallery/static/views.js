@@ -18,7 +18,9 @@ function fmt(x, digits) {
 }
 
 function fitnessText(c) {
-  return (c.objectives || []).map((name, i) => name + " " + fmt(c.fitness[i], 5)).join(" · ") || "fitness –";
+  const text = (c.objectives || []).map((name, i) => name + " " + fmt(c.fitness[i], 5)).join(" · ") || "fitness –";
+  // a robust run ([evaluation] robust): the fitness is the robust score; the raw one is the unperturbed world's
+  return c.raw ? "robust " + text + " · raw " + c.raw.map((v) => fmt(v, 5)).join(", ") : text;
 }
 
 /* The fitness row's label: the plugin that scored it, and the frame it counts from, so that a plugin's

@@ -6,10 +6,10 @@ import math
 
 from evo.fitness import Plugin
 from evo.ga.individual import Individual
-from evo.io.checkpoint import model_document
+from evo.io.checkpoint.document import model_document
 from evo.io.models import dumps_model
 from evo.io.provenance import Provenance
-from evo.io.run_folder import elite_file_name, model_digest
+from evo.io.run_folder.folder import elite_file_name, model_digest
 from evo.model import Creature
 from evo.run.config import Config
 

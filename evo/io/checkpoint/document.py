@@ -1,5 +1,5 @@
 """Checkpoints: an evolution's state as a checkpoint document (evo 0.1's JSON form, which
-:mod:`evo.io.checkpoint_file` reads both formats into) and back, exactly; what ``checkpoint.npz`` holds.
+:mod:`evo.io.checkpoint.disk` reads both formats into) and back, exactly; what ``checkpoint.npz`` holds.
 
 Non-finite numbers (an exploded creature's ``-inf``, a statistic of an empty set) are written as the
 strings ``"inf"``, ``"-inf"`` and ``"nan"`` and read back to the same floats.
@@ -8,13 +8,13 @@ strings ``"inf"``, ``"-inf"`` and ``"nan"`` and read back to the same floats.
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, EvolutionState, LoopSettings
 from evo.io.models import creature_from_dict, creature_to_dict
+from evo.io.numbers import decode_number, decode_numbers, encode_number, encode_numbers
 from evo.model import Creature
 
 __all__ = [
@@ -39,42 +39,7 @@ __all__ = [
 CHECKPOINT_FORMAT = "evo-checkpoint"
 CHECKPOINT_VERSION = 1
 
-_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 _INT_COLUMNS = ("generation", "evaluations", "exploded")
-
-
-def encode_number(x: float) -> float | str:
-    """A JSON-safe float: finite numbers as they are, otherwise ``"inf"``, ``"-inf"`` or ``"nan"``."""
-    x = float(x)
-    if math.isfinite(x):
-        return x
-    if math.isnan(x):
-        return "nan"
-    return "inf" if x > 0 else "-inf"
-
-
-def decode_number(x: Any) -> float:
-    """The inverse of :func:`encode_number`.
-
-    Raises:
-        ValueError: ``x`` is neither a number nor one of the three strings.
-    """
-    if isinstance(x, str):
-        try:
-            return _NON_FINITE[x]
-        except KeyError:
-            raise ValueError(f"expected a number or one of 'inf', '-inf', 'nan', got {x!r}") from None
-    if isinstance(x, bool) or not isinstance(x, int | float):
-        raise ValueError(f"expected a number, got {x!r}")
-    return float(x)
-
-
-def encode_numbers(values: Iterable[float]) -> list[float | str]:
-    return [encode_number(v) for v in values]
-
-
-def decode_numbers(values: Iterable[Any]) -> tuple[float, ...]:
-    return tuple(decode_number(v) for v in values)
 
 
 # -- individuals -------------------------------------------------------------------------------------
@@ -182,7 +147,7 @@ def evolution_from_dict(
 
 def checkpoint_contents(state: EvolutionState) -> tuple[dict[str, Any], dict[str, Sequence[Individual]]]:
     """What ``checkpoint.npz`` holds of a GA state: the JSON-able head (generation, seed, objectives,
-    weights, the generator's state) and the individuals of each group (:mod:`evo.io.checkpoint_file`);
+    weights, the generator's state) and the individuals of each group (:mod:`evo.io.checkpoint.disk`);
     the logbook is ``history.csv``, appended to."""
     head = {
         "generation": state.generation,

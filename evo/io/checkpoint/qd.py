@@ -13,8 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from evo.io.checkpoint import _decode_cell, _encode_cell, decode_number, encode_numbers, individual_from_dict
-from evo.io.checkpoint import individual_json as _individual_json
+from evo.io.checkpoint.document import (
+    _decode_cell,
+    _encode_cell,
+    decode_number,
+    encode_numbers,
+    individual_from_dict,
+)
+from evo.io.checkpoint.document import individual_json as _individual_json
 from evo.qd.state import ArchiveSpec, Elite, QDState, archive_statistics
 
 __all__ = [

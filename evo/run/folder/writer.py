@@ -18,19 +18,19 @@ from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
 from evo.ga.loop import Evolution, LoopSettings, history_columns
 from evo.ga.search import RunSearch
-from evo.io.checkpoint import checkpoint_contents, evolution_from_dict
-from evo.io.checkpoint_file import HistoryLog, checkpoint_arrays
+from evo.io.checkpoint.disk import HistoryLog, checkpoint_arrays
+from evo.io.checkpoint.document import checkpoint_contents, evolution_from_dict
+from evo.io.checkpoint.qd import is_qd_checkpoint, qd_state_from_dict
 from evo.io.models import load_model
 from evo.io.provenance import Provenance
-from evo.io.qd_checkpoint import is_qd_checkpoint, qd_state_from_dict
-from evo.io.run_folder import RunFolder, history_csv
+from evo.io.run_folder.contents import CHECKPOINT_ERRORS
+from evo.io.run_folder.folder import RunFolder, history_csv
 from evo.io.run_lock import RunLock
-from evo.io.runs import CHECKPOINT_ERRORS
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
 from evo.run.callbacks import Callback, GenerationStatus, RunStart
 from evo.run.config import Config
-from evo.run.elite_files import EliteFiles, generation_best, provenance_of
+from evo.run.folder.elite_files import EliteFiles, generation_best, provenance_of
 from evo.run.map_elites import new_search, search_from_state
 from evo.run.worker_log import WorkerLogHandler
 

@@ -10,14 +10,14 @@ from collections.abc import Callable
 from typing import Any
 
 from evo.ga.individual import Individual
-from evo.io.checkpoint_file import checkpoint_arrays
+from evo.io.checkpoint.disk import checkpoint_arrays
+from evo.io.checkpoint.qd import archive_document, qd_checkpoint_contents
 from evo.io.models import dumps_model
-from evo.io.qd_checkpoint import archive_document, qd_checkpoint_contents
-from evo.io.run_folder import ARCHIVE_CELLS, archive_file_name
+from evo.io.run_folder.folder import ARCHIVE_CELLS, archive_file_name
 from evo.model import Creature
 from evo.qd import Elite
-from evo.run.elite_files import EliteFiles, generation_best, provenance_of
-from evo.run.folder import FolderWriter, Prepared
+from evo.run.folder.elite_files import EliteFiles, generation_best, provenance_of
+from evo.run.folder.writer import FolderWriter, Prepared
 
 __all__ = ["QDFolderWriter"]
 

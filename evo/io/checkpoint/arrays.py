@@ -1,5 +1,5 @@
 """Individuals as padded structure-of-arrays (what ``checkpoint.npz`` holds) and back as checkpoint
-documents (the JSON checkpoint's form, which :mod:`evo.io.checkpoint_schema` validates). The arrays and
+documents (the JSON checkpoint's form, which :mod:`evo.io.checkpoint.schema` validates). The arrays and
 their shapes are listed in docs/runs.md, "checkpoint.npz".
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from evo.ga.individual import Individual
-from evo.io.checkpoint import encode_numbers
 from evo.io.models import FORMAT, VERSION, creature_to_dict
+from evo.io.numbers import encode_numbers
 
 __all__ = ["individual_documents", "pack_individuals"]
 

@@ -219,7 +219,7 @@ def validate_checkpoint(
     objectives: tuple[str, ...] | None = None,
     weights: tuple[float, ...] | None = None,
 ) -> None:
-    """Check a checkpoint document (a JSON checkpoint, or :mod:`evo.io.checkpoint_file`'s view of a
+    """Check a checkpoint document (a JSON checkpoint, or :mod:`evo.io.checkpoint.disk`'s view of a
     ``checkpoint.npz``): keys, types and ranges, individuals, models and their sizes, the logbook.
 
     Args:

@@ -19,10 +19,10 @@ import numpy as np
 from evo.errors import EvoInputError
 from evo.ga.individual import Individual
 from evo.io.atomic import atomic_write_text
-from evo.io.checkpoint import CHECKPOINT_FORMAT, decode_number
-from evo.io.checkpoint_schema import validate_checkpoint
+from evo.io.checkpoint.arrays import individual_documents, pack_individuals
+from evo.io.checkpoint.document import CHECKPOINT_FORMAT, decode_number
+from evo.io.checkpoint.schema import validate_checkpoint
 from evo.io.npz_file import fsync_folder, read_npz, write_npz
-from evo.io.population_arrays import individual_documents, pack_individuals
 
 __all__ = [
     "CHECKPOINT_FILE",

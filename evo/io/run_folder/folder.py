@@ -21,8 +21,7 @@ from typing import Any
 
 from evo.errors import EvoInputError, digits_problem
 from evo.io.atomic import atomic_write_text
-from evo.io.checkpoint import encode_number
-from evo.io.checkpoint_file import (
+from evo.io.checkpoint.disk import (
     CHECKPOINT_FILE,
     LEGACY_CHECKPOINT_FILE,
     read_checkpoint_document,
@@ -30,6 +29,7 @@ from evo.io.checkpoint_file import (
     write_checkpoint_file,
 )
 from evo.io.models import creature_to_dict, dumps_model
+from evo.io.numbers import encode_number
 from evo.io.run_lock import LOCK
 from evo.model import Creature
 
@@ -251,11 +251,11 @@ class RunFolder:
 
     # -- checkpoint ----------------------------------------------------------------------------
     def write_checkpoint(self, arrays: Mapping[str, Any]) -> None:
-        """Write ``checkpoint.npz`` (:func:`evo.io.checkpoint_file.checkpoint_arrays`) durably."""
+        """Write ``checkpoint.npz`` (:func:`evo.io.checkpoint.disk.checkpoint_arrays`) durably."""
         write_checkpoint_file(self.path, arrays)
 
     def read_checkpoint(self, **checks: Any) -> dict[str, Any]:
-        """The checkpoint as one validated document (:func:`evo.io.checkpoint_file.read_checkpoint_document`;
+        """The checkpoint as one validated document (:func:`evo.io.checkpoint.disk.read_checkpoint_document`;
         ``checks``: ``resuming``, ``objectives``, ``weights``).
 
         Raises:

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError
-from evo.io.checkpoint import decode_numbers
-from evo.io.checkpoint_file import read_checkpoint_document
+from evo.io.checkpoint.disk import read_checkpoint_document
+from evo.io.checkpoint.document import decode_numbers
+from evo.io.checkpoint.qd import is_qd_checkpoint
 from evo.io.models import creature_from_dict, dumps_model, loads_model
 from evo.io.provenance import Provenance
-from evo.io.qd_checkpoint import is_qd_checkpoint
-from evo.io.run_folder import RunFolder, elite_file_name, model_digest
+from evo.io.run_folder.folder import RunFolder, elite_file_name, model_digest
 from evo.model import Creature
 from evo.sim.world import World
 

@@ -1,0 +1,193 @@
+"""The ``engine`` section of ``python -m evo bench``: issue 29's targets 1, 2, 3 and 6 in one run, as CPU-time
+ratios of whole runs (this process and its workers) measured interleaved, so that a busy machine barely
+moves them; and whether the run folders are byte-identical across workers, backends and batching.
+How to read it: docs/performance.md, "Issue 29"."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from evo.bench.evolution import bench_config, walkers_config
+from evo.run.backends import default_workers
+from evo.run.callbacks import Callback
+from evo.run.evolve import run_prepared
+from evo.run.folder import FolderWriter, prepare
+
+__all__ = ["engine_section", "folder_digest", "generation_children", "whole_run"]
+
+GENERATIONS = 20  # examples/walkers.toml's first generations (its whole run is 120)
+REPEATS = 2
+IGNORED = ("run.log", "config.toml")  # the log's times and the [pool] table differ between the runs
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished (waited-for) children: the workers of a pool
+    that was shut down."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def whole_run(config, folder: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process and its workers) of a whole run of ``config`` into
+    ``folder``: the pool's start, generation 0, every generation and its files, the pool's end."""
+    start, cpu = time.perf_counter(), _cpu()
+    prepared = prepare(config, out=folder, force=True)
+    run_prepared(prepared, [FolderWriter(prepared)])
+    return time.perf_counter() - start, _cpu() - cpu
+
+
+def folder_digest(folder: Path) -> str:
+    """SHA-256 over the names and bytes of a run folder's files (not :data:`IGNORED`)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in IGNORED):
+        digest.update(str(path.relative_to(folder)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def generation_children(config) -> list[list]:
+    """The creatures a run of ``config`` evaluates, generation by generation (an untimed in-process run
+    without batching that records them: the children are the same in any run of the config)."""
+    from evo.fitness.evaluate import evaluate
+
+    per_generation: list[list] = [[]]
+
+    def recording(creature, spec, seed):
+        per_generation[-1].append(creature)
+        return evaluate(creature, spec, seed)
+
+    class _Cut(Callback):  # a new list for each generation told
+        def on_generation_told(self, status: Any) -> None:
+            per_generation.append([])
+
+    prepared = prepare(config.replace(pool={"workers": 1, "batch": False}))
+    run_prepared(prepared, [_Cut()], evaluate=recording)
+    return [children for children in per_generation if children]
+
+
+def bare_batched_kernel(config, generations: list[list]) -> float:
+    """CPU seconds of :func:`evo.sim.simulate_batch` alone on each generation's children, one call per
+    generation (after a warm-up)."""
+    from evo.fitness import load_ref
+    from evo.sim import simulate_batch, warm_up
+
+    every = load_ref(config.plugin).record_every
+    warm_up(config.world)
+    simulate_batch(generations[0][:8], config.world, 10, every)
+    start = _cpu()
+    for children in generations:
+        simulate_batch(children, config.world, config.evaluation.frames, every)
+    return _cpu() - start
+
+
+class _Busy:
+    """Another process busy on one core (a Python loop) while the block runs."""
+
+    def __enter__(self) -> _Busy:
+        self.process = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def _runs(config, repeats: int, tmp: Path, kinds: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Each kind's whole runs, interleaved ``repeats`` times: the least wall and CPU seconds, and the
+    folder digest of its last run."""
+    best: dict[str, dict[str, Any]] = {}
+    for _ in range(repeats):
+        for name, (cfg, busy) in kinds.items():
+            if busy:
+                with _Busy():
+                    wall, cpu = whole_run(cfg, tmp / name)
+            else:
+                wall, cpu = whole_run(cfg, tmp / name)
+            seen = best.setdefault(name, {"wall": wall, "cpu": cpu})
+            seen["wall"], seen["cpu"] = min(seen["wall"], wall), min(seen["cpu"], cpu)
+            seen["digest"] = folder_digest(tmp / name)
+    return best
+
+
+def engine_section(args: argparse.Namespace):
+    """The ``engine`` section of ``python -m evo bench`` (``--sections engine``)."""
+    from evo.bench import Section
+
+    generations = int(getattr(args, "walkers_generations", GENERATIONS) or GENERATIONS)
+    repeats = max(1, int(getattr(args, "repeats", REPEATS)))
+    walkers = walkers_config(generations)
+    bench = bench_config(generations=int(getattr(args, "generations", 3) or 3))
+    population, frames = getattr(args, "population", None), getattr(args, "frames", None)
+    if population or frames:  # smaller runs (the section's test)
+        changes = {"run": {"population": population}} if population else {}
+        walkers, bench = (
+            c.replace(**changes, evaluation={"frames": frames or c.evaluation.frames})
+            for c in (walkers, bench)
+        )
+    dask = importlib.util.find_spec("distributed") is not None
+    out: dict[str, Any] = {"generations": generations, "repeats": repeats, "cpus": os.cpu_count()}
+    lines = [
+        f"whole runs (pool start, generation 0, every file written), CPU seconds of this process and its"
+        f" workers, least of {repeats} interleaved repeats; {os.cpu_count()} CPUs, load average"
+        f" {os.getloadavg()[0]:.1f} at the start"
+    ]
+    with tempfile.TemporaryDirectory(prefix="evo-bench-engine-") as tmp:
+        for label, config in (("walkers", walkers), ("bench", bench)):
+            children = generation_children(config)
+            evaluations = sum(len(c) for c in children)
+            kinds = {
+                "one": (config.replace(pool={"workers": 1}), False),
+                "two": (config.replace(pool={"workers": 2}), False),
+                "one_unbatched": (config.replace(pool={"workers": 1, "batch": False}), False),
+            }
+            if label == "walkers":
+                kinds["one_busy"] = (config.replace(pool={"workers": 1}), True)
+                kinds["default_busy"] = (config.replace(pool={"workers": default_workers()}), True)
+                if dask:
+                    kinds["dask"] = (config.replace(pool={"workers": 2, "backend": "dask"}), False)
+            kernel = min(bare_batched_kernel(config, children) for _ in range(repeats))
+            runs = _runs(config, repeats, Path(tmp) / label, kinds)
+            row = {"evaluations": evaluations, "kernel_cpu_s": kernel} | {
+                f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
+            }
+            row["run_vs_kernel_cpu"] = kernel / runs["one"]["cpu"]
+            row["two_vs_one_cpu_per_evaluation"] = runs["two"]["cpu"] / runs["one"]["cpu"]
+            row["two_vs_one_wall"] = runs["one"]["wall"] / runs["two"]["wall"]
+            digests = {seen["digest"] for seen in runs.values()}
+            row["identical_folders"] = len(digests) == 1
+            lines.append(
+                f"{label} ({config.run.population} x {config.run.generations} generations, {evaluations}"
+                f" evaluations): target 1, 1 worker {row['run_vs_kernel_cpu']:.2f} x the bare batched kernel"
+                f" per CPU-second (>= 0.9); target 2, 2 workers {row['two_vs_one_cpu_per_evaluation']:.2f} x"
+                f" the CPU per evaluation of 1 (<= 1.05), {row['two_vs_one_wall']:.2f} x its wall rate"
+            )
+            if label == "walkers":
+                busy = runs["one_busy"]["wall"] / runs["default_busy"]["wall"]
+                row["default_vs_one_busy_wall"] = busy
+                lines.append(
+                    f"  another process busy on a core: the default worker count runs {busy:.2f} x the wall"
+                    f" rate of 1 worker (>= 1)"
+                )
+                if dask:
+                    row["dask_vs_fork_wall"] = runs["two"]["wall"] / runs["dask"]["wall"]
+                    row["dask_vs_fork_cpu"] = runs["two"]["cpu"] / runs["dask"]["cpu"]
+                    lines.append(
+                        f"  target 3, dask LocalCluster of 2: {row['dask_vs_fork_wall']:.2f} x the fork"
+                        f" pool's wall rate (>= 0.95), {row['dask_vs_fork_cpu']:.2f} x per CPU-second"
+                    )
+            lines.append(
+                f"  target 6, run folders byte-identical across {', '.join(runs)}: {row['identical_folders']}"
+            )
+            out[label] = row
+    title = "engine: issue 29's targets, whole runs against the bare batched kernel"
+    return Section(title, lines, {"engine": out})

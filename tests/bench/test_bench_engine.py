@@ -1,0 +1,32 @@
+"""The ``engine`` bench section: issue 29's targets as CPU-time ratios of whole runs, on tiny runs, and the
+run folders byte-identical across worker counts, a busy core, batching and dask."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from evo.bench import engine
+
+
+def test_the_engine_section_reports_every_target_and_finds_the_folders_identical():
+    args = argparse.Namespace(repeats=1, population=10, frames=120, generations=2, walkers_generations=3)
+    section = engine.engine_section(args)
+    fields = json.loads(json.dumps(section.data))["engine"]
+    for label in ("walkers", "bench"):
+        row = fields[label]
+        assert row["identical_folders"] is True, row
+        assert row["evaluations"] > 0 and row["kernel_cpu_s"] > 0
+        assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
+    assert fields["walkers"]["default_vs_one_busy_wall"] > 0
+    text = "\n".join(section.lines)
+    assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
+
+
+def test_generation_children_are_the_creatures_of_each_generation_in_order():
+    config = engine.walkers_config(3).replace(run={"population": 6}, evaluation={"frames": 60})
+    generations = engine.generation_children(config)
+    assert len(generations) == 3 and len(generations[0]) == 6
+    assert all(0 < len(children) <= 6 for children in generations[1:])
+    again = engine.generation_children(config)
+    assert again[2][0].positions.tobytes() == generations[2][0].positions.tobytes()
