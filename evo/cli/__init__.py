@@ -71,10 +71,32 @@ def _input_warning_printer(command: str):
     return show
 
 
+def _refuse_undecodable(args: argparse.Namespace) -> None:
+    """A command-line value that is not UTF-8 (``--out $'run\\xff'``: Python holds its bytes as lone
+    surrogates) would fail later, when it is logged or written into a file: refused here, in one line."""
+    for name, value in vars(args).items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    shown = ascii(item.encode("utf-8", "surrogateescape"))[1:]
+                    flag = (
+                        name
+                        if name in ("config", "model", "run_dir", "race")
+                        else f"--{name.replace('_', '-')}"
+                    )
+                    raise EvoInputError(
+                        f"{shown} is not UTF-8; evo records every path and value as UTF-8 text: rename it",
+                        field=flag,
+                    ) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _refuse_undecodable(args)
         with warnings.catch_warnings():
             warnings.simplefilter("always", EvoInputWarning)
             warnings.showwarning = _input_warning_printer(args.command)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
+from evo.io.bounded import read_input_bytes
 
 __all__ = ["MAX_PLUGIN_BYTES", "PluginFiles", "read_plugin_files", "write_plugin_files"]
 
@@ -72,15 +73,15 @@ def read_plugin_files(path: str | os.PathLike) -> PluginFiles:
     total = 0
     try:
         for source in _sources(folder):
-            text = source.read_text(encoding="utf-8")
-            total += len(text.encode("utf-8"))
+            data = read_input_bytes(source, limit=MAX_PLUGIN_BYTES + 1, partial=True)
+            total += len(data)
             if total > MAX_PLUGIN_BYTES:
                 raise EvoInputError(
                     f"the folder of this plugin holds more than {MAX_PLUGIN_BYTES // 2**20} MiB of Python "
                     "files to send to the workers; put the plugin in a folder of its own",
                     source=str(entry),
                 )
-            files.append((source.relative_to(folder).as_posix(), text))
+            files.append((source.relative_to(folder).as_posix(), data.decode("utf-8")))
     except (OSError, UnicodeDecodeError) as exc:
         raise EvoInputError(f"cannot read the plugin's files: {exc}", source=str(entry)) from None
     if entry.name not in {name for name, _ in files}:

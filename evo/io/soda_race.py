@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError, input_warnings_as_errors, warn_input
+from evo.io.bounded import read_input_bytes
 from evo.io.safe_xml import parse_xml_file
 from evo.io.soda_dialect import CHOICES, WORLD_NUMBERS, file_speed, file_wave_phase, wave_omega, wave_phase
 from evo.io.soda_xml import creature_of, document_of, model_element, terrain_element, terrain_of, xml_text
@@ -101,9 +102,8 @@ def is_race_file(path: str | Path) -> bool:
     if path.suffix.lower() != ".xml" or not path.is_file():
         return False
     try:
-        with path.open("rb") as f:
-            head = f.read(1024)
-    except OSError:
+        head = read_input_bytes(path, limit=1024, partial=True)
+    except EvoInputError:
         return False
     text = head.decode("utf-8", "replace")
     start = 0

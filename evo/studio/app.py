@@ -40,6 +40,7 @@ from evo.studio.evolving import EvolutionRunner, default_config
 from evo.studio.guard import BodyTooLarge, Guard
 from evo.studio.limits import StudioLimits, TooLarge
 from evo.studio.looking import analysis_of, plugin_list, score_of, validation_of
+from evo.studio.panels import panel_routes
 from evo.studio.refining import UNAVAILABLE, refine_function, refine_genes, refine_routes
 from evo.studio.runs import RunView
 from evo.studio.socket import Stream
@@ -316,6 +317,7 @@ def create_app(studio: Studio) -> Any:
         Route("/api/evolve", api(evolve_state), methods=["GET"]),
         Route("/api/evolve/stop", api(evolve_stop), methods=["POST"]),
         *refine_routes(limits),
+        *panel_routes(limits, lambda: studio.folder),
         WebSocketRoute("/ws", stream),
         Mount("/static", StaticFiles(directory=_static(), check_dir=False), name="static"),
     ]

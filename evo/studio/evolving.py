@@ -19,7 +19,7 @@ from evo.io.models import save_model
 from evo.io.run_folder.contents import read_run
 from evo.io.tomlfiles import dumps_toml
 from evo.model import Creature
-from evo.run.config import parse_config
+from evo.run.config import parse_config, resolve
 from evo.studio.designs import model_object
 from evo.studio.limits import StudioLimits
 
@@ -124,7 +124,7 @@ class EvolutionRunner:
         size limits by ``evo run`` itself."""
         try:
             doc = self._document(text, seed, None)
-            config = parse_config(doc, source="config", default_name="studio")
+            config = resolve(parse_config(doc, source="config", default_name="studio"))
         except EvoInputError as exc:
             return [f"evo validate: error: {exc}"]
         if config.evaluation.frames > self.limits.frames:

@@ -48,8 +48,9 @@ def _finish(proc: subprocess.Popen) -> tuple[int, str]:
 def test_a_second_run_resume_or_force_on_a_folder_in_use_is_refused_and_the_run_is_untouched(
     tmp_path, capsys
 ):
+    # long enough for the three refusals below, each importing the plugin file in a child process first
     config = write_config(
-        tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.03}, generations=4, workers=1
+        tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.1}, generations=6, workers=1
     )
     folder = tmp_path / "run"
     first = _start(config, folder)

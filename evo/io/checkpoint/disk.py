@@ -19,6 +19,7 @@ import numpy as np
 from evo.errors import EvoInputError
 from evo.ga.individual import Individual
 from evo.io.atomic import atomic_write_text
+from evo.io.bounded import read_input_bytes
 from evo.io.checkpoint.arrays import individual_documents, pack_individuals
 from evo.io.checkpoint.document import CHECKPOINT_FORMAT, decode_number
 from evo.io.checkpoint.schema import validate_checkpoint
@@ -140,11 +141,7 @@ def _history_rows(path: Path, mark: Any, source: str) -> list[dict[str, Any]]:
         raise EvoInputError("history: expected rows, bytes and sha256 of history.csv", source=source)
     if not path.is_file():  # not there, or not a regular file (a FIFO, a device)
         raise EvoInputError("history.csv, which holds the checkpoint's logbook, is missing", source=source)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(mark["bytes"])
-    except OSError as exc:
-        raise EvoInputError(f"cannot read the history: {exc}", source=str(path)) from None
+    data = read_input_bytes(path, limit=mark["bytes"], partial=True)  # rows appended since: not read
     if len(data) != mark["bytes"] or hashlib.sha256(data).hexdigest() != mark["sha256"]:
         raise EvoInputError(
             "history.csv does not match the checkpoint (edited or cut short)", source=str(path)
@@ -272,9 +269,7 @@ def read_checkpoint_document(
                 source=source,
             )
         try:
-            if legacy.stat().st_size > MAX_JSON_BYTES:
-                raise EvoInputError("the checkpoint is larger than 1 GiB", source=source)
-            doc = _json_object(legacy.read_bytes(), source)
+            doc = _json_object(read_input_bytes(legacy, source=source, limit=MAX_JSON_BYTES), source)
         except FileNotFoundError:
             return None
         except OSError as exc:

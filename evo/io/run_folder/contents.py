@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import math
 import re
 import tomllib
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError
+from evo.io.bounded import read_input_bytes, read_input_text
 from evo.io.checkpoint.disk import read_checkpoint_document
 from evo.io.checkpoint.document import decode_numbers
 from evo.io.checkpoint.qd import is_qd_checkpoint
@@ -35,6 +37,7 @@ __all__ = [
     "read_run",
 ]
 
+_LOG_HEAD = 4096  # bytes of run.log read for its first line
 _LOG_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _GENERATION_FILE = re.compile(r"^gen(\d+)\.json$")
 
@@ -86,10 +89,11 @@ def _number(cell: str) -> float:
 def _read_history(path: Path) -> list[dict[str, float]]:
     if not path.is_file():
         return []
+    text = read_input_text(path)
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return [{k: _number(v) for k, v in row.items() if k} for row in csv.DictReader(handle)]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        rows = csv.DictReader(io.StringIO(text, newline=""))
+        return [{k: _number(v) for k, v in row.items() if k} for row in rows]
+    except csv.Error as exc:
         raise EvoInputError(f"cannot read the history: {exc}", source=str(path)) from None
 
 
@@ -97,8 +101,8 @@ def _read_config(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(read_input_text(path))
+    except tomllib.TOMLDecodeError as exc:
         raise EvoInputError(f"cannot read the config: {exc}", source=str(path)) from None
 
 
@@ -112,12 +116,7 @@ def finite_values(raw: Any) -> tuple[float | None, ...]:
 
 def _entry_from_file(path: Path) -> Entry:
     """The entry of a model file; FileNotFoundError when it is not (or no longer) there."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise EvoInputError(f"cannot read: {exc}", source=str(path)) from None
+    text = read_input_text(path)  # NoSuchInput is a FileNotFoundError
     creature = loads_model(text, source=str(path))
     provenance = Provenance.from_meta(creature.meta)
     return Entry(
@@ -132,13 +131,11 @@ def _entry_from_file(path: Path) -> Entry:
 
 
 def _started(folder: RunFolder) -> str | None:
-    try:
-        with folder.log.open(encoding="utf-8") as handle:
-            match = _LOG_DATE.match(handle.readline())
+    with contextlib.suppress(EvoInputError):
+        first = read_input_bytes(folder.log, limit=_LOG_HEAD, partial=True).split(b"\n", 1)[0]
+        match = _LOG_DATE.match(first.decode("utf-8", errors="replace"))
         if match:
             return match.group(1)
-    except (OSError, UnicodeDecodeError):
-        pass
     for path in (folder.config, folder.checkpoint):
         if path.is_file():
             return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -187,9 +184,9 @@ def _elite_of_file(path: Path, member: dict[str, Any], digest: str) -> Entry | N
     """The entry of an elite file if it is the checkpoint's ``member`` (same id and body), else None: the
     file may be missing, or be another generation's while a live run rewrites ``elites/``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input_text(path)
         creature = loads_model(text, source=str(path))
-    except (OSError, UnicodeDecodeError, EvoInputError):
+    except (OSError, EvoInputError):
         return None
     provenance = Provenance.from_meta(creature.meta)
     if provenance is None or provenance.id != str(member["id"]) or model_digest(creature) != digest:

@@ -21,6 +21,7 @@ from typing import Any
 
 from evo.errors import EvoInputError, digits_problem
 from evo.io.atomic import atomic_write_text
+from evo.io.bounded import read_input_text
 from evo.io.checkpoint.disk import (
     CHECKPOINT_FILE,
     LEGACY_CHECKPOINT_FILE,
@@ -158,10 +159,7 @@ class RunFolder:
 
     def read_config_text(self) -> str:
         """The text of ``config.toml``; raises :class:`EvoInputError` if it cannot be read."""
-        try:
-            return self.config.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise EvoInputError(f"cannot read: {exc}", source=str(self.config)) from None
+        return read_input_text(self.config)
 
     # -- life cycle --------------------------------------------------------------------------
     def holds_anything(self) -> bool:
@@ -247,7 +245,7 @@ class RunFolder:
         self.elites.mkdir(exist_ok=True)
 
     def write_config(self, config_text: str) -> None:
-        atomic_write_text(self.config, config_text)
+        atomic_write_text(self.config, config_text, inside=self.path)
 
     # -- checkpoint ----------------------------------------------------------------------------
     def write_checkpoint(self, arrays: Mapping[str, Any]) -> None:
@@ -268,7 +266,7 @@ class RunFolder:
 
     # -- derived files -------------------------------------------------------------------------
     def write_history(self, columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> None:
-        atomic_write_text(self.history, history_csv(columns, records))
+        atomic_write_text(self.history, history_csv(columns, records), inside=self.path)
 
     def write_elites(self, elites: Sequence[tuple[str, str]]) -> None:
         """Make ``elites/`` hold exactly these (file name, model text) pairs.
@@ -291,13 +289,13 @@ class RunFolder:
             if not entry.name.endswith(".json"):
                 continue
             known = self._elite_bytes.get(entry.name)
-            with contextlib.suppress(OSError, UnicodeDecodeError):
+            with contextlib.suppress(OSError, EvoInputError):
                 if not entry.is_file(follow_symlinks=False):  # a link or anything else is replaced
                     continue
                 if known is not None and entry.stat(follow_symlinks=False).st_size == len(known):
                     current[entry.name] = known.decode("utf-8")
                 else:
-                    current[entry.name] = Path(entry.path).read_text("utf-8")
+                    current[entry.name] = read_input_text(entry.path)
         wanted = dict(elites)
         movable = {text: name for name, text in current.items() if wanted.get(name) != text}
         moves, writes = [], []
@@ -318,7 +316,9 @@ class RunFolder:
         for temporary, name in staged:
             os.replace(temporary, self.elites / name)
         for name, text in writes:
-            atomic_write_text(self.elites / name, text)
+            if (self.elites / name).is_symlink():  # replaced, never written through
+                os.unlink(self.elites / name)
+            atomic_write_text(self.elites / name, text, inside=self.path)
         for entry in entries:
             if entry.name.endswith(".json") and entry.name not in wanted:
                 with contextlib.suppress(FileNotFoundError):
@@ -327,11 +327,12 @@ class RunFolder:
 
     def write_generation_best(self, generation: int, model_text: str) -> None:
         """Keep the best creature of a generation as ``generations/genNNNN.json`` (for the gallery)."""
-        atomic_write_text(self.generations / f"gen{generation:04d}.json", model_text)
+        atomic_write_text(self.generations / f"gen{generation:04d}.json", model_text, inside=self.path)
 
     def write_archive(self, doc: Mapping[str, Any]) -> None:
         """Write ``archive.json`` atomically (a JSON-able document, floats at full precision)."""
-        atomic_write_text(self.archive, json.dumps(doc, allow_nan=False, separators=(",", ":")) + "\n")
+        text = json.dumps(doc, allow_nan=False, separators=(",", ":")) + "\n"
+        atomic_write_text(self.archive, text, inside=self.path)
 
     def read_archive(self) -> dict[str, Any] | None:
         """The parsed ``archive.json``, or None when there is none.
@@ -343,8 +344,8 @@ class RunFolder:
         if not self.archive.is_file():
             return None
         try:
-            doc = json.loads(self.archive.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            doc = json.loads(read_input_text(self.archive))
+        except json.JSONDecodeError as exc:
             raise EvoInputError(f"cannot read the archive: {exc}", source=source) from None
         except ValueError as exc:  # an integer literal of more than 4300 digits
             raise EvoInputError(
@@ -364,7 +365,7 @@ class RunFolder:
         present = {path.name for path in self.archive_cells.glob("*.json")}
         for name in names:
             if name not in present:
-                atomic_write_text(self.archive_cells / name, text_of(name))
+                atomic_write_text(self.archive_cells / name, text_of(name), inside=self.path)
         for name in present - wanted:
             (self.archive_cells / name).unlink(missing_ok=True)
 
@@ -375,5 +376,5 @@ class RunFolder:
     def save_failed(self, creature: Creature, generation: int, index: int) -> Path:
         """Save a creature whose evaluation failed as ``failed/gen0003_017.json``; returns the path."""
         target = self.failed / f"gen{generation:04d}_{index:03d}.json"
-        atomic_write_text(target, dumps_model(creature))
+        atomic_write_text(target, dumps_model(creature), inside=self.path)
         return target

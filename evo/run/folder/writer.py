@@ -18,6 +18,7 @@ from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
 from evo.ga.loop import Evolution, LoopSettings, history_columns
 from evo.ga.search import RunSearch
+from evo.io.atomic import open_for_appending
 from evo.io.checkpoint.disk import HistoryLog, checkpoint_arrays
 from evo.io.checkpoint.document import checkpoint_contents, evolution_from_dict
 from evo.io.checkpoint.qd import is_qd_checkpoint, qd_state_from_dict
@@ -187,7 +188,8 @@ def _resumed(
 def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
     """Send the ``evo`` logger's records -- those of forked workers too -- to ``path`` (appending)."""
     logger = logging.getLogger("evo")
-    handler = logging.FileHandler(path, encoding="utf-8")
+    stream = open_for_appending(path)  # never a FIFO, a device or through a link
+    handler = logging.StreamHandler(stream)
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     )
@@ -201,6 +203,7 @@ def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
     finally:
         logger.removeHandler(wrapped)
         logger.setLevel(old_level)
+        stream.close()
         wrapped.close()
 
 
