@@ -33,7 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     again.add_argument("--force", action="store_true", help="start over, replacing an existing run folder")
     parser.add_argument(
-        "--workers", type=int, metavar="N", help="worker processes (overrides [pool] workers)"
+        "--workers",
+        type=int,  # bounded by the [pool] schema, which --workers overrides
+        metavar="N",
+        help="worker processes (overrides [pool] workers)",
     )
     parser.add_argument(
         "--dask",

@@ -13,6 +13,7 @@ import sys
 
 from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, placed, writing
 from evo.cli._fitness import plugin_spec, score
+from evo.cli._numbers import FRAMES, MAX_FRAMES, SEED, number
 from evo.cli._stability import BOUND, EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.models import load_model
@@ -27,13 +28,13 @@ HELP = "simulate a model (.json or Sodaconstructor .xml) and print a summary"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL", help="model file (.json or .xml)")
     parser.add_argument(
-        "--frames", type=int, default=None, help=f"frames to simulate (default {DEFAULT_FRAMES})"
+        "--frames", type=FRAMES, default=None, help=f"frames to simulate (default {DEFAULT_FRAMES})"
     )
     add_world_arguments(parser)
     parser.add_argument("--trace", metavar="OUT.csv", help="write frame,mass,x,y,vx,vy rows")
     parser.add_argument(
         "--every",
-        type=float,
+        type=number(0, MAX_FRAMES, "frames between records", above=True),
         default=1,
         metavar="K",
         help="record every K frames; --frames must be a multiple of K (default 1)",
@@ -54,7 +55,7 @@ def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
         "--params", metavar="JSON", help="plugin parameters as a JSON object, e.g. '{\"settle_frames\": 100}'"
     )
     group.add_argument(
-        "--seed", type=int, metavar="N", help="seed handed to the plugin (default: the meta's, else 0)"
+        "--seed", type=SEED, metavar="N", help="seed handed to the plugin (default: the meta's, else 0)"
     )
     group.add_argument(
         "--plugin-path",
