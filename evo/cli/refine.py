@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -88,6 +89,8 @@ class _Bar:
 
 
 def run(args: argparse.Namespace) -> int:
+    out = _out_path(args.model, args.out)
+    target = os.path.abspath(out)  # before any plugin code runs: a plugin's os.chdir moves nothing
     creature = load_model(args.model)
     world = world_for(creature, args, args.model)
     creature = stand_on_ground(creature, world)
@@ -104,7 +107,6 @@ def run(args: argparse.Namespace) -> int:
         where="--params",
     )
     genes = tuple(g.strip() for g in args.genes.split(",") if g.strip())
-    out = _out_path(args.model, args.out)
     from evo.fitness import load_ref
 
     objective = load_ref(spec.plugin).objectives[0]
@@ -125,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     meta["refined"] = record
     refined = refined.replace(meta=meta)
     with writing(out):
-        save_model(refined, out, source=args.model)
+        save_model(refined, target, source=args.model)
     human = sys.stderr if args.json else sys.stdout
     gain = f" ({result.gain:.3g}x)" if math.isfinite(result.gain) else ""
     print(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 
 from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, placed, writing
@@ -89,6 +90,8 @@ def _frames_value(frames: float) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
+    # absolute before any plugin code runs: a plugin's os.chdir moves no trace
+    trace = os.path.abspath(args.trace) if args.trace else None
     creature = load_model(args.model)
     creature, world = creature_and_world(creature, args, args.model)
     creature = placed(NAME, creature, world, args.model)
@@ -126,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
-            write_trace(args.trace, trajectory)
+            write_trace(trace, trajectory)
     if exact is not None and exact.stable and trajectory.exploded:
         warn_if_unstable(NAME, args.model, bound, note=" and did" + at_rest_note(exact))
     result = summary(creature, trajectory)
