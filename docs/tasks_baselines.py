@@ -95,9 +95,9 @@ def plot(rows: list[dict]) -> str:
         )
     for j, (method, colour) in enumerate(COLOURS.items()):
         out.append(
-            f'<rect x="{left + 90 * j}" y="{top + height + 95}" width="10" height="10" fill="{colour}"/>'
+            f'<rect x="{left + 90 * j}" y="{top + height + 80}" width="10" height="10" fill="{colour}"/>'
         )
-        out.append(f'<text x="{left + 90 * j + 14}" y="{top + height + 104}">{method}</text>')
+        out.append(f'<text x="{left + 90 * j + 14}" y="{top + height + 89}">{method}</text>')
     out.append(f'<text x="{left}" y="12">mean over seeds / best score of the task (whisker: 1 sd)</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -135,7 +135,7 @@ def main() -> None:
         kept[(name, method)] = summarize(records, file)
     order = {t.id: i for i, t in enumerate(load_suite())}
     rows_out = sorted(kept.values(), key=lambda b: (order.get(b.task, 99), b.method))
-    machine = f"{platform.machine()} {platform.processor() or ''}, {os.cpu_count()} CPUs (shared)".strip()
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs (shared)"
     write_json_document(
         BASELINES / "table.json",
         {
@@ -149,7 +149,10 @@ def main() -> None:
     table = markdown(rows)
     PLOT.write_text(plot(rows), encoding="utf-8")
     text = DOC.read_text(encoding="utf-8")
-    stamp = f"\n\n({len(jobs)} searches this time: {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU, {args.jobs} jobs, {machine}.)\n"
+    stamp = (
+        f"\n\n(The last run of the script: {len(jobs)} searches, {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU, "
+        f"{args.jobs} jobs, {machine}.)\n"
+    )
     text = re.sub(
         r"<!-- baselines -->.*<!-- /baselines -->",
         lambda _: f"<!-- baselines -->\n{table}{stamp}<!-- /baselines -->",

@@ -7,7 +7,9 @@ The public API is imported on first use, so ``import evo`` stays light: ``evo.lo
 
 from __future__ import annotations
 
+import functools
 import importlib
+import warnings
 from typing import Any
 
 __version__ = "0.2.0"
@@ -76,9 +78,42 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), attribute)
     if name in ("Creature", "load_model", "evolve", "open_run", "RunResult"):
         _install_renderers()
+    if name == "refine":
+        value = _Refine(value)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_PUBLIC))
+
+
+class _Refine:
+    """``evo.refine``: :func:`evo.refine.search.refine`, its docstring and signature. Reading a name of the
+    package through it (``evo.refine.RefineProgress``) still works until 0.3.0, with a DeprecationWarning:
+    ``from evo.refine import RefineProgress``."""
+
+    def __init__(self, function: Any):
+        functools.update_wrapper(self, function)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        package = importlib.import_module("evo.refine")
+        if name not in package.__all__:
+            raise AttributeError(f"evo.refine (the function) has no attribute {name!r}")
+        warnings.warn(
+            f"evo.refine is the function since evo 0.2.0; reading {name} through it goes in 0.3.0: "
+            f"from evo.refine import {name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(package, name)
+
+
+# The package evo.refine is imported here (its names load on first use): the import system sets the
+# attribute ``refine`` of this module to a package when it first imports it, so that happens now, once, and
+# the name is taken back for the function (``evo.refine(...)``, docs/refine.md) whoever imports the package.
+importlib.import_module("evo.refine")
+del globals()["refine"]

@@ -10,12 +10,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import tomllib
 import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from evo.errors import EvoInputError, closest, unknown_key_message
+from evo.errors import EvoInputError, closest, digits_problem, unknown_key_message
 
 __all__ = [
     "check",
@@ -25,6 +26,7 @@ __all__ = [
     "field_label",
     "is_finite_number",
     "is_number",
+    "loads_toml",
     "number_problem",
     "parse_section",
     "section_to_dict",
@@ -324,3 +326,24 @@ def section_to_dict(section: Any) -> dict[str, Any]:
             value = dict(value)
         out[f.name] = value
     return out
+
+
+def loads_toml(data: str | bytes, *, source: str | None) -> dict[str, Any]:
+    """A TOML document from its text (bytes must be UTF-8); every problem is one line naming ``source``."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise EvoInputError(f"not valid TOML: {exc}", source=source) from None
+    except UnicodeDecodeError as exc:
+        raise EvoInputError(
+            f"not valid TOML: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
+            source=source,
+        ) from None
+    except RecursionError:
+        raise EvoInputError("not valid TOML: nested too deeply", source=source) from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4300)
+        problem = digits_problem(exc)
+        if problem is None:
+            raise
+        raise EvoInputError(f"not valid TOML: {problem}", source=source) from None

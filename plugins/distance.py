@@ -1,6 +1,9 @@
 """The ``distance`` fitness plugin: how far the creature's centroid travels along x."""
 
+import numba as nb
+
 from evo import fitness_plugin
+from evo.fitness.reducers import centroid, compiled_reducer, index_at
 
 
 @fitness_plugin("distance", weights=(1.0,), record_every=10)
@@ -12,3 +15,11 @@ def distance(result, *, settle_frames: int = 200) -> float:
     """
     x = result.centroids[:, 0]
     return float(x[-1] - x[result.index_at(settle_frames)])
+
+
+@compiled_reducer(distance)
+@nb.njit(cache=True, nogil=True)
+def distance_reducer(positions, frames, total_frames, constants, out):  # pragma: no cover
+    """:func:`distance` compiled; ``constants``: (settle_frames,)."""
+    start = index_at(frames, constants[0])
+    out[0] = centroid(positions, positions.shape[0] - 1, 0) - centroid(positions, start, 0)

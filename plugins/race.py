@@ -1,8 +1,10 @@
 """The ``race`` fitness plugin: a Sodarace-style race to a finish line."""
 
+import numba as nb
 import numpy as np
 
 from evo import fitness_plugin
+from evo.fitness.reducers import centroid, compiled_reducer
 
 
 @fitness_plugin("race", weights=(1.0,), record_every=5)
@@ -26,3 +28,25 @@ def race(result, *, finish_x: float = 400.0, penalty: float = 1.0) -> float:
         return -float(frames[k - 1] + fraction * (frames[k] - frames[k - 1]))
     remaining = finish_x - float(progress.max())
     return -float(result.total_frames) - penalty * remaining
+
+
+@compiled_reducer(race)
+@nb.njit(cache=True, nogil=True)
+def race_reducer(positions, frames, total_frames, constants, out):  # pragma: no cover
+    """:func:`race` compiled; ``constants``: (finish_x, penalty)."""
+    finish_x, penalty = constants[0], constants[1]
+    start = centroid(positions, 0, 0)
+    best = -np.inf
+    before = 0.0
+    for k in range(positions.shape[0]):
+        progress = centroid(positions, k, 0) - start
+        if progress >= finish_x:
+            if k == 0:
+                out[0] = 0.0
+                return
+            fraction = (finish_x - before) / (progress - before)
+            out[0] = -(frames[k - 1] + fraction * (frames[k] - frames[k - 1]))
+            return
+        best = max(best, progress)
+        before = progress
+    out[0] = -total_frames - penalty * (finish_x - best)

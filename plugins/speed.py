@@ -1,6 +1,9 @@
 """The ``speed`` fitness plugin: mean horizontal speed of the centroid once the creature has settled."""
 
+import numba as nb
+
 from evo import fitness_plugin
+from evo.fitness.reducers import centroid, compiled_reducer, index_at
 
 
 @fitness_plugin("speed", weights=(1.0,), record_every=10)
@@ -17,3 +20,16 @@ def speed(result, *, settle_frames: int = 200) -> float:
         return 0.0
     x = result.centroids[:, 0]
     return float((x[-1] - x[start]) / elapsed)
+
+
+@compiled_reducer(speed)
+@nb.njit(cache=True, nogil=True)
+def speed_reducer(positions, frames, total_frames, constants, out):  # pragma: no cover
+    """:func:`speed` compiled; ``constants``: (settle_frames,)."""
+    start = index_at(frames, constants[0])
+    last = frames.shape[0] - 1
+    elapsed = frames[last] - frames[start]
+    if elapsed <= 0:
+        out[0] = 0.0
+    else:
+        out[0] = (centroid(positions, last, 0) - centroid(positions, start, 0)) / elapsed

@@ -41,9 +41,12 @@ SECTIONS: dict[str, str] = {
     "checkpoint": "evo.bench.checkpoint:checkpoint_section",
     "quality": "evo.bench.quality:quality_section",
     "studio": "evo.bench.studio:studio_section",
+    "kernel": "evo.bench.kernel:kernel_section",
+    "warm": "evo.bench.warm:warm_section",
     "engine": "evo.bench.engine:engine_section",
 }
-# scaling: evo bench --scaling; quality (minutes): python -m evo.bench.quality; engine: --sections engine
+# scaling: evo bench --scaling; kernel and warm: evo bench --kernel; engine: --sections engine
+# quality (minutes): python -m evo.bench.quality
 DEFAULT_SECTIONS = ("simulator", "compile", "evolution", "batch", "dask")
 
 

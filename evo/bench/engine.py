@@ -6,7 +6,6 @@ How to read it: docs/performance.md, "Issue 29"."""
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import os
 import resource
@@ -18,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from evo.bench.evolution import bench_config, walkers_config
+from evo.io.folder_digest import folder_digest
 from evo.run.backends import default_workers
 from evo.run.callbacks import Callback
 from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
 
-__all__ = ["engine_section", "folder_digest", "generation_children", "whole_run"]
+__all__ = ["engine_section", "generation_children", "shipping_share", "whole_run"]
 
 GENERATIONS = 20  # examples/walkers.toml's first generations (its whole run is 120)
 REPEATS = 2
@@ -44,15 +44,6 @@ def whole_run(config, folder: Path) -> tuple[float, float]:
     prepared = prepare(config, out=folder, force=True)
     run_prepared(prepared, [FolderWriter(prepared)])
     return time.perf_counter() - start, _cpu() - cpu
-
-
-def folder_digest(folder: Path) -> str:
-    """SHA-256 over the names and bytes of a run folder's files (not :data:`IGNORED`)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name not in IGNORED):
-        digest.update(str(path.relative_to(folder)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def generation_children(config) -> list[list]:
@@ -90,6 +81,82 @@ def bare_batched_kernel(config, generations: list[list]) -> float:
     return _cpu() - start
 
 
+def _kernel_cpu(config, children: list, out: Any) -> None:
+    """In a forked process: CPU seconds of :func:`evo.sim.simulate_batch` on ``children``, sent on ``out``."""
+    from evo.fitness import load_ref
+    from evo.sim import simulate_batch
+
+    every = load_ref(config.plugin).record_every
+    start = time.thread_time()
+    simulate_batch(children, config.world, config.evaluation.frames, every)
+    out.send(time.thread_time() - start)
+
+
+def concurrent_kernels(config, children: list, repeats: int) -> float:
+    """CPU seconds per evaluation of the bare batched kernel in two processes at once (each on half of
+    ``children``) over that of one process alone on all of them, least of ``repeats`` interleaved: what
+    two workers' simulation costs more than one worker's on this machine's cores whatever the design
+    around it (shared caches and memory bandwidth, cores that are hardware threads of one)."""
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+    bare_batched_kernel(config, [children[:8]])  # compiled before the processes fork
+
+    def run(shares: list[list]) -> float:
+        pipes = [fork.Pipe(duplex=False) for _ in shares]
+        processes = [
+            fork.Process(target=_kernel_cpu, args=(config, share, sending))
+            for share, (_, sending) in zip(shares, pipes, strict=True)
+        ]
+        for process in processes:
+            process.start()
+        spent = sum(receiving.recv() for receiving, _ in pipes)
+        for process in processes:
+            process.join()
+        return spent
+
+    half = len(children) // 2
+    alone = two = float("inf")
+    for _ in range(repeats):
+        alone = min(alone, run([children]))
+        two = min(two, run([children[:half], children[half:]]))
+    return two / alone
+
+
+def shipping_share(config, generations: int = 12) -> dict[str, float]:
+    """What a fork worker's chunk spends on pickling: a run of ``config`` driven by hand for
+    ``generations`` generations, then the last generation's broods (half of them: one worker's chunk of
+    two) and their results pickled and unpickled, against the CPU seconds of breeding and evaluating
+    them. The bound on what sending parents as arrays and results as arrays could save."""
+    import pickle
+
+    from evo.run.job import BreedContext, breed_and_evaluate
+    from evo.run.job import prepare as prepare_chunk
+
+    context = BreedContext(config.evaluation_spec(), config.genome, config.ga)
+    evolution = prepare(config.replace(pool={"workers": 1})).evolution
+    for _ in range(generations):
+        broods = list(evolution.ask().broods)
+        results = [
+            breed_and_evaluate(b, context, x)
+            for b, x in zip(broods, prepare_chunk(broods, context), strict=True)
+        ]
+        evolution.tell([r for kids in results for r in kids])
+    chunk = broods[: len(broods) // 2]
+    tasks = list(enumerate(chunk))
+    start = time.thread_time()
+    done = [
+        breed_and_evaluate(b, context, x) for b, x in zip(chunk, prepare_chunk(chunk, context), strict=True)
+    ]
+    work = time.thread_time() - start
+    start = time.thread_time()
+    for _ in range(5):
+        pickle.loads(pickle.dumps(tasks, pickle.HIGHEST_PROTOCOL))
+        pickle.loads(pickle.dumps(done, pickle.HIGHEST_PROTOCOL))
+    shipping = (time.thread_time() - start) / 5
+    return {"chunk_cpu_s": work, "pickling_cpu_s": shipping, "share": shipping / work}
+
+
 class _Busy:
     """Another process busy on one core (a Python loop) while the block runs."""
 
@@ -115,7 +182,7 @@ def _runs(config, repeats: int, tmp: Path, kinds: dict[str, Any]) -> dict[str, d
                 wall, cpu = whole_run(cfg, tmp / name)
             seen = best.setdefault(name, {"wall": wall, "cpu": cpu})
             seen["wall"], seen["cpu"] = min(seen["wall"], wall), min(seen["cpu"], cpu)
-            seen["digest"] = folder_digest(tmp / name)
+            seen["digest"] = folder_digest(tmp / name, IGNORED)
     return best
 
 
@@ -156,6 +223,9 @@ def engine_section(args: argparse.Namespace):
                 if dask:
                     kinds["dask"] = (config.replace(pool={"workers": 2, "backend": "dask"}), False)
             kernel = min(bare_batched_kernel(config, children) for _ in range(repeats))
+            concurrent = concurrent_kernels(
+                config, [c for generation in children[1:] for c in generation], repeats
+            )
             runs = _runs(config, repeats, Path(tmp) / label, kinds)
             row = {"evaluations": evaluations, "kernel_cpu_s": kernel} | {
                 f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
@@ -163,6 +233,7 @@ def engine_section(args: argparse.Namespace):
             row["run_vs_kernel_cpu"] = kernel / runs["one"]["cpu"]
             row["two_vs_one_cpu_per_evaluation"] = runs["two"]["cpu"] / runs["one"]["cpu"]
             row["two_vs_one_wall"] = runs["one"]["wall"] / runs["two"]["wall"]
+            row["two_kernels_vs_one_cpu"] = concurrent
             digests = {seen["digest"] for seen in runs.values()}
             row["identical_folders"] = len(digests) == 1
             lines.append(
@@ -170,6 +241,10 @@ def engine_section(args: argparse.Namespace):
                 f" evaluations): target 1, 1 worker {row['run_vs_kernel_cpu']:.2f} x the bare batched kernel"
                 f" per CPU-second (>= 0.9); target 2, 2 workers {row['two_vs_one_cpu_per_evaluation']:.2f} x"
                 f" the CPU per evaluation of 1 (<= 1.05), {row['two_vs_one_wall']:.2f} x its wall rate"
+            )
+            lines.append(
+                f"  the bare batched kernel alone in two processes at once costs {concurrent:.2f} x the CPU"
+                f" per evaluation of one process: the floor of target 2 on this machine"
             )
             if label == "walkers":
                 busy = runs["one_busy"]["wall"] / runs["default_busy"]["wall"]
@@ -189,5 +264,11 @@ def engine_section(args: argparse.Namespace):
                 f"  target 6, run folders byte-identical across {', '.join(runs)}: {row['identical_folders']}"
             )
             out[label] = row
+    out["shipping"] = ship = shipping_share(walkers.replace(run={"generations": generations}))
+    lines.append(
+        f"walkers: pickling a worker's chunk out and its results back costs {ship['share']:.1%} of the CPU"
+        f" of breeding and evaluating it ({1e3 * ship['pickling_cpu_s']:.1f} ms of"
+        f" {1e3 * ship['chunk_cpu_s']:.0f} ms): the most that arrays instead of creatures could save"
+    )
     title = "engine: issue 29's targets, whole runs against the bare batched kernel"
     return Section(title, lines, {"engine": out})

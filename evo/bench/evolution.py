@@ -29,7 +29,7 @@ WALKERS_GENERATIONS = 120  # the shipped example, whole
 def bench_config(population: int = POPULATION, frames: int = FRAMES, generations: int = GENERATIONS):
     """The benchmark's config (a :class:`evo.run.config.Config`)."""
     from evo.bench.simulator import bench_world
-    from evo.run.config import parse_config
+    from evo.run.config import parse_config, resolve
 
     world = bench_world()
     doc = {
@@ -38,7 +38,7 @@ def bench_config(population: int = POPULATION, frames: int = FRAMES, generations
         "world": {"stiffness": world.stiffness, "max_speed": world.max_speed},
         "genome": {"masses": [18, 22], "max_links": 64, "max_degree": 7, "link_density": 1.0},
     }
-    return parse_config(doc, source="<bench>")
+    return resolve(parse_config(doc, source="<bench>"))
 
 
 class _Clock(Callback):
@@ -296,13 +296,13 @@ def _peak_rss_kib() -> int:
 
 def memory_probe(generations: int = 500, population: int = 20, frames: int = 200, workers: int = 1) -> list:
     """(generation, peak RSS KiB) every 25 generations of a long tiny run: flat when memory does not grow."""
-    from evo.run.config import parse_config
+    from evo.run.config import parse_config, resolve
 
     doc = {
         "run": {"name": "memory", "seed": 3, "generations": generations, "population": population},
         "evaluation": {"frames": frames, "plugin": "distance", "params": {"settle_frames": 0}},
     }
-    config = parse_config(doc, source="<memory>")
+    config = resolve(parse_config(doc, source="<memory>"))
     samples: list[tuple[int, int]] = []
 
     class Sampler(_Clock):

@@ -31,15 +31,28 @@ class FirstCompile(Callback):
             self._warm(run)
             return
         with compiling_notice(self.command, what=COMPILING_RUN):
-            self._warm(run)
+            self._warm(run, self._say_when_slow())
+
+    def _say_when_slow(self):
+        """Tells what is compiling and what is ready once the compiling has taken a second (loading
+        numba's cache takes less): the lines from before then come first."""
+        start = time.monotonic()
+        early: list[str] = []
+
+        def say(text: str) -> None:
+            early.append(text)
+            if time.monotonic() - start > 1.0:
+                for line in early:
+                    print(f"evo {self.command}: {line}", file=sys.stderr, flush=True)
+                early.clear()
+
+        return say
 
     @staticmethod
-    def _warm(run: RunStart) -> None:
-        from evo.ga.kernels.brood import warm_breeding
-        from evo.sim import warm
+    def _warm(run: RunStart, say=None) -> None:
+        from evo.cli import warm
 
-        warm.warm_world(run.config.world)
-        warm_breeding(run.config.genome, run.config.ga)
+        warm.warm_run(run.config.world, run.config.genome, run.config.ga, say)
 
 
 class ProgressLines(Callback):

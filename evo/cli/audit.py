@@ -8,10 +8,11 @@ import json
 import math
 
 from evo.audit import audit
-from evo.audit.report import QUANTILE
+from evo.audit.report import QUANTILE, AuditReport, with_rank_flags
 from evo.cli._common import add_world_arguments, creature_and_world
 from evo.cli._fitness import plugin_spec
 from evo.errors import EvoInputError
+from evo.fitness.evaluate import EvaluationSpec
 from evo.io.models import load_model
 
 NAME = "audit"
@@ -19,7 +20,12 @@ HELP = "re-simulate a creature under perturbations: each score, a robust score, 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="model file (.json or .xml)")
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        nargs="+",
+        help="model file (.json or .xml); several are also ranked against each other under each integrator",
+    )
     parser.add_argument(
         "--plugin", default="distance", metavar="NAME", help="fitness plugin (default: distance)"
     )
@@ -39,7 +45,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.frames is not None and args.frames < 1:
         raise EvoInputError(f"--frames: expected an integer >= 1, got {args.frames}")
-    creature = load_model(args.model)
+    audited = [_audited(path, args) for path in args.model]
+    reports = [report for report, _ in audited]
+    ranks = None
+    if len(reports) > 1:  # several creatures: does their ranking depend on the integrator?
+        reports, ranks = with_rank_flags(reports, audited[0][1])
+    if args.json:
+        docs = [{"model": path, **r.to_dict()} for path, r in zip(args.model, reports, strict=True)]
+        print(json.dumps(docs[0] if ranks is None else {"models": docs, "ranks": ranks}, indent=1))
+        return 0
+    for path, report, (_, spec) in zip(args.model, reports, audited, strict=True):
+        _print(path, report, spec)
+    if ranks is not None:
+        names = list(ranks)
+        width = max(len(p) for p in args.model)
+        print("ranks: " + "  ".join(names))
+        for k, path in enumerate(args.model):
+            print(f"  {path.ljust(width)}  " + "  ".join(str(ranks[n][k]).rjust(len(n)) for n in names))
+    return 0
+
+
+def _audited(path: str, args: argparse.Namespace) -> tuple[AuditReport, EvaluationSpec]:
+    creature = load_model(path)
     if args.task:
         from evo.tasks import task_named
 
@@ -49,15 +76,14 @@ def run(args: argparse.Namespace) -> int:
             raise EvoInputError(f"--task fixes the world, frames, plugin and params; drop {drop}")
         spec, seed = task_named(args.task).spec, args.seed or 0
     else:
-        creature, world = creature_and_world(creature, args, args.model)
+        creature, world = creature_and_world(creature, args, path)
         spec, seed = plugin_spec(creature, args, world, args.frames)
-    report = audit(creature, spec, plugin_seed=seed)
-    if args.json:
-        print(json.dumps({"model": args.model, **report.to_dict()}, indent=1))
-        return 0
-    print(
-        f"{args.model}: {report.objective} {_figure(report.score)} ({spec.plugin.name}, {spec.frames} frames)"
-    )
+    return audit(creature, spec, plugin_seed=seed), spec
+
+
+def _print(path: str, report: AuditReport, spec: EvaluationSpec) -> None:
+    what = f"{spec.plugin.name}, {spec.frames} frames"
+    print(f"{path}: {report.objective} {_figure(report.score)} ({what})")
     width = max(len(s.name) for s in report.perturbed)
     for s in report.perturbed:
         print(f"  {s.name.ljust(width)}  {_figure(s.score)}")
@@ -68,7 +94,6 @@ def run(args: argparse.Namespace) -> int:
     for flag in report.flags:
         where = f" at frame {flag.frame:g}" if flag.frame is not None else ""
         print(f"FLAG {flag.kind}{where}: {flag.evidence}")
-    return 0
 
 
 def _figure(value: float) -> str:

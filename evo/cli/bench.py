@@ -38,6 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " kernel on the same body, and the share of candidates in lanes (see evo/bench/refine.py)",
     )
     parser.add_argument(
+        "--kernel",
+        action="store_true",
+        help="instead: the batched Euler kernel against a minimal hand-written lanes kernel, and a cold `evo"
+        " warm` on an empty numba cache (see evo/bench/kernel.py and warm.py; a few minutes)",
+    )
+    parser.add_argument(
         "--engine",
         action="store_true",
         help="instead: whole runs (1 and 2 workers, busy core, dask, batching off) against the bare batched"
@@ -64,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         args.sections = ["refine"]
     elif getattr(args, "checkpoint", False):
         args.sections = ["checkpoint"]
+    elif getattr(args, "kernel", False):
+        args.sections = ["kernel", "warm"]
     elif getattr(args, "studio", False):
         args.sections = ["studio"]
     elif getattr(args, "engine", False):

@@ -152,6 +152,10 @@ def _pinned(run_dir: Path) -> list[str]:
     """:func:`evo.gallery.pinned.pinned_genes` of the run's elites, with its ``[genome]`` table."""
     from evo.gallery.pinned import pinned_genes
     from evo.io.run_folder.contents import read_run
+    from evo.run.config import run_folder_config
+    from evo.schema import section_to_dict
 
     contents = read_run(run_dir, require_elites=False)
-    return pinned_genes([entry.creature for entry in contents.elites], contents.section("genome"))
+    config = run_folder_config(contents)
+    genome = section_to_dict(config.genome) if config else {}
+    return pinned_genes([entry.creature for entry in contents.elites], genome)

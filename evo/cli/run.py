@@ -89,7 +89,7 @@ class _StopOnRequest(Callback):
 
 
 def run(args: argparse.Namespace) -> int:
-    from evo.run.config import load_config
+    from evo.run.config import load_config, pool_overrides
     from evo.run.evolve import RunFailed, evolve
 
     start = Path.cwd()  # before any plugin code runs: a plugin's os.chdir moves no run folder
@@ -101,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
         problem = dask_address_problem(args.dask)
         if problem is not None:
             raise EvoInputError(f"--dask: {problem}, got {shown(args.dask)}")
-    config = load_config(args.config)
+    config = load_config(
+        args.config, overrides={"pool": pool_overrides(workers=args.workers, address=args.dask)}
+    )
     if not args.resume:  # a resumed run has its generation 0 already
         warn_seed_model_changes(NAME, args.config, config)
     out = args.out if args.out else Path("runs") / config.run.name
@@ -114,8 +116,6 @@ def run(args: argparse.Namespace) -> int:
             result = evolve(
                 config,
                 out=folder,
-                workers=args.workers,
-                address=args.dask,
                 callbacks=[FirstCompile(quiet=args.quiet), _StopOnRequest(stop), *said],
                 progress=show_bars,
                 resume=args.resume,

@@ -7,6 +7,8 @@ Prints ``http://127.0.0.1:PORT/?token=TOKEN`` as the first line of stdout and se
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import webbrowser
 from pathlib import Path
 
@@ -40,37 +42,50 @@ def _is_run_folder(path: Path) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from evo.studio.app import Studio
         from evo.studio.server import serve
+        from evo.studio.session import StudioSession
     except ImportError:
         raise EvoInputError("the studio needs its extra: pip install 'evo[studio]'") from None
     from evo.io.models import load_model
 
     if not 0 <= args.port <= 65535:
         raise EvoInputError(f"--port: expected 0..65535, got {args.port}")
-    studio = Studio()
+    studio = StudioSession()
     if args.target:
-        target = Path(args.target)
+        target = Path(args.target).absolute()  # before any plugin code could move the current folder
         if target.is_dir() and _is_run_folder(target):
-            from evo.run.evolve import open_run
+            from evo.studio.children import call_now
 
-            open_run(target)  # a folder that is not a readable run is refused here, in one line
+            # a folder that is not a readable run is refused here, in one line; read in a child process,
+            # as reading its config imports its plugins
+            what, seconds = str(target), studio.limits.child_seconds
+            call_now("listing", {"folder": str(target)}, what=what, cwd=target.parent, seconds=seconds)
             studio.run, studio.folder = target, target.parent
         elif target.is_dir():
             studio.folder = target
         else:
             studio.model = load_model(target)
             studio.path, studio.folder = target, target.parent
+    from evo.io.studio_files import remove_redirect_page, write_redirect_page
+
+    pages: list[Path] = []
 
     def ready(url: str) -> None:
         print(url, flush=True)
-        if not args.no_open:
-            webbrowser.open(url)
+        if not args.no_open:  # the browser is handed a private file, not the URL: argv is public (ps)
+            pages.append(write_redirect_page(url))
+            webbrowser.open(pages[-1].as_uri())
 
     try:
-        return serve(studio, args.host, args.port, on_ready=ready)
+        status = serve(studio, args.host, args.port, on_ready=ready)
     except OSError as exc:
         hint = "; try --port 0 (any free port)" if args.port else ""
         raise EvoInputError(
             f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}{hint}"
         ) from None
+    finally:
+        for page in pages:
+            remove_redirect_page(page)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)  # served and stopped: no thread still computing (an analysis) holds the exit up

@@ -1,17 +1,19 @@
-"""``evo warm``: compile the simulator's kernels and the compiled breeding into numba's cache now, so
-that no run pauses for it later (docs/runs.md, "evo run")."""
+"""``evo warm``: compile the simulator's kernels and the compiled breeding into numba's cache now, in
+parallel processes, so that no run pauses for it later (docs/runs.md, "evo run")."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from collections.abc import Callable
 
-from evo.sim.world import INTEGRATORS
+from evo.sim.world import INTEGRATORS, World
 
 NAME = "warm"
 HELP = (
-    "compile the simulator (every integrator) and breeding now, into numba's cache, so the first run does "
-    "not pause"
+    "compile what a run calls (the simulator's kernels, breeding) now, in parallel, into numba's cache, so"
+    " the first run does not pause"
 )
 
 
@@ -21,21 +23,96 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=INTEGRATORS,
         metavar="NAME",
-        help=f"only this integrator (repeatable; default: all of {', '.join(INTEGRATORS)})",
+        help="the kernels of this integrator as well (repeatable; default: only what a run of the default"
+        " world calls, the Euler kernels)",
     )
+    parser.add_argument("--all", action="store_true", help="every kernel of every integrator")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: one per CPU)")
+
+
+def _breeding() -> None:
+    from evo.ga.kernels.brood import warm_breeding
+
+    warm_breeding(seeds=False)
+
+
+def _breeding_functions() -> tuple:
+    from evo.ga.kernels import brood
+
+    return (brood._pair,)
+
+
+def _seeds_functions() -> tuple:
+    from evo.ga import seeds
+
+    return (seeds._generation_seeds,)
+
+
+def _plugin_seeds() -> None:
+    from evo.ga.seeds import plugin_seeds
+
+    plugin_seeds(0, 0, 1)
+
+
+def compile_tasks(world: World | None, any_physics: bool = False, breeding: bool = True) -> list:
+    """What to compile for runs in ``world`` (None: every kernel): its kernels, then breeding (the longest
+    first, so that it starts at once)."""
+    from evo.sim.warm import CompileTask, kernel_tasks
+
+    tasks = [
+        CompileTask("breeding", _breeding, compiled=_breeding_functions),
+        CompileTask("the plugin seeds", _plugin_seeds, compiled=_seeds_functions),
+    ]
+    return (tasks if breeding else []) + kernel_tasks(world, any_physics)
+
+
+def any_physics(genome, ga) -> bool:
+    """Whether a run's creatures can leave the default physics (then the general kernels run too): the
+    ``physics`` mutation on ranges wider than a point, or seed models (which may have any)."""
+    wide = any(low != high for low, high in (genome.link_stiffness, genome.link_dashpot, genome.mass))
+    return bool(genome.seed_models) or (ga.rate("physics") > 0.0 and wide)
+
+
+def warm_run(world: World, genome, ga, say: Callable[[str], None] | None = None) -> None:
+    """Compile what a run calls before its first generation (in parallel processes, ``say`` told of each)
+    and load it here, before the run's workers fork; when numba's cache has it all, only load it here."""
+    from evo.sim.warm import in_cache
+
+    tasks = compile_tasks(world, any_physics(genome, ga))
+    if all(in_cache(task) for task in tasks):
+        for task in tasks:
+            task.run(*task.args)
+        return
+    compile_ahead(tasks, say=say, load_here=True)
+
+
+def compile_ahead(
+    tasks: list, workers: int | None = None, say: Callable[[str], None] | None = None, load_here: bool = False
+) -> str:
+    """Compile ``tasks`` in parallel processes (and with ``load_here`` load them into this process from
+    numba's cache); returns a summary: wall seconds, CPU seconds of all processes."""
+    from evo.sim.warm import compile_in_processes
+
+    start, cpu = time.perf_counter(), time.process_time()
+    spent = compile_in_processes(tasks, workers, say)
+    for task in tasks if load_here else ():
+        task.run(*task.args)
+    wall = time.perf_counter() - start
+    cpu_total = sum(spent.values()) + time.process_time() - cpu
+    processes = max(1, min(workers or len(os.sched_getaffinity(0)), len(tasks)))
+    return f"{wall:.1f} s ({cpu_total:.1f} s CPU in {processes} processes)"
 
 
 def run(args: argparse.Namespace) -> int:
-    from evo.ga.kernels.brood import warm_breeding
-    from evo.sim.warm import warm_kernels
-
-    names = tuple(dict.fromkeys(args.integrator or INTEGRATORS))
-    start = time.perf_counter()
-    for name, seconds in warm_kernels(names):
-        print(f"{name}: ready ({seconds:.1f} s)")
-    bred = time.perf_counter()
-    warm_breeding()
-    print(f"breeding: ready ({time.perf_counter() - bred:.1f} s)")
-    total = time.perf_counter() - start
-    print(f"the simulator and breeding are ready ({total:.1f} s); later runs load them from numba's cache")
+    # the default world's fast path; an integrator named: its general kernels too (any physics)
+    worlds: list[tuple[World | None, bool]] = [(World(), False)]
+    worlds += [(World(integrator=name), True) for name in dict.fromkeys(args.integrator or ())]
+    tasks, seen = [], set()
+    for world, physics in [(None, True)] if args.all else worlds:
+        for task in compile_tasks(world, physics):
+            if task.name not in seen:
+                seen.add(task.name)
+                tasks.append(task)
+    summary = compile_ahead(tasks, args.workers, print)
+    print(f"ready in {summary}; later runs load them from numba's cache")
     return 0

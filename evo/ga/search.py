@@ -15,7 +15,7 @@ from evo.ga.brood import Brood
 from evo.ga.individual import Individual
 from evo.model import Creature
 
-__all__ = ["ChildResult", "Plan", "RunSearch", "Search", "checked_results"]
+__all__ = ["ChildResult", "Plan", "RunSearch", "Search", "SearchState", "checked_results"]
 
 Told = TypeVar("Told", covariant=True)
 
@@ -116,6 +116,29 @@ class Search(Protocol[Told]):
         ...
 
 
+class SearchState(Protocol):
+    """What every run search's :meth:`RunSearch.state` holds, whatever else it does: the last generation
+    told, the run seed, the plugin's objectives and weights, the generator's state and the logbook."""
+
+    @property
+    def generation(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def objectives(self) -> tuple[str, ...]: ...
+
+    @property
+    def weights(self) -> tuple[float, ...]: ...
+
+    @property
+    def rng(self) -> dict[str, Any]: ...
+
+    @property
+    def logbook(self) -> tuple[dict[str, Any], ...]: ...
+
+
 class RunSearch(Search[dict[str, Any]], Protocol):
     """A search that ``evo.evolve`` runs: the GA (:class:`~evo.ga.loop.Evolution`) and MAP-Elites
     (:class:`~evo.qd.loop.QualityDiversity`). ``tell`` returns the generation's logbook record."""
@@ -134,8 +157,13 @@ class RunSearch(Search[dict[str, Any]], Protocol):
     @property
     def hall_of_fame(self) -> Sequence[Individual]: ...
 
-    def state(self) -> Any:
-        """The whole state between a ``tell`` and the next ``ask`` (a checkpoint writes it)."""
+    def state(self) -> SearchState:
+        """The whole state between a ``tell`` and the next ``ask``.
+
+        Returns:
+            The state as plain data (a checkpoint writes it): :class:`~evo.ga.loop.EvolutionState`,
+            :class:`~evo.qd.state.QDState`.
+        """
         ...
 
 

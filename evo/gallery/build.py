@@ -24,7 +24,9 @@ from evo.gallery.replay import ground_line
 from evo.io.atomic import atomic_write_text
 from evo.io.run_folder.contents import Entry, RunContents, archive_entries, read_run
 from evo.io.worlds import resolve_world
+from evo.run.config import ParsedConfig, run_folder_config
 from evo.run.raw_scores import raw_scores
+from evo.schema import section_to_dict
 from evo.sim import DEFAULT_FRAMES
 from evo.sim.world import World
 
@@ -45,14 +47,14 @@ def _finite(x: Any) -> float | None:
     return float(x) if isinstance(x, int | float) and math.isfinite(x) else None
 
 
-def _world(entry: Entry, run: RunContents) -> World:
-    layers = [(run.section("world"), str(run.path / "config.toml"), "world")]
+def _world(entry: Entry, run: RunContents, config: ParsedConfig | None) -> World:
+    layers = [(config.world if config else {}, str(run.path / "config.toml"), "world")]
     layers.append((entry.creature.world, entry.file_name, "world"))
     return resolve_world(layers)
 
 
-def _frames(entry: Entry, run: RunContents) -> float:
-    value = entry.provenance.frames if entry.provenance else run.section("evaluation").get("frames")
+def _frames(entry: Entry, config: ParsedConfig | None) -> float:
+    value = entry.provenance.frames if entry.provenance else (config.evaluation.frames if config else None)
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
         return float(value)
     return float(DEFAULT_FRAMES)
@@ -72,9 +74,11 @@ def _natural_frequencies(entry: Entry, world: World, count: int = NATURAL_SHOWN)
     return [round(float(w), 6) for w in modes.frequencies[:count] if math.isfinite(w)]
 
 
-def _creature(entry: Entry, run: RunContents, max_records: int) -> tuple[dict[str, Any], World]:
-    world = _world(entry, run)
-    frames = _frames(entry, run)
+def _creature(
+    entry: Entry, run: RunContents, config: ParsedConfig | None, max_records: int
+) -> tuple[dict[str, Any], World]:
+    world = _world(entry, run, config)
+    frames = _frames(entry, config)
     trajectory = record_trajectory(entry.creature, world, frames, max_records)
     provenance = entry.provenance
     doc = creature_payload(entry.creature, world, frames, trajectory)
@@ -124,23 +128,23 @@ def _plugin_default(plugin: str, name: str) -> Any:
         return None
 
 
-def _run_facts(run: RunContents, top_count: int, world: World) -> dict[str, Any]:
-    config, evaluation = run.section("run"), run.section("evaluation")
+def _run_facts(run: RunContents, config: ParsedConfig | None, top_count: int, world: World) -> dict[str, Any]:
+    meta = run.elites[0].creature.meta
     checkpoint = run.checkpoint or {}
     history = run.history
     done = int(checkpoint["generation"]) + 1 if "generation" in checkpoint else (len(history) or None)
     default = World().to_dict()
     resolved = world.to_dict()
     return {
-        "name": str(config.get("name") or run.path.name),
-        "plugin": evaluation.get("plugin") or run.elites[0].creature.meta.get("plugin"),
-        "params": dict(evaluation.get("params") or run.elites[0].creature.meta.get("params") or {}),
+        "name": config.run.name if config else run.path.name,
+        "plugin": config.evaluation.plugin if config else meta.get("plugin"),
+        "params": dict((config.evaluation.params if config else None) or meta.get("params") or {}),
         "objectives": list(run.objectives),
         "weights": list(run.weights),
-        "population": config.get("population"),
+        "population": config.run.population if config else None,
         "generations_done": done,
-        "generations_planned": config.get("generations"),
-        "seed": config.get("seed", checkpoint.get("seed")),
+        "generations_planned": config.run.generations if config else None,
+        "seed": config.run.seed if config else checkpoint.get("seed"),
         "date": run.started,
         "evaluations": int(
             sum(r.get("evaluations", 0) for r in history if math.isfinite(r.get("evaluations", 0)))
@@ -150,10 +154,12 @@ def _run_facts(run: RunContents, top_count: int, world: World) -> dict[str, Any]
         "exploded": int(sum(r.get("exploded", 0) for r in history if math.isfinite(r.get("exploded", 0))))
         if history
         else None,
-        "frames": evaluation.get("frames"),
+        "frames": config.evaluation.frames if config else None,
         "elites_shown": f"{top_count} of {len(run.elites)}",
         "folder": str(run.path),
-        "pinned": pinned_genes([entry.creature for entry in run.elites], run.section("genome")),
+        "pinned": pinned_genes(
+            [entry.creature for entry in run.elites], section_to_dict(config.genome) if config else {}
+        ),
         "world_changed": {k: v for k, v in resolved.items() if default.get(k) != v},
         "world_default": {k: v for k, v in resolved.items() if default.get(k) == v},
     }
@@ -166,6 +172,7 @@ def build_gallery(
     if top is not None and top < 1:
         raise EvoInputError(f"--top must be at least 1, got {top}")
     run = read_run(run_dir)
+    config = run_folder_config(run)  # parsed; its world resolved for each creature below
     elites = run.elites[:top] if top else run.elites
     creatures: dict[str, dict[str, Any]] = {}
     keys_by_digest: dict[str, str] = {}
@@ -174,7 +181,7 @@ def build_gallery(
     def add(entry: Entry, key: str, records: int = max_records) -> str:
         if entry.digest in keys_by_digest:
             return keys_by_digest[entry.digest]
-        doc, world = _creature(entry, run, records)
+        doc, world = _creature(entry, run, config, records)
         creatures[key] = doc
         keys_by_digest[entry.digest] = key
         worlds.append(world)
@@ -183,7 +190,7 @@ def build_gallery(
     elite_keys = [add(entry, f"e{rank}") for rank, entry in enumerate(elites, start=1)]
     first = run.objectives[0] if run.objectives else None
     generations = []
-    for best in generation_bests(run):
+    for best in generation_bests(run, dict(config.world) if config else {}):
         row = next((r for r in run.history if r.get("generation") == best.generation), {})
         generations.append(
             {
@@ -198,7 +205,7 @@ def build_gallery(
     occupied = len((run.archive or {}).get("elites", []))
     per_cell = max(60, min(ARCHIVE_RECORDS, ARCHIVE_BUDGET // max(occupied, 1)))
     archive = _archive_payload(run, add, min(max_records, per_cell))
-    facts = _run_facts(run, len(elites), worlds[0])
+    facts = _run_facts(run, config, len(elites), worlds[0])
     track = _track(worlds[0], list(creatures.values()), facts["plugin"], facts["params"])
     payload = {
         "run": facts,

@@ -7,7 +7,9 @@ them, :func:`generation_bests` rebuilds the bests from the elites and the checkp
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from evo.errors import EvoInputError
 from evo.io.models import creature_from_dict, dumps_model
@@ -27,10 +29,9 @@ class GenerationBest:
     exact: bool
 
 
-def _population_entries(run: RunContents) -> list[Entry]:
+def _population_entries(run: RunContents, world: Mapping[str, Any]) -> list[Entry]:
     """The last population of the checkpoint, as entries with the run's world (for reconstruction)."""
     out = []
-    world = run.section("world")
     for doc in (run.checkpoint or {}).get("population", []):
         try:
             creature = creature_from_dict(doc["model"], source="checkpoint.json")
@@ -45,8 +46,9 @@ def _population_entries(run: RunContents) -> list[Entry]:
     return out
 
 
-def generation_bests(run: RunContents) -> list[GenerationBest]:
-    """The best creature of each generation of ``history.csv``, judged by the first objective.
+def generation_bests(run: RunContents, world: Mapping[str, Any] | None = None) -> list[GenerationBest]:
+    """The best creature of each generation of ``history.csv``, judged by the first objective; ``world`` is
+    the run's ``[world]`` table as parsed (default: config.toml's as read), given to rebuilt creatures.
 
     With ``generations/genNNNN.json`` files these are exact. Otherwise the candidates are the elites and
     the checkpoint's last population: for generation g, a candidate born by g whose first objective
@@ -57,7 +59,8 @@ def generation_bests(run: RunContents) -> list[GenerationBest]:
     if not rows or not run.objectives:
         return []
     first, sign = run.objectives[0], (1.0 if not run.weights or run.weights[0] > 0 else -1.0)
-    candidates = {e.digest: e for e in [*_population_entries(run), *run.elites]}  # elites win a tie
+    world = run.section("world") if world is None else world  # the [world] table of config.toml
+    candidates = {e.digest: e for e in [*_population_entries(run, world), *run.elites]}  # elites win a tie
     ranked = sorted(
         (
             e

@@ -12,29 +12,13 @@ from typing import Any
 
 from evo.errors import EvoInputError, digits_problem
 from evo.io.bounded import read_input_bytes
-from evo.schema import shown
+from evo.schema import loads_toml, shown
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
     """Parse a TOML file; errors name the file."""
     path = Path(path)
-    data = read_input_bytes(path)
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise EvoInputError(f"not valid TOML: {exc}", source=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise EvoInputError(
-            f"not valid TOML: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
-            source=str(path),
-        ) from None
-    except RecursionError:
-        raise EvoInputError("not valid TOML: nested too deeply", source=str(path)) from None
-    except ValueError as exc:  # an integer of more digits than Python converts (4300)
-        problem = digits_problem(exc)
-        if problem is None:
-            raise
-        raise EvoInputError(f"not valid TOML: {problem}", source=str(path)) from None
+    return loads_toml(read_input_bytes(path), source=str(path))
 
 
 def read_world_file(path: str | Path) -> dict[str, Any]:

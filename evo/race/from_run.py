@@ -11,6 +11,7 @@ from evo.io.run_folder.contents import read_run
 from evo.io.soda_dialect import WORLD_NUMBERS
 from evo.io.soda_race import Contender, Race
 from evo.io.worlds import resolve_world
+from evo.run.config import run_folder_config
 from evo.sim import DEFAULT_FRAMES
 from evo.sim.world import World
 
@@ -42,11 +43,15 @@ def race_of_run(run_dir: str | os.PathLike, *, top: int | None = None) -> Race:
         raise EvoInputError(f"--top must be at least 1, got {top}")
     run = read_run(run_dir)
     config = str(run.path / "config.toml")
-    frames = run.section("evaluation").get("frames", DEFAULT_FRAMES)
+    parsed = run_folder_config(run)  # its world resolved under each contender's below
+    frames = parsed.evaluation.frames if parsed else DEFAULT_FRAMES
     contenders, terrain = [], ()
     for entry in run.elites[:top] if top else run.elites:
         world = resolve_world(
-            [(run.section("world"), config, "world"), (entry.creature.world, entry.file_name, "world")]
+            [
+                (parsed.world if parsed else {}, config, "world"),
+                (entry.creature.world, entry.file_name, "world"),
+            ]
         )
         _check_soda_world(world, entry.file_name)
         if not entry.creature.has_default_physics:

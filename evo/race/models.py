@@ -76,7 +76,7 @@ def race_of_creatures(
     if len(creatures) > MAX_MODELS:
         raise EvoInputError(f"a race takes at most {MAX_MODELS} models, got {len(creatures)}")
     lines = tuple(tuple((float(x), float(y)) for x, y in line) for line in terrain)
-    return Race(tuple(Contender(c) for c in creatures), terrain=lines, timeout=frames)
+    return Race(contenders=tuple(Contender(c) for c in creatures), terrain=lines, timeout=frames)
 
 
 def race_of_models(

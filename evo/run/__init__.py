@@ -7,10 +7,10 @@ import sys
 
 from evo.io.moved import alias_moved_modules
 
-# old module -> (where its code is now, where to import its names from); gone in 0.3.0
+# old module -> the module to import its names from now; gone in 0.3.0
 MOVED_RUN_MODULES = {
-    "evo.run.archive_writer": ("evo.run.folder.archive", "evo.run.folder"),
-    "evo.run.elite_files": ("evo.run.folder.elite_files", "evo.run.folder"),
+    "evo.run.archive_writer": "evo.run.folder",
+    "evo.run.elite_files": "evo.run.folder",
 }
 
 alias_moved_modules(sys.modules[__name__], MOVED_RUN_MODULES)

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evo.fitness.evaluate import recording
-from evo.ga.brood import BreedSettings, Brood, breed
+from evo.ga.brood import Brood, breed
 from evo.model import Creature
 from evo.sim import Trajectory, simulate_batch, topology_key
 from evo.sim.batch import MIN_LANES, kernel_groups
 
-__all__ = ["Bred", "COUNTS", "chunk_ids", "guided_shares", "prepare_broods"]
+__all__ = ["Bred", "COUNTS", "chunk_ids", "chunk_shares", "prepare_broods"]
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
@@ -49,7 +49,7 @@ def prepare_broods(
         One :class:`Bred` (or None) per brood.
     """
     spec = context.spec
-    settings = BreedSettings.of(context.genome, context.ga, context.variation)  # once for the chunk
+    settings = context.breed_settings  # made once per worker
     out: list[Bred | None] = []
     members: list[tuple[Bred, int, Creature]] = []
     for brood in broods:
@@ -91,14 +91,18 @@ def prepare_broods(
     return out
 
 
-def guided_shares(workers: int) -> list[float]:
-    """The shares of a generation's cost its chunks take with ``workers`` worker processes (guided
-    self-scheduling): a first round of ``workers`` chunks holding two thirds of the work, then a round of
-    ``workers`` holding the last third. Workers of equal speed each take one of each; one slowed down
-    (another process on its core) takes fewer, the others the rest, so the generation never waits for
-    it longer than for a small chunk. One share for one worker (in-process: one chunk)."""
+def chunk_shares(workers: int, contended: bool = False) -> list[float]:
+    """The shares of a generation's cost its chunks take with ``workers`` worker processes: one chunk
+    each (the fewest lanes left empty and chunk costs: docs/performance.md, "Issue 29"), or, when the
+    workers were ``contended`` (one shared its core with another process, the others did not), guided
+    self-scheduling: a
+    first round of ``workers`` chunks holding two thirds of the work, then a round of ``workers`` holding
+    the last third, so that a slowed worker takes fewer and the generation never waits for it longer
+    than for a small chunk. One share for one worker (in-process: one chunk)."""
     if workers <= 1:
         return [1.0]
+    if not contended:
+        return [1.0 / workers] * workers
     return [2.0 / (3 * workers)] * workers + [1.0 / (3 * workers)] * workers
 
 
@@ -112,7 +116,7 @@ def chunk_ids(broods: Sequence[Brood], chunks: int | Sequence[float]) -> list[tu
     Args:
         broods: the generation's broods, in order.
         chunks: how many chunks of equal cost to aim for (>= 1), or the shares of the cost (summing to
-            about 1) of each chunk in turn (:func:`guided_shares`).
+            about 1) of each chunk in turn (:func:`chunk_shares`).
 
     Returns:
         One (rank, chunk) per brood, in the broods' order: evaluate them by rank.

@@ -1,159 +1,65 @@
-"""The run configuration: a TOML file parsed once into frozen dataclasses (see docs/config.md).
-
-``load_config`` reads and checks everything a run needs before anything touches the disk, with one-line
-errors naming the file, table and key; ``Config.to_toml()`` writes the resolved configuration back
-(docs/config.md, "How the file is checked" and "The resolved configuration").
+"""The run configuration: a TOML file parsed once into frozen tables (:func:`parse_config`, pure), then
+resolved once against files, plugins and this machine (:func:`resolve`) into a :class:`Config`
+(docs/config.md). ``Config.to_toml()`` writes the resolved configuration back.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evo.audit.robust import RobustSettings, parse_robust
-from evo.errors import EvoInputError, closest, quoted
-from evo.fitness import Plugin, PluginRef, check_params, find_plugin, load_ref
+from evo.errors import EvoInputError
+from evo.fitness import Plugin, PluginRef, check_params, load_ref
 from evo.fitness.evaluate import EvaluationSpec
 from evo.ga.loop import LoopSettings
 from evo.ga.settings import GASection, GenomeSection
-from evo.io.models import load_model
-from evo.io.tomlfiles import dumps_toml, read_toml
-from evo.io.worlds import world_from
+from evo.io.bounded import read_input_bytes
+from evo.io.run_folder.contents import RunContents
+from evo.io.tomlfiles import dumps_toml
 from evo.qd import INSTALL, ArchiveSpec, QDSection, QDSettings, ribs_missing
-from evo.run.backends import BACKENDS, dask_address_problem, default_workers, require_dask
-from evo.schema import parse_section, section_to_dict, setting, shown
-from evo.sim.limits import Limits, check_size
-from evo.sim.simulate import MAX_STEPS, steps_for
+from evo.run.backends import default_workers
+from evo.run.parse import (
+    ALGORITHMS,
+    REFINE_NEEDS,
+    TABLES,
+    EvaluationSection,
+    ParsedConfig,
+    PoolSection,
+    RunSection,
+    parse_config,
+    pool_overrides,
+)
+from evo.run.resolving import (
+    check_backend,
+    check_records,
+    fitness_plugin_of,
+    plugin_paths,
+    resolved_qd,
+    seed_model_paths,
+    world_of,
+)
+from evo.schema import section_to_dict
 from evo.sim.world import World
 
 __all__ = [
     "ALGORITHMS",
     "Config",
     "EvaluationSection",
+    "ParsedConfig",
     "PoolSection",
     "RunSection",
     "TABLES",
     "load_config",
     "parse_config",
+    "pool_overrides",
     "qd_settings",
+    "resolve",
+    "run_folder_config",
 ]
-
-_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")  # fullmatch: "$" would let "t\n" through
-MAX_NAME = 100  # characters: the name makes folder and file names (each at most 255 bytes)
-MAX_POPULATION = 100_000
-MAX_FRAMES = 10_000_000
-MAX_TIMEOUT = 1e6  # s: about 11 days
-MAX_WORKERS = 1024
-ALGORITHMS = ("ga", "map-elites")
-
-
-@dataclass(frozen=True)
-class RunSection:
-    """The ``[run]`` table."""
-
-    name: str = setting("", doc="the run's name: its folder is runs/<name>/; default: the config file's stem")
-    seed: int = setting(1, low=0, doc="seed of every random draw of the run")
-    generations: int = setting(40, low=1, doc="generations to evolve")
-    population: int = setting(
-        120,
-        low=2,
-        high=MAX_POPULATION,
-        doc="creatures per generation",
-        why="a generation's creatures are all held in memory",
-    )
-    algorithm: str = setting(
-        "ga",
-        choices=ALGORITHMS,
-        doc="ga: the genetic algorithm; map-elites: quality diversity with pyribs ([qd], docs/qd.md)",
-    )
-
-
-@dataclass(frozen=True)
-class EvaluationSection:
-    """The ``[evaluation]`` table (with its ``[evaluation.params]`` sub-table)."""
-
-    frames: int = setting(
-        3000,
-        low=1,
-        high=MAX_FRAMES,
-        doc="frames each creature is simulated for",
-        why="every creature of the run is simulated for that long; evo simulate takes longer ones",
-    )
-    plugin: str = setting("distance", doc="name of the fitness plugin (python -m evo plugins lists them)")
-    plugin_paths: tuple[str, ...] = setting(
-        (), doc="extra folders or .py files to load plugins from, relative to the config file's folder"
-    )
-    params: Mapping[str, Any] = dataclasses.field(
-        default_factory=dict,
-        metadata={"doc": "keyword arguments for the plugin, checked against its signature"},
-    )
-    timeout: float = setting(
-        60.0,
-        low=0.0,
-        high=MAX_TIMEOUT,
-        doc="seconds one creature's evaluation (simulation and plugin) may take; 0: no limit",
-        why="a longer limit is none at all: 0 means no limit",
-    )
-    on_timeout: str = setting(
-        "stop",
-        choices=("stop", "worst"),
-        doc="past the timeout: stop the run (the creature is saved under failed/), or give the creature "
-        "the worst fitness and go on",
-    )
-    robust: RobustSettings | None = setting(
-        None,
-        parse=parse_robust,
-        doc="score each creature in K perturbed worlds, its fitness a low quantile (docs/audit.md)",
-    )
-
-
-@dataclass(frozen=True)
-class PoolSection:
-    """The ``[pool]`` table."""
-
-    workers: int | None = setting(
-        None,
-        low=1,
-        high=MAX_WORKERS,
-        doc="worker processes; 1 evaluates in-process; default: the number of CPUs",
-        why="each is a process; more than the CPUs only slows the run",
-    )
-    chunksize: int | None = setting(
-        None,
-        low=1,
-        doc="broods (one or two children, bred and evaluated together) sent to a worker at a time; "
-        "default: about eight chunks per worker per generation",
-    )
-    backend: str | None = setting(
-        None,
-        choices=BACKENDS,
-        doc="how evaluations run: in this process, in forked processes, or on a dask cluster; "
-        "default: inprocess for 1 worker, fork for more",
-    )
-    address: str | None = setting(
-        None, doc="the dask scheduler (tcp://host:8786) with backend = 'dask'; default: a local cluster"
-    )
-    batch: bool = setting(
-        True,
-        doc="simulate a chunk's children together in SIMD lanes, of any topologies (the same results)",
-    )
-
-
-# table name -> section class (World is validated by World.updated)
-TABLES: dict[str, type] = {
-    "run": RunSection,
-    "evaluation": EvaluationSection,
-    "world": World,
-    "genome": GenomeSection,
-    "ga": GASection,
-    "pool": PoolSection,
-    "qd": QDSection,
-}
 
 
 @dataclass(frozen=True)
@@ -215,7 +121,7 @@ class Config:
         Raises:
             EvoInputError: any problem, in one line naming the table and the key.
         """
-        return parse_config(doc, source=source, base_dir=None if base_dir is None else str(base_dir))
+        return resolve(parse_config(doc, source=source), base_dir)
 
     def replace(self, **tables: Mapping[str, Any]) -> Config:
         """A copy with some keys changed, checked again: ``config.replace(run={"generations": 5},
@@ -248,7 +154,7 @@ class Config:
             if table == "world" and "terrain" in changes:  # a new terrain: no longer the old file's
                 old.pop("terrain_file", None)
             doc[table] = {**old, **changes}
-        return parse_config(doc, source=self.source, default_name=self.run.name)
+        return resolve(parse_config(doc, source=self.source, default_name=self.run.name))
 
     def with_fitness(self, plugin: Plugin) -> Config:
         """This config scored by ``plugin`` instead (``[evaluation] plugin`` becomes its name; the params
@@ -269,9 +175,9 @@ class Config:
         given = dict(self.evaluation.params) if plugin.name == self.evaluation.plugin else {}
         params = check_params(plugin, given, source=self.source)
         evaluation = dataclasses.replace(self.evaluation, plugin=plugin.name, params=params)
-        _check_records(plugin, self.world, self.source)
-        qd = _resolved_qd(self.qd, plugin, self.genome, self.source) if self.map_elites else self.qd
-        _check_backend(self.pool, plugin.ref(), self.source)
+        check_records(plugin, self.world, self.source)
+        qd = resolved_qd(self.qd, plugin, self.genome, self.source) if self.map_elites else self.qd
+        check_backend(self.pool, plugin.ref(), self.source)
         return dataclasses.replace(self, evaluation=evaluation, plugin=plugin.ref(), qd=qd)
 
     def loop_settings(self) -> LoopSettings:
@@ -383,9 +289,12 @@ class Config:
         else:
             sizes = f"{run.generations} generations of {run.population} creatures"
             what = f"run '{run.name}': seed {run.seed}, {sizes}"
+        origin = self.plugin.origin
+        if ev.robust is not None:
+            origin += f"; robust: quantile {ev.robust.quantile:g} of {ev.robust.samples} worlds"
         return [
             what,
-            f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {self.plugin.origin}",
+            f"evaluation: {ev.frames} frames, plugin '{ev.plugin}' ({params}) from {origin}",
             f"world: gravity {world.gravity:g}, damping {world.damping:g}, stiffness {world.stiffness:g}, "
             f"{world.integrator} dt {world.dt:g}, {world.contact} contact, ground {_ground_text(world)}, "
             f"{len(world.terrain)} terrain polyline(s)"
@@ -415,122 +324,105 @@ def _ground_text(world: World) -> str:
     return f"{kind} ({', '.join(parts)})" if parts else kind
 
 
-def load_config(path: str | os.PathLike) -> Config:
-    """Read and check a config file; raises :class:`EvoInputError` (one line) on any problem."""
-    path = Path(path)
-    doc = read_toml(path)
-    return parse_config(doc, source=str(path), base_dir=str(path.resolve().parent), default_name=path.stem)
-
-
-def parse_config(
-    doc: Mapping[str, Any],
+def load_config(
+    path: str | os.PathLike,
     *,
-    source: str | None = None,
-    base_dir: str | None = None,
-    default_name: str = "run",
-    require_plugin: bool = True,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    fitness: Plugin | None = None,
 ) -> Config:
-    """Check a parsed TOML document; relative paths are relative to ``base_dir`` (default: cwd).
+    """Read a config file, parse it and resolve it (relative paths in it are relative to its folder).
 
-    With ``require_plugin`` False, a plugin that cannot be found here (a function registered from Python
-    in another session) is kept by name with its params unchecked, so a run folder can still be read.
+    Args:
+        path: the TOML file.
+        overrides: tables whose keys replace the file's (``{"pool": {"workers": 1}}``: see
+            :func:`pool_overrides`).
+        fitness: score with this plugin instead of ``[evaluation] plugin`` (see :func:`resolve`).
+
+    Raises:
+        EvoInputError: any problem, in one line naming the file, the table and the key.
     """
+    path = Path(path)
+    parsed = parse_config(
+        read_input_bytes(path), source=str(path), default_name=path.stem, overrides=overrides
+    )
+    return resolve(parsed, path.resolve().parent, fitness=fitness)
+
+
+def run_folder_config(contents: RunContents) -> ParsedConfig | None:
+    """The ``config.toml`` of a run folder (as :func:`evo.io.run_folder.read_run` found it), parsed and not
+    resolved: its plugin, files and CPUs need not be here. None for a folder without one."""
+    if not contents.config:
+        return None
+    source = str(contents.path / "config.toml")
+    return parse_config(contents.config, source=source, default_name=contents.path.name)
+
+
+def resolve(
+    parsed: ParsedConfig,
+    base_dir: str | os.PathLike | None = None,
+    *,
+    require_plugin: bool = True,
+    fitness: Plugin | None = None,
+) -> Config:
+    """Look up what a parsed config names: its plugin files and plugin (params checked against its
+    signature), a terrain file, the seed models, the CPUs (``[pool] workers``), dask and pyribs.
+
+    Args:
+        parsed: what :func:`parse_config` made of the file.
+        base_dir: the folder relative ``plugin_paths`` and ``seed_models`` are taken from (default: the
+            working folder).
+        require_plugin: with False, a plugin that cannot be found here (a function registered from
+            Python in another session) is kept by name with its params unchecked, so that a run folder
+            can still be read.
+        fitness: score with this plugin instead (``[evaluation] plugin`` becomes its name; the params
+            are kept only when it has the config's plugin name).
+
+    Returns:
+        The checked :class:`Config`.
+
+    Raises:
+        EvoInputError: one line naming the config file, the table and the key.
+    """
+    source = parsed.source
     base = Path(base_dir) if base_dir is not None else Path.cwd()
-    _check_tables(doc, source)
-
-    run = parse_section(RunSection, doc.get("run"), source=source, table_name="run")
-    run = dataclasses.replace(run, name=run.name or default_name)
-    if len(run.name) > MAX_NAME:
-        raise EvoInputError(
-            f"[run] name: expected at most {MAX_NAME} characters, got {len(run.name)} (the name makes "
-            "the run's folder and file names)",
-            source=source,
-        )
-    if not _NAME.fullmatch(run.name) or run.name in (".", ".."):
-        raise EvoInputError(
-            f"[run] name: expected a folder name (letters, digits, '.', '_', '-'), got {run.name!r}",
-            source=source,
-        )
-
-    evaluation = parse_section(
-        EvaluationSection, doc.get("evaluation"), source=source, table_name="evaluation"
-    )
-    paths = tuple(_existing_plugin_path(p, base, source) for p in evaluation.plugin_paths)
-    try:
-        plugin = find_plugin(evaluation.plugin, paths, source=source, field="[evaluation] plugin")
-    except EvoInputError as exc:
-        if exc.source != source and any(p in str(exc) for p in paths):  # a plugin file failed to load
-            raise EvoInputError(f"[evaluation] plugin_paths: {exc}", source=source) from None
-        if require_plugin:
-            raise
-        plugin = None
-    params = check_params(plugin, evaluation.params, source=source) if plugin else dict(evaluation.params)
-    evaluation = dataclasses.replace(evaluation, plugin_paths=paths, params=params)
-
-    world_table = doc.get("world", {})
-    if not isinstance(world_table, Mapping):
-        raise EvoInputError("[world]: expected a table", source=source)
-    world = world_from(world_table, source=source, where="[world]")
-    _check_steps(
-        evaluation.frames, f"[evaluation] frames: {shown(evaluation.frames)} frames is", world, source
-    )
+    evaluation = parsed.evaluation
+    paths = plugin_paths(evaluation.plugin_paths, base, source)
+    if fitness is None:
+        plugin = fitness_plugin_of(evaluation.plugin, paths, source, required=require_plugin)
+        given = dict(evaluation.params)
+    else:
+        plugin = fitness
+        given = dict(evaluation.params) if fitness.name == evaluation.plugin else {}
+    params = check_params(plugin, given, source=source) if plugin else given
+    name = plugin.name if plugin else evaluation.plugin
+    evaluation = dataclasses.replace(evaluation, plugin=name, plugin_paths=paths, params=params)
+    world = world_of(parsed.world, evaluation.frames, source)
     if plugin is not None:
-        _check_records(plugin, world, source)
-
-    genome = parse_section(GenomeSection, doc.get("genome"), source=source, table_name="genome")
-    models = tuple(_readable_seed_model(p, base, source) for p in genome.seed_models)
-    genome = dataclasses.replace(genome, seed_models=models)
-    ga = parse_section(GASection, doc.get("ga"), source=source, table_name="ga")
-    if ga.elite >= run.population:
-        raise EvoInputError(
-            f"[ga] elite: expected fewer than [run] population = {run.population}, got {ga.elite}",
-            source=source,
-        )
-
-    if evaluation.robust is not None and (run.algorithm != "ga" or ga.refine is not None):
-        raise EvoInputError(
-            "[evaluation] robust: robust scoring needs the GA without [ga] refine", source=source
-        )
-    if ga.refine is not None and (run.algorithm != "ga" or (plugin is not None and len(plugin.weights) > 1)):
-        raise EvoInputError(
-            "[ga] refine: memetic refinement needs the GA and a plugin of one objective", source=source
-        )
-
-    pool = parse_section(PoolSection, doc.get("pool"), source=source, table_name="pool")
+        check_records(plugin, world, source)
+    genome = dataclasses.replace(parsed.genome, seed_models=seed_model_paths(parsed.genome, base, source))
+    if parsed.ga.refine is not None and plugin is not None and len(plugin.weights) > 1:
+        raise EvoInputError(REFINE_NEEDS, source=source)
+    pool = parsed.pool
     if pool.workers is None:
         pool = dataclasses.replace(pool, workers=default_workers())
     ref = plugin.ref() if plugin else PluginRef(evaluation.plugin, "")
-    _check_backend(pool, ref, source)
-
-    qd = parse_section(QDSection, doc.get("qd"), source=source, table_name="qd")
-    if run.algorithm == "map-elites" and require_plugin:  # a run to start, not a run folder to read
+    check_backend(pool, ref, source)
+    qd = parsed.qd
+    if parsed.map_elites and require_plugin:  # a run to start, not a run folder to read
         if ribs_missing():
             raise EvoInputError(f"[run] algorithm: 'map-elites' needs pyribs: {INSTALL}", source=source)
         if plugin is not None:
-            qd = _resolved_qd(qd, plugin, genome, source)
-
+            qd = resolved_qd(qd, plugin, genome, source)
     return Config(
-        run=run,
+        run=parsed.run,
         evaluation=evaluation,
         world=world,
         genome=genome,
-        ga=ga,
+        ga=parsed.ga,
         pool=pool,
         plugin=ref,
         source=source,
         qd=qd,
-    )
-
-
-def _resolved_qd(qd: QDSection, plugin: Plugin, genome: GenomeSection, source: str | None) -> QDSection:
-    """The ``[qd]`` table checked against the plugin's measures, every range and bin filled in."""
-    return qd.resolved(
-        plugin.measures,
-        plugin.measure_ranges,
-        masses=genome.masses,
-        omega=genome.omega,
-        plugin=plugin.name,
-        source=source,
     )
 
 
@@ -558,100 +450,3 @@ def qd_settings(config: Config, objectives: tuple[str, ...], weights: tuple[floa
         genome=config.genome,
         ga=config.ga,
     )
-
-
-def _check_records(plugin: Plugin, world: World, source: str | None) -> None:
-    records = f"[world] dt: plugin '{plugin.name}' records every {plugin.record_every:g} frames, which is"
-    _check_steps(plugin.record_every, records, world, source)
-
-
-def _check_backend(pool: PoolSection, plugin: PluginRef, source: str | None) -> None:
-    """``[pool] address`` only with dask; dask installed; a plugin that dask workers can import."""
-    if pool.address is not None and pool.backend != "dask":
-        raise EvoInputError(
-            f'only used with backend = "dask", but backend is {pool.backend or "not set"}',
-            source=source,
-            field="[pool] address",
-        )
-    if pool.backend != "dask":
-        return
-    problem = None if pool.address is None else dask_address_problem(pool.address)
-    if problem is not None:
-        raise EvoInputError(f"{problem}, got {shown(pool.address)}", source=source, field="[pool] address")
-    try:
-        require_dask()
-    except EvoInputError as exc:
-        raise EvoInputError(exc.message, source=source, field="[pool] backend") from None
-    if plugin.origin.startswith("registered:"):
-        raise EvoInputError(
-            f"fitness function '{plugin.name}' was defined in __main__ or a notebook, which dask workers "
-            "cannot import; put it in an importable module (or a plugin file in plugin_paths)",
-            source=source,
-            field="[pool] backend",
-        )
-
-
-def _check_tables(doc: Mapping[str, Any], source: str | None) -> None:
-    for key, value in doc.items():
-        if key in TABLES:
-            if not isinstance(value, Mapping):
-                raise EvoInputError(f"'{key}' must be a table [{key}], got {shown(value)}", source=source)
-            continue
-        tables = "tables are " + ", ".join(f"[{t}]" for t in TABLES)
-        name = quoted(key)[1:-1] if quoted(key).startswith("'") else quoted(key)
-        if isinstance(value, Mapping):
-            hint = closest(key, TABLES)
-            message = f"unknown table [{name}]; " + (f"did you mean [{hint}]?" if hint else tables)
-        else:
-            owner = next((t for t, cls in TABLES.items() if _has_key(cls, key)), None)
-            message = f"key {quoted(key)} outside any table; " + (
-                f"it belongs in [{owner}]" if owner else tables
-            )
-        raise EvoInputError(message, source=source)
-
-
-def _has_key(cls: type, key: str) -> bool:
-    if cls is World:
-        return key in World.field_names()
-    return any(f.name == key for f in dataclasses.fields(cls))
-
-
-def _existing_plugin_path(entry: str, base: Path, source: str | None) -> str:
-    path = Path(os.path.abspath(base / Path(entry).expanduser()))
-    if not (path.is_dir() or (path.is_file() and path.suffix == ".py")):
-        raise EvoInputError(
-            f"[evaluation] plugin_paths: expected a folder or a .py file, got '{entry}' ({path})",
-            source=source,
-        )
-    return str(path)
-
-
-def _readable_seed_model(entry: str, base: Path, source: str | None) -> str:
-    """The absolute path of a seed model, once it has been read as a model file (and found within the
-    size limits of a simulation)."""
-    path = os.path.abspath(base / Path(entry).expanduser())
-    try:
-        model = load_model(path)
-    except EvoInputError as exc:
-        raise EvoInputError(f"[genome] seed_models: {exc}", source=source) from None
-    try:
-        check_size(model.n_masses, model.n_links, 0, Limits.from_environment())
-    except EvoInputError as exc:
-        raise EvoInputError(f"[genome] seed_models: {path}: {exc}", source=source) from None
-    return path
-
-
-def _check_steps(frames: float, message: str, world: World, source: str | None) -> None:
-    """``frames`` must be a whole number of integration steps of ``world.dt``, and not too many."""
-    try:
-        steps_for(frames, world.dt)
-    except EvoInputError:
-        try:
-            too_many = not frames / world.dt <= MAX_STEPS
-        except OverflowError:
-            too_many = True
-        if too_many:
-            problem = f"more than the {MAX_STEPS:g} steps of dt = {world.dt:g} frames one simulation may take"
-        else:
-            problem = f"not a whole number of steps of dt = {world.dt:g} frames"
-        raise EvoInputError(f"{message} {problem}", source=source) from None

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from evo.errors import EvoInputError
-from evo.fitness import plugin_of
+from evo.fitness import Plugin, plugin_of
 from evo.ga.loop import history_columns
 from evo.ga.search import RunSearch
 from evo.io.checkpoint.document import evolution_from_dict
@@ -23,7 +23,7 @@ from evo.io.run_folder.contents import CHECKPOINT_ERRORS, RunContents, checkpoin
 from evo.io.run_folder.folder import RunFolder
 from evo.model import Creature
 from evo.qd import ribs_missing
-from evo.run.backends import backend_kind, dask_address_problem, make_backend
+from evo.run.backends import backend_kind, make_backend
 from evo.run.callbacks import (
     Callback,
     GenerationStatus,
@@ -33,13 +33,12 @@ from evo.run.callbacks import (
     as_callbacks,
     member_of,
 )
-from evo.run.config import Config, load_config, parse_config, qd_settings
+from evo.run.config import Config, load_config, parse_config, pool_overrides, qd_settings, resolve
 from evo.run.folder.archive import QDFolderWriter
 from evo.run.folder.writer import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.generations import run_generations
 from evo.run.job import BreedContext, Evaluator, breed_and_evaluate, setup_worker, warm, with_plugin_files
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
-from evo.schema import shown
 from evo.sim import warm_up
 
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
@@ -190,13 +189,21 @@ def run_prepared(
     )
 
 
-def _as_config(config: Config | str | os.PathLike | Mapping[str, Any]) -> Config:
+def _as_config(
+    config: Config | str | os.PathLike | Mapping[str, Any], pool: Mapping[str, Any], fitness: Plugin | None
+) -> Config:
+    """The run's config, with ``evolve``'s ``[pool]`` changes and fitness: a file or a mapping is parsed
+    once and resolved once; a :class:`Config` is changed only where they differ from it."""
     if isinstance(config, Config):
-        return config
+        if fitness is not None:
+            config = config.with_fitness(fitness)
+        current = config.to_dict()["pool"]
+        changed = {key: value for key, value in pool.items() if current.get(key) != value}
+        return config.replace(pool=changed) if changed else config
     if isinstance(config, str | os.PathLike):
-        return load_config(config)
+        return load_config(config, overrides={"pool": pool}, fitness=fitness)
     if isinstance(config, Mapping):
-        return Config.from_dict(config)
+        return resolve(parse_config(config, overrides={"pool": pool}), fitness=fitness)
     raise TypeError(f"expected a Config, a TOML path or a mapping, got {type(config).__name__}")
 
 
@@ -240,15 +247,8 @@ def evolve(
             nothing was written).
         RunFailed: an evaluation failed (the creature is saved under ``failed/`` in a run folder).
     """
-    config = _as_config(config)
-    if fitness is not None:
-        config = config.with_fitness(plugin_of(fitness))
-    if workers is not None:
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise EvoInputError(f"workers: expected an integer >= 1, got {workers!r}")
-        config = config.replace(pool={"workers": workers}) if workers != config.pool.workers else config
-    if backend is not None or address is not None:
-        config = config.replace(pool=_pool_override(config, backend, address))
+    pool = pool_overrides(workers=workers, backend=backend, address=address)
+    config = _as_config(config, pool, None if fitness is None else plugin_of(fitness))
     prepared = prepare(config, out=out, resume=resume, force=force)
     try:
         listeners: list[Callback] = []
@@ -261,23 +261,6 @@ def evolve(
         prepared.release()
         raise
     return run_prepared(prepared, listeners)
-
-
-def _pool_override(config: Config, backend: str | None, address: str | None) -> dict[str, Any]:
-    """The ``[pool]`` keys that ``backend`` and ``address`` change (an address means dask)."""
-    changes: dict[str, Any] = {}
-    if address is not None:
-        problem = dask_address_problem(address) if isinstance(address, str) else "expected a string"
-        if problem is not None:
-            raise EvoInputError(f"address: {problem}, got {shown(address)}")
-        changes = {"backend": "dask", "address": address}
-        if backend not in (None, "dask"):
-            raise EvoInputError(f"address: only used with backend='dask', got backend={backend!r}")
-    elif backend is not None:
-        changes = {"backend": backend}
-        if backend != "dask" and config.pool.address is not None:
-            changes["address"] = None
-    return changes
 
 
 def open_run(path: str | os.PathLike) -> RunResult:
@@ -301,9 +284,8 @@ def open_run(path: str | os.PathLike) -> RunResult:
     config_path = folder / "config.toml"
     if not config_path.is_file():
         raise EvoInputError("no config.toml: is this a run folder of evo run?", source=str(folder))
-    config = parse_config(
-        contents.config, source=str(config_path), default_name=folder.name, require_plugin=False
-    )
+    parsed = parse_config(contents.config, source=str(config_path), default_name=folder.name)
+    config = resolve(parsed, require_plugin=False)
     objectives = tuple(contents.objectives)
     evolution = None
     if contents.checkpoint is not None and is_qd_checkpoint(contents.checkpoint):

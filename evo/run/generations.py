@@ -12,7 +12,7 @@ from evo.ga.brood import Brood
 from evo.ga.loop import Evolution
 from evo.ga.search import ChildResult
 from evo.run.backends import EvaluationFailed, Task
-from evo.run.batching import chunk_ids, guided_shares
+from evo.run.batching import chunk_ids, chunk_shares
 from evo.run.callbacks import Callback, FailureMessage, GenerationStatus, member_of
 from evo.run.config import Config
 from evo.run.folder.writer import Prepared, RunFailed
@@ -22,10 +22,11 @@ __all__ = ["CHUNKS_PER_WORKER", "run_generations"]
 
 log = logging.getLogger("evo.run")
 
-# with [pool] batch and no [pool] chunksize: chunks per worker process and generation, of decreasing
-# cost (evo.run.batching.guided_shares: a worker slowed by another process takes fewer); in-process: one
-# chunk. Fewer and bigger chunks fill more lanes and cost less each (docs/performance.md, "Issue 29")
-CHUNKS_PER_WORKER = len(guided_shares(2)) // 2
+# with [pool] batch and no [pool] chunksize: chunks per worker process and generation (one: fewer and
+# bigger chunks fill more lanes and cost less each), two of decreasing cost when the backend saw its
+# workers share their cores (evo.run.batching.chunk_shares); in-process: one chunk (docs/performance.md,
+# "Issue 29")
+CHUNKS_PER_WORKER = len(chunk_shares(2)) // 2
 
 
 def _failure(
@@ -63,14 +64,14 @@ def _failure(
     return message
 
 
-def _tasks(broods: list[Brood], config: Config, workers: int) -> list[Task]:
+def _tasks(broods: list[Brood], config: Config, workers: int, contended: bool = False) -> list[Task]:
     """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods ordered by
     their parents' size, in chunks large enough for lanes (:func:`evo.run.batching.chunk_ids`);
     the results are the same in any order."""
     if not config.pool.batch or not broods:
         return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
     size = config.pool.chunksize
-    chunks = -(-len(broods) // size) if size else guided_shares(workers)
+    chunks = -(-len(broods) // size) if size else chunk_shares(workers, contended)
     ranked = sorted((rank, chunk, index) for index, (rank, chunk) in enumerate(chunk_ids(broods, chunks)))
     return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
 
@@ -121,7 +122,7 @@ def _one_generation(
     plan = evolution.ask()
     broods = list(plan.broods)
     asked = time.perf_counter()
-    tasks = _tasks(broods, prepared.config, backend.workers)
+    tasks = _tasks(broods, prepared.config, backend.workers, backend.contended)
     evaluations = sum(task.weight for task in tasks)
     waiting = [before]
 

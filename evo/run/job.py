@@ -8,6 +8,7 @@ docs/runs.md, "Workers".
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import time
@@ -21,7 +22,7 @@ from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, EvaluationSpec, worst_fitness
 from evo.fitness.evaluate import evaluate as evaluate_one
 from evo.fitness.failure import describe
-from evo.ga.brood import Brood, Variation, breed
+from evo.ga.brood import BreedSettings, Brood, Variation, breed
 from evo.ga.search import ChildResult
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
@@ -70,6 +71,11 @@ class BreedContext:
     batch: bool = True
     robust: RobustSettings | None = None
 
+    @functools.cached_property
+    def breed_settings(self) -> BreedSettings:
+        """The settings record breeding reads, made once per context (per worker)."""
+        return BreedSettings.of(self.genome, self.ga, self.variation)
+
 
 class ChildFailed(Exception):
     """A child's evaluation raised (or timed out). ``plugin`` and ``message`` come from the cause (a
@@ -101,7 +107,9 @@ def breed_and_evaluate(brood: Brood, context: BreedContext, bred: Bred | None = 
     evaluate = context.evaluate or evaluate_one
     out: list[ChildResult] = []
     if bred is None:
-        children = breed(brood, context.genome, context.ga, context.variation, world=context.spec.world)
+        children = breed(
+            brood, context.genome, context.ga, world=context.spec.world, settings=context.breed_settings
+        )
         trajectories = {}
     else:
         children, trajectories = bred.children, bred.trajectories

@@ -3,7 +3,6 @@ beside the robust fitness the run selected on (``evo inspect``, the gallery; doc
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -11,7 +10,7 @@ from evo.errors import EvoInputError
 from evo.fitness.evaluate import evaluate
 from evo.fitness.failure import PluginFailed
 from evo.model import Creature
-from evo.run.config import parse_config
+from evo.run.config import parse_config, resolve
 
 __all__ = ["raw_scores", "robust_settings"]
 
@@ -39,7 +38,7 @@ def raw_scores(
     if robust_settings(config) is None:
         return None
     try:
-        spec = parse_config(config, require_plugin=True).evaluation_spec()
+        spec = resolve(parse_config(config)).evaluation_spec()
     except EvoInputError:
         return [None for _ in elites]
     out: list[tuple[float, ...] | None] = []
@@ -49,10 +48,3 @@ def raw_scores(
         except (PluginFailed, EvoInputError):
             out.append(None)
     return out
-
-
-def shown(values: tuple[float, ...] | None) -> str:
-    """``1234.5`` (objectives joined by ", "), ``exploded`` for -inf/inf, ``?`` when unknown."""
-    if values is None:
-        return "?"
-    return ", ".join(f"{v:.6g}" if math.isfinite(v) else "exploded" for v in values)

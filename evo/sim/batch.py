@@ -20,7 +20,7 @@ from evo.sim.kernels import batch_explicit as _batch_explicit
 from evo.sim.kernels import explicit as _explicit
 from evo.sim.kernels import forces as _forces
 from evo.sim.kernels import lanes as _lanes
-from evo.sim.simulate import Trajectory, boundaries, simulate, speed_limit, steps_for
+from evo.sim.simulate import Trajectory, kernel_params, simulate, speed_limit, steps_for
 from evo.sim.world import World
 
 __all__ = [
@@ -265,12 +265,21 @@ def _slots(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(len(lanes)) - np.repeat(np.cumsum(counts) - counts, counts), lanes
 
 
-def _walls_of(world: World, creatures: list[Creature]) -> tuple[np.ndarray, float, float, float, np.ndarray]:
-    """(segments (k, 4), x_min, x_max, y_max, max_speed² per lane) as :func:`evo.sim.simulate` passes
-    them (each creature's speed limit depends on its size when the world sets none)."""
-    segments, x_min, x_max, y_max = boundaries(world)
-    max_speed2 = np.array([speed_limit(world, c.positions) ** 2 for c in creatures], dtype=np.float64)
-    return segments, x_min, x_max, y_max, max_speed2
+def _max_speed2(world: World, creatures: list[Creature]) -> np.ndarray:
+    """(lanes,) each creature's speed limit squared, as :func:`evo.sim.simulate` computes it (it depends
+    on the creature's size when the world sets none)."""
+    return np.array([speed_limit(world, c.positions) ** 2 for c in creatures], dtype=np.float64)
+
+
+def _lane_records(
+    creatures: list[Creature], n_steps: int, stride: int, mass_of_row: np.ndarray
+) -> _lanes.LaneRecords:
+    """Where a kernel call writes (:func:`_records`, and the per-lane counts)."""
+    ring, records, layout = _records(creatures, n_steps, stride, mass_of_row)
+    lanes = len(creatures)
+    return _lanes.LaneRecords(
+        ring, records, layout, np.empty(lanes, dtype=np.int64), np.empty(lanes, dtype=np.int64)
+    )
 
 
 def _records(
@@ -319,51 +328,30 @@ def _trajectories(records, layout, n_rec, exploded_at, stride: int, dt: float) -
 # -- the two kernels -------------------------------------------------------------------------------------
 
 
+def lanes_of(packed: dict[str, np.ndarray], max_speed2: np.ndarray) -> _lanes.Lanes:
+    """The :class:`~evo.sim.kernels.lanes.Lanes` record of a :func:`_pack` result."""
+    names = [name for name in _lanes.Lanes._fields if name not in ("wave_sign", "max_speed2")]
+    return _lanes.Lanes(
+        **{name: packed[name] for name in names}, wave_sign=packed["sign"], max_speed2=max_speed2
+    )
+
+
 def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch."""
     p = _pack(creatures, world, general=False)
-    segments, x_min, x_max, y_max, max_speed2 = _walls_of(world, creatures)
-    ring, records, layout = _records(creatures, n_steps, stride, p["mass_of_row"])
-    n_rec = np.empty(len(creatures), dtype=np.int64)
-    exploded_at = np.empty(len(creatures), dtype=np.int64)
-    gx, gy = world.gravity_vector
-    _batch_kernel.run_euler_batch(
-        p["pos"], p["vel"], p["free"], p["link_a"], p["link_b"], p["uniform"], p["uniform_b"],
-        p["rest"], p["amp"], p["cos_phi"], p["sin_phi"],
-        p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
-        float(gx), float(gy), float(world.damping), float(world.stiffness),
-        float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
-        n_steps, stride, x_min, x_max, y_max, segments, max_speed2,
-        ring, records, layout, n_rec, exploded_at,
-    )  # fmt: skip
-    return _trajectories(records, layout, n_rec, exploded_at, stride, world.dt)
+    segments, _, _, fp, ip = kernel_params(world, n_steps, stride)
+    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
+    _batch_kernel.run_euler_batch(lanes_of(p, _max_speed2(world, creatures)), segments, fp, ip, out)
+    return _trajectories(out.records, out.layout, out.n_rec, out.exploded_at, stride, world.dt)
 
 
 def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
     """The general explicit kernel (any physics, soda or penalty contact) on one batch."""
     p = _pack(creatures, world, general=True)
-    segments, x_min, x_max, y_max, max_speed2 = _walls_of(world, creatures)
-    kind, ground_params, ground_points = world.ground.kernel_arrays()
-    gx, gy = world.gravity_vector
-    fp = np.zeros(_forces.N_FLOAT_PARAMS)
-    fp[_forces.F_GX], fp[_forces.F_GY], fp[_forces.F_DAMPING] = gx, gy, world.damping
-    fp[_forces.F_CN], fp[_forces.F_CT] = world.restitution_normal, world.restitution_tangential
-    fp[_forces.F_DT] = world.dt
-    fp[_forces.F_XMIN], fp[_forces.F_XMAX], fp[_forces.F_YMAX] = x_min, x_max, y_max
-    fp[_forces.F_GROUND_K], fp[_forces.F_MU] = world.ground_stiffness, world.ground_friction
-    fp[_forces.F_SLIP], fp[_forces.F_NEWTON_TOL] = world.ground_slip_speed, world.newton_tolerance
-    ip = np.zeros(_forces.N_INT_PARAMS, dtype=np.int64)
-    ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
+    segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]
-    ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
-    ring, records, layout = _records(creatures, n_steps, stride, p["mass_of_row"])
-    n_rec = np.empty(len(creatures), dtype=np.int64)
-    exploded_at = np.empty(len(creatures), dtype=np.int64)
-    _batch_explicit.run_explicit_batch(
-        p["pos"], p["vel"], p["free"], p["inv_mass"], p["link_a"], p["link_b"], p["uniform"], p["uniform_b"],
-        p["rest"], p["amp"], p["cos_phi"], p["sin_phi"], p["link_k"], p["dashpot"],
-        p["omega"], p["theta0"], p["sign"], p["autoreverse"], p["wave_leader"],
-        segments, ground_params, ground_points, fp, ip, max_speed2,
-        ring, records, layout, n_rec, exploded_at,
-    )  # fmt: skip
-    return _trajectories(records, layout, n_rec, exploded_at, stride, world.dt)
+    general = _lanes.GeneralLanes(p["inv_mass"], p["link_k"], p["dashpot"])
+    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
+    lanes = lanes_of(p, _max_speed2(world, creatures))
+    _batch_explicit.run_explicit_batch(lanes, general, segments, ground_params, ground_points, fp, ip, out)
+    return _trajectories(out.records, out.layout, out.n_rec, out.exploded_at, stride, world.dt)

@@ -29,6 +29,7 @@ __all__ = [
     "Trajectory",
     "boundaries",
     "centroids_of",
+    "kernel_params",
     "pack",
     "simulate",
     "speed_limit",
@@ -182,6 +183,28 @@ def boundaries(world: World) -> tuple[np.ndarray, float, float, float]:
     return segments, x_min, x_max, y_max
 
 
+def kernel_params(world: World, n_steps: int, stride: int) -> tuple[np.ndarray, ...]:
+    """What every kernel reads of ``world``, built once per call: ``(segments, ground_params,
+    ground_points, fp, ip)``, the float64 ``fp`` and int64 ``ip`` with the named indices of
+    :mod:`evo.sim.kernels.params` (a creature's wave, autoreverse and speed limit, and the method, are the
+    caller's to set)."""
+    segments, x_min, x_max, y_max = boundaries(world)
+    kind, ground_params, ground_points = world.ground.kernel_arrays()
+    gx, gy = world.gravity_vector
+    fp = np.zeros(_forces.N_FLOAT_PARAMS)
+    fp[_forces.F_GX], fp[_forces.F_GY], fp[_forces.F_DAMPING] = gx, gy, world.damping
+    fp[_forces.F_CN], fp[_forces.F_CT] = world.restitution_normal, world.restitution_tangential
+    fp[_forces.F_DT], fp[_forces.F_STIFFNESS] = world.dt, world.stiffness
+    fp[_forces.F_XMIN], fp[_forces.F_XMAX], fp[_forces.F_YMAX] = x_min, x_max, y_max
+    fp[_forces.F_GROUND_K], fp[_forces.F_MU] = world.ground_stiffness, world.ground_friction
+    fp[_forces.F_SLIP], fp[_forces.F_NEWTON_TOL] = world.ground_slip_speed, world.newton_tolerance
+    ip = np.zeros(_forces.N_INT_PARAMS, dtype=np.int64)
+    ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
+    ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
+    ip[_forces.I_PSM_ORDER], ip[_forces.I_NEWTON_ITERATIONS] = world.psm_order, world.newton_iterations
+    return segments, ground_params, ground_points, fp, ip
+
+
 def speed_limit(world: World, positions: np.ndarray | None = None) -> float:
     """The speed (px/frame) above which a run counts as exploded: ``world.max_speed``, else the larger of
     :data:`DEFAULT_MAX_SPEED` and the size of a body starting at ``positions`` (n, 2), the diagonal of
@@ -240,35 +263,19 @@ def simulate(
         raise EvoInputError(
             f"{n_records} records of {n} masses do not fit in memory; record less often (record_every)"
         ) from None
-    gx, gy = world.gravity_vector
-    segments, x_min, x_max, y_max = boundaries(world)
-    max_speed2 = speed_limit(world, p.positions) ** 2
+    segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
+    fp[_forces.F_MAX_SPEED2] = speed_limit(world, p.positions) ** 2
+    fp[_forces.F_OMEGA], fp[_forces.F_THETA0], fp[_forces.F_SIGN] = p.omega, p.theta0, p.wave_sign
+    ip[_forces.I_AUTOREVERSE] = p.autoreverse
     if world.integrator == "euler" and world.contact == "soda" and creature.has_default_physics:
         n_rec, exploded_step = _kernel.run_euler(
             p.positions, p.velocities, p.free, p.link_a, p.link_b, p.rest, p.amp, p.cos_phi, p.sin_phi,
-            p.omega, p.theta0, p.wave_sign, p.autoreverse,
-            gx, gy, float(world.damping), float(world.stiffness),
-            float(world.restitution_normal), float(world.restitution_tangential), float(world.dt),
-            n_steps, stride, x_min, x_max, y_max, segments, max_speed2, rec_pos, rec_vel,
+            segments, fp, ip, rec_pos, rec_vel,
         )  # fmt: skip
     else:
-        kernel, method = _general_kernel(world.integrator)
+        kernel, ip[_forces.I_METHOD] = _general_kernel(world.integrator)
         link_data = p.link_data.copy()
         link_data[:, _forces.L_K] *= float(world.stiffness)
-        kind, ground_params, ground_points = world.ground.kernel_arrays()
-        fp = np.zeros(_forces.N_FLOAT_PARAMS)
-        fp[_forces.F_GX], fp[_forces.F_GY], fp[_forces.F_DAMPING] = gx, gy, world.damping
-        fp[_forces.F_CN], fp[_forces.F_CT] = world.restitution_normal, world.restitution_tangential
-        fp[_forces.F_DT], fp[_forces.F_MAX_SPEED2] = world.dt, max_speed2
-        fp[_forces.F_XMIN], fp[_forces.F_XMAX], fp[_forces.F_YMAX] = x_min, x_max, y_max
-        fp[_forces.F_OMEGA], fp[_forces.F_THETA0], fp[_forces.F_SIGN] = p.omega, p.theta0, p.wave_sign
-        fp[_forces.F_GROUND_K], fp[_forces.F_MU] = world.ground_stiffness, world.ground_friction
-        fp[_forces.F_SLIP], fp[_forces.F_NEWTON_TOL] = world.ground_slip_speed, world.newton_tolerance
-        ip = np.zeros(_forces.N_INT_PARAMS, dtype=np.int64)
-        ip[_forces.I_STEPS], ip[_forces.I_STRIDE] = n_steps, stride
-        ip[_forces.I_AUTOREVERSE], ip[_forces.I_METHOD] = p.autoreverse, method
-        ip[_forces.I_PENALTY], ip[_forces.I_GROUND] = world.contact == "penalty", kind
-        ip[_forces.I_PSM_ORDER], ip[_forces.I_NEWTON_ITERATIONS] = world.psm_order, world.newton_iterations
         n_rec, exploded_step = kernel(
             p.positions, p.velocities, p.free, p.inv_mass, p.link_a, p.link_b, link_data, segments,
             ground_params, ground_points, fp, ip, rec_pos, rec_vel,

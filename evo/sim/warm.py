@@ -1,16 +1,156 @@
-"""Compiling the simulator ahead of time: every integrator's kernels, for one creature and for a batch, into
-numba's cache (``evo warm``; docs/runs.md, "evo run")."""
+"""Compiling ahead of time: the simulator's kernels as named tasks, and a runner that compiles independent
+tasks in parallel processes into numba's cache (``evo warm``, a run's first compile; docs/runs.md)."""
 
 from __future__ import annotations
 
+import functools
+import multiprocessing
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
 
 from evo.sim.batch import MIN_LANES, simulate_batch
 from evo.sim.simulate import simulate, tiny_creature
 from evo.sim.world import CONTACTS, INTEGRATORS, World
 
-__all__ = ["warm_kernels", "warm_world"]
+__all__ = [
+    "CompileTask",
+    "compile_in_processes",
+    "in_cache",
+    "kernel_tasks",
+    "warm_kernel",
+    "warm_kernels",
+    "warm_world",
+]
+
+# the simulator's kernels, each compiled by one task: (integrator, unit masses, in lanes) of its first call
+KERNELS = {
+    "the Euler kernel": ("euler", True, False),
+    "the Euler kernel in lanes": ("euler", True, True),
+    "the general explicit kernel": ("rk4", False, False),
+    "the general explicit kernel in lanes": ("rk4", False, True),
+    "the backward-Euler kernel": ("backward-euler", True, False),
+    "the PSM kernel": ("psm", True, False),
+}
+
+
+@dataclass(frozen=True)
+class CompileTask:
+    """One compilation: ``name`` (what the user is told), ``run`` a module-level function compiling it
+    (called with ``args`` in a worker process), ``after`` the names of tasks whose cache it loads, and
+    ``compiled``: a function returning the numba functions whose cache says it is done."""
+
+    name: str
+    run: Callable[..., Any]
+    args: tuple = ()
+    after: tuple[str, ...] = field(default=())
+    compiled: Callable[[], tuple] | None = None
+
+
+def in_cache(task: CompileTask) -> bool:
+    """Whether numba's cache holds a current compilation of every function the task names (an index
+    whose source stamp matches the source), so that running it only loads; False when unsure."""
+    if task.compiled is None:
+        return False
+    try:
+        return all(bool(f._cache._cache_file._load_index()) for f in task.compiled())
+    except Exception:  # noqa: BLE001 -- numba's private cache API: unsure means compile in processes
+        return False
+
+
+def _kernel_functions(name: str) -> tuple:
+    from evo.sim.kernels import batch_euler, batch_explicit, euler, explicit, implicit, psm
+
+    return {
+        "the Euler kernel": (euler.run_euler,),
+        "the Euler kernel in lanes": (batch_euler.run_euler_batch,),
+        "the general explicit kernel": (explicit.run_explicit,),
+        "the general explicit kernel in lanes": (batch_explicit.run_explicit_batch,),
+        "the backward-Euler kernel": (implicit.run_backward_euler,),
+        "the PSM kernel": (psm.run_psm,),
+    }[name]
+
+
+def warm_kernel(name: str) -> None:
+    """Compile (or load from numba's cache) one kernel of :data:`KERNELS`."""
+    integrator, unit, lanes = KERNELS[name]
+    world = World(integrator=integrator)
+    creature = tiny_creature(1.0 if unit else 2.0)
+    if lanes:
+        simulate_batch([creature] * MIN_LANES, world, 2 * world.dt, record_every=world.dt)
+    else:
+        simulate(creature, world, 2 * world.dt, record_every=world.dt)
+
+
+def kernel_tasks(world: World | None = None, any_physics: bool = False) -> list[CompileTask]:
+    """The kernel tasks a run in ``world`` may call (every kernel when None): the Euler fast path's only
+    when the world is Euler with soda contact and ``any_physics`` is False (no creature can leave the
+    default physics), else the general kernels as well; one integrator's scalar kernel for the others."""
+    names = list(KERNELS)
+    if world is not None:
+        fast = world.integrator == "euler" and world.contact == "soda"
+        names = ["the Euler kernel", "the Euler kernel in lanes"] if fast else []
+        if not fast or any_physics:
+            names += _general_names(world.integrator)
+    return [
+        CompileTask(name, warm_kernel, (name,), compiled=functools.partial(_kernel_functions, name))
+        for name in names
+    ]
+
+
+def _general_names(integrator: str) -> list[str]:
+    if integrator == "backward-euler":
+        return ["the backward-Euler kernel"]
+    if integrator == "psm":
+        return ["the PSM kernel"]
+    return ["the general explicit kernel", "the general explicit kernel in lanes"]
+
+
+def _timed(run: Callable[..., Any], args: tuple) -> float:
+    start = time.process_time()
+    run(*args)
+    return time.process_time() - start
+
+
+def compile_in_processes(
+    tasks: Sequence[CompileTask],
+    workers: int | None = None,
+    say: Callable[[str], None] | None = None,
+) -> dict[str, float]:
+    """Run ``tasks`` in up to ``workers`` forked processes (default: one per CPU), each as soon as the tasks
+    it comes ``after`` are done, in the order given otherwise; ``say`` is told when each starts and ends.
+
+    Returns:
+        {name: CPU seconds its process spent on it}, in the order they finished.
+
+    Raises:
+        Whatever a task raised (the other tasks are cancelled).
+    """
+    workers = max(1, min(workers or len(os.sched_getaffinity(0)), len(tasks)))
+    say = say or (lambda text: None)
+    waiting = list(tasks)
+    done: dict[str, float] = {}
+    running: dict[Any, str] = {}
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        while waiting or running:
+            for task in [t for t in waiting if all(name in done for name in t.after)]:
+                if len(running) >= workers:
+                    break
+                waiting.remove(task)
+                say(f"compiling {task.name}")
+                running[pool.submit(_timed, task.run, task.args)] = task.name
+            if not running:
+                raise ValueError(f"compile tasks wait for tasks that are not given: {waiting}")
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                name = running.pop(future)
+                done[name] = future.result()
+                say(f"{name}: ready ({done[name]:.1f} s CPU)")
+    return done
 
 
 def warm_world(world: World) -> None:
@@ -22,7 +162,8 @@ def warm_world(world: World) -> None:
 
 
 def warm_kernels(integrators: Sequence[str] = INTEGRATORS) -> list[tuple[str, float]]:
-    """Compile (or load from numba's cache) every kernel a run of these integrators can call.
+    """Compile (or load from numba's cache) every kernel a run of these integrators can call, in this
+    process.
 
     Args:
         integrators: names of ``[world] integrator``; all of them by default.

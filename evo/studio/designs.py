@@ -15,7 +15,17 @@ from evo.model import Creature
 from evo.sim.world import World
 from evo.studio.limits import StudioLimits, TooLarge
 
-__all__ = ["FORMATS", "design_of", "export_text", "format_of", "model_object", "open_terrain", "open_upload"]
+__all__ = [
+    "FORMATS",
+    "design_of",
+    "export_text",
+    "format_of",
+    "model_object",
+    "open_terrain",
+    "open_upload",
+    "readable_again",
+    "work_of",
+]
 
 FORMATS = ("json", "xml")
 
@@ -38,8 +48,23 @@ def design_of(obj: Any, limits: StudioLimits, *, source: str = "model") -> Creat
             len(masses) if isinstance(masses, list) else 0, len(links) if isinstance(links, list) else 0
         )
     creature = creature_from_dict(obj, source=source)
+    limits.check_terrain(_terrain_points(creature.world.get("terrain") if creature.world else None))
     World.from_model(creature)
     return creature
+
+
+def work_of(creature: Creature) -> int:
+    """The work of one frame of ``creature``: its links, plus its masses times its terrain's points (each
+    mass is tested against each segment)."""
+    terrain = creature.world.get("terrain") if creature.world else None
+    return creature.n_links + creature.n_masses * _terrain_points(terrain)
+
+
+def _terrain_points(terrain: Any) -> int:
+    """The points of a world's terrain (a list of polylines, or one), 0 for none or a file name."""
+    if not isinstance(terrain, list | tuple):
+        return 0
+    return sum(len(line) if isinstance(line, list | tuple) else 1 for line in terrain)
 
 
 def format_of(filename: str) -> str:
@@ -100,7 +125,9 @@ def open_terrain(filename: str, data: str | bytes, limits: StudioLimits) -> list
         )
     if format_of(filename) != "xml":
         raise EvoInputError("a terrain file is a Sodaconstructor .xml file of fixed bars", source=filename)
-    return [[[float(x), float(y)] for x, y in line] for line in loads_terrain(data, source=filename)]
+    terrain = [[[float(x), float(y)] for x, y in line] for line in loads_terrain(data, source=filename)]
+    limits.check_terrain(_terrain_points(terrain))
+    return terrain
 
 
 def export_text(creature: Creature, kind: str) -> str:
@@ -114,3 +141,19 @@ def export_text(creature: Creature, kind: str) -> str:
     if kind == "xml":
         return dumps_soda_xml(creature)
     raise EvoInputError(f"format: expected one of {', '.join(FORMATS)}, got {kind!r}")
+
+
+def readable_again(creature: Creature, kind: str) -> None:
+    """Check that the file of ``kind`` written for ``creature`` reads back as ``evo validate`` reads it.
+
+    Raises:
+        EvoInputError: the written file would be refused (naming ``model`` and evo's reason).
+    """
+    text = export_text(creature, kind)
+    try:
+        if kind == "xml":
+            loads_soda_xml(text, source="the saved file")
+        else:
+            loads_model(text, source="the saved file")
+    except EvoInputError as exc:
+        raise EvoInputError(f"evo validate would refuse it: {exc}", field="model") from None

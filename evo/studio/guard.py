@@ -1,20 +1,54 @@
-"""The studio's door: every HTTP request and WebSocket needs the session token and, when it says where it
-comes from, the server's own Origin; JSON bodies are capped. A plain ASGI middleware (docs/studio.md)."""
+"""The studio's door: every HTTP request and WebSocket needs the session token, a Host header naming the
+served address (against DNS rebinding) and, when it says where it comes from, the server's own Origin;
+JSON bodies are capped. A plain ASGI middleware (docs/studio.md)."""
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["COOKIE", "HEADER", "SAME_HOST", "Guard"]
+__all__ = ["ANY_ADDRESS", "COOKIE", "HEADER", "SAME_HOST", "Guard", "host_allowed"]
 
 COOKIE = "evo_studio_token"
 HEADER = "x-evo-token"
 SAME_HOST = "same-host"  # in ``origins``: the Origin may be the request's own Host (the token still decides)
+ANY_ADDRESS = "*"  # in ``hosts`` as ``*:PORT``: a server bound to every address takes any IP literal or
+# localhost on that port (a domain name only when listed: a foreign one is DNS rebinding)
+
+
+def _split_host(host: str) -> tuple[str, str]:
+    """(name, port) of a Host header (``[::1]:8765`` gives ``('::1', '8765')``)."""
+    if host.startswith("["):
+        name, _, rest = host[1:].partition("]")
+        return name.lower(), rest.removeprefix(":")
+    name, _, port = host.rpartition(":") if host.count(":") == 1 else (host, "", "")
+    return name.lower(), port
+
+
+def host_allowed(host: str | None, hosts: set[str]) -> bool:
+    """Whether a request's Host header names this server: one of ``hosts`` (``NAME:PORT``), or for an
+    ``*:PORT`` entry an IP literal or ``localhost`` with that port."""
+    if not hosts:  # an application not yet listening (built in a test): no address to compare
+        return True
+    if host is None:
+        return False
+    name, port = _split_host(host.strip())
+    shown = f"[{name}]" if ":" in name else name
+    if f"{shown}:{port}" in hosts:
+        return True
+    if f"{ANY_ADDRESS}:{port}" not in hosts:
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return name == "localhost"
+
 
 _SAFETY_HEADERS = (
     (b"x-content-type-options", b"nosniff"),
@@ -28,7 +62,8 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class Guard:
-    """Wraps an ASGI app: refuses (403) a request without the token or from a foreign Origin, and (413)
+    """Wraps an ASGI app: refuses (403) a request without the token, for a foreign Host or from a foreign
+    Origin, and (413)
     a body over ``body_bytes``; ``GET /?token=T`` gets the token set as an HttpOnly, SameSite=Strict cookie
     named ``evo_studio_token_PORT`` (cookies ignore ports: two studios must not share one). Any of the
     header, a studio cookie or ``?token=`` may carry the token.
@@ -40,13 +75,18 @@ class Guard:
             :data:`SAME_HOST` among them also lets a request whose Origin is its own Host header pass (a
             server bound to every address, reached by any of its names).
         body_bytes: the most bytes a request body may have.
+        hosts: the Host headers (``NAME:PORT``, or ``*:PORT``: see :func:`host_allowed`) it answers to,
+            filled in once it listens; a request naming another host is refused (403).
     """
 
-    def __init__(self, app: Any, token: str, origins: set[str], body_bytes: int):
+    def __init__(
+        self, app: Any, token: str, origins: set[str], body_bytes: int, *, hosts: set[str] | None = None
+    ):
         self.app = app
         self.token = token
         self.origins = origins
         self.body_bytes = body_bytes
+        self.hosts = hosts if hosts is not None else set()
 
     def _tokens_of(self, scope: Scope) -> list[str]:
         """Every token the request carries: the header, the studio cookies (any port's) and ``?token=``."""
@@ -69,6 +109,10 @@ class Guard:
     def refusal(self, scope: Scope) -> str | None:
         """Why the request is refused, or None when it may pass."""
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if not host_allowed(headers.get("host"), self.hosts):
+            return (
+                f"requests for host {headers.get('host', '')[:60]!r} are refused (not this server's address)"
+            )
         origin = headers.get("origin")
         same_host = SAME_HOST in self.origins and origin == f"http://{headers.get('host', '')}"
         if origin is not None and origin not in self.origins and not same_host:

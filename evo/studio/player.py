@@ -136,6 +136,7 @@ class Player:
         while horizon < target:
             horizon *= 2
         horizon = min(horizon, self.last_frame)
+        self.limits.check_values(horizon, self.creature.n_masses)  # every record is kept: bounded
         trajectory = simulate(self.creature, self.world, horizon * self.step, self.step)
         self._horizon = horizon
         self._first = 0

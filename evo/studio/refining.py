@@ -1,172 +1,145 @@
-"""The Refine bridge: ``/api/refine`` tunes the current body's gait with :func:`evo.refine` in a thread, its
-progress read live, Stop at the next CMA-ES generation; without ``evo.refine`` every route answers 501."""
+"""The Refine bridge: ``/api/refine`` tunes the current body's gait with :func:`evo.refine` in a child process
+(the session's ``refinement`` job), each CMA-ES generation reported as it ends, Stop at the next one;
+where this version of evo has no ``evo.refine``, every route answers 501."""
 
 from __future__ import annotations
 
-import importlib
-import json
-import math
+import asyncio
 import threading
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-
+from evo.analysis.summary import finite
 from evo.errors import EvoInputError
-from evo.studio.designs import design_of, model_object
-from evo.studio.guard import BodyTooLarge
-from evo.studio.limits import StudioLimits
+from evo.model import Creature
+from evo.studio import children
+from evo.studio.designs import model_object
+from evo.studio.jobs import Job
+from evo.studio.requests import RefineRequest
+from evo.studio.routing import Routes
+from evo.studio.session import StudioSession
 
-__all__ = ["MAX_BUDGET", "UNAVAILABLE", "refine_function", "refine_genes", "refine_routes"]
+try:
+    from evo.refine import GENES, refine
+except ImportError:  # a build of evo without refine: the routes say so
+    GENES, refine = (), None
+
+__all__ = ["ROUTES", "UNAVAILABLE", "refine_session", "run_refinement"]
 
 UNAVAILABLE = "refine is not available in this version"
-MAX_BUDGET = 20_000  # evaluations one refinement may ask for
+STOP_GRACE = 30.0  # s a refinement may take to reach its next generation's end (the first too) after Stop
+ROUTES = Routes(missing=lambda: UNAVAILABLE if refine is None else None)
 
 
-def refine_function() -> Any:
-    """``evo.refine`` (the function) when this version of evo has it, else None."""
+def refine_session() -> dict[str, Any]:
+    """What ``/api/session`` says of refine: whether it is there, its message, its genes."""
+    available = refine is not None
+    return {
+        "available": available,
+        "message": None if available else UNAVAILABLE,
+        "genes": list(GENES),
+        "default_genes": list(GENES),
+    }
+
+
+def _progress(progress: Any) -> dict[str, Any]:
+    return {
+        "generation": int(progress.generation),
+        "evaluations": int(progress.evaluations),
+        "budget": int(progress.budget),
+        "best_fitness": _float(progress.best_fitness),
+        "sigma": _float(progress.sigma),
+    }
+
+
+def _float(x: Any) -> float | None:
+    return finite(float(x)) if x is not None else None
+
+
+def run_refinement(creature: Creature, options: dict[str, Any], answer: Any, stop: threading.Event) -> dict:
+    """:func:`evo.refine` with ``options``, each generation's progress and best body sent with
+    ``answer``; it stops at the next generation once ``stop`` is set (in the child process)."""
+
+    def callback(progress: Any) -> bool:
+        answer({"progress": _progress(progress), "best": model_object(progress.best)})
+        return stop.is_set()
+
+    options = {**options, "genes": tuple(options["genes"])}
+    result = refine(creature, callbacks=(callback,), **options)
+    return {
+        "best": model_object(result.best),
+        "fitness": _float(result.fitness),
+        "start_fitness": _float(result.start_fitness),
+        "evaluations": int(result.evaluations),
+        "stopped": bool(result.stopped),
+    }
+
+
+def _answer(session: StudioSession) -> dict[str, Any]:
+    """``{"state", "progress", "best_model", "message"}`` and, once done, the result's numbers."""
+    job = session.refinement.snapshot()
+    result = dict(job.result or {})
+    best = result.pop("best", job.latest)
+    return {
+        "state": job.state,
+        "progress": list(job.progress),
+        "best_model": best,
+        "message": job.message,
+        **result,
+    }
+
+
+async def _watch(job: Job, child: children.Child) -> None:
+    """Take the child's lines into ``job`` until it ends."""
     try:
-        module = importlib.import_module("evo.refine")
-    except ImportError:
-        return None
-    return getattr(module, "refine", None)
+        async for line in child.lines():
+            if "progress" in line:
+                job.report(line["progress"], latest=line.get("best"))
+            elif "result" in line:
+                job.end("done", "stopped" if line["result"]["stopped"] else "done", result=line["result"])
+            elif "error" in line:
+                job.end("failed", str(line["error"]))
+    except EvoInputError as exc:
+        job.end("failed", str(exc))
+    code = await child.wait()
+    if job.busy:
+        job.end("failed", child.ended_message(code))
 
 
-def refine_genes() -> list[str]:
-    """The genes ``evo.refine`` tunes (all by default), or [] without it."""
-    try:
-        return list(importlib.import_module("evo.refine").GENES)
-    except (ImportError, AttributeError):
-        return []
+def _stopper(child: children.Child) -> Any:
+    def stop() -> None:
+        child.say("stop")
+        asyncio.get_running_loop().call_later(STOP_GRACE, child.kill)
+
+    return stop
 
 
-def _finite(x: Any) -> float | None:
-    try:
-        value = float(x)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
+@ROUTES.post("/api/refine", RefineRequest)
+async def start(session: StudioSession, request: RefineRequest) -> dict[str, Any]:
+    session.design(request.model)  # a bad design is a 400 here, before a process starts
+    genes = request.genes if request.genes is not None else GENES
+    unknown = [g for g in genes if g not in GENES]
+    if unknown:
+        raise EvoInputError(f"expected gene names ({', '.join(GENES)}), got {unknown[0]!r}", field="genes")
+    options = {
+        "fitness": request.plugin,
+        "budget": request.budget,
+        "genes": list(genes),
+        "seed": request.seed,
+    }
+    session.refinement.claim()  # atomic: of N simultaneous presses exactly one gets past here
+    payload = {"model": request.model, "options": options, "limits": session.limits.to_dict()}
+    child = await children.spawn("refine", payload, what=f"refine with {request.plugin}", cwd=session.workdir)
+    session.refinement.on_stop(_stopper(child))
+    asyncio.ensure_future(_watch(session.refinement, child))
+    return _answer(session)
 
 
-class _Refinement:
-    """One refinement in a thread; each CMA-ES generation's progress is kept for ``GET /api/refine``."""
-
-    def __init__(self) -> None:
-        self.thread: threading.Thread | None = None
-        self.stop_asked = False
-        self.progress: list[dict[str, Any]] = []
-        self.best: Any = None
-        self.state = "idle"
-        self.message = ""
-        self.result: dict[str, Any] = {}
-
-    def callback(self, progress: Any) -> bool:
-        self.progress.append(
-            {
-                "generation": int(getattr(progress, "generation", len(self.progress))),
-                "evaluations": int(progress.evaluations),
-                "budget": int(progress.budget),
-                "best_fitness": _finite(progress.best_fitness),
-                "sigma": _finite(getattr(progress, "sigma", None)),
-            }
-        )
-        self.best = progress.best
-        return self.stop_asked
-
-    def run(self, refine: Any, creature: Any, options: dict[str, Any]) -> None:
-        try:
-            result = refine(creature, callbacks=(self.callback,), **options)
-            self.best = result.best
-            self.result = {
-                "fitness": _finite(result.fitness),
-                "start_fitness": _finite(result.start_fitness),
-                "evaluations": int(result.evaluations),
-                "stopped": bool(result.stopped),
-            }
-            self.state = "done"
-            self.message = "stopped" if result.stopped else "done"
-        except Exception as exc:  # shown in the page as one line
-            self.state, self.message = "failed", str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-    def answer(self) -> dict[str, Any]:
-        best = model_object(self.best) if self.best is not None else None
-        return {
-            "state": self.state,
-            "progress": self.progress,
-            "best_model": best,
-            "message": self.message,
-            **self.result,
-        }
+@ROUTES.get("/api/refine")
+async def state(session: StudioSession, _: None) -> dict[str, Any]:
+    return _answer(session)
 
 
-def _options(body: Any, limits: StudioLimits) -> tuple[Any, dict[str, Any]]:
-    """(creature, keyword arguments of ``evo.refine``) of a ``POST /api/refine`` body.
-
-    Raises:
-        EvoInputError: a bad model, plugin, budget, gene list or seed.
-    """
-    if not isinstance(body, dict):
-        raise EvoInputError("the request body must be a JSON object")
-    creature = design_of(body.get("model"), limits)
-    plugin = body.get("plugin", "distance")
-    budget = body.get("budget", 200)
-    genes = body.get("genes", refine_genes())
-    seed = body.get("seed", 0)
-    if not isinstance(plugin, str):
-        raise EvoInputError(f"plugin: expected a plugin name, got {plugin!r}")
-    if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
-        raise EvoInputError(f"budget: expected an integer in 1..{MAX_BUDGET} (evaluations), got {budget!r}")
-    if not isinstance(genes, list) or not all(isinstance(g, str) for g in genes):
-        raise EvoInputError(
-            f"genes: expected a list of gene names ({', '.join(refine_genes())}), got {genes!r}"
-        )
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise EvoInputError(f"seed: expected an integer >= 0, got {seed!r}")
-    return creature, {"fitness": plugin, "budget": budget, "genes": tuple(genes), "seed": seed}
-
-
-def refine_routes(limits: StudioLimits) -> list[Route]:
-    """``POST /api/refine``, ``GET /api/refine`` and ``POST /api/refine/stop``."""
-    refinement = _Refinement()
-
-    async def start(request: Request) -> Response:
-        refine = refine_function()
-        if refine is None:
-            return JSONResponse({"error": UNAVAILABLE}, 501)
-        if refinement.thread is not None and refinement.thread.is_alive():
-            return JSONResponse({"error": "a refinement is running: stop it first"}, 409)
-        try:
-            body = json.loads(await request.body())
-        except BodyTooLarge as exc:
-            return JSONResponse({"error": str(exc)}, 413)
-        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deeply
-            return JSONResponse({"error": "the request body is not valid JSON"}, 400)
-        try:
-            creature, options = _options(body, limits)
-        except (EvoInputError, ValueError) as exc:
-            return JSONResponse({"error": str(exc).splitlines()[0]}, 400)
-        refinement.__init__()
-        refinement.state = "running"
-        refinement.thread = threading.Thread(
-            target=refinement.run, args=(refine, creature, options), daemon=True
-        )
-        refinement.thread.start()
-        return JSONResponse(refinement.answer())
-
-    async def state(request: Request) -> Response:
-        if refine_function() is None:
-            return JSONResponse({"error": UNAVAILABLE}, 501)
-        return JSONResponse(refinement.answer())
-
-    async def stop(request: Request) -> Response:
-        if refine_function() is None:
-            return JSONResponse({"error": UNAVAILABLE}, 501)
-        refinement.stop_asked = True
-        return JSONResponse(refinement.answer())
-
-    return [
-        Route("/api/refine", start, methods=["POST"]),
-        Route("/api/refine", state, methods=["GET"]),
-        Route("/api/refine/stop", stop, methods=["POST"]),
-    ]
+@ROUTES.post("/api/refine/stop")
+async def stop(session: StudioSession, _: None) -> dict[str, Any]:
+    session.refinement.stop()
+    return _answer(session)

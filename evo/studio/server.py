@@ -13,8 +13,10 @@ from typing import Any
 
 import uvicorn
 
-from evo.studio.app import Studio, create_app
-from evo.studio.guard import SAME_HOST
+from evo.studio import children
+from evo.studio.app import create_app
+from evo.studio.guard import ANY_ADDRESS, SAME_HOST
+from evo.studio.session import StudioSession
 
 __all__ = ["serve", "url_of"]
 
@@ -37,8 +39,20 @@ def _origins(host: str, port: int) -> set[str]:
     return {f"http://{name}:{port}" for name in names}
 
 
+def _hosts(host: str, port: int) -> set[str]:
+    """The Host headers a request to this server may carry: its address (and the loopback names for a
+    loopback bind); bound to every address, any IP literal, localhost and this machine's own names."""
+    if host in ("0.0.0.0", "::", ""):
+        names = {socket.gethostname().lower(), socket.getfqdn().lower()}
+        return {f"{ANY_ADDRESS}:{port}", *(f"{name}:{port}" for name in names if name)}
+    return {origin.removeprefix("http://") for origin in _origins(host, port)}
+
+
 def serve(
-    studio: Studio, host: str = "127.0.0.1", port: int = 0, on_ready: Callable[[str], Any] | None = None
+    studio: StudioSession,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_ready: Callable[[str], Any] | None = None,
 ) -> int:
     """Serve ``studio`` until Ctrl-C or SIGTERM.
 
@@ -63,6 +77,7 @@ def serve(
     sock.bind((host, port))
     port = sock.getsockname()[1]
     studio.origins.update(_origins(host, port))
+    studio.hosts.update(_hosts(host, port))
     app = create_app(studio)
     config = uvicorn.Config(
         app,
@@ -70,7 +85,7 @@ def serve(
         lifespan="on",
         ws="websockets-sansio",  # uvicorn >= 0.35: the websockets library without its deprecated legacy API
         ws_max_size=studio.limits.body_bytes,  # a WebSocket message may be as large as a JSON body, no larger
-        timeout_graceful_shutdown=2,
+        timeout_graceful_shutdown=1,  # SIGTERM ends the studio within 2 s
     )
     server = _Server(config)
     received: list[int] = []
@@ -88,9 +103,25 @@ def serve(
             url = url_of(host, port, studio.token)
             (on_ready or _print_url)(url)
         await server_task
+        await _ended_children()
 
-    asyncio.run(main())
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(main())
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:  # not waiting for a thread still computing (an analysis): the caller exits without it
+        loop.close()
     return 128 + signal.SIGTERM if received[:1] == [signal.SIGTERM] else 0
+
+
+async def _ended_children(grace: float = 0.5) -> None:
+    """Give the children asked to end (by the lifespan's end) up to ``grace`` s; an evolution finishes its
+    checkpoint on its own after that (it was asked once and holds its folder's lock until it is done)."""
+    children.end_all()
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(grace):
+            while children.running():
+                await asyncio.sleep(0.05)
 
 
 class _Server(uvicorn.Server):

@@ -14,15 +14,25 @@ import numpy as np
 
 from evo.analysis.stability import check_step
 from evo.errors import EvoInputError
-from evo.studio.designs import design_of
+from evo.studio.designs import design_of, work_of
+from evo.studio.jobs import Job
 from evo.studio.limits import StudioLimits
 from evo.studio.looking import step_warning
 from evo.studio.player import Player
+from evo.studio.requests import (
+    DragMessage,
+    GrabMessage,
+    LoadMessage,
+    PlayMessage,
+    ReleaseMessage,
+    StepMessage,
+    json_body,
+    parse_request,
+)
 
-__all__ = ["Stream", "frames_message", "stability_warning"]
+__all__ = ["Stream", "frames_message", "parse_message", "stability_warning"]
 
 _TICK = 1 / 60  # s between two sends while playing
-_MAX_FPS = 6000.0  # records/s a play may ask for
 _INLINE_WORK = (
     200_000  # link-frames simulated on the event loop itself (well under 10 ms); more go to a thread
 )
@@ -44,8 +54,41 @@ def stability_warning(player: Player) -> str | None:
     return None if check.stable else step_warning(check)
 
 
+_MESSAGES = {
+    "load": LoadMessage,
+    "play": PlayMessage,
+    "pause": None,
+    "step": StepMessage,
+    "reset": None,
+    "grab": GrabMessage,
+    "drag": DragMessage,
+    "release": ReleaseMessage,
+}
+
+
+def parse_message(data: str | bytes) -> tuple[str, Any]:
+    """(type, record) of one client message: a JSON object whose ``type`` names a kind, its other keys
+    that kind's record (:mod:`evo.studio.requests`).
+
+    Raises:
+        EvoInputError: anything else, in one line.
+    """
+    if isinstance(data, bytes):
+        raise EvoInputError("a binary WebSocket message: the studio takes JSON text messages")
+    message = json_body(data)
+    kind = message.pop("type", None)
+    if not isinstance(kind, str):
+        raise EvoInputError("expected a JSON object with a 'type'")
+    if kind not in _MESSAGES:
+        raise EvoInputError(f"unknown message type {kind!r}; expected one of {', '.join(_MESSAGES)}")
+    record = _MESSAGES[kind]
+    return kind, parse_request(record, message) if record is not None else None
+
+
 class Stream:
-    """One WebSocket's playback: call :meth:`handle` for each message; frames are sent with ``send``.
+    """One WebSocket's playback: call :meth:`handle` for each message; frames are sent with ``send``. A
+    play is a background :class:`~evo.studio.jobs.Job` (pause stops it); a step is sent in parts of at
+    most ``limits.message_values`` numbers and stops early when a new message pauses or replaces it.
 
     Args:
         send: a coroutine function sending one text message.
@@ -57,60 +100,49 @@ class Stream:
         self.limits = limits
         self.player: Player | None = None
         self.warning: str | None = None
-        self.playing = False
+        self.playback = Job("a playback")
         self.fps = 60.0
         self._task: asyncio.Task | None = None
         self._lock = asyncio.Lock()  # one change of the player at a time (a play's step runs in a thread)
 
-    async def handle(self, text: str) -> None:
-        """Act on one client message; a bad one is answered with an ``error`` message."""
+    @property
+    def playing(self) -> bool:
+        return self.playback.busy and not self.playback.stop_asked
+
+    async def handle(self, data: str | bytes) -> None:
+        """Act on one client message (text, or bytes: refused); a bad one is answered with an ``error``."""
         try:
-            message = json.loads(text)
-            if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-                raise EvoInputError("expected a JSON object with a 'type'")
-            await self._dispatch(message)
-        except json.JSONDecodeError as exc:
-            await self._error(f"not valid JSON: {exc.msg}")
-        except RecursionError:
-            await self._error("not valid JSON: nested too deeply")
-        except (EvoInputError, ValueError, TypeError, KeyError, OverflowError) as exc:
+            await self._dispatch(*parse_message(data))
+        except (EvoInputError, ValueError, RecursionError) as exc:
             await self._error(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
-    async def _dispatch(self, message: dict[str, Any]) -> None:
-        kind = message["type"]
+    async def _dispatch(self, kind: str, message: Any) -> None:
         if kind == "load":  # a new design (an edit): frame 0 at once; a play goes on with it
-            creature = design_of(message.get("model"), self.limits)
+            creature = design_of(message.model, self.limits)
             was_playing = self.playing
             await self._stop_playing()
             self.player = Player(creature, self.limits)
             self.warning = stability_warning(self.player)
             await self.send(frames_message(0, self.player.positions(0)[None]))
             if was_playing:
-                self.playing = True
-                self._task = asyncio.create_task(self._play())
+                self._start_playing()
             await self.status()
             return
-        if kind not in ("play", "pause", "step", "reset", "grab", "drag", "release"):
-            raise EvoInputError(f"unknown message type {kind!r}")
         player = self._player()
         if kind == "play":
-            fps = float(message.get("fps", 60))
-            if not 0 < fps <= _MAX_FPS:
-                raise EvoInputError(f"fps: expected a number in (0, {_MAX_FPS:g}], got {fps!r}")
-            self.fps = fps
+            self.fps = message.fps
             if not self.playing:
-                self.playing = True
-                self._task = asyncio.create_task(self._play())
+                await self._stop_playing()
+                self._start_playing()
             await self.status()
         elif kind == "pause":
             await self._stop_playing()
             await self.status()
         elif kind == "step":
-            frames = int(message.get("frames", 1))
-            if frames < 1:
-                raise EvoInputError(f"frames: expected an integer >= 1, got {frames}")
-            self.limits.check_frames(frames)
-            await self._advance(frames)
+            self.limits.check_frames(message.frames)
+            self.limits.check_values(message.frames, player.creature.n_masses)
+            self.limits.check_work(work_of(player.creature), message.frames * player.step)
+            await self._advance(message.frames)
             await self.status()
         elif kind == "reset":
             await self._stop_playing()
@@ -119,19 +151,14 @@ class Stream:
             await self.send(frames_message(0, player.positions(0)[None]))
             await self.status()
         elif kind == "grab":
-            mass, x, y = int(message["mass"]), _finite(message, "x"), _finite(message, "y")
             async with self._lock:
-                player.grab(mass, x, y)
+                player.grab(message.mass, message.x, message.y)
         elif kind == "drag":
-            x, y = _finite(message, "x"), _finite(message, "y")
             async with self._lock:
-                player.drag(x, y)
-        elif kind == "release":
-            vx, vy = _finite(message, "vx", 0.0), _finite(message, "vy", 0.0)
+                player.drag(message.x, message.y)
+        else:  # release
             async with self._lock:
-                player.release(vx, vy)
-        else:
-            raise EvoInputError(f"unknown message type {kind!r}")
+                player.release(message.vx, message.vy)
 
     def _player(self) -> Player:
         if self.player is None:
@@ -139,26 +166,40 @@ class Stream:
         return self.player
 
     async def _advance(self, count: int) -> None:
+        """Play ``count`` records, sent in parts of at most ``limits.message_values`` numbers."""
         player = self._player()
+        part = max(1, self.limits.message_values // (2 * player.creature.n_masses))
 
-        def advance() -> str | None:
-            first, positions = player.advance(count)
+        def advance(records: int) -> str | None:
+            first, positions = player.advance(records)
             return frames_message(first, positions) if len(positions) else None
 
-        async with self._lock:
-            if player.creature.n_links * count < _INLINE_WORK:
-                message = advance()  # quicker than a hand-over to a thread and back
-            else:
-                message = await asyncio.to_thread(advance)
-        if message is not None:
+        left = count
+        while left > 0:
+            records = min(left, part)
+            left -= records
+            async with self._lock:
+                if self.player is not player:  # a new design replaced it meanwhile
+                    return
+                if player.creature.n_links * records < _INLINE_WORK:
+                    message = advance(records)  # quicker than a hand-over to a thread and back
+                else:
+                    message = await asyncio.to_thread(advance, records)
+            if message is None:
+                return
             await self.send(message)
+
+    def _start_playing(self) -> None:
+        self.playback.claim()
+        self._task = asyncio.create_task(self._play())
+        self.playback.on_stop(None)
 
     async def _play(self) -> None:
         """Send frames at ``fps`` until paused, exploded or at the frame limit."""
         player = self._player()
         start, sent, fps = time.perf_counter(), 0, self.fps
         try:
-            while self.playing and not player.status().end:
+            while not self.playback.stop_asked and not player.status().end:
                 now = time.perf_counter()
                 if self.fps != fps:  # a new speed counts from now
                     start, sent, fps = now - 1 / self.fps, 0, self.fps
@@ -169,18 +210,21 @@ class Stream:
                 if due > 0:
                     await self._advance(due)
                     sent += due
+                    self.playback.report(player.frame)
                 await asyncio.sleep(_TICK)
         except Exception as exc:  # a step that fails ends the play, with a message (if the socket is open)
+            self.playback.end("failed", str(exc))
             with contextlib.suppress(Exception):
                 await self._error(str(exc))
             return
-        if self.playing:  # it ended by itself (an explosion, the frame limit): say so
-            self.playing = False
+        ended_by_itself = not self.playback.stop_asked
+        self.playback.end("done", "ended" if ended_by_itself else "paused")
+        if ended_by_itself:  # an explosion, the frame limit: say so
             await self.status()
 
     async def _stop_playing(self) -> None:
         """End the play loop at its next tick (not cancelled: a step under way in a thread finishes first)."""
-        self.playing = False
+        self.playback.stop()
         task, self._task = self._task, None
         if task is not None and task is not asyncio.current_task():
             with contextlib.suppress(asyncio.CancelledError):
@@ -211,11 +255,3 @@ class Stream:
         """Stop playing (the socket closed)."""
         with contextlib.suppress(Exception):
             await self._stop_playing()
-
-
-def _finite(message: dict[str, Any], key: str, default: float | None = None) -> float:
-    """``message[key]`` as a finite float (px or px/frame): a NaN or infinite pointer poisons the frames."""
-    value = float(message[key] if default is None else message.get(key, default))
-    if not math.isfinite(value):
-        raise EvoInputError(f"{key}: expected a finite number, got {value!r}")
-    return value

@@ -20,7 +20,7 @@ from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.io.models import creature_to_dict, load_model
 from evo.io.task_files import read_task_file, task_files
 from evo.model import Creature
-from evo.run.config import Config, parse_config
+from evo.run.config import Config
 from evo.schema import parse_section, setting
 from evo.sim.placement import stand_on_ground
 
@@ -96,7 +96,7 @@ class Task:
             doc[table] = {**doc.get(table, {}), **values}
         doc["run"] = {**doc.get("run", {}), "name": name, "seed": seed}
         doc["pool"] = {**doc.get("pool", {}), "workers": workers}
-        return parse_config(doc, source=self.source, base_dir=str(Path(self.source).parent))
+        return Config.from_dict(doc, base_dir=Path(self.source).parent, source=self.source)
 
     @property
     def spec(self) -> EvaluationSpec:

@@ -29,7 +29,7 @@ def config(**changes):
     doc = {table: dict(keys) for table, keys in TINY.items()}
     for table, keys in changes.items():
         doc.setdefault(table, {}).update(keys)
-    return parse_config(doc)
+    return evo.Config.from_dict(doc)
 
 
 def differing(a: Path, b: Path, ignore=("run.log", "config.toml")) -> list[str]:
@@ -44,6 +44,7 @@ def differing(a: Path, b: Path, ignore=("run.log", "config.toml")) -> list[str]:
 def test_the_robust_table_is_checked_key_by_key_and_written_back_as_a_table():
     assert config().evaluation.robust == RobustSettings(samples=3, quantile=0.0, seed=7)
     assert parse_config({}).evaluation.robust is None
+    assert config().describe()[1].endswith("; robust: quantile 0 of 3 worlds")  # evo validate says so
     with pytest.raises(
         EvoInputError, match=r"\[evaluation\] robust.samples: expected an integer in \[1, 64\]"
     ):

@@ -74,3 +74,16 @@ def test_evo_audit_refuses_a_bad_model_in_one_line(tmp_path, capsys):
     bad.write_text("{}", encoding="utf-8")
     assert main(["audit", str(bad)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_several_creatures_are_ranked_under_each_integrator_and_a_rank_that_jumps_is_flagged(capsys):
+    models = [str(GENOMES / n) for n in ("walker.json", "galloper.json", "classic/roller.xml")]
+    assert main(["audit", *models, "--frames", "1500", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ranks = out["ranks"]
+    assert ranks["euler"] == [1, 2, 3] and ranks["rk4"] == [3, 2, 1]  # the walker walks backwards under rk4
+    rank_flags = [
+        [f["evidence"] for f in m["flags"] if f["evidence"].startswith("ranks ")] for m in out["models"]
+    ]
+    assert "ranks 1 of 3 with euler" in rank_flags[0][0] and "3 with rk4" in rank_flags[0][0]
+    assert rank_flags[1] == []  # the galloper moves one place at most: no flag

@@ -19,6 +19,8 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert row["evaluations"] > 0 and row["kernel_cpu_s"] > 0
         assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
+    assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
+    assert fields["shipping"]["pickling_cpu_s"] > 0 and 0 < fields["shipping"]["share"] < 1
     text = "\n".join(section.lines)
     assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
 

@@ -97,3 +97,9 @@ def test_misuse_is_one_line_and_status_2(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_race_of_models_writes_a_gif(capsys, tmp_path: Path):
+    gif = tmp_path / "race.gif"
+    code, out, _ = run_cli(capsys, "race", WALKER, CRAWLER, "--frames", 100, "--every", 50, "--gif", gif)
+    assert code == 0 and gif.read_bytes()[:6] == b"GIF89a" and f"wrote {gif}" in out

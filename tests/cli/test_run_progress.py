@@ -35,15 +35,15 @@ def test_the_compiling_notice_comes_once_when_the_work_takes_long_and_never_when
 def test_evo_run_compiles_before_the_first_generation_and_says_so_when_that_is_slow(
     tmp_path, capsys, monkeypatch
 ):
-    import evo.sim.warm
+    import evo.cli.warm
 
     calls = []
 
-    def slow_compile(world):  # a compilation that lasts until the notice is out
+    def slow_compile(world, genome, ga, say):  # a compilation that lasts until the notice is out
         calls.append(world.integrator)
         calls.append(_wait_for(capsys, "compiling"))
 
-    monkeypatch.setattr(evo.sim.warm, "warm_world", slow_compile)
+    monkeypatch.setattr(evo.cli.warm, "warm_run", slow_compile)
     monkeypatch.setattr(_common, "NOTICE_AFTER", 0.5)  # not 5 s
     config = write_config(tmp_path / "c.toml", generations=1, population=4, frames=100)
     assert evo_run(config, "--out", tmp_path / "run") == 0
@@ -79,8 +79,28 @@ def test_progress_lines_wait_their_interval():
     assert out.getvalue().startswith("evo run: generation 4 (5 of 0): 6 of 10 evaluations (")
 
 
-def test_evo_warm_compiles_the_integrators_it_is_asked_for(capsys):
-    assert main(["warm", "--integrator", "euler", "--integrator", "rk4"]) == 0
+def test_evo_warm_compiles_in_processes_what_a_run_calls_and_the_integrators_it_is_asked_for(capsys):
+    assert main(["warm", "--integrator", "psm", "--workers", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in out[:3]] == ["euler", "rk4", "breeding"]
-    assert out[3].startswith("the simulator and breeding are ready (")
+    started = [line.removeprefix("compiling ") for line in out if line.startswith("compiling ")]
+    ready = [line.split(": ready")[0] for line in out if ": ready (" in line]
+    expected = ["breeding", "the plugin seeds", "the Euler kernel", "the Euler kernel in lanes"]
+    expected.append("the PSM kernel")
+    assert started == expected and sorted(ready) == sorted(expected)
+    assert out[-1].startswith("ready in ") and "s CPU in 2 processes)" in out[-1]
+
+
+def test_a_first_run_names_what_compiles_once_compiling_takes_a_second(capsys, monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(_run_progress.time, "monotonic", lambda: now[0])
+    say = _run_progress.FirstCompile()._say_when_slow()
+    say("compiling breeding")
+    say("compiling the Euler kernel")
+    assert capsys.readouterr().err == ""  # a cache load says nothing
+    now[0] += 4.0
+    say("the Euler kernel: ready (3.9 s CPU)")
+    assert capsys.readouterr().err.splitlines() == [
+        "evo run: compiling breeding",
+        "evo run: compiling the Euler kernel",
+        "evo run: the Euler kernel: ready (3.9 s CPU)",
+    ]

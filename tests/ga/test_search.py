@@ -90,6 +90,11 @@ def test_every_search_asks_a_frozen_plan_and_is_told_one_result_per_child(name):
         search.tell(results)  # the failed tell changed nothing
     with pytest.raises(RuntimeError):
         search.tell([])
+    if name != "refine":  # a RunSearch: its state has what every run search's holds
+        state = search.state()
+        assert (state.generation, state.seed, state.objectives, state.weights) == (2, 3, ("size",), (1.0,))
+        assert len(state.logbook) == 3 and state.rng == search.state().rng
+        assert [r["generation"] for r in search.logbook] == [0, 1, 2] and search.columns[0] == "generation"
 
 
 @pytest.mark.parametrize("name", SEARCHES)

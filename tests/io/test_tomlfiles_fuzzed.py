@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from hypothesis import strategies as st
 from evo.cli import main
 from evo.io.tomlfiles import read_world_file
 from evo.io.worlds import resolve_world
-from evo.run.config import load_config, parse_config
+from evo.run.config import load_config, parse_config, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 WALKER = str(ROOT / "genomes" / "walker.json")
@@ -29,7 +28,7 @@ def folder(tmp_path_factory) -> Path:
 
 def _load_and_write_back(path: Path):
     config = load_config(path)
-    again = parse_config(tomllib.loads(config.to_toml()), source=str(path), default_name=path.stem)
+    again = resolve(parse_config(config.to_toml(), source=str(path), default_name=path.stem))
     assert again == config
     return config
 

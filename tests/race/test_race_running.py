@@ -72,7 +72,7 @@ def test_an_exploding_contender_is_flagged_and_ranked_last():
     hopper = race.contenders[1].creature
     wild = hopper.replace(world={**hopper.world, "stiffness": 0.5}, rest=hopper.rest * 3, name="wild")
     wild = wild.replace(world={**wild.world, "max_speed": 0.5})
-    result = run_race(Race((race.contenders[3], Contender(wild), race.contenders[0])), frames=800)
+    result = run_race(Race(contenders=(race.contenders[3], Contender(wild), race.contenders[0])), frames=800)
     last = result.standings[-1]
     assert last.name == "wild" and last.exploded and last.exploded_frame is not None
     assert last.frames == last.exploded_frame < 800

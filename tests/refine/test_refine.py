@@ -228,7 +228,22 @@ def _two(result):
     return 1.0, 2.0
 
 
-def test_evo_refine_is_callable_whether_or_not_the_package_was_imported(galloper):
-    import evo.refine
+def test_evo_refine_is_the_function_whether_or_not_the_package_was_imported_and_no_module_class_changes():
+    import subprocess
+    import sys
 
-    assert callable(evo.refine) and evo.RefineResult is evo.refine.RefineResult
+    script = (
+        "import sys, types, warnings\n"
+        "import evo.refine.search\n"  # the package imported first, by a path
+        "import evo\n"
+        "from evo.refine import RefineResult, refine\n"
+        "assert type(sys.modules['evo.refine']) is types.ModuleType\n"
+        "assert evo.refine.__wrapped__ is refine and evo.RefineResult is RefineResult\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    assert evo.refine.RefineResult is RefineResult\n"
+        "assert [w.category for w in caught] == [DeprecationWarning], caught\n"
+        "assert 'from evo.refine import RefineResult' in str(caught[0].message)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

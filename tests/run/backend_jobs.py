@@ -72,3 +72,15 @@ def holds_run_data(token: str) -> bool:
     from evo.run.backends.dask_worker import _BLOBS
 
     return token in _BLOBS
+
+
+def sleeps_or_spins(payload, seconds):
+    """Waits ``seconds`` without using the CPU for an even payload (what a worker whose core is taken
+    looks like), spins for them on an odd one (a worker with its core to itself)."""
+    if payload % 2 == 0:
+        time.sleep(seconds)
+    else:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+    return payload

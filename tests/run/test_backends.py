@@ -19,6 +19,7 @@ from backend_jobs import (
 from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.ga.loop import Evolution, LoopSettings
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend
+from evo.run.backends.fork import CONTENDED
 from evo.run.folder.writer import run_logging
 from evo.run.job import BreedContext, breed_and_evaluate
 from evo.sim import warm_up
@@ -130,3 +131,20 @@ def test_broods_bred_and_evaluated_by_workers_match_the_parents_own(spec):
             results = pool.run(tasks)
         assert as_lists(results) == as_lists(expected)
         evolution.tell([r for kids in results for r in kids])
+
+
+def test_a_fork_pool_says_it_was_contended_when_one_worker_got_much_less_of_its_core_than_another():
+    from backend_jobs import sleeps_or_spins
+
+    with InProcess(sleeps_or_spins, 0.0) as local:
+        assert local.contended is False
+    with ForkPool(sleeps_or_spins, 0.08, workers=2, chunksize=1) as pool:
+        assert pool.contended is False  # nothing measured yet
+        assert pool.run([Task(i, 2 * i) for i in range(4)]) == [0, 2, 4, 6]
+        least, most = pool.core_shares
+        assert 0.0 <= least <= most < 0.5  # CPU over wall seconds of sleeping chunks
+        assert pool.contended is False  # all alike
+        assert pool.run([Task(i, i) for i in range(4)]) == [0, 1, 2, 3]
+        least, most = pool.core_shares
+        assert least < 0.5 and most > least  # the spinning chunks got some of their cores, the others not
+        assert pool.contended is (most - least > CONTENDED)

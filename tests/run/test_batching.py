@@ -133,10 +133,11 @@ def test_the_batch_setting_may_change_when_a_run_resumes(tmp_path, batch):
     assert different(tmp_path / "run", tmp_path / "whole") == []
 
 
-def test_guided_chunks_come_in_two_rounds_of_decreasing_cost_one_of_each_per_worker():
+def test_contended_workers_get_two_rounds_of_chunks_of_decreasing_cost_and_others_one_chunk_each():
     broods, _ = broods_of_a_converged_population(400)
-    shares = batching.guided_shares(2)
-    assert batching.guided_shares(1) == [1.0] and len(shares) == 4 and abs(sum(shares) - 1.0) < 1e-12
+    shares = batching.chunk_shares(2, contended=True)
+    assert batching.chunk_shares(1, contended=True) == [1.0] and batching.chunk_shares(3) == [1 / 3] * 3
+    assert len(shares) == 4 and abs(sum(shares) - 1.0) < 1e-12
     ids = batching.chunk_ids(broods, shares)
     assert sorted(rank for rank, _ in ids) == list(range(len(broods)))
     cost = np.zeros(4)
@@ -145,3 +146,22 @@ def test_guided_chunks_come_in_two_rounds_of_decreasing_cost_one_of_each_per_wor
     share = cost / cost.sum()
     assert share[0] > 1.5 * share[2] and share[1] > 1.5 * share[3]  # the first round holds the larger chunks
     assert abs(share[:2].sum() - 2 / 3) < 0.1
+
+
+def test_two_workers_cut_for_guided_scheduling_write_the_files_of_one(tmp_path, monkeypatch):
+    from evo.run.backends import fork
+
+    seen = []
+
+    def contended(self):  # every generation cut in two rounds, as after a worker was slowed
+        seen.append(True)
+        return True
+
+    monkeypatch.setattr(
+        fork.ForkPool, "contended", property(contended, lambda self, value: None), raising=False
+    )
+    big = config(workers=2, batch=True).replace(run={"population": 80, "generations": 3})
+    evo.evolve(big, out=tmp_path / "guided", progress=False)
+    assert seen  # the generations asked for it
+    evo.evolve(big.replace(pool={"workers": 1}), out=tmp_path / "one", progress=False)
+    assert different(tmp_path / "guided", tmp_path / "one") == []

@@ -14,7 +14,7 @@ import evo
 from evo.fitness.evaluate import evaluate
 from evo.io.run_folder.folder import RunFolder
 from evo.run.callbacks import Callback, as_callbacks
-from evo.run.config import parse_config
+from evo.run.config import parse_config, resolve
 from evo.run.evolve import RunFailed, run_prepared
 from evo.run.folder.writer import FolderWriter, prepare
 
@@ -29,7 +29,7 @@ TINY = {
 def tiny(**pool) -> evo.Config:
     doc = {table: dict(keys) for table, keys in TINY.items()}
     doc["pool"].update(pool)
-    return parse_config(doc, source="<tiny>")
+    return resolve(parse_config(doc, source="<tiny>"))
 
 
 def checkpointed_generation(folder: Path) -> int:

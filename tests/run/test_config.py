@@ -15,7 +15,7 @@ import pytest
 
 from evo.cli import main
 from evo.errors import EvoInputError
-from evo.run.config import TABLES, Config, load_config, parse_config
+from evo.run.config import TABLES, Config, ParsedConfig, load_config, parse_config, resolve
 from evo.schema import describe
 from evo.sim import World
 from evo.sim.ground import Ground
@@ -125,12 +125,13 @@ def test_the_evaluation_spec_is_plain_picklable_data(tmp_path):
     assert pickle.loads(pickle.dumps(config)) == config
 
 
-def test_parse_config_takes_a_document_and_a_base_folder():
-    config = parse_config(
-        {"evaluation": {"plugin_paths": ["user_plugins"]}}, base_dir=str(USER_PLUGINS.parent)
-    )
+def test_parse_config_keeps_what_the_file_says_and_resolve_looks_it_up_from_a_base_folder():
+    parsed = parse_config({"evaluation": {"plugin_paths": ["user_plugins"]}})
+    assert isinstance(parsed, ParsedConfig) and parsed.evaluation.plugin_paths == ("user_plugins",)
+    assert parsed.pool.workers is None and parsed.run.name == "run"
+    config = resolve(parsed, USER_PLUGINS.parent)
     assert config.run.name == "run" and config.evaluation.plugin_paths == (str(USER_PLUGINS),)
-    assert isinstance(config, Config)
+    assert isinstance(config, Config) and config.pool.workers >= 1
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,7 @@ import evo
 from evo.cli import main
 from evo.errors import EvoInputError
 from evo.run.backends import backend_kind
-from evo.run.config import load_config
-from evo.run.evolve import _pool_override
+from evo.run.config import load_config, pool_overrides
 
 
 def write_config(folder, pool: str):
@@ -81,8 +80,9 @@ def test_dask_without_its_extra_says_what_to_install_and_writes_nothing(tmp_path
 
 def test_evolve_takes_a_backend_and_an_address_an_address_meaning_dask(tmp_path):
     config = load_config(write_config(tmp_path, 'backend = "dask"\naddress = "tcp://h:1"\n'))
-    assert _pool_override(config, None, "tcp://h:2") == {"backend": "dask", "address": "tcp://h:2"}
-    assert _pool_override(config, "fork", None) == {"backend": "fork", "address": None}
-    assert config.replace(pool=_pool_override(config, "fork", None)).pool.address is None
+    assert pool_overrides(address="tcp://h:2") == {"backend": "dask", "address": "tcp://h:2"}
+    assert pool_overrides(backend="fork") == {"backend": "fork", "address": None}
+    assert config.replace(pool=pool_overrides(backend="fork")).pool.address is None
+    assert load_config(config.source, overrides={"pool": pool_overrides(backend="fork")}).pool.address is None
     with pytest.raises(EvoInputError, match="only used with backend='dask'"):
-        _pool_override(config, "fork", "tcp://h:2")
+        pool_overrides(backend="fork", address="tcp://h:2")

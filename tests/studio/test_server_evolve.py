@@ -195,6 +195,9 @@ def test_sigterm_to_the_server_stops_its_evolution_at_a_checkpoint_first(studio_
     assert server.stop() == 143
     assert not any("Traceback" in line for line in server.errors), server.errors
     folder = Path(body["run"])
+    deadline = time.monotonic() + 60  # evo run was asked once and finishes its checkpoint on its own
+    while (folder / "run.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not (folder / "run.lock").exists()
     assert 1 <= evo.open_run(folder).generation < 499
 

@@ -3,9 +3,11 @@ generation, the refined body to open, Stop at the next generation; 501 where evo
 
 from __future__ import annotations
 
-import asyncio
 import json
+import subprocess
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,6 @@ import evo
 from evo.io.models import creature_to_dict
 from evo.refine import GENES, refine
 from evo.studio import refining
-from evo.studio.limits import StudioLimits
 
 CLASSIC = Path(__file__).resolve().parents[2] / "genomes" / "classic"
 
@@ -68,10 +69,12 @@ def test_stop_ends_a_refinement_at_the_next_generation(studio):
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        ({"budget": 0}, "budget: expected an integer in 1..20000"),
-        ({"budget": 20001}, "budget: expected an integer in 1..20000"),
-        ({"genes": "phi"}, "genes: expected a list of gene names"),
-        ({"plugin": 3}, "plugin: expected a plugin name"),
+        ({"budget": 0}, "budget: expected an integer in [1, 20000], got 0"),
+        ({"budget": 20001}, "budget: expected an integer in [1, 20000], got 20001 (the studio's cap)"),
+        ({"genes": "phi"}, "genes: expected a list of strings, got 'phi'"),
+        ({"genes": ["phi", "tail"]}, "genes: expected gene names"),
+        ({"plugin": 3}, "plugin: expected a string, got 3"),
+        ({"modle": {}}, "unknown key 'modle'"),
     ],
 )
 def test_a_bad_refine_request_is_a_one_line_400(studio, change, expected):
@@ -86,30 +89,51 @@ def test_a_refinement_evo_refuses_fails_with_its_one_line(studio):
     assert state["state"] == "failed" and "budget" in state["message"] and "\n" not in state["message"]
 
 
-async def _call(app, method: str, path: str) -> tuple[int, dict]:
-    sent = []
+def test_every_refine_route_answers_501_where_evo_has_no_refine(tmp_path):
+    # a fresh process where importing evo.refine fails: refining.py's own import takes the other branch
+    script = """
+import asyncio, json, sys
+sys.modules["evo.refine"] = None
+from starlette.routing import Router
+from evo.studio import refining
+from evo.studio.routing import routes_of
+from evo.studio.session import StudioSession
 
+async def call(app, method, path):
+    sent = []
     async def receive():
         return {"type": "http.request", "body": b"{}", "more_body": False}
-
     async def send(message):
         sent.append(message)
-
     scope = {"type": "http", "method": method, "path": path, "headers": [], "query_string": b""}
     await app(scope, receive, send)
     return sent[0]["status"], json.loads(sent[1]["body"])
 
+app = Router(routes=routes_of([refining.ROUTES], StudioSession()))
+paths = (("POST", "/api/refine"), ("GET", "/api/refine"), ("POST", "/api/refine/stop"))
+print(json.dumps([asyncio.run(call(app, m, p)) for m, p in paths] + [refining.refine_session()]))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    *answers, session = json.loads(out.stdout)
+    assert answers == [[501, {"error": "refine is not available in this version"}]] * 3
+    assert session == {"available": False, "message": refining.UNAVAILABLE, "genes": [], "default_genes": []}
 
-def test_every_refine_route_answers_501_where_evo_has_no_refine(monkeypatch):
-    from starlette.routing import Router
 
-    monkeypatch.setattr(refining, "refine_function", lambda: None)
-    app = Router(routes=refining.refine_routes(StudioLimits()))
-    for method, path in (("POST", "/api/refine"), ("GET", "/api/refine"), ("POST", "/api/refine/stop")):
-        assert asyncio.run(_call(app, method, path)) == (
-            501,
-            {"error": "refine is not available in this version"},
-        )
+def test_the_refine_bridge_imports_evo_refine_where_the_layer_test_sees_it():
+    from tests.test_layout import GRAPH
+
+    assert "evo.refine" in GRAPH["evo.studio.refining"]
+    assert "importlib" not in Path(refining.__file__).read_text(encoding="utf-8")
+
+
+def test_eight_simultaneous_refine_presses_start_exactly_one(studio_factory, tmp_path):
+    server = studio_factory(str(tmp_path), cwd=tmp_path)
+    body = {"model": _design(), "plugin": "distance", "budget": 20000}
+    with ThreadPoolExecutor(8) as pool:
+        statuses = sorted(s for s, _ in pool.map(lambda _: server.post("/api/refine", body), range(8)))
+    assert statuses == [200] + [409] * 7
+    server.post("/api/refine/stop", {})
+    assert _waited(server, lambda s: s["state"] != "running")["state"] == "done"
 
 
 @pytest.mark.parametrize("body", [b"\xff\xfe{}", b"[" * 100000 + b"]" * 100000, b"", b"{not json"])

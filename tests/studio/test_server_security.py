@@ -85,7 +85,9 @@ def test_a_websocket_with_the_token_and_its_own_origin_is_served(studio):
 def test_the_session_reports_the_limits(studio):
     _, body = studio.get("/api/session")
     assert body["limits"] == {
-        "masses": 1000, "links": 5000, "frames": 100000, "upload_bytes": 2097152, "body_bytes": 4194304
+        "masses": 1000, "links": 5000, "frames": 100000, "upload_bytes": 2097152, "body_bytes": 4194304,
+        "terrain_points": 20000, "work": 500000000, "child_seconds": 120.0, "message_values": 1000000,
+        "step_values": 20000000,
     }  # fmt: skip
 
 

@@ -40,6 +40,11 @@ BAD_REQUEST = FAILED + "400 (Bad Request)"
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """One headless Chromium for the module (a skip without Playwright or Chromium; a failure under CI)."""
+    yield from chromium()
+
+
+def chromium() -> Iterator[Any]:
+    """A headless Chromium's browser context, closed when the generator ends (other modules' fixtures)."""
     missing = None
     try:
         from playwright.sync_api import sync_playwright
@@ -71,7 +76,7 @@ def studio_page(browser: Any, server: Any, problems: list[str]) -> Iterator[Any]
     page = browser.new_page()
     page.set_default_timeout(30_000)
     page.on("console", lambda m: _problem(problems, m))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("pageerror", lambda e: problems.append(f"page error: {e} {(e.stack or '').splitlines()[1:3]}"))
     page.on("request", lambda r: None if r.url.startswith(LOCAL) else problems.append(f"request {r.url}"))
     page.on("websocket", lambda w: None if w.url.startswith(LOCAL) else problems.append(f"socket {w.url}"))
     try:
@@ -199,7 +204,9 @@ def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_fi
 
         gravity = page.evaluate("window.evoStudio.session.cursors.gravity")
         page.get_by_label("gravity", exact=True).evaluate(SLIDE, 30)  # the applet's cursor p = 30
-        assert state(page)["model"]["world"]["gravity"] == gravity["coefficient"] * 30 * 30
+        assert state(page)["model"]["world"]["gravity"] == float(f"{gravity['coefficient'] * 30 * 30:.6g}"), (
+            "rounded"
+        )
         assert f"p = 30.0 · g = {gravity['coefficient'] * 900:.6g}" in page.text_content("#world")
         page.get_by_role("button", name="Undo").click()
         assert state(page)["model"] == built
@@ -210,7 +217,7 @@ def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_fi
         box = page.locator("#dial").bounding_box()  # the dial's top: φ = π/2, α = 1 (on the rim)
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 4 / 120)  # beyond: α = 1
         dialled = state(page)["model"]["links"][0]
-        assert dialled["alpha"] == 1 and dialled["phi"] == pytest.approx(math.pi / 2)
+        assert dialled["alpha"] == 1 and dialled["phi"] == round(math.pi / 2, 3), "to the mrad"
         page.get_by_label("rest length").fill("50")
         page.get_by_label("rest length").press("Enter")
         assert state(page)["model"]["links"][0]["rest"] == 50
@@ -231,7 +238,7 @@ def test_a_creature_built_with_the_pointer_plays_as_evo_simulate_of_its_saved_fi
         assert designed["wave"] == {"omega": 0.1, "beta": 1}
         page.focus("#canvas")
         page.keyboard.press("Control+z")
-        assert state(page)["model"]["wave"] == {"omega": 0.1}, "undo takes back the last edit"
+        assert state(page)["model"]["wave"] == {"omega": 0.1, "beta": 0.8}, "undo takes back the last edit"
         page.get_by_role("button", name="Redo", exact=True).click()
         assert state(page)["model"] == designed, "redo puts it back"
 
@@ -292,9 +299,6 @@ def test_a_mass_dragged_while_playing_follows_the_pointer_and_is_thrown(
         assert "link 1: masses 1–2" in page.text_content("#inspector")
         page.get_by_role("button", name="Play", exact=True).click()
         page.wait_for_function("() => window.evoStudio.state().frame > 20")
-        if SCREENSHOTS:
-            page.evaluate("document.getElementById('panels').scrollTop = 0")
-            page.screenshot(path=str(DOCS / "studio.png"))
         for _ in range(2):  # aim, then aim again where the moving mass is now
             x, y = state(page)["positions"][4]
             page.mouse.move(*point(page, x, y))
@@ -312,6 +316,7 @@ def test_a_mass_dragged_while_playing_follows_the_pointer_and_is_thrown(
         assert after["positions"][4] != pytest.approx([x + 60, y + 150], abs=1.0), "released, it moves on"
         page.get_by_role("button", name="Pause", exact=True).click()
 
+        page.locator("#world-panel > summary").click()
         page.get_by_label("dt", exact=True).fill("2")  # too large a step: warned, then it blows up
         page.get_by_label("dt", exact=True).press("Enter")
         page.wait_for_selector("#stability:has-text('exceeds the stability limit')")
@@ -374,25 +379,46 @@ def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, st
             page.locator("#refine-panel summary").click()
             assert page.get_by_role("button", name="Refine", exact=True).is_disabled()
             assert page.get_attribute("#refine", "title") == refine["message"]
-        page.locator("#evolve-panel summary").click()
+        page.locator("#evolve-panel > summary").click()
+        page.locator("#config-box summary").click()
+        page.get_by_label("frames scored").fill("300")  # the page's score, Evolve and Race: 300 frames
+        page.get_by_label("frames scored").press("Enter")
         page.fill("#config", "[run]\ngenerations = -1\n")
         page.get_by_role("button", name="Evolve", exact=True).click()
         page.wait_for_selector("#evolve-errors li")
         assert "generations" in page.text_content("#evolve-errors")
         page.fill("#config", config)
+        first_seed = int(page.input_value("#evolve-seed"))  # shown before the press, new after it
         page.get_by_role("button", name="Evolve", exact=True).click()
-        page.wait_for_function(
-            "() => document.getElementById('chart-best').dataset.points >= 1", timeout=120_000
-        )
+        page.wait_for_selector("#evolve-state[data-state='starting']")  # evo run loading: said so
+        assert f"seed {first_seed}" in page.text_content("#evolve-state")
+        ran = page.input_value("#config")  # as the page scores: its plugin and frames, and the seed shown
+        assert f"seed = {first_seed}\n" in ran and "frames = 300\n" in ran and 'plugin = "distance"' in ran
+        assert int(page.input_value("#evolve-seed")) != first_seed, "the next press runs another seed"
+        assert "starting" in page.text_content("#run"), "the Run panel shows this run from its start"
+        page.wait_for_function("() => document.getElementById('chart').dataset.points >= 1", timeout=120_000)
         page.wait_for_selector("#evolve-state[data-state='done']", timeout=180_000)
-        assert page.get_attribute("#chart-best", "data-points") in ("3", "4")
+        assert page.get_attribute("#chart", "data-points") in ("3", "4")
         assert page.get_attribute("#chart-best", "points").count(",") >= 3
+        axes = page.locator("#chart text.axis").all_text_contents()
+        assert "generation" in axes and "fitness" in axes and page.locator("#chart text.tick").count() >= 4
+        assert (
+            f"seed = {first_seed}"
+            in (
+                Path(page.evaluate("fetch('/api/evolve').then((r) => r.json())")["run"]) / "config.toml"
+            ).read_text()
+        )
         run = Path(page.evaluate("fetch('/api/evolve').then((r) => r.json())")["run"])
         assert (run / "elites").is_dir() and list((run / "elites").glob("*.json"))
         page.wait_for_selector("table.elites tbody tr")  # the new run's elites, listed in the same page
-        assert str(run) in page.text_content("#run")
+        assert f"runs/{run.name}" in page.text_content("#run")
         if SCREENSHOTS:
             page.locator("#evolve-panel").screenshot(path=str(DOCS / "studio-evolve.png"))
+        page.get_by_role("button", name="Open the best").click()  # undoable; Save then writes its own name
+        best = state(page)["model"]
+        assert best["name"] != "walker" and page.input_value("#save-path") == f"{best['name']}.json"
+        page.get_by_role("button", name="Undo").click()
+        assert state(page)["model"]["name"] == "walker" and page.input_value("#save-path") == "walker.json"
 
         long_run = config.replace("generations = 3", "generations = 500").replace("studio-test", "long")
         page.fill("#config", long_run)
@@ -412,13 +438,51 @@ def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, st
         assert page.locator("table.elites tbody tr").count() == len(hall_of_fame)
         assert f"{hall_of_fame[0].fitness[0]:.6g}" in page.text_content("table.elites tbody tr"), "its score"
         listed = page.evaluate("fetch('/api/run').then((r) => r.json())")["elites"]
+        best_file = creature_to_dict(load_model(run / "elites" / listed[0]["file"]))
+        assert state(page)["model"] == best_file, "opened on a run, the stage shows its best"
+        assert page.get_attribute("#run-panel", "open") is not None
+        column = [
+            float(row.split(", ")[0])
+            for row in page.locator("table.elites tbody tr td:nth-child(3)").all_text_contents()
+        ]
+        assert column == sorted(column, reverse=True), "best first"
+        race_against_an_elite(page, run, listed)
         page.locator("table.elites tbody tr button").first.click()
-        page.wait_for_function("() => window.evoStudio.state().model.masses.length > 0")
-        shown, elite = state(page)["model"], creature_to_dict(load_model(run / "elites" / listed[0]["file"]))
+        elite = creature_to_dict(load_model(run / "elites" / listed[0]["file"]))
+        page.wait_for_function("(name) => window.evoStudio.state().model.name === name", arg=elite["name"])
+        shown = state(page)["model"]
         for key in set(shown["meta"]) | set(elite["meta"]):
             assert shown["meta"].get(key) == elite["meta"].get(key), key
         assert shown == elite
     assert problems == [BAD_REQUEST]
+
+
+def race_against_an_elite(page: Any, run: Path, listed: list[dict]) -> None:
+    """The Race panel: elite 1 opened as the design, raced against elite 0 (ticked by default): the race
+    distances and fitness are evo.race's and the plugin's, labelled with the frame each counts from."""
+    from evo.race import run_race
+    from evo.race.models import race_of_creatures, scores_of
+
+    page.get_by_role("button", name="Open elite 1").click()
+    second = load_model(run / "elites" / listed[1]["file"]).name
+    page.wait_for_function("(name) => window.evoStudio.state().model.name === name", arg=second)
+    page.get_by_label("frames scored").fill("300")  # the page's frames: the race's too
+    page.get_by_label("frames scored").press("Enter")
+    page.locator("#race-panel > summary").click()
+    assert page.is_checked("input[aria-label='race elite 0']")
+    page.get_by_role("button", name="Race", exact=True).click()
+    page.wait_for_selector("#race-state:has-text('winner')")
+    creatures = [load_model(run / "elites" / listed[k]["file"]) for k in (1, 0)]
+    result = run_race(race_of_creatures(creatures, frames=300), finish_x=None)
+    scores = scores_of(result, "distance")
+    rows = [r.locator("td").all_text_contents() for r in page.locator("table.race tbody tr").all()]
+    for standing, row in zip(result.standings, rows, strict=True):
+        assert row[1].startswith("this design" if standing.index == 1 else "elite 0")
+        assert (
+            row[2] == f"{standing.distance:+.1f}" and row[3] == f"{scores[standing.index - 1].fitness[0]:.6g}"
+        )
+    assert "fitness (distance)" in page.text_content("table.race thead")
+    assert "from frame 0; the fitness from frame 200" in page.text_content("#race-result")
 
 
 def test_refine_tunes_the_design_and_opens_the_refined_one(browser, studio_factory, tmp_path: Path):
@@ -439,7 +503,10 @@ def test_refine_tunes_the_design_and_opens_the_refined_one(browser, studio_facto
         assert "of 64 evaluations" in page.text_content("#refine-state")
         page.get_by_role("button", name="Open the refined design").click()
         refined = state(page)["model"]
-        assert refined == answer["best_model"] and refined != before
+        assert refined == {**answer["best_model"], "name": "walker-refined"} and refined != before
+        assert page.input_value("#save-path") == "walker-refined.json", (
+            "Save writes the new design's own name"
+        )
         page.get_by_role("button", name="Undo").click()
         assert state(page)["model"] == before
     assert problems == []

@@ -207,16 +207,20 @@ def compiled_children(
     return out
 
 
-def warm_breeding(genome: GenomeSection | None = None, ga: GASection | None = None) -> bool:
+def warm_breeding(
+    genome: GenomeSection | None = None, ga: GASection | None = None, *, seeds: bool = True
+) -> bool:
     """Compile (or load from numba's cache) the compiled brood: breed one mated, mutated pair of small
     random creatures (drawn from a generator of its own: no run's stream is touched); and the hash of a
-    generation's plugin seeds (:func:`evo.ga.seeds.plugin_seeds`). Returns whether the settings use the
-    compiled brood at all (False: the ``physics`` mutation, bred in Python)."""
+    generation's plugin seeds (:func:`evo.ga.seeds.plugin_seeds`; not with ``seeds`` False, which ``evo
+    warm`` compiles in another process). Returns whether the settings use the compiled brood at all
+    (False: the ``physics`` mutation, bred in Python)."""
     from evo.ga.creatures import random_creature
     from evo.ga.mutation import MutationPlan
     from evo.ga.seeds import plugin_seeds
 
-    plugin_seeds(0, 0, 1)
+    if seeds:
+        plugin_seeds(0, 0, 1)
     genome = genome or GenomeSection()
     ga = ga or GASection()
     ops = compiled_operators(genome, ga, MutationPlan.of(ga))

@@ -84,6 +84,7 @@ class DaskPool:
         poll: float = 1.0,
     ):
         self.workers = max(1, workers)
+        self.contended = False  # one chunk per worker: dask's scheduler balances (work stealing)
         self.chunksize = chunksize
         self.address = address
         self.worker_wait = worker_wait

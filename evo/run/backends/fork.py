@@ -36,6 +36,12 @@ _worker_job: Job | None = None
 _worker_context: Any = None
 # the pool's table of what each worker evaluates: per slot (pid, task, evaluation, start), task -1 idle
 _COLUMNS = 4
+# a chunk whose worker got this much less of its core (CPU over wall seconds) than another chunk's
+# worker: its core was shared with another process, and the next batch is cut for guided scheduling
+# (evo.run.batching.chunk_shares). Workers all alike starved (a saturated machine) are not: smaller chunks
+# would only add hand-overs between processes, each a wait for the scheduler
+CONTENDED = 0.25
+MIN_TIMED_CHUNK = 0.05  # s: shorter chunks are not timed (too short for the ratio to mean much)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -76,12 +82,13 @@ def _init_worker(job: Job, context: Any, parent: int, table: Any = None, claimed
 
 def _worker_chunk(
     chunk: Sequence[tuple[int, Any]], timed_out: frozenset[tuple[int, int]] = frozenset()
-) -> tuple[list, ErrorData | None, float]:
-    start = time.perf_counter()
+) -> tuple[list, ErrorData | None, float, float]:
+    """The chunk's results, its first error, and the wall and CPU seconds it took here."""
+    start, cpu = time.perf_counter(), time.thread_time()
     done, error = run_chunk(_worker_job, _worker_context, chunk, timed_out)
     if error is not None:
         log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
-    return done, error, time.perf_counter() - start
+    return done, error, time.perf_counter() - start, time.thread_time() - cpu
 
 
 class ForkPool:
@@ -111,6 +118,8 @@ class ForkPool:
         self.timeout = timeout
         self.grace = min(max(1.0, timeout / 2), 30.0)  # s after the timeout before a worker counts as stuck
         self._job, self._context = job, context
+        self.contended = False  # whether a worker of the last run got much less of its core than another
+        self.core_shares: tuple[float, float] | None = None  # the least and most of them (None: untimed)
         self._table: Any = None
         if before_fork is not None:
             before_fork()
@@ -170,6 +179,7 @@ class ForkPool:
         redo: list[list[tuple[int, Any]]] = []  # chunks lost with the pool of a killed worker
         replacing = False
         busy = 0.0
+        shares = [1.0, 0.0]  # the least and the most share of a core a chunk's worker had
         poll = min(1.0, max(0.05, self.timeout / 4)) if self.timeout > 0 else None
 
         def submit(chunk: list[tuple[int, Any]]) -> None:
@@ -190,13 +200,15 @@ class ForkPool:
                 if future.cancelled():
                     continue
                 try:
-                    done, error, seconds = future.result()
+                    done, error, seconds, cpu = future.result()
                 except BrokenProcessPool:
                     if not replacing:
                         raise EvaluationFailed(-1, None, "a worker process died") from None
                     redo.append(chunk)
                     continue
                 busy += seconds
+                if seconds > MIN_TIMED_CHUNK:
+                    shares[:] = min(shares[0], cpu / seconds), max(shares[1], cpu / seconds)
                 results.update(done)
                 if error is not None:
                     errors.append(error)
@@ -256,7 +268,9 @@ class ForkPool:
         finally:
             for future in pending:
                 future.cancel()
-        log.debug("%d tasks, %.3f s of worker time", len(order), busy)
+        self.core_shares = (shares[0], shares[1]) if shares[1] > 0.0 else None
+        self.contended = self.core_shares is not None and shares[1] - shares[0] > CONTENDED
+        log.debug("%d tasks, %.3f s of worker time, shares of a core %.2f-%.2f", len(order), busy, *shares)
         return [results[index] for index in order]
 
     def kill(self) -> None:

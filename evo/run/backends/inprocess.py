@@ -14,6 +14,7 @@ class InProcess:
     """Run the job in the calling process (``workers = 1``)."""
 
     workers = 1
+    contended = False  # one process: nothing to balance
 
     def __init__(self, job: Job, context: Any):
         self.job = job

@@ -12,6 +12,7 @@ import math
 import numba as nb
 import numpy as np
 
+from evo.sim.kernels import params as _p
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _walls
 from evo.sim.kernels.lanes import (
     LANE_DOUBLES,
@@ -62,28 +63,25 @@ def _surfaces(x, y, vx, vy, old_x, old_y, free, alive, x_min, x_max, y_max, segm
 
 
 @nb.njit(**_JIT)
-def run_euler_batch(pos, vel, free, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi,
-                    omega, theta0, wave_sign, autoreverse, wave_leader,
-                    gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
-                    x_min, x_max, y_max, segments, max_speed2,
-                    ring, records, layout, n_rec, exploded_at):  # fmt: skip
-    """Semi-implicit Euler for ``n_steps`` steps of ``dt`` on every lane, as :func:`run_euler` per lane.
+def run_euler_batch(lanes_in, segments, fp, ip, out):
+    """Semi-implicit Euler for ``ip[I_STEPS]`` steps of ``fp[F_DT]`` on every lane of ``lanes_in`` (a
+    :class:`evo.sim.kernels.lanes.Lanes`), as :func:`run_euler` per lane; the world's numbers are read
+    from ``fp`` and ``ip`` (:mod:`evo.sim.kernels.params`), ``segments`` (k, 4) is the terrain.
 
-    ``pos``, ``vel``: (2, n_masses, n_lanes) px and px/frame (x then y), updated in place; ``free``
-    (n_masses, n_lanes) uint8; ``link_a``, ``link_b`` (n_links, n_lanes) uint32, the link ends of each
-    lane, and ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane,
-    ``uniform_b`` 1 where only its end b is the same in every lane; ``rest``,
-    ``amp``, ``cos_phi``, ``sin_phi``: (n_links, n_lanes). Lanes of fewer masses or links are padded: a
-    padded mass is not free, a padded link joins a padded mass to itself (its force is 0 and lands on no
-    real mass). ``omega``, ``theta0``, ``wave_sign``:
-    (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8. Records go every ``stride`` steps into
-    ``records`` (2, total), laid out by ``layout`` (2 + n_masses, n_lanes) int64 (each row's mass: rows
-    may hold a lane's masses in any order), through ``ring`` (ring_size, 4, n_masses, n_lanes) scratch
-    (see :func:`evo.sim.kernels.lanes.record_lanes`), record 0 the initial state; ``n_rec``
-    (n_lanes,) receives the records written per lane and ``exploded_at`` (n_lanes,) the step at which
-    the lane exploded, or -1. An exploded lane is parked (:func:`evo.sim.kernels.lanes.park_lane`) and no
-    longer recorded.
+    Lanes of fewer masses or links are padded: a padded mass is not free, a padded link joins a padded
+    mass to itself (its force is 0 and lands on no real mass). Records go every ``ip[I_STRIDE]`` steps
+    into ``out`` (a :class:`evo.sim.kernels.lanes.LaneRecords`: each row's mass in ``layout``, rows may
+    hold a lane's masses in any order; through the ring, see :func:`evo.sim.kernels.lanes.record_lanes`),
+    record 0 the initial state, with the records written per lane and the step at which a lane exploded
+    (or -1). An exploded lane is parked (:func:`evo.sim.kernels.lanes.park_lane`) and no longer recorded.
     """
+    (pos, vel, free, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, omega, theta0,
+     wave_sign, autoreverse, wave_leader, max_speed2) = lanes_in  # fmt: skip
+    ring, records, layout, n_rec, exploded_at = out
+    gx, gy, damping = fp[_p.F_GX], fp[_p.F_GY], fp[_p.F_DAMPING]
+    stiffness, dt = fp[_p.F_STIFFNESS], fp[_p.F_DT]
+    c_n, c_t, x_min, x_max, y_max = fp[_p.F_CN], fp[_p.F_CT], fp[_p.F_XMIN], fp[_p.F_XMAX], fp[_p.F_YMAX]
+    n_steps, stride = ip[_p.I_STEPS], ip[_p.I_STRIDE]
     x, y, vx, vy = pos[0], pos[1], vel[0], vel[1]
     n = x.shape[0]
     lanes = x.shape[1]

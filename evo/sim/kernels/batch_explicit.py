@@ -287,25 +287,21 @@ def _end_of_step(step, pos, vel, old, free, alive, segments, fp, ip, autoreverse
 
 
 @nb.njit(**_JIT)
-def run_explicit_batch(pos, vel, free, inv_mass, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi,
-                       sin_phi, link_k, dashpot, omega, theta0, wave_sign, autoreverse, wave_leader, segments,
-                       ground_params, ground_points, fp, ip, max_speed2, ring, records, layout, n_rec,
-                       exploded_at):  # fmt: skip
-    """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane, as run_explicit per lane.
+def run_explicit_batch(lanes_in, general, segments, ground_params, ground_points, fp, ip, out):
+    """Run ``ip[I_STEPS]`` steps of the method ``ip[I_METHOD]`` on every lane of ``lanes_in`` (a
+    :class:`evo.sim.kernels.lanes.Lanes`), as run_explicit per lane.
 
-    ``pos``, ``vel``: (2, n_masses, n_lanes), updated in place. ``free``, ``inv_mass``: (n_masses,
-    n_lanes) uint8 and 1/M; ``link_a``, ``link_b``: (n_links, n_lanes) uint32, each lane's link ends, and
-    ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane, ``uniform_b`` 1 where only
-    its end b is the same in every lane (a lane of fewer masses
-    or links is padded as in :func:`evo.sim.kernels.batch_euler.run_euler_batch`).
-    ``rest``, ``amp``, ``cos_phi``, ``sin_phi``, ``link_k`` (S·k̄), ``dashpot``: (n_links, n_lanes).
-    ``omega``, ``theta0``, ``wave_sign``: (n_lanes,) float64, ``autoreverse`` (n_lanes,) uint8,
-    ``wave_leader`` (n_lanes,) int64 (see :func:`evo.sim.kernels.lanes.wave_sin_cos`); the
-    wave entries of ``fp`` are not used. Records go into ``records`` (2, total), laid out by ``layout``
-    (2 + n_masses, n_lanes), through the ``ring`` scratch (see :func:`evo.sim.kernels.lanes.record_lanes`);
-    ``n_rec`` and ``exploded_at`` (n_lanes,) receive the records written and the step at which each
-    lane exploded (or -1). An exploded lane is parked and no longer recorded.
+    ``general`` (a :class:`evo.sim.kernels.lanes.GeneralLanes`) adds each lane's 1/M (n_masses, n_lanes)
+    and per link S·k̄ and dashpot (n_links, n_lanes); lanes are padded as in
+    :func:`evo.sim.kernels.batch_euler.run_euler_batch`. The wave entries of ``fp`` are not used (each
+    lane has its own). Records go into ``out`` (a :class:`evo.sim.kernels.lanes.LaneRecords`, see
+    :func:`evo.sim.kernels.lanes.record_lanes`), with the records written and the step at which each lane
+    exploded (or -1). An exploded lane is parked and no longer recorded.
     """
+    (pos, vel, free, link_a, link_b, uniform, uniform_b, rest, amp, cos_phi, sin_phi, omega, theta0,
+     wave_sign, autoreverse, wave_leader, max_speed2) = lanes_in  # fmt: skip
+    inv_mass, link_k, dashpot = general
+    ring, records, layout, n_rec, exploded_at = out
     method = ip[I_METHOD]
     n = pos.shape[1]
     lanes = pos.shape[2]

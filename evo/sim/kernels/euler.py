@@ -12,6 +12,8 @@ import math
 import numba as nb
 import numpy as np
 
+from evo.sim.kernels import params as _p
+
 _JIT = dict(cache=True, error_model="numpy", nogil=True, boundscheck=False)
 _MAX_PASSES = 4  # terrain crossings resolved per mass and step
 HUGE = 1.0e300  # stands for "no wall" (and "no speed limit"); comparisons stay finite
@@ -137,15 +139,14 @@ def _too_fast(vel, free, max_speed2):
 
 
 @nb.njit(**_JIT)
-def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
-              omega, theta0, wave_sign, autoreverse,
-              gx, gy, damping, stiffness, c_n, c_t, dt, n_steps, stride,
-              x_min, x_max, y_max, segments, max_speed2,
-              rec_pos, rec_vel):  # fmt: skip
-    """Semi-implicit Euler (v += a dt, then x += v dt, then collisions) for ``n_steps`` steps of ``dt``.
+def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi, segments, fp, ip, rec_pos,
+              rec_vel):  # fmt: skip
+    """Semi-implicit Euler (v += a dt, then x += v dt, then collisions) for ``ip[I_STEPS]`` steps of
+    ``fp[F_DT]``; the world's numbers, the wave's (ω, θ₀, sign, autoreverse) and the speed limit are read
+    from ``fp`` and ``ip`` (:mod:`evo.sim.kernels.params`).
 
     ``pos`` and ``vel`` are updated in place. Records go into ``rec_pos`` / ``rec_vel``
-    (n_records, n_masses, 2) every ``stride`` steps, record 0 being the initial state.
+    (n_records, n_masses, 2) every ``ip[I_STRIDE]`` steps, record 0 being the initial state.
     Returns (number of records written, step at which the run exploded or -1).
 
     Each step works in three passes over the links, on x, y, vx, vy kept as separate arrays: gather
@@ -155,10 +156,15 @@ def run_euler(pos, vel, free, link_a, link_b, rest, amp, cos_phi, sin_phi,
     single fused loop would. The floor contact is written out here rather than called: a numba call
     with array arguments inside the step costs more than the work it does.
     """
+    gx, gy, damping = fp[_p.F_GX], fp[_p.F_GY], fp[_p.F_DAMPING]
+    stiffness, dt = fp[_p.F_STIFFNESS], fp[_p.F_DT]
+    c_n, c_t, x_min, x_max, y_max = fp[_p.F_CN], fp[_p.F_CT], fp[_p.F_XMIN], fp[_p.F_XMAX], fp[_p.F_YMAX]
+    omega, max_speed2, autoreverse = fp[_p.F_OMEGA], fp[_p.F_MAX_SPEED2], ip[_p.I_AUTOREVERSE] != 0
+    n_steps, stride = ip[_p.I_STEPS], ip[_p.I_STRIDE]
     n = pos.shape[0]
     n_links = link_a.shape[0]
-    theta = theta0
-    sign = wave_sign
+    theta = fp[_p.F_THETA0]
+    sign = fp[_p.F_SIGN]
     rec_pos[0] = pos
     rec_vel[0] = vel
     n_rec = 1

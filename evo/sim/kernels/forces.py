@@ -14,16 +14,41 @@ import numba as nb
 from evo.sim.ground import KIND_FLAT, KIND_HILLS, KIND_SLOPE
 from evo.sim.kernels.euler import _JIT, HUGE, _segments, _too_fast, _walls
 
+# the parameter arrays' named indices (fp float64, ip int64), shared by every kernel
+from evo.sim.kernels.params import (  # noqa: F401 (the names kernels import from here)
+    F_CN,
+    F_CT,
+    F_DAMPING,
+    F_DT,
+    F_GROUND_K,
+    F_GX,
+    F_GY,
+    F_MAX_SPEED2,
+    F_MU,
+    F_NEWTON_TOL,
+    F_OMEGA,
+    F_SIGN,
+    F_SLIP,
+    F_STIFFNESS,
+    F_THETA0,
+    F_XMAX,
+    F_XMIN,
+    F_YMAX,
+    I_AUTOREVERSE,
+    I_GROUND,
+    I_METHOD,
+    I_NEWTON_ITERATIONS,
+    I_PENALTY,
+    I_PSM_ORDER,
+    I_STEPS,
+    I_STRIDE,
+    N_FLOAT_PARAMS,
+    N_INT_PARAMS,
+)
+
 # columns of link_data
 L_REST, L_AMP, L_COS_PHI, L_SIN_PHI, L_K, L_D = range(6)
 N_LINK_COLUMNS = 6
-# float parameters
-(F_GX, F_GY, F_DAMPING, F_CN, F_CT, F_DT, F_XMIN, F_XMAX, F_YMAX, F_MAX_SPEED2, F_OMEGA, F_THETA0, F_SIGN,
- F_GROUND_K, F_MU, F_SLIP, F_NEWTON_TOL) = range(17)  # fmt: skip
-N_FLOAT_PARAMS = 17
-# int parameters
-I_STEPS, I_STRIDE, I_AUTOREVERSE, I_METHOD, I_PENALTY, I_GROUND, I_PSM_ORDER, I_NEWTON_ITERATIONS = range(8)
-N_INT_PARAMS = 8
 
 
 @nb.njit(**_JIT)

@@ -7,6 +7,7 @@ Pure functions of arrays in which the creature (the lane) is the last, contiguou
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -15,6 +16,58 @@ from numba import types
 from numba.extending import intrinsic
 
 from evo.sim.kernels.euler import _JIT
+
+
+class Lanes(NamedTuple):
+    """Every lane's arrays, the lane the last axis, packed once per kernel call (:mod:`evo.sim.batch`).
+
+    ``pos``, ``vel``: (2, n_masses, n_lanes) px and px/frame (x then y), updated in place; ``free``
+    (n_masses, n_lanes) uint8; ``link_a``, ``link_b`` (n_links, n_lanes) uint32, each lane's link ends;
+    ``uniform`` (n_links,) uint8, 1 where a link has the same ends in every lane, ``uniform_b`` 1 where only
+    its end b does; ``rest``, ``amp``, ``cos_phi``, ``sin_phi``: (n_links, n_lanes); ``omega``,
+    ``theta0``, ``wave_sign``, ``max_speed2`` (the speed limit squared): (n_lanes,) float64;
+    ``autoreverse`` (n_lanes,) uint8; ``wave_leader`` (n_lanes,) int64 (:func:`wave_sin_cos`).
+    """
+
+    pos: np.ndarray
+    vel: np.ndarray
+    free: np.ndarray
+    link_a: np.ndarray
+    link_b: np.ndarray
+    uniform: np.ndarray
+    uniform_b: np.ndarray
+    rest: np.ndarray
+    amp: np.ndarray
+    cos_phi: np.ndarray
+    sin_phi: np.ndarray
+    omega: np.ndarray
+    theta0: np.ndarray
+    wave_sign: np.ndarray
+    autoreverse: np.ndarray
+    wave_leader: np.ndarray
+    max_speed2: np.ndarray
+
+
+class GeneralLanes(NamedTuple):
+    """What the general kernel reads besides :class:`Lanes`: ``inv_mass`` (n_masses, n_lanes) 1/M, and
+    per link ``link_k`` (S·k̄) and ``dashpot`` (n_links, n_lanes)."""
+
+    inv_mass: np.ndarray
+    link_k: np.ndarray
+    dashpot: np.ndarray
+
+
+class LaneRecords(NamedTuple):
+    """Where a batched kernel writes: ``ring`` (ring_size, 4, n_masses, n_lanes) scratch, ``records`` (2,
+    total) and ``layout`` (2 + n_masses, n_lanes) int64 (:func:`record_lanes`), ``n_rec`` (n_lanes,) the
+    records each lane wrote and ``exploded_at`` (n_lanes,) the step at which it exploded, or -1."""
+
+    ring: np.ndarray
+    records: np.ndarray
+    layout: np.ndarray
+    n_rec: np.ndarray
+    exploded_at: np.ndarray
+
 
 # float64s in each force accumulator on the stack (64 KiB): n_masses * n_lanes must fit
 STACK_DOUBLES = 8192

@@ -1,20 +1,30 @@
-/* The design being edited: an evo JSON model object (docs/model-format.md), its selection and its
-   undo/redo history. Every edit goes through `commit`, which records the previous model and tells the
-   listeners (the player reloads, the score is recomputed). Units: px, y up. */
+/* The design being edited: an evo JSON model object (docs/model-format.md), its selection, where it came
+   from (`origin.file`: the file Save writes unless told otherwise) and its undo/redo history. Every edit
+   goes through `commit`, and every replacement (open, open the best, open refined, New) through
+   `replace`: both are undoable and tell the listeners. Units: px, y up. */
 
 import { exactCopy, parseJson } from "./json.js";
 
-export function emptyModel() {
-  return { format: "evo-model", version: 1, name: "creature", masses: [], links: [], wave: {}, world: {}, meta: {} };
+/* A new design's wave: the classic files' usual one (amplitude 0.8, about 0.02 cycles/frame), so a new
+   muscle moves at once; β = 0 or ω = 0 would leave every muscle still. */
+export const NEW_WAVE = Object.freeze({ omega: 0.12, beta: 0.8 });
+
+export function emptyModel(name) {
+  return { format: "evo-model", version: 1, name: name || "untitled", masses: [], links: [], wave: { ...NEW_WAVE }, world: {}, meta: {} };
 }
+
+/* Numbers as a person would type them: px to 0.01, anything else to 6 significant digits. */
+export const px = (x) => Math.round(x * 100) / 100;
+export const rounded = (x) => (Number.isFinite(x) ? Number(x.toPrecision(6)) : x);
 
 const clone = exactCopy;
 
 export class Design {
   constructor() {
     this.model = emptyModel();
-    this.selected = { masses: new Set(), links: new Set() };
-    this.undoStack = [];
+    this.selected = { masses: new Set(), links: new Set(), poly: -1 };
+    this.origin = { file: null };
+    this.undoStack = []; // entries {text: the model's JSON, origin}
     this.redoStack = [];
     this.listeners = [];
   }
@@ -23,30 +33,43 @@ export class Design {
 
   notify(kind) { for (const listener of this.listeners) listener(kind); }
 
-  /* Replace the whole model (a file opened, an elite): history starts again. */
-  load(model) {
+  /* The design the studio starts with (the model it was started on): no history. */
+  load(model, origin) {
     this.model = normalised(clone(model));
+    this.origin = { file: (origin && origin.file) || null };
     this.undoStack = [];
     this.redoStack = [];
     this.clearSelection();
     this.notify("load");
   }
 
+  /* Replace the whole design (open, open the best, open refined, New) as one undoable edit; `origin.file`
+     is the file it came from (null: none, Save then writes its own name). */
+  replace(model, origin) {
+    this.push(this.undoStack);
+    this.redoStack = [];
+    this.model = normalised(clone(model));
+    this.origin = { file: (origin && origin.file) || null };
+    this.clearSelection();
+    this.notify("replace");
+  }
+
+  push(stack, text) {
+    stack.push({ text: text || JSON.stringify(this.model), origin: this.origin });
+    if (stack.length > 500) stack.shift();
+  }
+
   /* Apply `change(model)` as one undoable edit. */
   commit(change) {
     const before = JSON.stringify(this.model);
     change(this.model);
-    if (JSON.stringify(this.model) === before) return;
-    this.undoStack.push(before);
-    if (this.undoStack.length > 500) this.undoStack.shift();
-    this.redoStack = [];
-    this.notify("edit");
+    this.recordSince(before);
   }
 
   /* Record `before` (a JSON text) as the state to undo to, after a live change such as a drag. */
   recordSince(before) {
     if (JSON.stringify(this.model) === before) return;
-    this.undoStack.push(before);
+    this.push(this.undoStack, before);
     this.redoStack = [];
     this.notify("edit");
   }
@@ -57,8 +80,10 @@ export class Design {
 
   travel(from, to) {
     if (!from.length) return;
-    to.push(JSON.stringify(this.model));
-    this.model = parseJson(from.pop());
+    this.push(to);
+    const entry = from.pop();
+    this.model = parseJson(entry.text);
+    this.origin = entry.origin;
     this.clearSelection();
     this.notify("edit");
   }
@@ -66,10 +91,11 @@ export class Design {
   clearSelection() {
     this.selected.masses.clear();
     this.selected.links.clear();
+    this.selected.poly = -1;
   }
 
   addMass(x, y) {
-    this.commit((m) => m.masses.push({ x: x, y: y }));
+    this.commit((m) => m.masses.push({ x: px(x), y: px(y) }));
     return this.model.masses.length - 1;
   }
 
@@ -77,7 +103,7 @@ export class Design {
   addLink(a, b) {
     if (a === b) return -1;
     const p = this.model.masses[a], q = this.model.masses[b];
-    this.commit((m) => m.links.push({ a: a, b: b, rest: Math.hypot(q.x - p.x, q.y - p.y) }));
+    this.commit((m) => m.links.push({ a: a, b: b, rest: px(Math.hypot(q.x - p.x, q.y - p.y)) }));
     return this.model.links.length - 1;
   }
 
@@ -139,7 +165,7 @@ export class Design {
     this.commit((m) => {
       for (const k of indices) {
         const link = m.links[k], p = m.masses[link.a], q = m.masses[link.b];
-        link.rest = Math.hypot(q.x - p.x, q.y - p.y);
+        link.rest = px(Math.hypot(q.x - p.x, q.y - p.y));
       }
     });
   }
@@ -169,11 +195,44 @@ export class Design {
     });
   }
 
+  setName(name) { this.commit((m) => { m.name = name; }); }
+
+  /* A filled polygon through masses `corners` (drawing only). */
+  addPoly(corners, color) {
+    this.commit((m) => { m.polys = m.polys || []; m.polys.push({ masses: corners, color: color || "#ffd8a8" }); });
+    return this.model.polys.length - 1;
+  }
+
+  setPoly(k, fields) {
+    this.commit((m) => {
+      const poly = Object.assign({ masses: polyCorners(m.polys[k]) }, Array.isArray(m.polys[k]) ? {} : m.polys[k], fields);
+      if (!poly.curvy) delete poly.curvy;
+      m.polys[k] = poly;
+    });
+  }
+
+  deletePoly(k) {
+    this.selected.poly = -1;
+    this.commit((m) => { m.polys.splice(k, 1); if (!m.polys.length) delete m.polys; });
+  }
+
   muscles() { return this.model.links.filter((l) => l.alpha).length; }
+
+  /* Why the muscles stay still, or null: a wave with β = 0 or ω = 0 moves none of them. */
+  stillness() {
+    const wave = this.model.wave || {};
+    if (!this.muscles()) return null;
+    if (!wave.beta) return "the muscles stay still: the wave's β is 0 (set β in the Wave panel)";
+    if (!wave.omega) return "the muscles stay still: the wave's ω is 0 (set ω in the Wave panel)";
+    return null;
+  }
 }
 
 /* A polygon's corners, whichever of its two forms (a plain list, or {masses, color, curvy}). */
 export function polyCorners(poly) { return Array.isArray(poly) ? poly : poly.masses || []; }
+
+/* A file name for a design's name: letters, digits, - and _ kept, the rest as _. */
+export function fileStem(name) { return String(name || "").replace(/[^A-Za-z0-9_-]/g, "_") || "untitled"; }
 
 /* world.terrain as a list of polylines (one polyline given alone is wrapped). */
 export function terrainLines(terrain) {

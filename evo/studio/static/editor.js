@@ -1,9 +1,16 @@
 /* The construction kit's pointer work on the canvas, one mode at a time (the applet's modes and more):
    mass (click: a mass; drag from a mass: a spring to another or a new mass), link (drag or click two
-   masses), move (drag masses, rubber-band selection; while playing, grab a mass and throw it), muscle
-   (click a link: spring <-> muscle), delete, bar (drag: a fixed terrain bar). World px, y up. */
+   masses), move (drag masses, rubber-band selection, click a polygon to select it; while playing, grab a
+   mass and throw it; paused after playing, a drag makes the pose shown the design), muscle (click a link:
+   spring <-> muscle), delete, bar (drag: a fixed terrain bar), polygon (click its corners, then the first
+   again). World px, y up; positions the pointer makes are rounded to 0.01 px. */
 
-export const MODES = { mass: "M", link: "L", move: "V", muscle: "U", delete: "D", bar: "B" };
+import { px } from "./design.js";
+import { polyAt } from "./view.js";
+
+export const MODES = { mass: "M", link: "L", move: "V", muscle: "U", delete: "D", bar: "B", poly: "P" };
+const GRAB_REACH = 28; // canvas px: a mass moving at 60 fps is still caught
+const PICK_REACH = 16;
 
 export class Editor {
   constructor(canvas, view, design, player) {
@@ -18,6 +25,8 @@ export class Editor {
     this.band = null; // rubber band {x1, y1, x2, y2}
     this.rubber = null; // spring or bar being drawn {x1, y1, x2, y2}
     this.pendingLink = -1; // link mode: the first mass clicked
+    this.corners = []; // polygon mode: the corners clicked so far
+    this.grabbed = -1; // the mass held while playing
     this.listeners = [];
     canvas.addEventListener("pointerdown", (e) => this.down(e));
     canvas.addEventListener("pointermove", (e) => this.move(e));
@@ -39,11 +48,12 @@ export class Editor {
   setMode(mode) {
     this.mode = mode;
     this.pendingLink = -1;
+    this.corners = [];
     this.changed();
   }
 
   snapped(p) {
-    if (!this.snap) return p;
+    if (!this.snap) return { x: px(p.x), y: px(p.y) };
     const g = this.grid;
     return { x: Math.round(p.x / g) * g, y: Math.round(p.y / g) * g };
   }
@@ -58,13 +68,19 @@ export class Editor {
     this.canvas.setPointerCapture(event.pointerId);
     this.canvas.focus();
     const p = this.view.eventWorld(event), points = this.points();
-    const mass = this.view.massAt(points, p, this.player.live() ? 24 : 10), link = mass < 0 ? this.view.linkAt(this.design.model, points, p) : -1;
+    const mass = this.view.massAt(points, p, this.player.playing ? GRAB_REACH : PICK_REACH), link = mass < 0 ? this.view.linkAt(this.design.model, points, p) : -1;
     const d = this.design;
     const g = { start: p, mass: mass, link: link, moved: false, samples: [[p.x, p.y, event.timeStamp]] };
+    g.poly = mass < 0 && link < 0 ? polyAt(d.model, points, p) : -1;
     this.gesture = g;
-    if (this.mode === "move" && this.player.live() && mass >= 0) {
+    if (this.mode === "move" && this.player.playing && mass >= 0) {
       g.grab = true;
+      this.grabbed = mass;
       this.player.grab(mass, p.x, p.y);
+    } else if (this.mode === "move" && this.player.live() && mass >= 0) {
+      g.pose = true; // paused after playing: the first move makes the pose shown the design
+      g.before = JSON.stringify(d.model);
+      if (!d.selected.masses.has(mass)) { if (!event.shiftKey) d.clearSelection(); d.selected.masses.add(mass); }
     } else if (this.mode === "move" && mass >= 0) {
       if (!d.selected.masses.has(mass)) {
         if (!event.shiftKey) d.clearSelection();
@@ -75,6 +91,9 @@ export class Editor {
     } else if (this.mode === "move" && link >= 0) {
       if (!event.shiftKey) d.clearSelection();
       d.selected.links.add(link);
+    } else if (this.mode === "move" && g.poly >= 0) {
+      d.clearSelection();
+      d.selected.poly = g.poly;
     } else if (this.mode === "move") {
       if (!event.shiftKey) d.clearSelection();
       this.band = { x1: p.x, y1: p.y, x2: p.x, y2: p.y };
@@ -95,6 +114,7 @@ export class Editor {
     g.samples.push([p.x, p.y, event.timeStamp]);
     if (g.samples.length > 6) g.samples.shift();
     if (Math.hypot(p.x - g.start.x, p.y - g.start.y) * this.view.s > 3) g.moved = true;
+    if (g.pose && g.moved) this.takePose(g);
     if (g.grab) {
       this.player.drag(p.x, p.y);
     } else if (g.origins) {
@@ -102,7 +122,7 @@ export class Editor {
       const anchor = g.origins.find((o) => o[0] === g.mass);
       const to = this.snapped({ x: anchor[1] + dx, y: anchor[2] + dy });
       const ddx = to.x - anchor[1], ddy = to.y - anchor[2];
-      for (const [i, x, y] of g.origins) { this.design.model.masses[i].x = x + ddx; this.design.model.masses[i].y = y + ddy; }
+      for (const [i, x, y] of g.origins) { this.design.model.masses[i].x = px(x + ddx); this.design.model.masses[i].y = px(y + ddy); }
     } else if (this.band) {
       this.band.x2 = p.x; this.band.y2 = p.y;
     } else if (this.rubber) {
@@ -119,6 +139,7 @@ export class Editor {
     const p = this.view.eventWorld(event), d = this.design, points = this.points();
     const target = this.view.massAt(points, p);
     if (g.grab) {
+      this.grabbed = -1;
       this.player.release(...this.pointerVelocity(g.samples));
     } else if (g.origins) {
       if (g.moved) d.recordSince(g.before);
@@ -153,12 +174,41 @@ export class Editor {
     } else if (this.mode === "delete") {
       if (g.mass >= 0) d.deleteMasses([g.mass]);
       else if (g.link >= 0) d.deleteLink(g.link);
+      else if (g.poly >= 0) d.deletePoly(g.poly);
+    } else if (this.mode === "poly" && g.mass >= 0) {
+      this.addCorner(g.mass);
     } else if (this.mode === "bar" && this.rubber) {
       const r = this.rubber;
       this.rubber = null;
       if (Math.hypot(r.x2 - r.x1, r.y2 - r.y1) > 0) d.addBar(r.x1, r.y1, r.x2, r.y2);
     }
     this.changed();
+  }
+
+  /* Polygon mode: one more corner; the first corner again (with three or more) closes the polygon. */
+  addCorner(mass) {
+    const corners = this.corners;
+    if (corners.length >= 3 && mass === corners[0]) {
+      const k = this.design.addPoly([...corners]);
+      this.corners = [];
+      this.design.clearSelection();
+      this.design.selected.poly = k;
+    } else if (!corners.includes(mass)) corners.push(mass);
+  }
+
+  /* The pose shown (paused after playing) becomes the design, at rest: Play starts from it. */
+  takePose(g) {
+    g.pose = false;
+    const shown = this.player.positions;
+    if (shown) {
+      this.design.model.masses.forEach((m, i) => { m.x = px(shown[i][0]); m.y = px(shown[i][1]); });
+      this.player.positions = null;
+      this.player.frame = this.player.record = 0;
+    }
+    const d = this.design;
+    g.origins = [...d.selected.masses].map((i) => [i, d.model.masses[i].x, d.model.masses[i].y]);
+    g.start = { x: g.origins.find((o) => o[0] === g.mass)[1], y: g.origins.find((o) => o[0] === g.mass)[2] };
+    this.posed = true;
   }
 
   addLink(a, b) {

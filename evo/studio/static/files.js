@@ -1,9 +1,11 @@
 /* Files: open (upload, read by evo's safe readers on the server), download (evo writes the text), save
    on disk when the studio was started on a path (atomic; an existing file only after the overwrite
-   question), and the run browser: a run folder's elites or archive cells with their scores. */
+   question) to the design's own file (where it came from, else its name), and the run browser: a run
+   folder's elites or archive cells, best first, any of them opened as an undoable replacement. */
 
 import { ApiError, get, post } from "./api.js";
 import { el, shown } from "./controls.js";
+import { fileStem } from "./design.js";
 
 /* A chosen file's text: decoded with the encoding its XML declaration names (classic files are
    ISO-8859-1), else as UTF-8 (a BOM decides for UTF-16). */
@@ -29,8 +31,7 @@ export class Files {
     this.format = document.getElementById("format");
     this.path = document.getElementById("save-path");
     this.input = document.getElementById("open-file");
-    this.filename = "creature.json";
-    if (session.path) this.remember(session.path);
+    this.target = null; // what the save path was last set to (a path the person typed is kept)
     if (session.can_save === false) {
       const save = document.getElementById("save");
       save.disabled = true;
@@ -44,16 +45,21 @@ export class Files {
     document.getElementById("overwrite-no").addEventListener("click", () => this.askOverwrite(null));
     this.format.addEventListener("change", () => {
       this.path.value = this.path.value.replace(/\.(json|xml)$/i, "") + "." + this.format.value;
+      this.target = this.path.value;
     });
   }
 
-  /* Remember a file name and its format (from its extension). */
-  remember(name) {
-    const base = name.split(/[\\/]/).pop();
-    this.filename = base;
-    this.format.value = /\.xml$/i.test(base) ? "xml" : "json";
-    this.path.value = base;
+  /* The file Save writes for the design: the file it came from, else its name in the chosen format. */
+  follow() {
+    const file = this.design.origin.file;
+    if (file) this.format.value = /\.xml$/i.test(file) ? "xml" : "json";
+    const target = file ? file.split(/[\\/]/).pop() : `${fileStem(this.design.model.name)}.${this.format.value}`;
+    if (this.path.value === this.target || !this.path.value) this.path.value = target;
+    this.target = target;
   }
+
+  /* A replacement: the save path is the new design's own, whatever was typed before. */
+  retarget() { this.target = null; this.path.value = ""; this.follow(); }
 
   async openChosen() {
     const chosen = this.input.files[0];
@@ -69,10 +75,8 @@ export class Files {
   /* Open a file's text (as an upload would): the design is replaced; warnings are shown. */
   async openText(filename, text) {
     const answer = await post("/api/open", { filename: filename, text: text });
-    this.design.load(answer.model);
-    this.remember(filename);
-    this.format.value = answer.format || this.format.value;
-    this.say((answer.warnings || []).join(" · ") || `opened ${filename}`);
+    this.design.replace(answer.model, { file: filename });
+    this.say((answer.warnings || []).join(" · ") || `opened ${filename} (Undo brings the design before back)`);
   }
 
   async download() {
@@ -117,6 +121,16 @@ export class RunBrowser {
     this.design = design;
     this.say = say;
     this.box = document.getElementById("run");
+    this.run = null; // the listing shown
+    this.listeners = [];
+  }
+
+  onChange(listener) { this.listeners.push(listener); }
+
+  /* The run being evolved, before its first generation is saved. */
+  starting(folder, seed) {
+    document.getElementById("run-panel").open = true;
+    this.box.replaceChildren(el("p", { text: `run ${folder.split(/[\\/]/).slice(-2).join("/")} (seed ${seed}): starting…` }));
   }
 
   async refresh() {
@@ -125,15 +139,31 @@ export class RunBrowser {
       run = await get("/api/run");
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 404)) this.say(error.message);
-      return;
+      return null;
     }
     this.show(run);
+    return run;
+  }
+
+  /* The rows best first: by the first objective, highest first (rows without a fitness last). */
+  static ranked(rows) {
+    const key = (row) => { const f = Array.isArray(row.fitness) ? row.fitness[0] : row.fitness; return typeof f === "number" ? f : -Infinity; };
+    return [...rows].sort((a, b) => key(b) - key(a) || a.index - b.index);
+  }
+
+  /* Open the best row (the run the studio was started on: the canvas shows its best at once). */
+  async openBest() {
+    const run = await this.refresh();
+    if (!run) return;
+    const rows = RunBrowser.ranked(run.cells && run.cells.length ? run.cells : run.elites || []);
+    if (rows.length) await this.open(rows[0], true);
   }
 
   show(run) {
+    this.run = run;
     document.getElementById("run-panel").open = true;
     const archive = Boolean(run.cells && run.cells.length);
-    const rows = archive ? run.cells : run.elites || [];
+    const rows = RunBrowser.ranked(archive ? run.cells : run.elites || []);
     const heads = ["#", "name", "fitness", "gen", ...(archive ? ["measures"] : []), ""];
     const table = el("table", { class: "elites", "aria-label": archive ? "archive cells" : "elites" },
       el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { text: h })))));
@@ -148,14 +178,17 @@ export class RunBrowser {
     }
     table.append(body);
     const what = archive ? "cells" : "elites";
-    this.box.replaceChildren(el("p", { text: `${run.kind || "run"}: ${run.folder || ""} — ${rows.length} ${what}, generation ${shown(run.generation)}` }), table);
+    const folder = (run.folder || "").split(/[\\/]/).slice(-2).join("/");
+    this.box.replaceChildren(el("p", { title: run.folder || "", text: `${run.kind || "run"} ${folder}: ${rows.length} ${what} (best first), generation ${shown(run.generation)}` }), table);
+    for (const listener of this.listeners) listener(run);
   }
 
-  async open(elite) {
+  /* Open an elite as the design (`first`: the studio's first design, no history to undo). */
+  async open(elite, first) {
     try {
       const answer = await get(`/api/run/elite/${elite.index}`);
-      this.design.load(answer.model);
-      this.say(`opened elite ${elite.index}${elite.name ? ` (${elite.name})` : ""}`);
+      if (first) this.design.load(answer.model); else this.design.replace(answer.model, { file: null });
+      this.say(`opened elite ${elite.index}${elite.name ? ` (${elite.name})` : ""}${first ? "" : " (Undo brings the design before back)"}`);
     } catch (error) {
       this.say(error.message);
     }

@@ -3,6 +3,7 @@
    the phase φ (rad), its distance from the centre the amplitude α (0 at the centre, 1 on the rim). */
 
 import { checkRow, el, numberRow } from "./controls.js";
+import { polyCorners } from "./design.js";
 
 const TWO_PI = 2 * Math.PI;
 
@@ -32,7 +33,7 @@ export class Inspector {
 
   /* Rebuild when the selection changed, else refresh the values shown. */
   refresh() {
-    const key = `${this.masses()}|${this.links()}|${this.design.model.masses.length}|${this.design.model.links.length}`;
+    const key = `${this.masses()}|${this.links()}|${this.design.model.masses.length}|${this.design.model.links.length}|${this.design.selected.poly}`;
     if (key !== this.key) { this.key = key; this.build(); }
     for (const row of this.rows) row.refresh();
     this.drawDial();
@@ -43,7 +44,15 @@ export class Inspector {
     this.box.replaceChildren();
     this.rows = [];
     const add = (row) => { this.box.append(row.element); this.rows.push(row); };
-    if (!masses.length && !links.length) {
+    const k = this.design.selected.poly, poly = k >= 0 && d.model.polys ? d.model.polys[k] : null;
+    if (poly) {
+      this.box.append(el("p", { text: `polygon ${k}: masses ${polyCorners(poly).join(", ")}` }));
+      const colour = el("input", { type: "color", "aria-label": "polygon colour", value: poly.color || "#ced4da" });
+      colour.addEventListener("change", () => d.setPoly(k, { color: colour.value }));
+      this.box.append(el("label", { class: "row" }, el("span", { text: "colour" }), colour));
+      add(checkRow("curvy", () => Boolean(((d.model.polys || [])[k] || {}).curvy), (on) => d.setPoly(k, { curvy: on }), "drawn as a smooth closed curve through its corners"));
+      this.box.append(el("button", { type: "button", text: "Delete polygon", onclick: () => d.deletePoly(k) }));
+    } else if (!masses.length && !links.length) {
       this.box.append(el("p", { class: "hint", text: `${d.model.masses.length} masses, ${d.model.links.length} links (${d.muscles()} muscles). Select in Move mode.` }));
     }
     if (masses.length) {
@@ -83,9 +92,10 @@ export class Inspector {
   turn(event) {
     const box = this.dial.getBoundingClientRect();
     const x = (event.clientX - box.left) / box.width * 120 - 60, y = (event.clientY - box.top) / box.height * 120 - 60;
-    const alpha = Math.min(1, Math.hypot(x, y) / 50);
+    const alpha = Math.round(Math.min(1, Math.hypot(x, y) / 50) * 100) / 100;
     let phi = Math.atan2(-y, x);
     if (phi < 0) phi += TWO_PI;
+    phi = Math.round(phi * 1000) / 1000; // rad, to the mrad
     for (const k of this.links()) Object.assign(this.design.model.links[k], { alpha: alpha, phi: phi });
     this.drawDial();
     for (const row of this.rows) row.refresh();
@@ -102,6 +112,8 @@ export class Inspector {
     else if (event.key === "ArrowUp") alpha = Math.min(1, alpha + 0.05);
     else if (event.key === "ArrowDown") alpha = Math.max(0, alpha - 0.05);
     else return;
+    phi = Math.round(phi * 1000) / 1000;
+    alpha = Math.round(alpha * 100) / 100;
     event.preventDefault();
     this.design.setLinks(links, { alpha: alpha, phi: phi });
   }

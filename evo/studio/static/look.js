@@ -1,6 +1,7 @@
-/* Look inside: the score of a fitness plugin on the current design (recomputed after each edit, the
-   label as evo writes it) and evo analyze (equilibrium, natural frequencies in rad/frame, and the mode
-   shapes animated around the equilibrium on the stage). All numbers come from the server. */
+/* Look inside: the score of a fitness plugin on the current design over the page's frames (recomputed
+   after each edit, the label as evo writes it; Evolve and Race use the same plugin and frames) and evo
+   analyze (equilibrium, natural frequencies in rad/frame, and the mode shapes animated around the
+   equilibrium on the stage). All numbers come from the server. */
 
 import { ApiError, post } from "./api.js";
 import { el, shown } from "./controls.js";
@@ -11,6 +12,7 @@ export class Look {
     this.design = design;
     this.plugin = document.getElementById("plugin");
     this.score = document.getElementById("score");
+    this.frames = document.getElementById("score-frames");
     this.analysis = document.getElementById("analysis");
     this.mode = null; // {equilibrium: [[x, y]...], shape: [[dx, dy]...], omega}: the mode animated
     this.serial = 0;
@@ -18,6 +20,7 @@ export class Look {
     for (const plugin of session.plugins) this.plugin.append(el("option", { value: plugin.name, text: plugin.name, title: plugin.doc }));
     if (session.plugins.some((p) => p.name === "distance")) this.plugin.value = "distance";
     this.plugin.addEventListener("change", () => this.rescore());
+    this.frames.addEventListener("change", () => this.rescore());
     document.getElementById("analyze").addEventListener("click", () => this.analyze());
   }
 
@@ -33,13 +36,27 @@ export class Look {
     if (!model.masses.length || !this.plugin.value) { this.score.textContent = "—"; return; }
     this.score.textContent = "scoring…";
     try {
-      const answer = await post("/api/score", { model: model, plugin: this.plugin.value });
+      const answer = await post("/api/score", { model: model, plugin: this.plugin.value, frames: this.scoring().frames });
       if (serial !== this.serial) return;
       this.score.textContent = answer.label + (answer.exploded ? ` (exploded at frame ${answer.exploded_frame})` : "");
       this.score.dataset.fitness = JSON.stringify(answer.fitness);
     } catch (error) {
       if (serial === this.serial) this.score.textContent = error instanceof ApiError ? error.message : String(error);
     }
+  }
+
+  /* The plugin and frames the page scores with (Evolve and Race use them too). */
+  scoring() {
+    const frames = Math.max(1, Math.round(Number(this.frames.value) || 3000));
+    return { plugin: this.plugin.value, frames: frames };
+  }
+
+  /* Forget what was shown for another design (New, open). */
+  clear() {
+    this.mode = null;
+    this.analysis.replaceChildren();
+    this.score.textContent = "—";
+    delete this.score.dataset.fitness;
   }
 
   async analyze() {

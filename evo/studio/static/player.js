@@ -1,6 +1,7 @@
 /* Play: the server simulates (evo's own kernels) and streams frames over the WebSocket; this module
-   sends the design and the commands (play, pause, step, reset, grab, drag, release) and keeps the
-   newest frame received, which is the frame the page shows. Positions are px, y up. */
+   sends the design and the commands (play, pause, step, reset, grab, drag, release), keeps every frame
+   received (the timeline seeks among them, or has the server compute up to the frame asked) and the
+   previous attempt's frames (the ghost). Positions are px, y up. */
 
 import { socketUrl } from "./api.js";
 
@@ -10,6 +11,11 @@ export class Player {
     this.record = 0; // the index of the record shown
     this.framesPerRecord = 1; // frames per record: 1, or dt when one frame is not a whole number of steps
     this.positions = null; // the shown frame's positions, or null while the design itself is shown
+    this.history = []; // history[k]: the positions of record k received for this design (frame 0 included)
+    this.ghost = []; // the previous attempt's history (the design before the last edit)
+    this.ghostLinks = []; // its springs [{a, b}]
+    this.links = [];
+    this.grabbedAt = null; // the first record after a grab: from there on the history is not evo simulate's
     this.playing = false;
     this.exploded = false;
     this.explodedFrame = null;
@@ -49,6 +55,7 @@ export class Player {
     if (message.type === "frames") {
       const positions = message.positions;
       if (!positions.length) return;
+      positions.forEach((p, i) => { this.history[message.first + i] = p; });
       this.record = message.first + positions.length - 1;
       this.frame = this.record * this.framesPerRecord;
       this.positions = positions[positions.length - 1];
@@ -67,9 +74,14 @@ export class Player {
     this.notify();
   }
 
-  /* The design to play; the simulation goes back to frame 0 (and plays on if it was playing). */
+  /* The design to play; the simulation goes back to frame 0 (and plays on if it was playing). The frames
+     of the design before, if it moved, become the ghost. */
   load(model) {
     const wasPlaying = this.playing;
+    if (this.history.length > 1) { this.ghost = this.exactHistory(); this.ghostLinks = this.links; }
+    this.links = model.links.map((link) => ({ a: link.a, b: link.b })); // the springs the ghost is drawn with
+    this.history = [];
+    this.grabbedAt = null;
     this.frame = this.record = 0;
     this.positions = null;
     this.exploded = false;
@@ -81,6 +93,9 @@ export class Player {
     this.notify();
   }
 
+  /* The records received that are evo simulate's (those before a grab). */
+  exactHistory() { return this.grabbedAt === null ? this.history : this.history.slice(0, this.grabbedAt); }
+
   play() { this.playing = true; this.send({ type: "play", fps: this.fps }); this.notify(); }
 
   pause() { this.playing = false; this.send({ type: "pause" }); this.notify(); }
@@ -88,12 +103,39 @@ export class Player {
   step(frames) { this.send({ type: "step", frames: frames || 1 }); }
 
   reset() {
+    this.history = this.exactHistory().slice(0, 1);
+    this.grabbedAt = null;
     this.frame = this.record = 0;
     this.positions = null;
     this.exploded = false;
     this.explodedFrame = null;
     this.send({ type: "reset" });
     this.notify();
+  }
+
+  /* Show record `record` now (from the frames received, when there) and have the server go there: back
+     to frame 0, then a step of `record` records, all computed by evo's kernels. */
+  seek(record) {
+    if (this.playing) this.pause();
+    const target = Math.max(0, Math.round(record));
+    const known = this.exactHistory();
+    this.grabbedAt = null;
+    this.history = known.slice(0, Math.max(1, Math.min(known.length, target + 1)));
+    this.preview(target);
+    this.send({ type: "reset" });
+    if (target > 0) this.step(target);
+    this.notify();
+  }
+
+  /* Show record `record` if it was received (the timeline while it is dragged); the server is not told. */
+  preview(record) {
+    const p = this.history[record];
+    if (!p) return false;
+    this.record = record;
+    this.frame = record * this.framesPerRecord;
+    this.positions = record === 0 ? null : p;
+    this.notify();
+    return true;
   }
 
   setSpeed(fps) {
@@ -104,7 +146,10 @@ export class Player {
   /* True once the simulation has left the design (a frame after 0 is shown, or it plays). */
   live() { return this.playing || this.frame > 0; }
 
-  grab(mass, x, y) { this.send({ type: "grab", mass: mass, x: x, y: y }); }
+  grab(mass, x, y) {
+    if (this.grabbedAt === null) this.grabbedAt = this.record + 1;
+    this.send({ type: "grab", mass: mass, x: x, y: y });
+  }
 
   drag(x, y) { this.send({ type: "drag", x: x, y: y }); }
 

@@ -1,6 +1,7 @@
-/* Drawing the stage: sky, ground shape, walls, terrain bars, polygons (classic files' colours, curvy
-   ones as closed Catmull-Rom curves), springs, muscles, masses and the selection. World px, y up;
-   the view maps them to canvas px (scale s, origin ox/oy). Nothing here changes the design. */
+/* Drawing the stage: sky, ground shape, walls, terrain bars, the distance ruler, the ghost of the previous
+   attempt, the centroid's trail, polygons (classic files' colours, curvy ones as closed Catmull-Rom
+   curves), springs, muscles, masses, the selection and the grabbed mass. World px, y up; the view maps
+   them to canvas px (scale s, origin ox/oy). Nothing here changes the design. */
 
 import { polyCorners, terrainLines } from "./design.js";
 
@@ -8,7 +9,21 @@ export const COLOURS = {
   sky: "#f7f9fc", ground: "#ece4d3", groundLine: "#8d7b5a", grid: "#dde3ea", spring: "#3d434a",
   mass: "#212529", fixed: "#c92a2a", selected: "#f08c00", halo: "rgba(240,140,0,0.35)", wall: "#868e96", terrain: "#6b5b3e",
   band: "rgba(28,126,214,0.12)", bandLine: "#1c7ed6", poly: "#ced4da", exploded: "#e03131",
+  grab: "#d9480f", ghost: "rgba(73,80,87,0.28)", trail: "#e8590c", ruler: "#495057", start: "#1c7ed6",
 };
+
+const CENTROIDS = new WeakMap(); // a received frame's centroid, computed once (frames are never changed)
+
+/* The centroid ([x, y] px) of positions [[x, y], ...]. */
+export function centroid(points) {
+  let c = CENTROIDS.get(points);
+  if (c) return c;
+  let x = 0, y = 0;
+  for (const p of points) { x += p[0]; y += p[1]; }
+  c = [x / points.length, y / points.length];
+  CENTROIDS.set(points, c);
+  return c;
+}
 
 export class View {
   constructor(canvas) {
@@ -49,16 +64,23 @@ export class View {
 
   /* Keep the centre of `points` ([[x, y], ...]) in the middle third of the canvas across, and in
      sight up and down (the floor stays where it was put unless the creature flies off the top). */
-  follow(points, floorAt) {
+  follow(points, floorAt, world) {
     if (!points || !points.length) return;
-    let x = 0, y = 0;
-    for (const p of points) { x += p[0]; y += p[1]; }
-    const cx = this.sx(x / points.length), cy = this.sy(y / points.length);
+    const [x, y] = centroid(points);
+    const cx = this.sx(x), cy = this.sy(y);
     const w = this.canvas.width, h = this.canvas.height;
     if (cx > w * 2 / 3) this.ox -= cx - w * 2 / 3;
     if (cx < w / 3) this.ox += w / 3 - cx;
     if (cy < h * 0.15) this.oy += h * 0.15 - cy;
     else if (floorAt !== undefined && this.oy > floorAt && cy > h / 2) this.oy = Math.max(floorAt, this.oy - (cy - h / 2));
+    this.keepWalls(world);
+  }
+
+  /* Side walls that fit the canvas stay in sight: the camera never hides one. */
+  keepWalls(world) {
+    if (!world || typeof world.width !== "number") return;
+    const span = world.width * this.s, w = this.canvas.width;
+    if (span <= w - 20) this.ox = Math.min(10, Math.max(w - 10 - span, this.ox));
   }
 
   /* Draw everything: `points` are the positions shown ([[x, y], ...]); `scene` says what else. */
@@ -70,9 +92,13 @@ export class View {
     if (scene.grid) this.drawGrid(ctx, scene.grid);
     this.drawGround(ctx, model.world || {});
     this.drawTerrain(ctx, model.world || {});
-    this.drawPolys(ctx, model, points);
+    if (scene.start) this.drawRuler(ctx, scene.start, points);
+    if (scene.ghost) this.drawGhost(ctx, model, scene.ghost);
+    if (scene.trail) this.drawTrail(ctx, scene.trail);
+    this.drawPolys(ctx, model, points, scene);
     this.drawLinks(ctx, model, points, scene);
     this.drawMasses(ctx, model, points, scene);
+    if (scene.corners && scene.corners.length) this.drawCorners(ctx, points, scene.corners);
     if (!model.masses.length && scene.hint) {
       ctx.fillStyle = COLOURS.wall;
       ctx.font = "15px system-ui, sans-serif";
@@ -94,6 +120,57 @@ export class View {
       ctx.lineTo(this.sx(scene.rubber.x2), this.sy(scene.rubber.y2));
       ctx.stroke(); ctx.setLineDash([]);
     }
+  }
+
+  /* The distance ruler along the floor: ticks every 50, 100, 200 or 500 px from the start (the design's
+     centroid x), labelled with the distance from it, and the centroid's distance now. */
+  drawRuler(ctx, start, points) {
+    const w = this.canvas.width, base = this.sy(0);
+    const every = [50, 100, 200, 500, 1000].find((d) => d * this.s >= 70) || 2000;
+    const left = this.world(0, 0).x, right = this.world(w, 0).x;
+    ctx.strokeStyle = COLOURS.ruler; ctx.fillStyle = COLOURS.ruler; ctx.lineWidth = 1;
+    ctx.font = "11px system-ui, sans-serif"; ctx.textAlign = "center";
+    for (let d = Math.ceil((left - start) / every) * every; start + d <= right; d += every) {
+      const x = this.sx(start + d);
+      ctx.beginPath(); ctx.moveTo(x, base + 2); ctx.lineTo(x, base + 9); ctx.stroke();
+      ctx.fillText(d === 0 ? "start" : `${d > 0 ? "+" : ""}${d}`, x, base + 21);
+    }
+    ctx.strokeStyle = COLOURS.start; ctx.setLineDash([5, 4]);
+    ctx.beginPath(); ctx.moveTo(this.sx(start), 0); ctx.lineTo(this.sx(start), base); ctx.stroke(); ctx.setLineDash([]);
+    if (points.length) {
+      const [x] = centroid(points), gone = x - start;
+      ctx.fillStyle = COLOURS.trail; ctx.font = "bold 12px system-ui, sans-serif";
+      ctx.beginPath(); ctx.moveTo(this.sx(x), base + 1); ctx.lineTo(this.sx(x) - 6, base + 10); ctx.lineTo(this.sx(x) + 6, base + 10); ctx.fill();
+      ctx.fillText(`${gone >= 0 ? "+" : ""}${gone.toFixed(1)} px`, this.sx(x), base + 38);
+    }
+    ctx.textAlign = "start";
+  }
+
+  /* The previous attempt at the frame shown: its springs, faint. */
+  drawGhost(ctx, model, ghost) {
+    ctx.strokeStyle = COLOURS.ghost; ctx.lineWidth = 2;
+    for (const link of ghost.links) {
+      const p = ghost.points[link.a], q = ghost.points[link.b];
+      if (!p || !q || p[0] === null || q[0] === null) continue;
+      ctx.beginPath(); ctx.moveTo(this.sx(p[0]), this.sy(p[1])); ctx.lineTo(this.sx(q[0]), this.sy(q[1])); ctx.stroke();
+    }
+  }
+
+  /* The centroid's path so far, [[x, y], ...] px. */
+  drawTrail(ctx, trail) {
+    if (trail.length < 2) return;
+    ctx.strokeStyle = COLOURS.trail; ctx.lineWidth = 1.5; ctx.setLineDash([2, 3]);
+    ctx.beginPath();
+    trail.forEach(([x, y], i) => (i ? ctx.lineTo(this.sx(x), this.sy(y)) : ctx.moveTo(this.sx(x), this.sy(y))));
+    ctx.stroke(); ctx.setLineDash([]);
+  }
+
+  /* A polygon being drawn: its corners so far, joined. */
+  drawCorners(ctx, points, corners) {
+    ctx.strokeStyle = COLOURS.bandLine; ctx.lineWidth = 2; ctx.setLineDash([4, 3]);
+    ctx.beginPath();
+    corners.forEach((i, k) => (k ? ctx.lineTo(this.sx(points[i][0]), this.sy(points[i][1])) : ctx.moveTo(this.sx(points[i][0]), this.sy(points[i][1]))));
+    ctx.stroke(); ctx.setLineDash([]);
   }
 
   drawGrid(ctx, step) {
@@ -137,10 +214,10 @@ export class View {
     }
   }
 
-  drawPolys(ctx, model, points) {
-    for (const poly of model.polys || []) {
+  drawPolys(ctx, model, points, scene) {
+    (model.polys || []).forEach((poly, k) => {
       const corners = polyCorners(poly).filter((i) => i < points.length);
-      if (corners.length < 3) continue;
+      if (corners.length < 3) return;
       const p = corners.map((i) => [this.sx(points[i][0]), this.sy(points[i][1])]);
       ctx.beginPath();
       ctx.moveTo(p[0][0], p[0][1]);
@@ -155,7 +232,8 @@ export class View {
       ctx.closePath();
       ctx.fillStyle = poly.color || COLOURS.poly;
       ctx.fill();
-    }
+      if (scene && scene.selectedPoly === k) { ctx.strokeStyle = COLOURS.selected; ctx.lineWidth = 3; ctx.stroke(); }
+    });
   }
 
   drawLinks(ctx, model, points, scene) {
@@ -194,12 +272,16 @@ export class View {
         ctx.strokeStyle = COLOURS.selected; ctx.lineWidth = 2;
         ctx.beginPath(); ctx.arc(x, y, 9, 0, 2 * Math.PI); ctx.stroke();
       }
+      if (scene.grabbed === i) {
+        ctx.fillStyle = "rgba(217,72,15,0.25)"; ctx.strokeStyle = COLOURS.grab; ctx.lineWidth = 3;
+        ctx.beginPath(); ctx.arc(x, y, 13, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+      }
     });
   }
 
-  /* The index of the mass within `reach` canvas px (default 10) of world point p, or -1. */
+  /* The index of the mass nearest world point p within `reach` canvas px (default 14), or -1. */
   massAt(points, p, reach) {
-    let best = -1, bestDistance = (reach || 10) / this.s;
+    let best = -1, bestDistance = (reach || 14) / this.s;
     points.forEach((q, i) => {
       const d = Math.hypot(q[0] - p.x, q[1] - p.y);
       if (d <= bestDistance) { best = i; bestDistance = d; }
@@ -220,6 +302,22 @@ export class View {
     });
     return best;
   }
+}
+
+/* The index of the polygon of `model` whose outline (through `points`) holds world point p, or -1 (the
+   last drawn wins). */
+export function polyAt(model, points, p) {
+  let found = -1;
+  (model.polys || []).forEach((poly, k) => {
+    const corners = polyCorners(poly).filter((i) => i < points.length).map((i) => points[i]);
+    let inside = false;
+    for (let i = 0, j = corners.length - 1; i < corners.length; j = i++) {
+      const [xi, yi] = corners[i], [xj, yj] = corners[j];
+      if ((yi > p.y) !== (yj > p.y) && p.x < (xj - xi) * (p.y - yi) / (yj - yi) + xi) inside = !inside;
+    }
+    if (corners.length >= 3 && inside) found = k;
+  });
+  return found;
 }
 
 /* Muscle colour for s = sin(θ + φ) in [-1, 1]: blue when contracted, orange when extended. */

@@ -4,7 +4,7 @@
 
 import { post } from "./api.js";
 import { checkRow, el, numberRow, selectRow, shown, sliderRow } from "./controls.js";
-import { terrainLines } from "./design.js";
+import { rounded, terrainLines } from "./design.js";
 import { fileText } from "./files.js";
 
 const SYMBOLS = { gravity: "g", damping: "f", stiffness: "k" };
@@ -39,7 +39,7 @@ export class WorldPanels {
       const max = cursor.max || (specs[field + "_cursor"] && specs[field + "_cursor"].high) || 107;
       const symbol = SYMBOLS[field] || field, unit = UNITS[field] || "";
       const toCursor = () => Math.sqrt(Math.max(0, this.value(field)) / cursor.coefficient);
-      this.add(world, sliderRow(field, 0, max, 0.1, toCursor, (p) => d.setWorld(field, cursor.coefficient * p * p),
+      this.add(world, sliderRow(field, 0, max, 0.1, toCursor, (p) => d.setWorld(field, rounded(cursor.coefficient * p * p)),
         (p) => `p = ${p.toFixed(1)} · ${symbol} = ${shown(cursor.coefficient * p * p)} ${unit}`,
         `${specs[field] ? specs[field].doc : ""}; ${symbol} = ${cursor.coefficient} · p²`));
       this.add(world, numberRow(`${field} value`, () => this.value(field), (v) => d.setWorld(field, v),

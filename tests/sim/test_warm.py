@@ -1,0 +1,72 @@
+"""Compiling ahead: compile tasks run in parallel processes, each after the tasks it loads, and a failing
+task fails the whole; which kernels a world's runs call."""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from evo.sim import World
+from evo.sim.warm import CompileTask, compile_in_processes, in_cache, kernel_tasks
+
+
+def note_pid(path: str) -> None:
+    """A task: append this process's id to ``path``."""
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(f"{os.getpid()}\n")
+
+
+def fail() -> None:
+    raise ValueError("this kernel does not compile")
+
+
+def test_tasks_run_in_other_processes_each_after_the_ones_it_waits_for(tmp_path):
+    said: list[str] = []
+    log = str(tmp_path / "pids")
+    tasks = [
+        CompileTask("last", note_pid, (log,), after=("first", "second")),
+        CompileTask("first", note_pid, (log,)),
+        CompileTask("second", note_pid, (log,)),
+    ]
+    spent = compile_in_processes(tasks, workers=2, say=said.append)
+    assert set(spent) == {"first", "second", "last"} and all(s >= 0.0 for s in spent.values())
+    assert list(spent)[-1] == "last"
+    first_ready = next(k for k, line in enumerate(said) if line.startswith("first: ready ("))
+    assert said.index("compiling last") > max(first_ready, said.index("compiling second"))
+    with open(log, encoding="utf-8") as pids_file:
+        pids = pids_file.read().split()
+    assert len(pids) == 3 and str(os.getpid()) not in pids
+
+
+def test_a_failing_task_fails_the_whole_and_a_missing_one_is_named():
+    with pytest.raises(ValueError, match="does not compile"):
+        compile_in_processes([CompileTask("bad", fail)], workers=1)
+    with pytest.raises(ValueError, match="wait for tasks that are not given"):
+        compile_in_processes([CompileTask("orphan", fail, after=("nobody",))], workers=1)
+
+
+def test_a_default_run_compiles_the_euler_fast_path_only_and_other_worlds_their_general_kernels():
+    names = lambda tasks: [t.name for t in tasks]  # noqa: E731
+    assert names(kernel_tasks(World())) == ["the Euler kernel", "the Euler kernel in lanes"]
+    assert "the general explicit kernel in lanes" in names(kernel_tasks(World(), any_physics=True))
+    assert names(kernel_tasks(World(integrator="psm"))) == ["the PSM kernel"]
+    assert names(kernel_tasks(World(integrator="rk4"))) == [
+        "the general explicit kernel",
+        "the general explicit kernel in lanes",
+    ]
+    assert len(kernel_tasks(None)) == 6
+
+
+def cached_function(index: dict):
+    """A stand-in for a numba function whose cache index is ``index`` (empty: stale or missing)."""
+    return SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_load_index=lambda: index)))
+
+
+def test_a_task_is_in_the_cache_only_when_every_function_it_names_has_a_current_index():
+    cached, stale = cached_function({"sig": "entry"}), cached_function({})
+    assert in_cache(CompileTask("both", fail, compiled=lambda: (cached, cached)))
+    assert not in_cache(CompileTask("one stale", fail, compiled=lambda: (cached, stale)))
+    assert not in_cache(CompileTask("unnamed", fail))
+    assert not in_cache(CompileTask("unreadable", fail, compiled=lambda: (object(),)))

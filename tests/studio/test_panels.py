@@ -1,0 +1,101 @@
+"""The Race and Designs panels' endpoints (evo.studio.panels): a race request parsed into a frozen record,
+refused in one line, and answered with evo.race's distances and the plugin's fitness, each labelled with the
+frame it counts from; the start folder's model files listed by name, a race file left out, an unreadable
+file with its one-line error."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evo.errors import EvoInputError
+from evo.io.models import creature_to_dict, load_model
+from evo.race import run_race
+from evo.race.models import race_of_creatures, scores_of
+from evo.studio.designs import model_object
+from evo.studio.limits import StudioLimits, TooLarge
+from evo.studio.panels import MAX_CONTENDERS, MAX_DESIGNS, RaceRequest, design_listing, race_answer
+
+GENOMES = Path(__file__).resolve().parents[2] / "genomes"
+
+
+def body(*names: str, **extra) -> dict:
+    models = [creature_to_dict(load_model(GENOMES / name)) for name in names]
+    return {"contenders": [{"model": m, "label": f"file {k}"} for k, m in enumerate(models)], **extra}
+
+
+def test_the_answer_is_evo_races_ranking_with_the_plugins_fitness_beside_it():
+    request = RaceRequest.parse(body("walker.json", "galloper.json", frames=400))
+    answer = race_answer(request, StudioLimits())
+    creatures = [load_model(GENOMES / n) for n in ("walker.json", "galloper.json")]
+    result = run_race(race_of_creatures(creatures, frames=400), finish_x=None)
+    scores = scores_of(result, "distance")
+    assert [row["distance"] for row in answer["contenders"]] == [s.distance for s in result.standings]
+    for row in answer["contenders"]:
+        assert row["fitness"] == list(scores[row["index"] - 1].fitness)
+        assert row["label"] == f"file {row['index'] - 1}"
+    assert answer["distance_counted_from_frame"] == 0 and answer["fitness_counted_from_frame"] == 200
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ([], "the request body must be a JSON object"),
+        ({}, "contenders: missing"),
+        ({"contenders": []}, "contenders: expected a list of 1 to"),
+        ({"contenders": [1]}, "contenders[0]: expected an object"),
+        ({"contenders": [{"model": {}, "labl": "x"}]}, "contenders[0]: expected an object"),
+        ({**body("walker.json"), "frames": 0}, "frames: expected"),
+        ({**body("walker.json"), "plugin": 3}, "plugin: expected"),
+        ({**body("walker.json"), "params": [1]}, "params: expected"),
+        ({**body("walker.json"), "frame": 10}, "did you mean 'frames'"),
+    ],
+)
+def test_a_bad_request_is_refused_in_one_line(payload, message):
+    with pytest.raises(EvoInputError) as caught:
+        RaceRequest.parse(payload)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_bad_model_is_named_when_the_race_is_built():
+    request = RaceRequest.parse({"contenders": [{"model": {"masses": "x"}}]})
+    with pytest.raises(EvoInputError, match=r"contenders\[0\]\.model"):
+        request.creatures(StudioLimits())
+
+
+def test_too_many_contenders_or_frames_are_over_the_limits():
+    many = body("walker.json")
+    many["contenders"] = many["contenders"] * (MAX_CONTENDERS + 1)
+    with pytest.raises(EvoInputError, match="1 to 12"):
+        RaceRequest.parse(many)
+    with pytest.raises(TooLarge):
+        RaceRequest.parse({**body("walker.json", "galloper.json"), "frames": 600}).creatures(
+            StudioLimits(frames=1000)
+        )
+
+
+def test_model_files_are_listed_by_name_with_their_models_and_errors(tmp_path: Path):
+    shutil.copy(GENOMES / "walker.json", tmp_path / "b-walker.json")
+    shutil.copy(GENOMES / "classic" / "crawler.xml", tmp_path / "a-crawler.xml")
+    shutil.copy(GENOMES / "classic" / "race.xml", tmp_path / "race.xml")
+    (tmp_path / "c-broken.json").write_text("{", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a model", encoding="utf-8")
+    listing = design_listing(tmp_path, StudioLimits())
+    assert [row["file"] for row in listing["designs"]] == ["a-crawler.xml", "b-walker.json", "c-broken.json"]
+    crawler, walker, broken = listing["designs"]
+    assert (
+        walker["model"] == model_object(load_model(tmp_path / "b-walker.json")) and walker["name"] == "walker"
+    )
+    assert crawler["model"] == model_object(load_model(tmp_path / "a-crawler.xml"))
+    assert "c-broken.json" in broken["error"] and "model" not in broken and listing["more"] == 0
+
+
+def test_a_design_over_the_limits_or_too_many_files_are_said(tmp_path: Path):
+    for k in range(MAX_DESIGNS + 2):
+        shutil.copy(GENOMES / "walker.json", tmp_path / f"w{k:03}.json")
+    listing = design_listing(tmp_path, StudioLimits(masses=3))
+    assert len(listing["designs"]) == MAX_DESIGNS and listing["more"] == 2
+    assert "at most 3" in listing["designs"][0]["error"]
+    assert design_listing(None, StudioLimits()) == {"folder": None, "designs": [], "more": 0}
