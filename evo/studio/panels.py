@@ -22,6 +22,7 @@ from evo.io.soda_race import is_race_file
 from evo.model import Creature
 from evo.race import run_race
 from evo.race.models import race_of_creatures, scores_of
+from evo.schema import check_fields, setting
 from evo.studio.designs import design_of, model_object
 from evo.studio.guard import BodyTooLarge
 from evo.studio.limits import StudioLimits, TooLarge
@@ -41,64 +42,62 @@ _DEFAULT_FRAMES = 3000
 _MAX_BYTES = 2 * 1024 * 1024  # a larger model file is listed as too large, not read
 
 
+def _contenders(value: Any, *, source: str | None, field: str) -> tuple[tuple[Any, str], ...]:
+    """``[{"model": ..., "label": "..."}, ...]`` as (model object, label) pairs; the models are checked
+    when the race is built (:meth:`RaceRequest.creatures`)."""
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_CONTENDERS:
+        raise EvoInputError(f"expected a list of 1 to {MAX_CONTENDERS} {{model, label}} objects", field=field)
+    out = []
+    for k, entry in enumerate(value):
+        if not isinstance(entry, dict) or set(entry) - {"model", "label"} or "model" not in entry:
+            raise EvoInputError("expected an object {model, label}", field=f"{field}[{k}]")
+        label = entry.get("label", "")
+        out.append((entry["model"], label[:120] if isinstance(label, str) else ""))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class RaceRequest:
-    """A parsed ``POST /api/race`` body.
+    """A ``POST /api/race`` body, parsed by the schema engine (:func:`parse`)."""
 
-    Attributes:
-        creatures: the contenders, in the page's order.
-        labels: what the page calls each ("this design", "elite 3", a file name).
-        frames: frames each contender runs.
-        plugin: the fitness plugin scored beside the race distance.
-        params: the plugin's parameters, or None for its defaults.
-    """
-
-    creatures: tuple[Creature, ...]
-    labels: tuple[str, ...]
-    frames: int
-    plugin: str
-    params: dict[str, Any] | None
+    contenders: tuple[tuple[Any, str], ...] = setting((), parse=_contenders, doc="the models and labels")
+    frames: int = setting(_DEFAULT_FRAMES, low=1, doc="frames each contender runs")
+    plugin: str = setting("distance", doc="the fitness plugin scored beside the race distance")
+    params: dict[str, Any] | None = setting(None, doc="the plugin's parameters (None: its defaults)")
 
     @classmethod
-    def parse(cls, body: Any, limits: StudioLimits) -> RaceRequest:
+    def parse(cls, body: Any) -> RaceRequest:
         """Raises:
         EvoInputError: a body that is not ``{"contenders": [{"model", "label"}...], "frames", "plugin",
-            "params"}`` (one line naming the field); TooLarge: over the limits."""
+            "params"}``, in one line naming the field."""
         if not isinstance(body, dict):
             raise EvoInputError("the request body must be a JSON object")
-        contenders = body.get("contenders")
-        if not isinstance(contenders, list) or not 1 <= len(contenders) <= MAX_CONTENDERS:
-            raise EvoInputError(
-                f"contenders: expected a list of 1 to {MAX_CONTENDERS} {{model, label}} objects"
-            )
-        creatures, labels = [], []
-        for k, entry in enumerate(contenders):
-            if not isinstance(entry, dict):
-                raise EvoInputError(f"contenders[{k}]: expected an object {{model, label}}")
-            creatures.append(design_of(entry.get("model"), limits, source=f"contenders[{k}].model"))
-            label = entry.get("label", "")
-            labels.append(label[:120] if isinstance(label, str) else "")
-        frames = body.get("frames", _DEFAULT_FRAMES)
-        if not isinstance(frames, int) or isinstance(frames, bool) or frames < 1:
-            raise EvoInputError(f"frames: expected an integer >= 1, got {frames!r}")
-        limits.check_frames(frames * len(creatures))
-        plugin, params = body.get("plugin", "distance"), body.get("params")
-        if not isinstance(plugin, str):
-            raise EvoInputError(f"plugin: expected a plugin name, got {plugin!r}")
-        if params is not None and not isinstance(params, dict):
-            raise EvoInputError(f"params: expected a JSON object, got {params!r}")
-        return cls(tuple(creatures), tuple(labels), frames, plugin, params)
+        values = check_fields(cls, body, where="")
+        if "contenders" not in values:
+            raise EvoInputError("missing", field="contenders")
+        return cls(**values)
+
+    def creatures(self, limits: StudioLimits) -> tuple[Creature, ...]:
+        """The contenders' creatures, each checked as a model file is.
+
+        Raises:
+            EvoInputError: a model that is not valid (naming it); TooLarge: over the limits.
+        """
+        limits.check_frames(self.frames * len(self.contenders))
+        return tuple(
+            design_of(m, limits, source=f"contenders[{k}].model") for k, (m, _) in enumerate(self.contenders)
+        )
 
 
 def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def race_answer(request: RaceRequest) -> dict[str, Any]:
+def race_answer(request: RaceRequest, limits: StudioLimits) -> dict[str, Any]:
     """``{"frames", "plugin", "distance_counted_from_frame", "fitness_counted_from_frame", "contenders"}``,
     the contenders by rank, each ``{"index", "label", "name", "rank", "distance", "exploded", "fitness",
     "fitness_label"}`` (``index`` 1-based in the request's order)."""
-    result = run_race(race_of_creatures(request.creatures, frames=request.frames), finish_x=None)
+    result = run_race(race_of_creatures(request.creatures(limits), frames=request.frames), finish_x=None)
     scores = scores_of(result, request.plugin, request.params)
     rows = []
     for standing in result.standings:
@@ -106,7 +105,7 @@ def race_answer(request: RaceRequest) -> dict[str, Any]:
         rows.append(
             {
                 "index": standing.index,
-                "label": request.labels[standing.index - 1],
+                "label": request.contenders[standing.index - 1][1],
                 "name": standing.name,
                 "rank": standing.rank,
                 "distance": _finite(standing.distance),
@@ -157,8 +156,8 @@ def panel_routes(limits: StudioLimits, folder: Callable[[], Path | None]) -> lis
     async def race(request: Request) -> Response:
         try:
             body = json.loads(await request.body())
-            parsed = RaceRequest.parse(body, limits)
-            return JSONResponse(await asyncio.to_thread(race_answer, parsed))
+            parsed = RaceRequest.parse(body)
+            return JSONResponse(await asyncio.to_thread(race_answer, parsed, limits))
         except (BodyTooLarge, TooLarge) as exc:
             return JSONResponse({"error": str(exc).splitlines()[0]}, 413)
         except EvoInputError as exc:
