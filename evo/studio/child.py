@@ -4,11 +4,13 @@ evo.studio.children."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
 import runpy
 import signal
+import subprocess
 import sys
 import threading
 from typing import Any, TextIO
@@ -41,6 +43,31 @@ def _first_line() -> tuple[bytes, bytes]:
         read += chunk
     line, _, rest = read.partition(b"\n")
     return line, rest
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid``, children first (``pgrep -P``; none where it is missing)."""
+    out, queue = [], [pid]
+    while queue:
+        try:
+            found = subprocess.run(
+                ["pgrep", "-P", str(queue.pop())], capture_output=True, text=True, timeout=5
+            )
+        except (OSError, subprocess.SubprocessError):
+            return out
+        below = [int(p) for p in found.stdout.split() if p.isdigit()]
+        out += below
+        queue += below
+    return out
+
+
+def _end_with_descendants(signum: int, frame: Any) -> None:
+    """SIGTERM (the studio's end or its time limit): end what a plugin started (a helper importing it in
+    isolation, a pool), then this process."""
+    for pid in _descendants(os.getpid()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    os._exit(1)
 
 
 def _watch_stdin(on_stop: Any, on_gone: Any, pending: bytes = b"") -> None:
@@ -138,7 +165,8 @@ def main() -> None:
     if task == "run":
         _run_evo(argv)
         return
-    _end_with(parent, signal.SIGKILL)
+    signal.signal(signal.SIGTERM, _end_with_descendants)
+    _end_with(parent, signal.SIGTERM)
     protocol: TextIO = os.fdopen(os.dup(1), "w", encoding="utf-8")  # answers; a plugin's prints: stderr
     os.dup2(2, 1)
 

@@ -65,9 +65,16 @@ class Child:
         return self.process.returncode is None
 
     def kill(self) -> None:
-        """End it now (SIGKILL)."""
+        """End it now: SIGTERM (a plugin child ends what it started, then itself), SIGKILL 2 s later."""
         with contextlib.suppress(ProcessLookupError):
-            self.process.kill()
+            self.process.terminate()
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_later(2.0, self._kill_now)
+
+    def _kill_now(self) -> None:
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
 
     async def wait(self) -> int:
         """Its exit status, once it has ended (its stderr read to the end)."""

@@ -51,13 +51,17 @@ def _design(plugin_file: Path | None = None) -> dict:
 
 def _children_of(pid: int) -> list[int]:
     """The studio's child processes (``python -m evo.studio.child TASK PID ...``) still alive."""
+    return _processes(lambda argv: b"evo.studio.child" in argv and str(pid).encode() in argv)
+
+
+def _processes(match) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"evo.studio.child" in argv and str(pid).encode() in argv:
+        if entry.name.isdigit() and match(argv):
             found.append(int(entry.name))
     return found
 
@@ -100,6 +104,8 @@ def test_a_plugin_sleeping_at_import_stalls_no_other_request_and_sigterm_ends_it
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=10) == 143
     assert _gone(children), "a child outlived the studio"
+    importers = _processes(lambda argv: any(str(plugin).encode() in arg for arg in argv))
+    assert _gone(importers), "a process importing the plugin outlived the studio"
     assert not answers or answers[0][0] != 200
 
 
