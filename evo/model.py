@@ -26,6 +26,9 @@ __all__ = [
     "topology",
 ]
 
+# px (and px/frame): the largest coordinate, speed or rest length a creature may have; the simulator squares
+# differences of coordinates, which overflow near 1e154, and nothing sane is a billion pixels away
+MAX_COORDINATE = 1e9
 DEFAULT_POLYGON_COLOR = "#ced4da"  # the fill of a polygon that names no colour
 _COLOR = re.compile(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 
@@ -297,8 +300,12 @@ class Creature:
             errors.append(("masses", "at least one mass"))
         if not np.all(np.isfinite(self.positions)):
             errors.append(("masses", "finite coordinates"))
+        elif np.any(np.abs(self.positions) > MAX_COORDINATE):
+            errors.append(("masses", f"coordinates within ±{MAX_COORDINATE:g} px"))
         if not np.all(np.isfinite(self.velocities)):
             errors.append(("masses", "finite velocities"))
+        elif np.any(np.abs(self.velocities) > MAX_COORDINATE):
+            errors.append(("masses", f"velocities within ±{MAX_COORDINATE:g} px/frame"))
         for k in range(self.n_links):
             a, b = int(self.link_a[k]), int(self.link_b[k])
             for key, idx in (("a", a), ("b", b)):
@@ -306,8 +313,10 @@ class Creature:
                     errors.append((f"links[{k}].{key}", f"a mass index in 0..{n - 1}, got {idx}"))
             if a == b:
                 errors.append((f"links[{k}]", f"two different masses, got a self-link on {a}"))
-            if not (self.rest[k] >= 0.0 and np.isfinite(self.rest[k])):
-                errors.append((f"links[{k}].rest", f"a length >= 0, got {self.rest[k]}"))
+            if not (0.0 <= self.rest[k] <= MAX_COORDINATE):
+                errors.append(
+                    (f"links[{k}].rest", f"a length in [0, {MAX_COORDINATE:g}] px, got {self.rest[k]}")
+                )
             if not 0.0 <= self.alpha[k] <= 1.0:
                 errors.append((f"links[{k}].alpha", f"a number in [0, 1], got {self.alpha[k]}"))
             if not np.isfinite(self.phi[k]):

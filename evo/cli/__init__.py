@@ -14,6 +14,7 @@ import traceback
 import warnings
 
 from evo import __version__
+from evo.cli._numbers import OutOfRange
 from evo.errors import EvoInputError, EvoInputWarning, one_line
 
 # one entry per command module under evo/cli/
@@ -71,6 +72,13 @@ def _input_warning_printer(command: str):
     return show
 
 
+def _refuse_out_of_range(args: argparse.Namespace) -> None:
+    """A numeric flag outside its range (see :mod:`evo.cli._numbers`): one line naming the flag."""
+    for name, value in vars(args).items():
+        if isinstance(value, OutOfRange):
+            raise EvoInputError(value.problem, field=f"--{name.replace('_', '-')}")
+
+
 def _refuse_undecodable(args: argparse.Namespace) -> None:
     """A command-line value that is not UTF-8 (``--out $'run\\xff'``: Python holds its bytes as lone
     surrogates) would fail later, when it is logged or written into a file: refused here, in one line."""
@@ -97,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         _refuse_undecodable(args)
+        _refuse_out_of_range(args)
         with warnings.catch_warnings():
             warnings.simplefilter("always", EvoInputWarning)
             warnings.showwarning = _input_warning_printer(args.command)

@@ -17,6 +17,7 @@ from evo.analysis import modes_svg, natural_modes, place_frequency
 from evo.analysis.modes import ZERO_TOLERANCE, Modes
 from evo.analysis.summary import summary
 from evo.cli._common import add_world_arguments, creature_and_world
+from evo.cli._numbers import integer, number
 from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.models import load_model
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_world_arguments(parser)
     parser.add_argument(
         "--phase",
-        type=float,
+        type=number(-1e6, 1e6, "a wave angle in radians"),
         default=None,
         metavar="RAD",
         help="freeze the muscles at this wave angle theta (rad); default: at their rest lengths",
@@ -44,9 +45,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="apply gravity in statics: auto (only with a fixed mass; the floor is not modelled), on, off",
     )
-    parser.add_argument("--modes", type=int, default=8, metavar="N", help="frequencies to print (default 8)")
+    parser.add_argument(
+        "--modes",
+        type=integer(1, 10_000, "frequencies to print"),
+        default=8,
+        metavar="N",
+        help="frequencies to print (default 8)",
+    )
     parser.add_argument("--svg", metavar="OUT.svg", help="draw the first modes as displaced shapes")
-    parser.add_argument("--svg-modes", type=int, default=4, metavar="N", help="panels in the SVG (default 4)")
+    parser.add_argument(
+        "--svg-modes",
+        type=integer(1, 64, "panels of one picture"),
+        default=4,
+        metavar="N",
+        help="panels in the SVG (default 4)",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON summary on the last line")
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from evo.cli._common import writing
+from evo.cli._numbers import integer
 from evo.errors import EvoInputError
 from evo.io.models import load_model, save_model
 
@@ -23,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--contender",
-        type=int,
+        type=integer(1, 100_000, "a contender's number, 1 = the first"),
         metavar="K",
         help="IN is a Sodarace race file: convert its K-th contender (1 = the first), in the race's world",
     )

@@ -6,6 +6,7 @@ import argparse
 import sys
 import webbrowser
 
+from evo.cli._numbers import integer
 from evo.errors import EvoInputError
 
 NAME = "gallery"
@@ -19,7 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", metavar="OUT.html", help="for a race file: the page to write (default RACE.html)"
     )
-    parser.add_argument("--top", type=int, metavar="N", help="show only the N best elites (default: all)")
+    parser.add_argument(
+        "--top",
+        type=integer(1, 1_000_000, "elites to show"),
+        metavar="N",
+        help="show only the N best elites (default: all)",
+    )
     parser.add_argument("--open", action="store_true", help="open the page in the default web browser")
     parser.add_argument(
         "--screenshot",

@@ -10,6 +10,7 @@ import math
 import sys
 
 from evo.cli._common import writing
+from evo.cli._numbers import FRAMES, MAX_FRAMES, integer
 from evo.errors import EvoInputError
 
 NAME = "race"
@@ -28,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--frames",
-        type=int,
+        type=FRAMES,
         metavar="N",
         help="frames per contender (default: the race's timeout; for models 3000)",
     )
@@ -49,11 +50,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
     parser.add_argument("--gif", metavar="OUT.gif", help="write an animated GIF of the race")
     parser.add_argument("--svg", metavar="OUT.svg", help="write a still SVG picture of the race")
-    parser.add_argument("--every", type=int, default=None, metavar="K", help="frames between GIF pictures")
+    parser.add_argument(
+        "--every",
+        type=integer(1, MAX_FRAMES, "frames between pictures"),
+        default=None,
+        metavar="K",
+        help="frames between GIF pictures",
+    )
     parser.add_argument("--strict", action="store_true", help="refuse what evo does not know in the file")
     parser.add_argument("--from", dest="run_dir", metavar="RUN_DIR", help="write a race of this run's elites")
     parser.add_argument("--out", metavar="RACE.xml", help="with --from: the race file to write")
-    parser.add_argument("--top", type=int, metavar="N", help="with --from: only the N best elites")
+    parser.add_argument(
+        "--top",
+        type=integer(1, 1_000_000, "elites in the race"),
+        metavar="N",
+        help="with --from: only the N best elites",
+    )
 
 
 def _finish(text: str | None) -> float | None | str:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
 from evo.cli._common import add_world_arguments, world_for, writing
 from evo.cli._fitness import params_of
+from evo.cli._numbers import FRAMES, SEED, integer, number
 from evo.errors import EvoInputError
 from evo.io.checkpoint.document import encode_numbers
 from evo.io.models import load_model, save_model
@@ -32,8 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--plugin-path", metavar="PATH", action="append", default=[], help="extra plugin folder or file"
     )
-    parser.add_argument("--frames", type=int, help="frames per evaluation (default: the meta's, else 3000)")
-    parser.add_argument("--budget", type=int, default=3000, help="evaluations to spend (default 3000)")
+    parser.add_argument(
+        "--frames", type=FRAMES, help="frames per evaluation (default: the meta's, else 3000)"
+    )
+    parser.add_argument(
+        "--budget",
+        type=integer(1, 10**9, "evaluations"),
+        default=3000,
+        help="evaluations to spend (default 3000)",
+    )
     parser.add_argument(
         "--genes",
         default=",".join(GENES),
@@ -42,11 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--sigma",
-        type=float,
+        type=number(0, 1, "a fraction of each gene's range", above=True),
         default=0.1,
         help="first step, as a fraction of each gene's range (default 0.1)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of CMA-ES's samples (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of CMA-ES's samples (default 0)")
     parser.add_argument("--out", metavar="REFINED.json", help="where to write (default: MODEL-refined.json)")
     add_world_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -80,6 +89,8 @@ class _Bar:
 
 
 def run(args: argparse.Namespace) -> int:
+    out = _out_path(args.model, args.out)
+    target = os.path.abspath(out)  # before any plugin code runs: a plugin's os.chdir moves nothing
     creature = load_model(args.model)
     world = world_for(creature, args, args.model)
     creature = stand_on_ground(creature, world)
@@ -96,7 +107,6 @@ def run(args: argparse.Namespace) -> int:
         where="--params",
     )
     genes = tuple(g.strip() for g in args.genes.split(",") if g.strip())
-    out = _out_path(args.model, args.out)
     from evo.fitness import load_ref
 
     objective = load_ref(spec.plugin).objectives[0]
@@ -117,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     meta["refined"] = record
     refined = refined.replace(meta=meta)
     with writing(out):
-        save_model(refined, out, source=args.model)
+        save_model(refined, target, source=args.model)
     human = sys.stderr if args.json else sys.stdout
     gain = f" ({result.gain:.3g}x)" if math.isfinite(result.gain) else ""
     print(

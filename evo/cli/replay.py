@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from evo.cli._common import add_world_arguments, creature_and_world, placed
+from evo.cli._numbers import FRAMES, MAX_FRAMES, integer, number
 from evo.errors import EvoInputError
 from evo.io.provenance import frames_in
 from evo.sim import DEFAULT_FRAMES, Trajectory
@@ -22,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL", help="model file (.json or .xml)")
     parser.add_argument(
         "--frames",
-        type=int,
+        type=FRAMES,
         metavar="N",
         help=f"frames to simulate (default: the model's meta.frames, else {DEFAULT_FRAMES})",
     )
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--svg", metavar="OUT.svg", help="write a still SVG poster of the whole run")
     parser.add_argument(
         "--every",
-        type=float,
+        type=number(0, MAX_FRAMES, "frames between pictures", above=True),
         metavar="K",
         help=f"frames between GIF pictures (default: frames / {GIF_FRAMES}, rounded up)",
     )
@@ -38,7 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--size", default="480x270", metavar="WxH", help="GIF size in pixels (default 480x270)"
     )
     parser.add_argument(
-        "--frame-ms", type=int, default=50, metavar="MS", help="GIF time per picture (default 50)"
+        "--frame-ms",
+        type=integer(1, 60_000, "a picture's time in ms"),
+        default=50,
+        metavar="MS",
+        help="GIF time per picture (default 50)",
     )
     add_world_arguments(parser)
 

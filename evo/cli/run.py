@@ -33,7 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     again.add_argument("--force", action="store_true", help="start over, replacing an existing run folder")
     parser.add_argument(
-        "--workers", type=int, metavar="N", help="worker processes (overrides [pool] workers)"
+        "--workers",
+        type=int,  # bounded by the [pool] schema, which --workers overrides
+        metavar="N",
+        help="worker processes (overrides [pool] workers)",
     )
     parser.add_argument(
         "--dask",
@@ -89,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from evo.run.config import load_config, pool_overrides
     from evo.run.evolve import RunFailed, evolve
 
+    start = Path.cwd()  # before any plugin code runs: a plugin's os.chdir moves no run folder
     if args.workers is not None and args.workers < 1:
         raise EvoInputError(f"--workers must be at least 1, got {args.workers}")
     if args.dask is not None:
@@ -103,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.resume:  # a resumed run has its generation 0 already
         warn_seed_model_changes(NAME, args.config, config)
     out = args.out if args.out else Path("runs") / config.run.name
-    folder = Path(out).absolute()  # resolved once: a plugin's os.chdir changes nothing
+    folder = start / out  # absolute: a plugin's os.chdir changes nothing
     show_bars = not args.quiet and sys.stderr.isatty()  # the bars are drawn on stderr
     said: list[Callback] = [] if args.quiet or show_bars else [ProgressLines()]
     stop: list[int] = []

@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 
 from evo.cli._common import add_world_arguments, compiling_notice, creature_and_world, placed, writing
 from evo.cli._fitness import plugin_spec, score
+from evo.cli._numbers import FRAMES, MAX_FRAMES, SEED, number
 from evo.cli._stability import BOUND, EXACT, at_rest_note, model_step_check, warn_if_unstable
 from evo.errors import EvoInputError
 from evo.io.models import load_model
@@ -27,13 +29,13 @@ HELP = "simulate a model (.json or Sodaconstructor .xml) and print a summary"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL", help="model file (.json or .xml)")
     parser.add_argument(
-        "--frames", type=int, default=None, help=f"frames to simulate (default {DEFAULT_FRAMES})"
+        "--frames", type=FRAMES, default=None, help=f"frames to simulate (default {DEFAULT_FRAMES})"
     )
     add_world_arguments(parser)
     parser.add_argument("--trace", metavar="OUT.csv", help="write frame,mass,x,y,vx,vy rows")
     parser.add_argument(
         "--every",
-        type=float,
+        type=number(0, MAX_FRAMES, "frames between records", above=True),
         default=1,
         metavar="K",
         help="record every K frames; --frames must be a multiple of K (default 1)",
@@ -54,7 +56,7 @@ def add_plugin_arguments(parser: argparse.ArgumentParser) -> None:
         "--params", metavar="JSON", help="plugin parameters as a JSON object, e.g. '{\"settle_frames\": 100}'"
     )
     group.add_argument(
-        "--seed", type=int, metavar="N", help="seed handed to the plugin (default: the meta's, else 0)"
+        "--seed", type=SEED, metavar="N", help="seed handed to the plugin (default: the meta's, else 0)"
     )
     group.add_argument(
         "--plugin-path",
@@ -88,6 +90,8 @@ def _frames_value(frames: float) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
+    # absolute before any plugin code runs: a plugin's os.chdir moves no trace
+    trace = os.path.abspath(args.trace) if args.trace else None
     creature = load_model(args.model)
     creature, world = creature_and_world(creature, args, args.model)
     creature = placed(NAME, creature, world, args.model)
@@ -125,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     trajectory = simulate(creature, world, frames, record_every=args.every)
     if args.trace:
         with writing(args.trace):
-            write_trace(args.trace, trajectory)
+            write_trace(trace, trajectory)
     if exact is not None and exact.stable and trajectory.exploded:
         warn_if_unstable(NAME, args.model, bound, note=" and did" + at_rest_note(exact))
     result = summary(creature, trajectory)

@@ -19,7 +19,7 @@ from evo.errors import EvoInputError, digits_problem, input_warnings_as_errors, 
 from evo.io.atomic import atomic_write_text
 from evo.io.bounded import read_input_text
 from evo.io.soda_xml import with_terrain_read
-from evo.model import Creature, Polygon, is_color
+from evo.model import MAX_COORDINATE, Creature, Polygon, is_color
 from evo.schema import describe_number, number_problem, shown
 from evo.sim.world import World
 
@@ -165,8 +165,9 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
     for i, m in enumerate(masses):
         where = f"masses[{i}]"
         r.keys(m, _MASS_KEYS, where)
-        pos.append((r.number(m, "x", where), r.number(m, "y", where)))
-        vel.append((r.number(m, "vx", where, 0.0), r.number(m, "vy", where, 0.0)))
+        far = {"low": -MAX_COORDINATE, "high": MAX_COORDINATE}  # px, px/frame: what simulate can square
+        pos.append((r.number(m, "x", where, **far), r.number(m, "y", where, **far)))
+        vel.append((r.number(m, "vx", where, 0.0, **far), r.number(m, "vy", where, 0.0, **far)))
         fixed.append(r.boolean(m, "fixed", where))
         mass.append(r.positive(m, "mass", where, 1.0))
     n = len(masses)
@@ -183,7 +184,7 @@ def creature_from_dict(doc: Any, *, source: str | None = None) -> Creature:
             raise r.fail(where, f"expected two different masses, got a self-link on mass {a}")
         la.append(a)
         lb.append(b)
-        rest.append(r.number(link, "rest", where, low=0.0))
+        rest.append(r.number(link, "rest", where, low=0.0, high=MAX_COORDINATE))
         alpha.append(r.number(link, "alpha", where, 0.0, low=0.0, high=1.0))
         phi.append(r.number(link, "phi", where, 0.0))
         stiffness.append(r.positive(link, "stiffness", where, 1.0))

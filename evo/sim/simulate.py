@@ -215,7 +215,8 @@ def speed_limit(world: World, positions: np.ndarray | None = None) -> float:
         return DEFAULT_MAX_SPEED
     extent = np.ptp(np.asarray(positions, dtype=np.float64), axis=0)
     size = math.hypot(float(extent[0]), float(extent[1]))
-    return max(DEFAULT_MAX_SPEED, size) if math.isfinite(size) else DEFAULT_MAX_SPEED
+    # squared by the kernels (and by simulate): a body 1e160 px wide explodes, it does not overflow
+    return min(max(DEFAULT_MAX_SPEED, size), 1e150) if math.isfinite(size) else DEFAULT_MAX_SPEED
 
 
 def simulate(

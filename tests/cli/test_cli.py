@@ -209,16 +209,16 @@ ERRORS = [
     (lambda t: ["simulate", t / "missing.json"], "missing.json: no such file"),
     (lambda t: ["simulate", bad_json(t)], "bad.json: not valid JSON"),
     (lambda t: ["simulate", bad_field(t)], "field.json: links[3].rest: expected a number >= 0, got -2.0"),
-    (lambda t: ["simulate", WALKER, "--frames", "0"], "--frames must be a positive number of frames"),
-    (lambda t: ["simulate", WALKER, "--every", "0"], "--every must be a positive number of frames"),
+    (lambda t: ["simulate", WALKER, "--frames", "0"], "--frames: expected an integer in 1.."),
+    (lambda t: ["simulate", WALKER, "--every", "0"], "--every: expected a number in (0, "),
     (
         lambda t: ["simulate", with_meta_frames(t, 0)],
         "meta.json: meta.frames: expected a whole number of frames > 0",
     ),
     (lambda t: ["simulate", with_meta_frames(t, 2.5)], "meta.json: meta.frames: expected a whole number"),
     (lambda t: ["simulate", WALKER, "--every", "2.5", "--frames", "10"], "record_every = 2.5"),
-    (lambda t: ["simulate", WALKER, "--every", "nan"], "--every must be a positive number of frames"),
-    (lambda t: ["simulate", WALKER, "--every", "inf"], "--every must be a positive number of frames"),
+    (lambda t: ["simulate", WALKER, "--every", "nan"], "--every: expected a number in (0, "),
+    (lambda t: ["simulate", WALKER, "--every", "inf"], "--every: expected a number in (0, "),
     # the last record would be frame 98: the summary would miss the end of the run
     (lambda t: ["simulate", WALKER, "--frames", "100", "--every", "7"], "--frames 100 is not a multiple"),
     (lambda t: ["simulate", WALKER, "--set", "dt=1e-300"], "frames = 3000 takes 3e+303 steps"),
@@ -255,11 +255,17 @@ ERRORS = [
     (lambda t: ["validate", bad_field(t)], "field.json: links[3].rest"),
     (lambda t: ["convert", WALKER, t / "out.txt"], "expected a .json or .xml file name"),
     (lambda t: ["convert", bad_json(t), t / "out.xml"], "bad.json: not valid JSON"),
-    (lambda t: ["convert", WALKER, a_folder(t, "out.json")], "out.json: cannot write: Is a directory"),
-    (lambda t: ["convert", WALKER, a_folder(t, "out.xml")], "out.xml: cannot write: Is a directory"),
+    (
+        lambda t: ["convert", WALKER, a_folder(t, "out.json")],
+        "out.json: is a folder; evo writes regular files only",
+    ),
+    (
+        lambda t: ["convert", WALKER, a_folder(t, "out.xml")],
+        "out.xml: is a folder; evo writes regular files only",
+    ),
     (
         lambda t: ["simulate", WALKER, "--frames", "10", "--trace", a_folder(t, "t.csv")],
-        "t.csv: cannot write: Is a directory",
+        "t.csv: is a folder; evo writes regular files only",
     ),
 ]
 

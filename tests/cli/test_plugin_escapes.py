@@ -88,9 +88,16 @@ def test_a_plugin_that_changes_folder_at_import_moves_no_run_folder(tmp_path, wo
     assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
-def test_refine_out_and_simulate_trace_stay_where_they_were_asked_for(tmp_path):
+# moves the working folder each time it scores: the paths were made absolute before
+MOVES_WHEN_CALLED = MOVES.replace("\nos.chdir(", "\nFOLDER = (").replace(
+    "    return float(", "    os.chdir(FOLDER)\n    return float("
+)
+
+
+@pytest.mark.parametrize("plugin", [MOVES, MOVES_WHEN_CALLED], ids=["at-import", "when-called"])
+def test_refine_out_and_simulate_trace_stay_where_they_were_asked_for(tmp_path, plugin):
     (tmp_path / "elsewhere").mkdir()
-    (tmp_path / "plug.py").write_text(MOVES)
+    (tmp_path / "plug.py").write_text(plugin)
     common = ["--plugin", "moved", "--plugin-path", "plug.py"]
     done = _evo(tmp_path, "refine", GALLOPER, *common, "--budget", "20", "--frames", "40", "--out", "r.json")
     assert done.returncode == 0, done.stderr

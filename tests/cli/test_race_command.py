@@ -71,7 +71,7 @@ def test_gif_and_svg_pictures_are_written(capsys, tmp_path):
     ("argv", "message"),
     [
         (["race"], "give a race file"),
-        (["race", EXAMPLE, "--frames", "0"], "--frames must be at least 1"),
+        (["race", EXAMPLE, "--frames", "0"], "--frames: expected an integer in 1.."),
         (["race", EXAMPLE, "--finish", "far"], "--finish expects an x in px or 'none'"),
         (["race", EXAMPLE, "--top", "2"], "--top goes with --from"),
         (["race", "--from", "somewhere"], "--from RUN_DIR needs --out"),

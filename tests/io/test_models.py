@@ -40,7 +40,7 @@ def test_the_documented_example_round_trips_through_a_file(tmp_path):
     [
         (
             lambda d: d["links"][1].update(rest=-1.0),
-            "x.json: links[1].rest: expected a number >= 0, got -1.0",
+            "x.json: links[1].rest: expected a number in [0, 1e+09], got -1.0",
         ),
         (lambda d: d["links"][0].update(rset=3), "unknown key 'rset' in links[0]; did you mean 'rest'?"),
         (lambda d: d["links"][0].update(b=0), "x.json: links[0]: expected two different masses"),
@@ -56,7 +56,7 @@ def test_the_documented_example_round_trips_through_a_file(tmp_path):
         (lambda d: d.update(version=True), "x.json: version: expected 1, got True"),
         (lambda d: d.update(version=1.0), "x.json: version: expected 1, got 1.0"),
         # integers too large for a float are not finite numbers (and no OverflowError escapes)
-        (lambda d: d["masses"][0].update(x=10**400), "masses[0].x: expected a finite number"),
+        (lambda d: d["masses"][0].update(x=10**400), "masses[0].x: expected a number in [-1e+09, 1e+09]"),
         (lambda d: d["wave"].update(omega=10**400), "wave.omega: expected a number >= 0, got 1000"),
         (lambda d: d["world"].update(gravity=10**400), "world.gravity: expected a number >= 0, got 10000"),
         (

@@ -447,6 +447,7 @@ def test_phases_outside_one_cycle_are_wrapped_into_it_on_export(tmp_path):
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 unit = st.floats(0.0, 1.0)
+coordinate = st.floats(-1e8, 1e8)  # inside MAX_COORDINATE, with room for the file's unit conversions
 radians = st.floats(0.0, 2 * math.pi, exclude_max=True)
 
 
@@ -456,8 +457,8 @@ def creatures(draw):
     pairs = st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda p: p[0] != p[1])
     links = draw(st.lists(pairs, max_size=6)) if n > 1 else []
     return Creature(
-        positions=draw(st.lists(st.tuples(finite, finite), min_size=n, max_size=n)),
-        velocities=draw(st.lists(st.tuples(finite, finite), min_size=n, max_size=n)),
+        positions=draw(st.lists(st.tuples(coordinate, coordinate), min_size=n, max_size=n)),
+        velocities=draw(st.lists(st.tuples(coordinate, coordinate), min_size=n, max_size=n)),
         fixed=draw(st.lists(st.booleans(), min_size=n, max_size=n)),
         link_a=[a for a, _ in links], link_b=[b for _, b in links],
         rest=[draw(st.floats(0.0, 1e6)) for _ in links], alpha=[draw(unit) for _ in links],
