@@ -16,9 +16,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from evo.studio import api_design, api_runs, children, refining
+from evo.studio import api_design, api_runs, children, panels, refining
 from evo.studio.guard import Guard
-from evo.studio.panels import panel_routes
 from evo.studio.routing import routes_of
 from evo.studio.session import StudioSession
 from evo.studio.socket import Stream
@@ -28,7 +27,7 @@ __all__ = ["ROUTE_TABLES", "Studio", "StudioSession", "create_app"]
 Studio = StudioSession  # the name before the session grew its jobs; both work
 
 # every module's endpoints (a new panel's module adds its ``ROUTES`` here)
-ROUTE_TABLES = (api_design.ROUTES, api_runs.ROUTES, refining.ROUTES)
+ROUTE_TABLES = (api_design.ROUTES, api_runs.ROUTES, refining.ROUTES, panels.ROUTES)
 
 
 def _static() -> Path:
@@ -75,7 +74,6 @@ def create_app(session: StudioSession, tables: tuple = ROUTE_TABLES) -> Any:
     routes = [
         Route("/", _page),
         *routes_of(tables, session),
-        *panel_routes(session.limits, lambda: session.folder),
         WebSocketRoute("/ws", _stream(session)),
         Mount("/static", StaticFiles(directory=_static(), check_dir=False), name="static"),
     ]

@@ -5,36 +5,34 @@ files with :mod:`evo.race` (each in its own world, from frame 0) and scores them
 from __future__ import annotations
 
 import asyncio
-import json
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from evo.errors import EvoInputError
 from evo.io.models import load_model
 from evo.io.soda_race import is_race_file
 from evo.model import Creature
 from evo.race import run_race
-from evo.race.models import race_of_creatures, scores_of
-from evo.schema import check_fields, setting
+from evo.race.models import race_of_creatures
+from evo.schema import setting
+from evo.studio.api_design import plugins_of
 from evo.studio.designs import design_of, model_object
-from evo.studio.guard import BodyTooLarge
-from evo.studio.limits import StudioLimits, TooLarge
+from evo.studio.limits import StudioLimits
+from evo.studio.routing import Routes
+from evo.studio.session import StudioSession
 
 __all__ = [
     "MAX_CONTENDERS",
     "MAX_DESIGNS",
     "RaceRequest",
+    "ROUTES",
     "design_listing",
-    "panel_routes",
     "race_answer",
 ]
+
+ROUTES = Routes()
 
 MAX_CONTENDERS = 12  # models of one race from the page
 MAX_DESIGNS = 60  # model files listed (by name); a folder with more says so
@@ -58,24 +56,12 @@ def _contenders(value: Any, *, source: str | None, field: str) -> tuple[tuple[An
 
 @dataclass(frozen=True)
 class RaceRequest:
-    """A ``POST /api/race`` body, parsed by the schema engine (:func:`parse`)."""
+    """A ``POST /api/race`` body, parsed by the schema engine (:func:`evo.studio.requests.parse_request`)."""
 
     contenders: tuple[tuple[Any, str], ...] = setting((), parse=_contenders, doc="the models and labels")
     frames: int = setting(_DEFAULT_FRAMES, low=1, doc="frames each contender runs")
     plugin: str = setting("distance", doc="the fitness plugin scored beside the race distance")
     params: dict[str, Any] | None = setting(None, doc="the plugin's parameters (None: its defaults)")
-
-    @classmethod
-    def parse(cls, body: Any) -> RaceRequest:
-        """Raises:
-        EvoInputError: a body that is not ``{"contenders": [{"model", "label"}...], "frames", "plugin",
-            "params"}``, in one line naming the field."""
-        if not isinstance(body, dict):
-            raise EvoInputError("the request body must be a JSON object")
-        values = check_fields(cls, body, where="")
-        if "contenders" not in values:
-            raise EvoInputError("missing", field="contenders")
-        return cls(**values)
 
     def creatures(self, limits: StudioLimits) -> tuple[Creature, ...]:
         """The contenders' creatures, each checked as a model file is.
@@ -83,6 +69,8 @@ class RaceRequest:
         Raises:
             EvoInputError: a model that is not valid (naming it); TooLarge: over the limits.
         """
+        if not self.contenders:
+            raise EvoInputError("missing", field="contenders")
         limits.check_frames(self.frames * len(self.contenders))
         return tuple(
             design_of(m, limits, source=f"contenders[{k}].model") for k, (m, _) in enumerate(self.contenders)
@@ -93,15 +81,21 @@ def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def race_answer(request: RaceRequest, limits: StudioLimits) -> dict[str, Any]:
+def race_answer(request: RaceRequest, result: Any, scores: list[dict[str, Any]], counted_from: float) -> dict:
     """``{"frames", "plugin", "distance_counted_from_frame", "fitness_counted_from_frame", "contenders"}``,
     the contenders by rank, each ``{"index", "label", "name", "rank", "distance", "exploded", "fitness",
-    "fitness_label"}`` (``index`` 1-based in the request's order)."""
-    result = run_race(race_of_creatures(request.creatures(limits), frames=request.frames), finish_x=None)
-    scores = scores_of(result, request.plugin, request.params)
+    "fitness_label"}`` (``index`` 1-based in the request's order).
+
+    Args:
+        request: the request.
+        result: its :class:`~evo.race.running.RaceResult`.
+        scores: (in request order) each contender's ``score_of`` answer: ``{"fitness", "objectives"}``.
+        counted_from: the frame the plugin counts from (its ``settle_frames``; 0 without one).
+    """
     rows = []
     for standing in result.standings:
         score = scores[standing.index - 1]
+        pairs = zip(score["objectives"], score["fitness"], strict=False)
         rows.append(
             {
                 "index": standing.index,
@@ -110,15 +104,15 @@ def race_answer(request: RaceRequest, limits: StudioLimits) -> dict[str, Any]:
                 "rank": standing.rank,
                 "distance": _finite(standing.distance),
                 "exploded": standing.exploded,
-                "fitness": list(score.fitness),
-                "fitness_label": score.label,
+                "fitness": list(score["fitness"]),
+                "fitness_label": ", ".join(f"{n} {v:.6g}" if v is not None else f"{n} -" for n, v in pairs),
             }
         )
     return {
         "frames": request.frames,
         "plugin": request.plugin,
         "distance_counted_from_frame": 0,
-        "fitness_counted_from_frame": scores[0].counted_from if scores else 0,
+        "fitness_counted_from_frame": counted_from,
         "contenders": rows,
     }
 
@@ -149,23 +143,45 @@ def design_listing(folder: Path | None, limits: StudioLimits) -> dict[str, Any]:
     return {"folder": str(folder), "designs": designs, "more": max(0, len(files) - MAX_DESIGNS)}
 
 
-def panel_routes(limits: StudioLimits, folder: Callable[[], Path | None]) -> list[Route]:
-    """``POST /api/race`` and ``GET /api/designs``; ``folder()`` is the start folder (None: the studio was
-    started on no path)."""
+@ROUTES.post("/api/race", RaceRequest)
+async def race(session: StudioSession, request: RaceRequest) -> dict[str, Any]:
+    """Run the race here (evo's kernels, no plugin code) and score each contender as it raced in the
+    session's worker, as ``/api/score`` scores a design (plugin code runs only in a child process)."""
+    creatures = request.creatures(session.limits)
+    result = await asyncio.to_thread(
+        run_race, race_of_creatures(creatures, frames=request.frames), finish_x=None
+    )
+    scores = []
+    for creature in result.creatures:
+        payload = {
+            "model": model_object(creature),
+            "plugin": request.plugin,
+            "params": request.params,
+            "frames": request.frames,
+            "limits": session.limits.to_dict(),
+        }
+        scores.append(
+            await session.worker.call(
+                "score",
+                payload,
+                what=f"plugin {request.plugin}",
+                cwd=session.workdir,
+                seconds=session.limits.child_seconds,
+            )
+        )
+    return race_answer(request, result, scores, await _counted_from(session, request))
 
-    async def race(request: Request) -> Response:
-        try:
-            body = json.loads(await request.body())
-            parsed = RaceRequest.parse(body)
-            return JSONResponse(await asyncio.to_thread(race_answer, parsed, limits))
-        except (BodyTooLarge, TooLarge) as exc:
-            return JSONResponse({"error": str(exc).splitlines()[0]}, 413)
-        except EvoInputError as exc:
-            return JSONResponse({"error": str(exc).splitlines()[0]}, 400)
-        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deeply
-            return JSONResponse({"error": "the request body is not valid JSON"}, 400)
 
-    async def designs(request: Request) -> Response:
-        return JSONResponse(await asyncio.to_thread(design_listing, folder(), limits))
+async def _counted_from(session: StudioSession, request: RaceRequest) -> float:
+    """The frame the plugin counts from: its ``settle_frames`` (given, else its default), else 0."""
+    given = (request.params or {}).get("settle_frames")
+    if given is None:
+        plugin = next((p for p in await plugins_of(session) if p["name"] == request.plugin), None)
+        given = (plugin or {}).get("params", {}).get("settle_frames")
+    valid = isinstance(given, int | float) and not isinstance(given, bool) and math.isfinite(given)
+    return min(float(given), request.frames) if valid else 0.0
 
-    return [Route("/api/race", race, methods=["POST"]), Route("/api/designs", designs)]
+
+@ROUTES.get("/api/designs")
+async def designs(session: StudioSession, _: None) -> dict[str, Any]:
+    return await asyncio.to_thread(design_listing, session.folder, session.limits)

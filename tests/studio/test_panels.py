@@ -1,7 +1,7 @@
-"""The Race and Designs panels' endpoints (evo.studio.panels): a race request parsed into a frozen record,
-refused in one line, and answered with evo.race's distances and the plugin's fitness, each labelled with the
-frame it counts from; the start folder's model files listed by name, a race file left out, an unreadable
-file with its one-line error."""
+"""The Race and Designs panels' endpoints (evo.studio.panels): a race request parsed by the schema engine
+into a frozen record and refused in one line; answered through a real server with evo.race's distances
+and the plugin's fitness (scored in the studio's worker), each labelled with the frame it counts from; the
+start folder's model files listed by name, a race file left out, an unreadable file with its error."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from evo.race import run_race
 from evo.race.models import race_of_creatures, scores_of
 from evo.studio.designs import model_object
 from evo.studio.limits import StudioLimits, TooLarge
-from evo.studio.panels import MAX_CONTENDERS, MAX_DESIGNS, RaceRequest, design_listing, race_answer
+from evo.studio.panels import MAX_CONTENDERS, MAX_DESIGNS, RaceRequest, design_listing
+from evo.studio.requests import parse_request
 
 GENOMES = Path(__file__).resolve().parents[2] / "genomes"
 
@@ -26,9 +27,11 @@ def body(*names: str, **extra) -> dict:
     return {"contenders": [{"model": m, "label": f"file {k}"} for k, m in enumerate(models)], **extra}
 
 
-def test_the_answer_is_evo_races_ranking_with_the_plugins_fitness_beside_it():
-    request = RaceRequest.parse(body("walker.json", "galloper.json", frames=400))
-    answer = race_answer(request, StudioLimits())
+def test_a_race_through_the_server_is_evo_races_ranking_with_the_plugins_fitness(studio_factory, tmp_path):
+    shutil.copy(GENOMES / "walker.json", tmp_path / "walker.json")
+    server = studio_factory(str(tmp_path), cwd=tmp_path)
+    status, answer = server.post("/api/race", body("walker.json", "galloper.json", frames=400))
+    assert status == 200, answer
     creatures = [load_model(GENOMES / n) for n in ("walker.json", "galloper.json")]
     result = run_race(race_of_creatures(creatures, frames=400), finish_x=None)
     scores = scores_of(result, "distance")
@@ -36,14 +39,19 @@ def test_the_answer_is_evo_races_ranking_with_the_plugins_fitness_beside_it():
     for row in answer["contenders"]:
         assert row["fitness"] == list(scores[row["index"] - 1].fitness)
         assert row["label"] == f"file {row['index'] - 1}"
+        assert row["fitness_label"] == scores[row["index"] - 1].label
     assert answer["distance_counted_from_frame"] == 0 and answer["fitness_counted_from_frame"] == 200
+    status, answer = server.post("/api/race", {**body("walker.json"), "params": {"settle_frames": 50}})
+    assert status == 200 and answer["fitness_counted_from_frame"] == 50
+    status, answer = server.post("/api/race", {"contenders": [{"model": {"masses": "x"}}]})
+    assert status == 400 and "contenders[0].model" in answer["error"]
+    status, listing = server.get("/api/designs")
+    assert status == 200 and [row["file"] for row in listing["designs"]] == ["walker.json"]
 
 
 @pytest.mark.parametrize(
     ("payload", "message"),
     [
-        ([], "the request body must be a JSON object"),
-        ({}, "contenders: missing"),
         ({"contenders": []}, "contenders: expected a list of 1 to"),
         ({"contenders": [1]}, "contenders[0]: expected an object"),
         ({"contenders": [{"model": {}, "labl": "x"}]}, "contenders[0]: expected an object"),
@@ -55,25 +63,20 @@ def test_the_answer_is_evo_races_ranking_with_the_plugins_fitness_beside_it():
 )
 def test_a_bad_request_is_refused_in_one_line(payload, message):
     with pytest.raises(EvoInputError) as caught:
-        RaceRequest.parse(payload)
+        parse_request(RaceRequest, payload)
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_a_bad_model_is_named_when_the_race_is_built():
-    request = RaceRequest.parse({"contenders": [{"model": {"masses": "x"}}]})
-    with pytest.raises(EvoInputError, match=r"contenders\[0\]\.model"):
-        request.creatures(StudioLimits())
-
-
-def test_too_many_contenders_or_frames_are_over_the_limits():
+def test_no_contender_too_many_or_too_many_frames_are_refused_when_the_race_is_built():
+    with pytest.raises(EvoInputError, match="contenders: missing"):
+        parse_request(RaceRequest, {}).creatures(StudioLimits())
     many = body("walker.json")
     many["contenders"] = many["contenders"] * (MAX_CONTENDERS + 1)
     with pytest.raises(EvoInputError, match="1 to 12"):
-        RaceRequest.parse(many)
+        parse_request(RaceRequest, many)
+    request = parse_request(RaceRequest, {**body("walker.json", "galloper.json"), "frames": 600})
     with pytest.raises(TooLarge):
-        RaceRequest.parse({**body("walker.json", "galloper.json"), "frames": 600}).creatures(
-            StudioLimits(frames=1000)
-        )
+        request.creatures(StudioLimits(frames=1000))
 
 
 def test_model_files_are_listed_by_name_with_their_models_and_errors(tmp_path: Path):
