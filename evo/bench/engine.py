@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from evo.bench.evolution import bench_config, walkers_config
 from evo.io.folder_digest import folder_digest
 from evo.run.backends import default_workers
@@ -154,7 +156,51 @@ def shipping_share(config, generations: int = 12) -> dict[str, float]:
         pickle.loads(pickle.dumps(tasks, pickle.HIGHEST_PROTOCOL))
         pickle.loads(pickle.dumps(done, pickle.HIGHEST_PROTOCOL))
     shipping = (time.thread_time() - start) / 5
-    return {"chunk_cpu_s": work, "pickling_cpu_s": shipping, "share": shipping / work}
+    kids = [r.creature for results in done for r in results if r.creature is not None]
+    start = time.thread_time()
+    for _ in range(5):
+        pickle.loads(pickle.dumps(done, pickle.HIGHEST_PROTOCOL))
+    objects = (time.thread_time() - start) / 5
+    start = time.thread_time()
+    for _ in range(5):
+        _rebuilt(pickle.loads(pickle.dumps(_packed(done), pickle.HIGHEST_PROTOCOL)), kids)
+    arrays = (time.thread_time() - start) / 5
+    return {
+        "chunk_cpu_s": work,
+        "pickling_cpu_s": shipping,
+        "share": shipping / work,
+        "results_as_objects_cpu_s": objects,
+        "results_as_arrays_cpu_s": arrays,
+    }
+
+
+def _packed(done: list) -> tuple:
+    """A chunk's results as a few arrays: each child's genome end to end, its fitness and explosion."""
+    kids = [r for results in done for r in results if r.creature is not None]
+    creatures = [r.creature for r in kids]
+    return (
+        np.array([[c.n_masses, c.n_links] for c in creatures]),
+        np.concatenate([c.positions for c in creatures]),
+        np.concatenate([np.stack([c.link_a, c.link_b]) for c in creatures], axis=1),
+        np.concatenate([np.stack([c.rest, c.alpha, c.phi]) for c in creatures], axis=1),
+        np.array([[c.omega, c.beta] for c in creatures]),
+        np.array([r.evaluation.fitness for r in kids]),
+        np.array([r.evaluation.exploded for r in kids]),
+    )
+
+
+def _rebuilt(packed: tuple, templates: list) -> list:
+    """The creatures of :func:`_packed`'s arrays, made as breeding makes them (the parent would take
+    each child's name, wave and polygons from its parent, here from ``templates``)."""
+    from evo.ga.body import assemble
+
+    sizes, positions, links, genes, waves, _, _ = packed
+    out, i, j = [], 0, 0
+    for (n, m), (omega, beta), template in zip(sizes.tolist(), waves.tolist(), templates, strict=True):
+        own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
+        out.append(assemble(*own, omega, beta, False, template))
+        i, j = i + n, j + m
+    return out
 
 
 class _Busy:
@@ -268,7 +314,9 @@ def engine_section(args: argparse.Namespace):
     lines.append(
         f"walkers: pickling a worker's chunk out and its results back costs {ship['share']:.1%} of the CPU"
         f" of breeding and evaluating it ({1e3 * ship['pickling_cpu_s']:.1f} ms of"
-        f" {1e3 * ship['chunk_cpu_s']:.0f} ms): the most that arrays instead of creatures could save"
+        f" {1e3 * ship['chunk_cpu_s']:.0f} ms); its results pickled as objects"
+        f" {1e3 * ship['results_as_objects_cpu_s']:.2f} ms, as arrays and rebuilt into creatures"
+        f" {1e3 * ship['results_as_arrays_cpu_s']:.2f} ms"
     )
     title = "engine: issue 29's targets, whole runs against the bare batched kernel"
     return Section(title, lines, {"engine": out})

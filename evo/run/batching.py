@@ -8,18 +8,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evo.fitness.evaluate import recording
+import numpy as np
+
+from evo.fitness import load_ref
+from evo.fitness.evaluate import Evaluation, recording, worst_fitness
+from evo.fitness.reducers import bind_reducer, reduce_trajectories
 from evo.ga.brood import Brood, breed
 from evo.model import Creature
 from evo.sim import Trajectory, simulate_batch, topology_key
 from evo.sim.batch import MIN_LANES, kernel_groups
 
-__all__ = ["Bred", "COUNTS", "chunk_ids", "chunk_shares", "prepare_broods"]
+__all__ = ["Bred", "COUNTS", "chunk_ids", "chunk_shares", "prepare_broods", "warm_reducer"]
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
 # evaluations simulated in this process, in batches and one by one (the bench reports the share)
-COUNTS = {"batched": 0, "single": 0}
+COUNTS = {"batched": 0, "single": 0, "reduced": 0}
 
 
 @dataclass
@@ -29,6 +33,7 @@ class Bred:
 
     children: list[Creature | None]
     trajectories: dict[int, Trajectory] = field(default_factory=dict)
+    scored: dict[int, Evaluation] = field(default_factory=dict)  # by the plugin's compiled reducer
 
 
 def prepare_broods(
@@ -85,9 +90,42 @@ def prepare_broods(
         COUNTS["single"] += len(in_lanes)
         return out
     COUNTS["batched"] += len(in_lanes)
-    for index, trajectory in zip(in_lanes, trajectories, strict=True):
+    scored = _reduced(trajectories, spec)
+    for position, (index, trajectory) in enumerate(zip(in_lanes, trajectories, strict=True)):
         bred, k, _ = members[index]
-        bred.trajectories[k] = trajectory
+        if scored[position] is None:
+            bred.trajectories[k] = trajectory
+        else:
+            bred.scored[k] = scored[position]
+    return out
+
+
+def warm_reducer(spec: Any) -> bool:
+    """Compile (or load from numba's cache) the plugin's compiled reducer and the loop over lanes that
+    calls it, by scoring one still creature (before workers fork, so that they inherit both). Returns
+    whether the run's children are scored by a reducer at all."""
+    still = Trajectory(np.zeros(2), np.zeros((2, 1, 2)), np.zeros((2, 1, 2)), False, None)
+    return _reduced([still], spec, count=False)[0] is not None
+
+
+def _reduced(trajectories: list[Trajectory], spec: Any, count: bool = True) -> list[Evaluation | None]:
+    """Each trajectory's evaluation by the plugin's compiled reducer (:mod:`evo.fitness.reducers`), bit
+    for bit what its Python function gives, with no trajectory handed to Python; None where the plugin
+    has none, the spec asks for measures, or the reducer leaves a child to the Python path."""
+    plugin = load_ref(spec.plugin)
+    bound = None if spec.measures else bind_reducer(plugin, spec.params, spec.world, spec.frames)
+    if bound is None:
+        return [None] * len(trajectories)
+    _, k = recording(spec)
+    scores = reduce_trajectories(bound, trajectories, k)
+    worst = worst_fitness(plugin.weights)
+    out: list[Evaluation | None] = []
+    for fitness, exploded, python in zip(
+        scores.fitness.tolist(), scores.exploded.tolist(), scores.python.tolist(), strict=True
+    ):
+        out.append(None if python else Evaluation(worst if exploded else tuple(fitness), exploded))
+    if count:
+        COUNTS["reduced"] += sum(value is not None for value in out)
     return out
 
 

@@ -28,7 +28,7 @@ from evo.ga.settings import GASection, GenomeSection
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
-from evo.run.batching import Bred, prepare_broods
+from evo.run.batching import Bred, prepare_broods, warm_reducer
 from evo.sim import warm_up
 
 __all__ = [
@@ -113,9 +113,13 @@ def breed_and_evaluate(brood: Brood, context: BreedContext, bred: Bred | None = 
         trajectories = {}
     else:
         children, trajectories = bred.children, bred.trajectories
+    scored = {} if bred is None else bred.scored  # by the plugin's compiled reducer (evo.run.batching)
     for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
         if seed is None:
             out.append(ChildResult())
+            continue
+        if k in scored:
+            out.append(ChildResult(child, scored[k]))
             continue
         try:
             if context.timeout <= 0:  # no time limit, hence no monitor and nothing known to hang
@@ -228,3 +232,5 @@ def warm(context: BreedContext) -> None:
     warm_up(context.spec.world)
     if context.variation == Variation.default():
         warm_breeding(context.genome, context.ga)
+    if context.batch and context.robust is None and context.evaluate is None:
+        warm_reducer(context.spec)  # the plugin's compiled reducer scores the lanes' children

@@ -3,9 +3,12 @@ tasks in parallel processes into numba's cache (``evo warm``, a run's first comp
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -26,6 +29,7 @@ __all__ = [
     "warm_world",
 ]
 
+_PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 # the simulator's kernels, each compiled by one task: (integrator, unit masses, in lanes) of its first call
 KERNELS = {
     "the Euler kernel": ("euler", True, False),
@@ -109,6 +113,13 @@ def _general_names(integrator: str) -> list[str]:
     return ["the general explicit kernel", "the general explicit kernel in lanes"]
 
 
+def _die_with_parent() -> None:
+    """In a compile process: end when the process that started it ends (Linux's parent-death signal), so
+    that a killed run or ``evo warm`` leaves no compile process waiting on its siblings' pipes."""
+    with contextlib.suppress(AttributeError, OSError):  # not Linux: the pool's own shutdown has to do
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _timed(run: Callable[..., Any], args: tuple) -> float:
     start = time.process_time()
     run(*args)
@@ -135,7 +146,7 @@ def compile_in_processes(
     done: dict[str, float] = {}
     running: dict[Any, str] = {}
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent) as pool:
         while waiting or running:
             for task in [t for t in waiting if all(name in done for name in t.after)]:
                 if len(running) >= workers:

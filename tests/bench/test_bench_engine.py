@@ -21,6 +21,8 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
     assert fields["shipping"]["pickling_cpu_s"] > 0 and 0 < fields["shipping"]["share"] < 1
+    shipping = fields["shipping"]
+    assert shipping["results_as_objects_cpu_s"] > 0 and shipping["results_as_arrays_cpu_s"] > 0
     text = "\n".join(section.lines)
     assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
 

@@ -47,6 +47,7 @@ def test_a_run_batched_and_one_by_one_writes_the_same_files(tmp_path):
     batched = batching.COUNTS["batched"] - before["batched"]
     single = batching.COUNTS["single"] - before["single"]
     assert batched >= 0.9 * (batched + single) > 0  # nearly every child in lanes, whatever its topology
+    assert batching.COUNTS["reduced"] - before["reduced"] >= 0.9 * batched  # scored by the compiled reducer
     evo.evolve(config(workers=1, batch=False), out=tmp_path / "single", progress=False)
     assert different(tmp_path / "batched", tmp_path / "single") == []
 
@@ -101,7 +102,7 @@ def test_chunks_cover_every_brood_once_in_order_of_parent_size_of_similar_cost_a
     assert mean_links[0] < mean_links[-1] and evaluations[0] > evaluations[-1]
 
 
-def test_prepared_broods_hold_the_children_breed_makes_and_the_trajectories_simulate_makes():
+def test_prepared_broods_hold_the_children_breed_makes_and_the_scores_or_trajectories_of_evaluate():
     broods, c = broods_of_a_converged_population()
     spec = c.evaluation_spec()
     context = BreedContext(spec, c.genome, c.ga)
@@ -121,6 +122,9 @@ def test_prepared_broods_hold_the_children_breed_makes_and_the_trajectories_simu
                 assert np.array_equal(bred.trajectories[k].positions, alone.positions)
                 seed = brood.plugin_seeds[k]
                 assert evaluate(child, spec, seed, bred.trajectories[k]) == evaluate(child, spec, seed)
+            if k in bred.scored:  # the distance plugin's compiled reducer: what evaluate gives
+                batched += 1
+                assert bred.scored[k] == evaluate(child, spec, brood.plugin_seeds[k])
     assert batched > 0
 
 
@@ -165,3 +169,11 @@ def test_two_workers_cut_for_guided_scheduling_write_the_files_of_one(tmp_path, 
     assert seen  # the generations asked for it
     evo.evolve(big.replace(pool={"workers": 1}), out=tmp_path / "one", progress=False)
     assert different(tmp_path / "guided", tmp_path / "one") == []
+
+
+def test_the_reducer_is_warmed_for_a_plugin_that_has_one_and_not_when_measures_are_asked_for():
+    import dataclasses
+
+    spec = config(workers=1).evaluation_spec()
+    assert batching.warm_reducer(spec) is True
+    assert batching.warm_reducer(dataclasses.replace(spec, measures=("speed",))) is False

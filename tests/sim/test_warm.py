@@ -70,3 +70,39 @@ def test_a_task_is_in_the_cache_only_when_every_function_it_names_has_a_current_
     assert not in_cache(CompileTask("one stale", fail, compiled=lambda: (cached, stale)))
     assert not in_cache(CompileTask("unnamed", fail))
     assert not in_cache(CompileTask("unreadable", fail, compiled=lambda: (object(),)))
+
+
+def test_a_compile_process_ends_when_the_process_that_started_it_ends(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import os, sys, time\n"
+        "from evo.sim.warm import CompileTask, compile_in_processes\n"
+        "def hang(path):\n"
+        "    open(path, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(600)\n"
+        "import __main__; __main__.hang = hang\n"
+        f"compile_in_processes([CompileTask('hang', hang, ({str(tmp_path / 'pid')!r},))], workers=1)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    pid_file = tmp_path / "pid"
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/{child}") and "Z" not in _state(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{child}") or "Z" in _state(child)
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().split(")")[-1].split()[0]
+    except OSError:
+        return "gone"

@@ -90,10 +90,10 @@ def test_a_refinement_evo_refuses_fails_with_its_one_line(studio):
 
 
 def test_every_refine_route_answers_501_where_evo_has_no_refine(tmp_path):
-    # a fresh process where importing evo.refine fails: refining.py's own import takes the other branch
+    # a fresh process where evo.refine's names cannot be imported (`import evo` imports the package itself)
     script = """
 import asyncio, json, sys
-sys.modules["evo.refine"] = None
+sys.modules["evo.refine.search"] = None  # evo.refine's search cannot be imported
 from starlette.routing import Router
 from evo.studio import refining
 from evo.studio.routing import routes_of
