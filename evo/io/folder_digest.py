@@ -8,6 +8,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from evo.io.bounded import read_input_bytes
+
 __all__ = ["folder_digest"]
 
 
@@ -20,5 +22,5 @@ def folder_digest(folder: str | os.PathLike, ignore: Iterable[str] = ()) -> str:
     for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name not in skipped):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(b"\0")
-        digest.update(path.read_bytes())
+        digest.update(read_input_bytes(path))  # regular files only, bounded
     return digest.hexdigest()

@@ -99,6 +99,7 @@ def test_a_numeric_flag_out_of_its_range_is_one_line_with_the_range_and_why(caps
 BOUNDED_ELSEWHERE = {
     ("run", "--workers"): "the [pool] schema's bounds, which --workers overrides",
     ("bench", "--repeats"): "evo bench (issue 29)",
+    ("warm", "--workers"): "evo warm (issue 29): clamped to 1..the number of kernels to compile",
     ("studio", "--port"): "the studio server (issue 32's studio part)",
     ("audit", "--frames"): "evo audit (issue 31)",
     ("audit", "--seed"): "evo audit (issue 31)",

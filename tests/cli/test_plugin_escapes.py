@@ -68,11 +68,11 @@ def test_a_plugin_that_exits_or_hangs_at_import_is_one_line_in_every_command_tha
         ["refine", GALLOPER, "--plugin", "distance", "--plugin-path", "plug.py", "--budget", "20"],
     ]
     for args in commands:
-        done = _evo(tmp_path, *args, limit=4.0)
+        done = _evo(tmp_path, *args, limit=2.0)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and "plug.py" in lines[0], (args, done.stderr)
-        word = "ended the process" if escape == "exits" else "longer than 4 s"
+        word = "ended the process" if escape == "exits" else "longer than 2 s"
         assert word in lines[0], (args, lines)
     assert not (tmp_path / "relrun").exists()
 

@@ -120,7 +120,7 @@ def test_the_command_writes_the_page_and_reports_bad_input_in_one_line(run_dir: 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such run folder" in err
     assert main(["gallery", str(run_dir), "--top", "0"]) == 2
-    assert "--top must be at least 1" in capsys.readouterr().err
+    assert "--top: expected an integer in 1.." in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("bad", ["not json", '{"format": "evo-model"}'])

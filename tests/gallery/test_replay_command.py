@@ -117,8 +117,8 @@ def test_the_page_legend_names_the_muscle_state_the_colour_shows():
         ([str(WALKER), "--gif", "x.gif", "--size", "big"], "--size expects WxH"),
         ([str(WALKER), "--gif", "x.gif", "--every", "0.3"], "not a whole number of steps"),
         ([str(WALKER), "--gif", "x.gif", "--frames", "10", "--every", "20"], "at most --frames (10)"),
-        ([str(WALKER), "--gif", "x.gif", "--every", "0"], "--every must be > 0"),
-        ([str(WALKER), "--svg", "x.svg", "--frames", "0"], "--frames must be at least 1"),
+        ([str(WALKER), "--gif", "x.gif", "--every", "0"], "--every: expected a number in (0, "),
+        ([str(WALKER), "--svg", "x.svg", "--frames", "0"], "--frames: expected an integer in 1.."),
         ([str(WALKER), "--svg", "x.svg", "--set", "gravity=-1"], "gravity"),
     ],
 )

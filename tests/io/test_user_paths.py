@@ -37,10 +37,9 @@ ALLOWED = {
     ("evo.io.screenshot", "partial.read_bytes"): "the picture Chromium wrote into evo's own temporary folder",
     ("evo.fitness.contained", "os.fdopen"): "a pipe to the plugin-import child, not a path",
     ("evo.io.checkpoint.disk", "Path(...).touch"): "the kill tests' marker, only under their variable",
-    ("evo.io.folder_digest", "path.read_bytes"): "digests of run folders the engine benchmark made itself",
-    ("evo.io.studio_files", "os.open"): "the browser's redirect file: O_EXCL in a new private folder",
-    ("evo.io.studio_files", "os.fdopen"): "the same redirect file's descriptor",
-    ("evo.studio.child", "os.fdopen"): "a duplicate of the plugin child's own standard output, not a path",
+    ("evo.io.studio_files", "os.open"): "the redirect page, O_EXCL in a private folder it just made",
+    ("evo.io.studio_files", "os.fdopen"): "the same new file",
+    ("evo.studio.child", "os.fdopen"): "a duplicate of its own standard output, not a path",
 }
 
 
