@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evo.analysis.summary import finite
 from evo.errors import EvoInputError
 from evo.io.models import load_model
 from evo.io.soda_race import is_race_file
@@ -77,10 +78,6 @@ class RaceRequest:
         )
 
 
-def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
 def race_answer(request: RaceRequest, result: Any, scores: list[dict[str, Any]], counted_from: float) -> dict:
     """``{"frames", "plugin", "distance_counted_from_frame", "fitness_counted_from_frame", "contenders"}``,
     the contenders by rank, each ``{"index", "label", "name", "rank", "distance", "exploded", "fitness",
@@ -102,7 +99,7 @@ def race_answer(request: RaceRequest, result: Any, scores: list[dict[str, Any]],
                 "label": request.contenders[standing.index - 1][1],
                 "name": standing.name,
                 "rank": standing.rank,
-                "distance": _finite(standing.distance),
+                "distance": finite(standing.distance),
                 "exploded": standing.exploded,
                 "fitness": list(score["fitness"]),
                 "fitness_label": ", ".join(f"{n} {v:.6g}" if v is not None else f"{n} -" for n, v in pairs),
