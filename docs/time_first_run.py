@@ -1,0 +1,45 @@
+"""Time README's first command as a newcomer meets it, and a cold `evo warm` (the figures in README.md and
+docs/performance.md): a fresh clone of this repository in a temporary folder, a new virtual environment,
+`pip install -e .`, then `evo run examples/walkers.toml` and `evo warm` on an empty numba cache.
+
+    python3 docs/time_first_run.py            # prints the wall-clock seconds of each step
+
+pip takes its packages from its cache when they are there (this machine's figure); a machine that must
+download them adds the download time. Nothing outside the temporary folder is written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="evo-first-run-") as tmp:
+        clone = Path(tmp) / "evo"
+        subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba-cache")}
+        python = str(clone / ".venv" / "bin" / "python")
+        install = _timed([sys.executable, "-m", "venv", ".venv"], clone, env)
+        install += _timed([python, "-m", "pip", "install", "-q", "-e", "."], clone, env)
+        run = _timed([python, "-m", "evo", "run", "examples/walkers.toml"], clone, env)
+        env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "empty-cache")
+        warm = _timed([python, "-m", "evo", "warm"], clone, env)
+    print(f"install {install:.1f} s, first evo run (compiling included) {run:.1f} s: README's first command "
+          f"{install + run:.1f} s; cold evo warm {warm:.1f} s (wall clock, {os.cpu_count()} CPUs)")
+
+
+if __name__ == "__main__":
+    main()
