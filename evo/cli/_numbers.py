@@ -22,6 +22,11 @@ class OutOfRange:
     problem: str
 
 
+def _clipped(text: str) -> str:
+    """A flag's text as an error shows it: at most 40 characters."""
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def integer(low: int, high: int, why: str) -> Callable[[str], int | OutOfRange]:
     """An argparse ``type``: an integer in [low, high]; ``why`` says what the range protects."""
 
@@ -29,8 +34,7 @@ def integer(low: int, high: int, why: str) -> Callable[[str], int | OutOfRange]:
         try:
             value = int(text.strip())
         except ValueError:
-            shown = text if len(text) <= 40 else f"{text[:37]}..."
-            raise argparse.ArgumentTypeError(f"expected an integer, got {shown!r}") from None
+            raise argparse.ArgumentTypeError(f"expected an integer, got {_clipped(text)!r}") from None
         if not low <= value <= high:
             shown = str(value) if len(str(value)) <= 40 else f"an integer of {len(str(value))} digits"
             return OutOfRange(f"expected an integer in {low}..{high} ({why}), got {shown}")
@@ -47,8 +51,7 @@ def number(low: float, high: float, why: str, *, above: bool = False) -> Callabl
         try:
             value = float(text.strip())
         except ValueError:
-            shown = text if len(text) <= 40 else f"{text[:37]}..."
-            raise argparse.ArgumentTypeError(f"expected a number, got {shown!r}") from None
+            raise argparse.ArgumentTypeError(f"expected a number, got {_clipped(text)!r}") from None
         inside = (value > low if above else value >= low) and value <= high
         if not (math.isfinite(value) and inside):
             span = f"{'(' if above else '['}{low:g}, {high:g}]"
