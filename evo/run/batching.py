@@ -12,11 +12,11 @@ import numpy as np
 
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, recording, worst_fitness
-from evo.fitness.reducers import bind_reducer, reduce_trajectories
+from evo.fitness.reducers import BoundReducer, LaneScores, bind_reducer, reduce_lanes, reduce_trajectories
 from evo.ga.brood import Brood, breed
 from evo.model import Creature
-from evo.sim import Trajectory, simulate_batch, topology_key
-from evo.sim.batch import MIN_LANES, kernel_groups
+from evo.sim import Trajectory, topology_key
+from evo.sim.batch import MIN_LANES, LaneCall, lane_runs
 
 __all__ = ["Bred", "COUNTS", "chunk_ids", "chunk_shares", "prepare_broods", "warm_reducer"]
 
@@ -40,9 +40,10 @@ def prepare_broods(
     broods: Sequence[Brood], context: Any, simulate: Callable[[list[Creature], Any], list] | None = None
 ) -> list[Bred | None]:
     """Breed every brood of a chunk, then simulate all its new children together in lanes
-    (:func:`evo.sim.simulate_batch`); those it would simulate one by one (:func:`evo.sim.batch.kernel_groups`)
-    are left to be simulated when evaluated. A brood whose breeding fails gets None (its job breeds it
-    again and meets the same error there, in order).
+    (:func:`evo.sim.batch.lane_runs`) and score them with the plugin's compiled reducer straight from the
+    kernel's records where it has one; those it would simulate one by one
+    (:func:`evo.sim.batch.kernel_groups`) are left to be simulated when evaluated. A brood whose
+    breeding fails gets None (its job breeds it again and meets the same error there, in order).
 
     Args:
         broods: the chunk's broods, in order.
@@ -77,27 +78,45 @@ def prepare_broods(
         for (bred, k, _), value in zip(members, made, strict=True):
             bred.trajectories[k] = value
         return out
-    in_lanes = sorted(index for indices in kernel_groups(creatures, spec.world).values() for index in indices)
-    COUNTS["single"] += len(members) - len(in_lanes)
-    if not in_lanes:
-        return out
-    every, _ = recording(spec)
+    every, k = recording(spec)
+    bound = _bound(spec)
     try:
-        trajectories = simulate_batch(
-            [creatures[index] for index in in_lanes], spec.world, spec.frames, every
-        )
+        singles, calls = lane_runs(creatures, spec.world, spec.frames, every)
     except Exception:  # simulated one by one instead, where the error is reported in order
-        COUNTS["single"] += len(in_lanes)
+        COUNTS["single"] += len(members)
         return out
-    COUNTS["batched"] += len(in_lanes)
-    scored = _reduced(trajectories, spec)
-    for position, (index, trajectory) in enumerate(zip(in_lanes, trajectories, strict=True)):
-        bred, k, _ = members[index]
-        if scored[position] is None:
-            bred.trajectories[k] = trajectory
-        else:
-            bred.scored[k] = scored[position]
+    COUNTS["single"] += len(singles)
+    try:
+        for call in calls:
+            if bound is None:
+                for index, trajectory in zip(call.members, call.trajectories(), strict=True):
+                    bred, child, _ = members[index]
+                    bred.trajectories[child] = trajectory
+            else:
+                _score_call(call, bound, k, members)
+            COUNTS["batched"] += len(call.members)
+    except Exception:  # the children left are simulated one by one, where the error is reported in order
+        pass
     return out
+
+
+def _score_call(
+    call: LaneCall, bound: BoundReducer, every: int, members: list[tuple[Bred, int, Creature]]
+) -> None:
+    """Score one kernel call's lanes with the plugin's compiled reducer, straight from the kernel's records
+    (no trajectory made); the lanes it leaves to the Python path get their trajectories."""
+    o = call.out
+    scores = reduce_lanes(bound, o.records, o.layout, o.n_rec, o.exploded_at, call.frames(), every)
+    evaluations = _evaluations(scores, bound.weights)
+    left = [lane for lane, value in enumerate(evaluations) if value is None]
+    for lane, trajectory in zip(left, call.trajectories(left), strict=True):
+        bred, child, _ = members[call.members[lane]]
+        bred.trajectories[child] = trajectory
+    for lane, value in enumerate(evaluations):
+        if value is not None:
+            bred, child, _ = members[call.members[lane]]
+            bred.scored[child] = value
+    COUNTS["reduced"] += len(evaluations) - len(left)
 
 
 def warm_reducer(spec: Any) -> bool:
@@ -105,28 +124,37 @@ def warm_reducer(spec: Any) -> bool:
     calls it, by scoring one still creature (before workers fork, so that they inherit both). Returns
     whether the run's children are scored by a reducer at all."""
     still = Trajectory(np.zeros(2), np.zeros((2, 1, 2)), np.zeros((2, 1, 2)), False, None)
-    return _reduced([still], spec, count=False)[0] is not None
+    return _reduced([still], spec)[0] is not None
 
 
-def _reduced(trajectories: list[Trajectory], spec: Any, count: bool = True) -> list[Evaluation | None]:
-    """Each trajectory's evaluation by the plugin's compiled reducer (:mod:`evo.fitness.reducers`), bit
-    for bit what its Python function gives, with no trajectory handed to Python; None where the plugin
-    has none, the spec asks for measures, or the reducer leaves a child to the Python path."""
-    plugin = load_ref(spec.plugin)
-    bound = None if spec.measures else bind_reducer(plugin, spec.params, spec.world, spec.frames)
-    if bound is None:
-        return [None] * len(trajectories)
-    _, k = recording(spec)
-    scores = reduce_trajectories(bound, trajectories, k)
-    worst = worst_fitness(plugin.weights)
+def _bound(spec: Any) -> BoundReducer | None:
+    """The plugin's compiled reducer bound to the spec, or None (no reducer, or measures asked for)."""
+    return (
+        None if spec.measures else bind_reducer(load_ref(spec.plugin), spec.params, spec.world, spec.frames)
+    )
+
+
+def _evaluations(scores: LaneScores, weights: tuple[float, ...]) -> list[Evaluation | None]:
+    """Each lane's evaluation from its reducer scores, as the plugin's Python path makes it (the worst
+    values where it exploded); None where the reducer leaves the lane to the Python path."""
+    worst = worst_fitness(weights)
     out: list[Evaluation | None] = []
     for fitness, exploded, python in zip(
         scores.fitness.tolist(), scores.exploded.tolist(), scores.python.tolist(), strict=True
     ):
         out.append(None if python else Evaluation(worst if exploded else tuple(fitness), exploded))
-    if count:
-        COUNTS["reduced"] += sum(value is not None for value in out)
     return out
+
+
+def _reduced(trajectories: list[Trajectory], spec: Any) -> list[Evaluation | None]:
+    """Each trajectory's evaluation by the plugin's compiled reducer (:mod:`evo.fitness.reducers`), bit
+    for bit what its Python function gives; None where the plugin has none, the spec asks for measures,
+    or the reducer leaves a child to the Python path."""
+    bound = _bound(spec)
+    if bound is None:
+        return [None] * len(trajectories)
+    _, k = recording(spec)
+    return _evaluations(reduce_trajectories(bound, trajectories, k), bound.weights)
 
 
 def chunk_shares(workers: int, contended: bool = False) -> list[float]:

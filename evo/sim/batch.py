@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,10 +26,12 @@ from evo.sim.world import World
 
 __all__ = [
     "BATCHED_INTEGRATORS",
+    "LaneCall",
     "MAX_LANES",
     "MIN_LANES",
     "kernel_groups",
     "lane_calls",
+    "lane_runs",
     "simulate_batch",
     "topology_key",
 ]
@@ -84,23 +87,72 @@ def simulate_batch(
     creatures = list(creatures)
     if not creatures:
         return []
+    singles, calls = lane_runs(creatures, world, frames, record_every)
+    out: list = [None] * len(creatures)  # filled in input order
+    for index in singles:
+        out[index] = simulate(creatures[index], world, frames, record_every)
+    for call in calls:
+        for index, trajectory in zip(call.members, call.trajectories(), strict=True):
+            out[index] = trajectory
+    return out
+
+
+@dataclass(frozen=True)
+class LaneCall:
+    """One batched kernel call's raw output: lane ``j`` simulated ``creatures[members[j]]`` (of the list
+    given to :func:`lane_runs`), and ``out`` (:class:`~evo.sim.kernels.lanes.LaneRecords`) holds its
+    records, recorded every ``stride`` steps of ``dt`` frames. Consumers that reduce the records in
+    compiled code (:func:`evo.fitness.reducers.reduce_lanes`) read ``out`` directly; :meth:`trajectories`
+    makes the :class:`~evo.sim.simulate.Trajectory` s :func:`simulate_batch` returns (views, no copy)."""
+
+    members: list[int]
+    out: _lanes.LaneRecords
+    stride: int
+    dt: float
+
+    def frames(self) -> np.ndarray:
+        """(records of the longest lane,) float64: each record's frame, as every trajectory has them."""
+        return np.arange(int(self.out.n_rec.max()), dtype=np.float64) * self.stride * self.dt
+
+    def trajectories(self, lanes: Sequence[int] | None = None) -> list[Trajectory]:
+        """The trajectories of ``lanes`` (default: every lane, in order)."""
+        o = self.out
+        if lanes is None:
+            return _trajectories(o.records, o.layout, o.n_rec, o.exploded_at, self.stride, self.dt)
+        pick = list(lanes)
+        layout = o.layout[:2, pick]
+        return _trajectories(o.records, layout, o.n_rec[pick], o.exploded_at[pick], self.stride, self.dt)
+
+
+def lane_runs(
+    creatures: Sequence[Creature], world: World, frames: int, record_every: float = 1
+) -> tuple[list[int], Iterator[LaneCall]]:
+    """What :func:`simulate_batch` does, left raw: the positions in ``creatures`` to simulate one by one
+    (:func:`evo.sim.simulate`), and the batched kernel calls of the others, run one by one as the
+    iterator is consumed. The arguments are those of :func:`simulate_batch`, checked here, at once.
+
+    Raises:
+        EvoInputError: as :func:`simulate_batch`.
+    """
+    creatures = list(creatures)
     n_steps = steps_for(frames, world.dt)
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
-    out: list = [None] * len(creatures)  # filled in input order
     groups = kernel_groups(creatures, world)
     in_lanes = {index for indices in groups.values() for index in indices}
-    for index in range(len(creatures)):
-        if index not in in_lanes:
-            out[index] = simulate(creatures[index], world, frames, record_every)
-    for use_euler_kernel, indices in groups.items():
-        run = _run_euler if use_euler_kernel else _run_explicit
-        for chunk in lane_calls([creatures[index] for index in indices]):
-            batch = [creatures[indices[k]] for k in chunk]
-            for k, trajectory in zip(chunk, run(batch, world, n_steps, stride), strict=True):
-                out[indices[k]] = trajectory
-    return out
+    singles = [index for index in range(len(creatures)) if index not in in_lanes]
+
+    def calls() -> Iterator[LaneCall]:
+        for use_euler_kernel, indices in groups.items():
+            run = _run_euler if use_euler_kernel else _run_explicit
+            for chunk in lane_calls([creatures[index] for index in indices]):
+                batch = [creatures[indices[k]] for k in chunk]
+                yield LaneCall(
+                    [indices[k] for k in chunk], run(batch, world, n_steps, stride), stride, world.dt
+                )
+
+    return singles, calls()
 
 
 def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, list[int]]:
@@ -336,16 +388,16 @@ def lanes_of(packed: dict[str, np.ndarray], max_speed2: np.ndarray) -> _lanes.La
     )
 
 
-def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
+def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: int) -> _lanes.LaneRecords:
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch."""
     p = _pack(creatures, world, general=False)
     segments, _, _, fp, ip = kernel_params(world, n_steps, stride)
     out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
     _batch_kernel.run_euler_batch(lanes_of(p, _max_speed2(world, creatures)), segments, fp, ip, out)
-    return _trajectories(out.records, out.layout, out.n_rec, out.exploded_at, stride, world.dt)
+    return out
 
 
-def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride: int) -> list[Trajectory]:
+def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride: int) -> _lanes.LaneRecords:
     """The general explicit kernel (any physics, soda or penalty contact) on one batch."""
     p = _pack(creatures, world, general=True)
     segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
@@ -354,4 +406,4 @@ def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride:
     out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
     lanes = lanes_of(p, _max_speed2(world, creatures))
     _batch_explicit.run_explicit_batch(lanes, general, segments, ground_params, ground_points, fp, ip, out)
-    return _trajectories(out.records, out.layout, out.n_rec, out.exploded_at, stride, world.dt)
+    return out
