@@ -13,6 +13,8 @@ from typing import Any
 import numba as nb
 import numpy as np
 from numba import types
+from numba.core.types.function_type import WrapperAddressProtocol
+from numba.experimental.function_type import _get_wrapper_address
 
 from evo.fitness.protocol import Plugin
 from evo.sim.simulate import Trajectory
@@ -80,10 +82,29 @@ def reducer_of(plugin: Plugin) -> Reducer | None:
     return getattr(plugin.func, "__compiled_reducer__", None)
 
 
+class _Compiled(WrapperAddressProtocol):
+    """A compiled reducer kernel handed to the loop over lanes by the address of its C wrapper, looked up
+    once: passed as a dispatcher, numba would look it up in LLVM on every call (twice)."""
+
+    def __init__(self, kernel: Any):
+        self.kernel = kernel  # keeps the compiled code alive
+        self.address = _get_wrapper_address(kernel, REDUCER_SIGNATURE)
+
+    def __wrapper_address__(self) -> int:
+        return self.address
+
+    def signature(self) -> Any:
+        return REDUCER_SIGNATURE
+
+    def __reduce__(self) -> tuple:  # an address means nothing in another process: look it up there
+        return _Compiled, (self.kernel,)
+
+
 @dataclass(frozen=True)
 class BoundReducer:
     """A reducer bound to one evaluation setting: its kernel, constants, the number of values it writes
-    (objectives, then the plugin's measures), the objectives' weights and the frames simulated."""
+    (objectives, then the plugin's measures), the objectives' weights and the frames simulated;
+    ``compiled`` is the kernel as the loop over lanes calls it."""
 
     kernel: Any
     constants: np.ndarray
@@ -91,6 +112,7 @@ class BoundReducer:
     n_measures: int
     weights: tuple[float, ...]
     total_frames: float
+    compiled: Any = None
 
 
 def bind_reducer(
@@ -112,6 +134,7 @@ def bind_reducer(
         len(plugin.measures),
         plugin.weights,
         float(frames),
+        _Compiled(reducer.kernel),
     )
 
 
@@ -154,9 +177,10 @@ def reduce_lanes(
     lanes = n_rec.shape[0]
     values = np.empty((lanes, bound.n_objectives + bound.n_measures))
     python = np.zeros(lanes, dtype=np.bool_)
+    kernel = bound.compiled or bound.kernel
     _lanes_kernel()(
-        bound.kernel, records, layout, n_rec, exploded_at, np.ascontiguousarray(frames, dtype=np.float64),
-        every, bound.total_frames, bound.constants, bound.n_objectives, values, python,
+        kernel, records, layout, n_rec, exploded_at, np.ascontiguousarray(frames, dtype=np.float64), every,
+        bound.total_frames, bound.constants, bound.n_objectives, values, python,
     )  # fmt: skip
     exploded = exploded_at >= 0
     fitness = values[:, : bound.n_objectives]

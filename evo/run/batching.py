@@ -18,7 +18,7 @@ from evo.model import Creature
 from evo.sim import Trajectory, topology_key
 from evo.sim.batch import MIN_LANES, LaneCall, lane_runs
 
-__all__ = ["Bred", "COUNTS", "chunk_ids", "chunk_shares", "prepare_broods", "warm_reducer"]
+__all__ = ["Bred", "COUNTS", "bound_reducer", "chunk_ids", "chunk_shares", "prepare_broods", "warm_reducer"]
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
@@ -79,7 +79,7 @@ def prepare_broods(
             bred.trajectories[k] = value
         return out
     every, k = recording(spec)
-    bound = _bound(spec)
+    bound = context.reducer  # bound once per worker
     try:
         singles, calls = lane_runs(creatures, spec.world, spec.frames, every)
     except Exception:  # simulated one by one instead, where the error is reported in order
@@ -127,7 +127,7 @@ def warm_reducer(spec: Any) -> bool:
     return _reduced([still], spec)[0] is not None
 
 
-def _bound(spec: Any) -> BoundReducer | None:
+def bound_reducer(spec: Any) -> BoundReducer | None:
     """The plugin's compiled reducer bound to the spec, or None (no reducer, or measures asked for)."""
     return (
         None if spec.measures else bind_reducer(load_ref(spec.plugin), spec.params, spec.world, spec.frames)
@@ -150,7 +150,7 @@ def _reduced(trajectories: list[Trajectory], spec: Any) -> list[Evaluation | Non
     """Each trajectory's evaluation by the plugin's compiled reducer (:mod:`evo.fitness.reducers`), bit
     for bit what its Python function gives; None where the plugin has none, the spec asks for measures,
     or the reducer leaves a child to the Python path."""
-    bound = _bound(spec)
+    bound = bound_reducer(spec)
     if bound is None:
         return [None] * len(trajectories)
     _, k = recording(spec)

@@ -22,13 +22,14 @@ from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, EvaluationSpec, worst_fitness
 from evo.fitness.evaluate import evaluate as evaluate_one
 from evo.fitness.failure import describe
+from evo.fitness.reducers import BoundReducer
 from evo.ga.brood import BreedSettings, Brood, Variation, breed
 from evo.ga.search import ChildResult
 from evo.ga.settings import GASection, GenomeSection
 from evo.io.plugin_files import PluginFiles, read_plugin_files, write_plugin_files
 from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
-from evo.run.batching import Bred, prepare_broods, warm_reducer
+from evo.run.batching import Bred, bound_reducer, prepare_broods, warm_reducer
 from evo.sim import warm_up
 
 __all__ = [
@@ -75,6 +76,18 @@ class BreedContext:
     def breed_settings(self) -> BreedSettings:
         """The settings record breeding reads, made once per context (per worker)."""
         return BreedSettings.of(self.genome, self.ga, self.variation)
+
+    @functools.cached_property
+    def reducer(self) -> BoundReducer | None:
+        """The plugin's compiled reducer bound to the spec, made once per context (per worker); None where
+        the plugin has none or the spec asks for measures (:func:`evo.run.batching.bound_reducer`)."""
+        return bound_reducer(self.spec)
+
+    def __getstate__(self) -> dict:
+        """What is pickled: the fields, without the reducer (compiled code, bound again where it lands)."""
+        state = dict(self.__dict__)
+        state.pop("reducer", None)
+        return state
 
 
 class ChildFailed(Exception):

@@ -59,3 +59,23 @@ def test_on_flat_ground_every_child_still_starts_with_its_lowest_mass_at_0_and_l
     made = short_run(World(max_speed=50.0))
     assert made
     assert all(creature.positions.min(axis=0).tolist() == [0.0, 0.0] for _, creature in made)
+
+
+def test_a_context_binds_its_reducer_once_and_pickles_without_it():
+    """The compiled reducer is bound once per context (per worker); a pickled context (to a fork or dask
+    worker) leaves it behind, since a compiled function's address means nothing in another process, and
+    binds it again where it lands."""
+    import pickle
+
+    spec = EvaluationSpec(World(), FRAMES, find_plugin("distance").ref(), {})
+    settings = LoopSettings(population=8, seed=1, objectives=("distance",), weights=(1.0,))
+    context = BreedContext(spec, settings.genome, settings.ga)
+    bound = context.reducer
+    assert bound is not None and context.reducer is bound
+    copy = pickle.loads(pickle.dumps(context))
+    assert "reducer" not in copy.__dict__
+    assert copy.reducer is not bound and copy.reducer.compiled.address == bound.compiled.address
+    measured = BreedContext(
+        EvaluationSpec(World(), FRAMES, spec.plugin, {}, measures=("speed",)), context.genome, context.ga
+    )
+    assert measured.reducer is None  # measures go through the Python path

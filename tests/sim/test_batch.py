@@ -249,3 +249,27 @@ def test_without_max_speed_each_lane_explodes_at_its_own_size_bound_as_simulate_
     world = walker_world(integrator=integrator, max_speed=None)
     scalar = run_both(creatures, world, frames=30)  # asserts the lanes bit-identical
     assert {t.exploded for t in scalar} == {True, False}
+
+
+def test_lane_runs_leave_the_kernel_records_raw_and_any_lanes_trajectories_equal_simulate():
+    """``lane_runs``: what ``simulate_batch`` does, each kernel call's records left for a compiled consumer;
+    the trajectories of any subset of a call's lanes are ``simulate``'s, and the record frames are theirs."""
+    creatures = mutants(WALKER, LANES, seed=5)
+    world = walker_world()
+    singles, calls = batch_module.lane_runs(creatures, world, FRAMES, record_every=2)
+    assert singles == []
+    calls = list(calls)
+    assert sorted(i for call in calls for i in call.members) == list(range(LANES))
+    for call in calls:
+        picked = call.members[1::3]
+        lanes = list(range(1, len(call.members), 3))
+        want = [simulate(creatures[i], world, FRAMES, record_every=2) for i in picked]
+        assert_identical(call.trajectories(lanes), want)
+        assert np.array_equal(call.frames(), want[0].frames)
+
+
+def test_lane_runs_checks_its_arguments_at_once_not_when_the_calls_run():
+    from evo.errors import EvoInputError
+
+    with pytest.raises(EvoInputError, match="record_every"):
+        batch_module.lane_runs(mutants(WALKER, LANES, 5), walker_world(), FRAMES, record_every=0)
