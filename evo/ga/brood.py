@@ -7,6 +7,7 @@ only from ``numpy.random.default_rng(brood.seed)``, so it gives the same childre
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,9 +48,9 @@ class Brood:
     mutate: tuple[bool, ...] = (False,)
     plugin_seeds: tuple[int | None, ...] = ()
 
-    @property
+    @functools.cached_property
     def evaluations(self) -> int:
-        """How many of its children need an evaluation."""
+        """How many of its children need an evaluation (counted once: the parent's chunking asks often)."""
         return sum(s is not None for s in self.plugin_seeds)
 
 

@@ -187,35 +187,36 @@ def chunk_ids(broods: Sequence[Brood], chunks: int | Sequence[float]) -> list[tu
     Returns:
         One (rank, chunk) per brood, in the broods' order: evaluate them by rank.
     """
-
-    def size(i: int) -> tuple:
-        parents = broods[i].parents
+    keys: dict[int, str] = {}  # a parent of many broods is hashed once (the broods hold it alive)
+    sizes: list[tuple] = []
+    costs: list[int] = []  # a step costs about a fixed part plus a part per link
+    evaluations = [brood.evaluations for brood in broods]
+    for i, brood in enumerate(broods):
+        parents = brood.parents
         if not parents:
-            return (0, 0, "", i)
+            sizes.append((0, 0, "", i))
+            costs.append(evaluations[i] * LINKS_PER_CREATURE_COST)
+            continue
         first = parents[0]
-        key = keys.get(id(first))  # a parent of many broods is hashed once (the broods hold it alive)
+        key = keys.get(id(first))
         if key is None:
             key = keys[id(first)] = topology_key(first)
-        return (first.n_masses, first.n_links, key, i)
-
-    def cost(brood: Brood) -> int:  # a step costs about a fixed part plus a part per link
-        links = brood.parents[0].n_links if brood.parents else 0
-        return brood.evaluations * (links + LINKS_PER_CREATURE_COST)
-
+        links = first.n_links
+        sizes.append((first.n_masses, links, key, i))
+        costs.append(evaluations[i] * (links + LINKS_PER_CREATURE_COST))
     shares = [1.0 / max(1, chunks)] * max(1, chunks) if isinstance(chunks, int) else list(chunks)
-    keys: dict[int, str] = {}
-    order = sorted(range(len(broods)), key=size)
-    total = sum(b.evaluations for b in broods)
-    whole = sum(cost(b) for b in broods)
+    order = sorted(range(len(broods)), key=sizes.__getitem__)
+    total = sum(evaluations)
+    whole = sum(costs)
     out = [(0, 0)] * len(broods)
-    chunk, filled, evaluations, done = 0, 0, 0, 0
+    chunk, filled, in_chunk, done = 0, 0, 0, 0
     for rank, i in enumerate(order):
         per_chunk = max(1.0, shares[min(chunk, len(shares) - 1)] * whole)
-        big_enough = filled >= per_chunk and evaluations >= 2 * MIN_LANES
+        big_enough = filled >= per_chunk and in_chunk >= 2 * MIN_LANES
         if big_enough and total - done >= 2 * MIN_LANES:  # no small chunk left at the end
-            chunk, filled, evaluations = chunk + 1, 0, 0
+            chunk, filled, in_chunk = chunk + 1, 0, 0
         out[i] = (rank, chunk)
-        filled += cost(broods[i])
-        evaluations += broods[i].evaluations
-        done += broods[i].evaluations
+        filled += costs[i]
+        in_chunk += evaluations[i]
+        done += evaluations[i]
     return out
