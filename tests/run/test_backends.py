@@ -18,6 +18,7 @@ from backend_jobs import (
 
 from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.ga.loop import Evolution, LoopSettings
+from evo.run import backends
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend
 from evo.run.backends.fork import CONTENDED
 from evo.run.folder.writer import run_logging
@@ -148,3 +149,44 @@ def test_a_fork_pool_says_it_was_contended_when_one_worker_got_much_less_of_its_
         least, most = pool.core_shares
         assert least < 0.5 and most > least  # the spinning chunks got some of their cores, the others not
         assert pool.contended is (most - least > CONTENDED)
+
+
+def test_busy_cpus_counts_the_cpus_other_processes_keep_busy_less_this_process_own_use(monkeypatch):
+    """The default worker count's measurement: each CPU's busy share over the window (from /proc/stat's
+    idle and total ticks), summed, less this process's own CPU time, counted from 0.6 of a CPU."""
+    cpus = frozenset({0, 1, 2})
+    readings = iter(
+        [
+            {0: (100, 1000), 1: (100, 1000), 2: (100, 1000)},
+            {0: (100, 1010), 1: (110, 1010), 2: (106, 1010)},  # 0: all busy, 1: idle, 2: 40 % busy
+        ]
+    )
+    own = iter([5.0, 5.0])  # this process used nothing meanwhile
+    monkeypatch.setattr(backends, "_cpu_ticks", lambda c: next(readings))
+    monkeypatch.setattr(backends, "_own_seconds", lambda: next(own))
+    assert backends.busy_cpus(cpus, window=0.01) == 1  # 1.4 CPUs busy: one counted
+    readings = iter([{0: (0, 0), 1: (0, 0)}, {0: (0, 100), 1: (0, 100)}])  # both busy...
+    own = iter([0.0, 0.1])  # ... half of it this process, over a 0.1 s window: one CPU left busy
+    monkeypatch.setattr(backends, "_cpu_ticks", lambda c: next(readings))
+    monkeypatch.setattr(backends, "_own_seconds", lambda: next(own))
+    assert backends.busy_cpus(frozenset({0, 1}), window=0.1) == 1
+    monkeypatch.setattr(backends, "_cpu_ticks", lambda c: None)  # no /proc/stat: nothing known busy
+    monkeypatch.setattr(backends, "_own_seconds", lambda: 0.0)
+    assert backends.busy_cpus(cpus, window=0.01) == 0
+
+
+def test_the_default_worker_count_leaves_out_a_core_a_busy_process_holds():
+    """A process looping on one of the CPUs costs the default one worker
+    (two workers beside it on two cores were measured slower than one: docs/performance.md)."""
+    import subprocess
+    import sys
+    import time
+
+    cpus = backends.usable_cpus()
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)  # running
+        assert backends.default_workers() <= max(1, len(cpus) - 1)
+    finally:
+        busy.kill()
+        busy.wait()

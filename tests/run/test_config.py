@@ -15,6 +15,7 @@ import pytest
 
 from evo.cli import main
 from evo.errors import EvoInputError
+from evo.run import backends
 from evo.run.config import TABLES, Config, ParsedConfig, load_config, parse_config, resolve
 from evo.schema import describe
 from evo.sim import World
@@ -30,7 +31,8 @@ def write_config(folder: Path, text: str, name: str = "walkers.toml") -> Path:
     return path
 
 
-def test_an_empty_config_takes_every_default_and_its_name_from_the_file(tmp_path):
+def test_an_empty_config_takes_every_default_and_its_name_from_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(backends, "busy_cpus", lambda cpus: 0)  # no other process busy on this machine
     config = load_config(write_config(tmp_path, "", name="tiny-run.toml"))
     assert config.run.name == "tiny-run" and config.run.seed == 1
     assert (config.run.generations, config.run.population) == (40, 120)
@@ -44,7 +46,16 @@ def test_an_empty_config_takes_every_default_and_its_name_from_the_file(tmp_path
 def test_the_default_number_of_workers_is_the_cpus_this_process_may_use(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 64)  # a big machine, of which this process gets two
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3, 7})
+    monkeypatch.setattr(backends, "busy_cpus", lambda cpus: 0)
     assert load_config(write_config(tmp_path, "")).pool.workers == 2
+
+
+def test_the_default_number_of_workers_leaves_out_the_cpus_other_processes_keep_busy(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(backends, "busy_cpus", lambda cpus: 1 if cpus == {0, 1, 2, 3} else -99)
+    assert load_config(write_config(tmp_path, "")).pool.workers == 3
+    monkeypatch.setattr(backends, "busy_cpus", lambda cpus: 4)  # every CPU busy: still one
+    assert load_config(write_config(tmp_path, "")).pool.workers == 1
 
 
 def test_the_shipped_example_loads():

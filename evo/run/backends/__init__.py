@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -33,10 +34,12 @@ __all__ = [
     "InProcess",
     "Task",
     "backend_kind",
+    "busy_cpus",
     "default_workers",
     "dask_address_problem",
     "make_backend",
     "require_dask",
+    "usable_cpus",
 ]
 
 # the values of [pool] backend
@@ -92,9 +95,72 @@ def make_backend(
     )
 
 
+# seconds over which the default worker count measures how busy the CPUs are (/proc/stat counts in 10 ms)
+BUSY_WINDOW = 0.1
+# a CPU counts as kept busy by other processes from this share of its time on (summed over the CPUs)
+BUSY_SHARE = 0.6
+
+
 def default_workers() -> int:
-    """The number of CPUs this process may use (``[pool] workers`` by default)."""
+    """``[pool] workers`` by default: the CPUs this process may use, less those other processes keep busy
+    right now (:func:`busy_cpus`; at least 1). Two workers beside another busy process on two cores run
+    slower than one (docs/performance.md, "Issue 29"); results never depend on the count."""
+    cpus = usable_cpus()
+    return max(1, len(cpus) - busy_cpus(cpus))
+
+
+def usable_cpus() -> frozenset[int]:
+    """The CPUs this process may run on (all of them where the platform cannot say)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return frozenset(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+        return frozenset(range(max(1, os.cpu_count() or 1)))
+
+
+def busy_cpus(cpus: frozenset[int], window: float = BUSY_WINDOW) -> int:
+    """How many of ``cpus`` other processes keep busy: the busy share of each over ``window`` seconds (from
+    ``/proc/stat``), summed, less what this process used meanwhile, counted from :data:`BUSY_SHARE` of a
+    CPU on. 0 where ``/proc/stat`` cannot be read (not Linux)."""
+    before, own = _cpu_ticks(cpus), _own_seconds()
+    if before is None:
+        return 0
+    time.sleep(window)
+    after, used = _cpu_ticks(cpus), _own_seconds() - own
+    if after is None:
+        return 0
+    busy = 0.0
+    for cpu, (idle, total) in after.items():
+        idle_0, total_0 = before.get(cpu, (idle, total))
+        if total > total_0:
+            busy += 1.0 - (idle - idle_0) / (total - total_0)
+    busy -= used / window
+    return max(0, int(busy + 1.0 - BUSY_SHARE))
+
+
+def _cpu_ticks(cpus: frozenset[int]) -> dict[int, tuple[int, int]] | None:
+    """(idle, total) clock ticks of each of ``cpus`` so far, from ``/proc/stat``; None where unreadable."""
+    from evo.io.bounded import read_input_bytes
+
+    try:
+        lines = (
+            read_input_bytes("/proc/stat", partial=True, limit=1 << 20)
+            .decode("ascii", "replace")
+            .splitlines()
+        )
+    except EvoInputError:  # no such file (not Linux), or unreadable
+        return None
+    out = {}
+    for line in lines:
+        name, _, rest = line.partition(" ")
+        if not (name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus):
+            continue
+        ticks = [int(x) for x in rest.split()[:8]]
+        if len(ticks) >= 5:
+            out[int(name[3:])] = (ticks[3] + ticks[4], sum(ticks))  # idle and iowait, of all
+    return out or None
+
+
+def _own_seconds() -> float:
+    """CPU seconds this process (every thread) has used."""
+    times = os.times()
+    return times.user + times.system
