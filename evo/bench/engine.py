@@ -175,6 +175,59 @@ def shipping_share(config, generations: int = 12) -> dict[str, float]:
     }
 
 
+# (module, class or "", function, phase): what cpu_breakdown times, CPU seconds of the calling thread
+_PHASES = (
+    ("evo.sim.kernels.batch_euler", "", "run_euler_batch", "the batched kernel"),
+    ("evo.sim.batch", "", "_run_euler", "lanes: packing, records"),
+    ("evo.run.batching", "", "_score_call", "scoring (compiled reducers)"),
+    ("evo.run.batching", "", "breed", "breeding (compiled, then creatures)"),
+    ("evo.run.generations", "", "_tasks", "chunking"),
+    ("evo.ga.loop", "Evolution", "ask", "selection (ask)"),
+    ("evo.ga.loop", "Evolution", "tell", "tell (hall of fame, statistics)"),
+    ("evo.run.folder.writer", "FolderWriter", "_write_checkpoint", "files: checkpoint, history (thread)"),
+    ("evo.run.folder.writer", "FolderWriter", "_derived", "files: elites, generation best (thread)"),
+)
+
+
+def cpu_breakdown(config, folder: Path) -> dict[str, float]:
+    """Where a whole 1-worker run of ``config`` into ``folder`` spends its CPU: seconds of each phase of
+    :data:`_PHASES` (thread CPU time around the named functions; the lanes' phase less the kernel it
+    calls), ``total`` (this process, every thread) and ``other`` (the rest: start-up, generation 0's
+    random creatures, the job's bookkeeping, the pool's ends)."""
+    import importlib
+
+    spent = {phase: 0.0 for *_, phase in _PHASES}
+    patched: list[tuple[Any, str, Any]] = []
+
+    def timed(function: Any, phase: str, deferred: bool = False) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.thread_time()
+            try:
+                out = function(*args, **kwargs)
+            finally:
+                spent[phase] += time.thread_time() - start
+            return timed(out, phase) if deferred else out  # _derived returns the work it defers
+
+        return wrapper
+
+    for module, owner, name, phase in _PHASES:
+        target = importlib.import_module(module)
+        if owner:
+            target = getattr(target, owner)
+        original = getattr(target, name)
+        patched.append((target, name, original))
+        setattr(target, name, timed(original, phase, deferred=name == "_derived"))
+    try:
+        _, total = whole_run(config.replace(pool={"workers": 1}), folder)
+    finally:
+        for target, name, original in reversed(patched):
+            setattr(target, name, original)
+    spent["lanes: packing, records"] -= spent["the batched kernel"]
+    spent["total"] = total
+    spent["other"] = total - sum(value for key, value in spent.items() if key != "total")
+    return spent
+
+
 def _packed(done: list) -> tuple:
     """A chunk's results as a few arrays: each child's genome end to end, its fitness and explosion."""
     kids = [r for results in done for r in results if r.creature is not None]
@@ -322,6 +375,15 @@ def engine_section(args: argparse.Namespace):
                     )
             lines.append(
                 f"  target 6, run folders byte-identical across {', '.join(runs)}: {row['identical_folders']}"
+            )
+            row["cpu_breakdown"] = parts = cpu_breakdown(config, Path(tmp) / label / "breakdown")
+            lines.append(
+                f"  where 1 worker's {parts['total']:.2f} CPU-s go: "
+                + ", ".join(
+                    f"{name} {100 * value / parts['total']:.1f} %"
+                    for name, value in parts.items()
+                    if name != "total"
+                )
             )
             out[label] = row
     out["shipping"] = ship = shipping_share(walkers.replace(run={"generations": generations}))

@@ -109,7 +109,7 @@ class PoolSection:
         None,
         low=1,
         high=MAX_WORKERS,
-        doc="worker processes; 1 evaluates in-process; default: the number of CPUs",
+        doc="worker processes; 1 evaluates in-process; default: the CPUs not kept busy by other processes",
         why="each is a process; more than the CPUs only slows the run",
     )
     chunksize: int | None = setting(
