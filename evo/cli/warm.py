@@ -42,6 +42,18 @@ def _breeding_functions() -> tuple:
     return (brood._pair,)
 
 
+def _random_creatures() -> None:
+    from evo.ga.kernels.creatures import warm_random_creatures
+
+    warm_random_creatures()
+
+
+def _random_creatures_functions() -> tuple:
+    from evo.ga.kernels import creatures
+
+    return (creatures.random_body,)
+
+
 def _seeds_functions() -> tuple:
     from evo.ga import seeds
 
@@ -62,6 +74,7 @@ def compile_tasks(world: World | None, any_physics: bool = False, breeding: bool
     tasks = [
         CompileTask("breeding", _breeding, compiled=_breeding_functions),
         CompileTask("the plugin seeds", _plugin_seeds, compiled=_seeds_functions),
+        CompileTask("random creatures", _random_creatures, compiled=_random_creatures_functions),
     ]
     return (tasks if breeding else []) + kernel_tasks(world, any_physics)
 

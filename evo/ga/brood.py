@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evo.ga.kernels.brood import compiled_children
+from evo.ga.kernels.creatures import compiled_random_creature
 from evo.ga.kernels.pcg import brood_generator
 from evo.ga.settings import GASection, GenomeSection
 from evo.ga.variation import BreedSettings, Variation
@@ -107,6 +108,10 @@ def _python_children(brood: Brood, settings: BreedSettings) -> list[Creature | N
     from evo.ga.creatures import random_creature, seeded_creature
 
     genome, ga, variation = settings.genome, settings.ga, settings.variation
+    if brood.kind == RANDOM:  # whatever the operators: random_creature draws from the brood's seed alone
+        made = compiled_random_creature(brood.seed, genome)
+        if made is not None:
+            return [made]
     default = variation.is_default
     # the default operators keep no generator beyond the brood: the thread's one, default_rng's stream
     rng = brood_generator(brood.seed) if default else np.random.default_rng(brood.seed)

@@ -241,8 +241,10 @@ def warm(context: BreedContext) -> None:
     world and, under the default operators, the compiled breeding (before workers fork, so that they
     inherit both)."""
     from evo.ga.kernels.brood import warm_breeding
+    from evo.ga.kernels.creatures import warm_random_creatures
 
     warm_up(context.spec.world)
+    warm_random_creatures()  # generation 0's broods
     if context.variation == Variation.default():
         warm_breeding(context.genome, context.ga)
     if context.batch and context.robust is None and context.evaluate is None:

@@ -84,7 +84,13 @@ def test_evo_warm_compiles_in_processes_what_a_run_calls_and_the_integrators_it_
     out = capsys.readouterr().out.splitlines()
     started = [line.removeprefix("compiling ") for line in out if line.startswith("compiling ")]
     ready = [line.split(": ready")[0] for line in out if ": ready (" in line]
-    expected = ["breeding", "the plugin seeds", "the Euler kernel", "the Euler kernel in lanes"]
+    expected = [
+        "breeding",
+        "the plugin seeds",
+        "random creatures",
+        "the Euler kernel",
+        "the Euler kernel in lanes",
+    ]
     expected.append("the PSM kernel")
     assert started == expected and sorted(ready) == sorted(expected)
     assert out[-1].startswith("ready in ") and "s CPU in 2 processes)" in out[-1]
