@@ -1,0 +1,134 @@
+"""The experiments behind docs/performance.md, "Issue 29" / "Round two": what a 2-worker run's wall time is
+made of, other ways to cut a generation into chunks, two workers beside a busy process, the files'
+``fsync`` s, and what one compiled brood costs. Each prints one line; a few minutes on 2 cores.
+
+    .venv/bin/python docs/engine_experiments.py
+
+The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
+from getrusage, the least of the repeats.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from evo.bench.engine import cpu_breakdown, generation_children, whole_run
+from evo.bench.evolution import walkers_config
+from evo.run import generations
+from evo.run.batching import chunk_shares
+
+REPEATS = 2
+SHARES = {
+    "one chunk per worker (the default)": chunk_shares,
+    "two rounds of guided chunks": lambda workers, contended=False: chunk_shares(workers, True),
+    "four equal chunks": lambda workers, contended=False: [1.0 / (2 * workers)] * (2 * workers),
+}
+
+
+def phases(folder: Path) -> tuple[float, float, float]:
+    """(selection, breeding and evaluation, tell) wall seconds summed from a run folder's run.log."""
+    text = (folder / "run.log").read_text()
+    found = re.findall(
+        r"selection ([\d.]+) s, breeding and evaluation ([\d.]+) s .*?statistics ([\d.]+) s", text
+    )
+    return tuple(sum(float(row[k]) for row in found) for k in range(3))  # type: ignore[return-value]
+
+
+def two_workers(config, tmp: Path) -> None:
+    best = None
+    for _ in range(REPEATS):
+        before = os.times()
+        wall, cpu = whole_run(config.replace(pool={"workers": 2}), tmp / "two")
+        after = os.times()
+        parent = after.user + after.system - before.user - before.system
+        seen = (wall, cpu, parent, *phases(tmp / "two"))
+        best = seen if best is None or seen[0] < best[0] else best
+    wall, cpu, parent, ask, evaluate, tell = best
+    print(
+        f"2 workers: {wall:.2f} s wall, {cpu:.2f} CPU-s ({parent:.2f} in the parent); ask {ask:.2f} s,"
+        f" breeding and evaluation {evaluate:.2f} s, tell {tell:.2f} s (run.log)"
+    )
+
+
+def chunkings(config, tmp: Path, busy: bool = False) -> None:
+    runs = {"1 worker": (1, chunk_shares)} | {name: (2, rule) for name, rule in SHARES.items()}
+    walls: dict[str, float] = {}
+    loop = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy else None
+    try:
+        for _ in range(REPEATS):
+            for name, (workers, rule) in runs.items():
+                generations.chunk_shares = rule
+                wall, _ = whole_run(config.replace(pool={"workers": workers}), tmp / "chunks")
+                walls[name] = min(walls.get(name, np.inf), wall)
+    finally:
+        generations.chunk_shares = chunk_shares
+        if loop is not None:
+            loop.kill()
+            loop.wait()
+    where = "beside a busy process" if busy else "idle"
+    print(f"wall seconds, {where}: " + "; ".join(f"{name} {wall:.2f}" for name, wall in walls.items()))
+
+
+def without_fsync(config, tmp: Path) -> None:
+    real = os.fsync
+    shares = {}
+    for label, fsync in (("with fsync", real), ("without fsync", lambda fd: None)):
+        os.fsync = fsync
+        try:
+            parts = cpu_breakdown(config, tmp / "files")
+        finally:
+            os.fsync = real
+        files = sum(value for key, value in parts.items() if key.startswith("files"))
+        shares[label] = f"{files:.2f} of {parts['total']:.2f} CPU-s ({100 * files / parts['total']:.1f} %)"
+    print("the writer thread's files: " + "; ".join(f"{k} {v}" for k, v in shares.items()))
+
+
+def one_brood(config) -> None:
+    from evo.ga.kernels.brood import _body, _pair, compiled_children, compiled_operators
+    from evo.ga.mutation import MutationPlan
+
+    late = generation_children(config.replace(run={"generations": 100}))[-1]
+    ops = compiled_operators(config.genome, config.ga, MutationPlan.of(config.ga))
+    pairs = [(late[i], late[i + 1]) for i in range(0, len(late) - 1, 2)]
+    bodies = [(_body(a), _body(b)) for a, b in pairs]
+    cost = {}
+    for label, flags in (
+        ("nothing", (True, False, False, False)),
+        ("mated and mutated", (True, True, True, True)),
+    ):
+        start = time.perf_counter()
+        for i, (a, b) in enumerate(bodies):
+            _pair(i + 1, a, b, *flags, ops)
+        cost[label] = (time.perf_counter() - start) / len(bodies) * 1e6
+    start = time.perf_counter()
+    for i, (a, b) in enumerate(pairs):
+        compiled_children(i + 1, (a, b), True, (True, True), ops)
+    whole = (time.perf_counter() - start) / len(pairs) * 1e6
+    print(
+        f"one brood of generation 100's walkers: the compiled call doing nothing {cost['nothing']:.1f} us"
+        f" (its dispatch), mated and mutated {cost['mated and mutated']:.1f} us, with the creatures made"
+        f" {whole:.1f} us"
+    )
+
+
+def main() -> None:
+    config = walkers_config(120)
+    with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+        whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+        two_workers(config, Path(tmp))
+        chunkings(config, Path(tmp))
+        chunkings(config, Path(tmp), busy=True)
+        without_fsync(config, Path(tmp))
+    one_brood(config)
+
+
+if __name__ == "__main__":
+    main()
