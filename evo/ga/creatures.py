@@ -13,6 +13,7 @@ import numpy as np
 
 from evo.analysis import lowest_natural_frequency
 from evo.ga.body import TWO_PI, Body, finish
+from evo.ga.kernels.creatures import CANDIDATES_PER_MASS
 from evo.ga.kernels.genes import BLOCK, distance_terms
 from evo.ga.settings import GenomeSection
 from evo.ga.topology import connected, repair
@@ -20,8 +21,6 @@ from evo.model import Creature
 from evo.sim.world import World
 
 __all__ = ["random_creature", "seeded_creature", "problems", "distance"]
-
-_CANDIDATES_PER_MASS = 12  # best-candidate sampling: tries per new mass
 
 
 def _scatter(rng: np.random.Generator, n: int, box: tuple[float, float]) -> np.ndarray:
@@ -31,7 +30,7 @@ def _scatter(rng: np.random.Generator, n: int, box: tuple[float, float]) -> np.n
     points = np.empty((n, 2))
     points[0] = rng.random(2) * size
     for i in range(1, n):
-        tries = rng.random((_CANDIDATES_PER_MASS, 2)) * size
+        tries = rng.random((CANDIDATES_PER_MASS, 2)) * size
         gaps = tries[:, None, :] - points[None, :i, :]
         nearest = np.hypot(gaps[..., 0], gaps[..., 1]).min(axis=1)
         points[i] = tries[int(np.argmax(nearest))]

@@ -123,8 +123,12 @@ def warm_reducer(spec: Any) -> bool:
     """Compile (or load from numba's cache) the plugin's compiled reducer and the loop over lanes that
     calls it, by scoring one still creature (before workers fork, so that they inherit both). Returns
     whether the run's children are scored by a reducer at all."""
+    bound = bound_reducer(spec)
+    if bound is None:
+        return False
     still = Trajectory(np.zeros(2), np.zeros((2, 1, 2)), np.zeros((2, 1, 2)), False, None)
-    return _reduced([still], spec)[0] is not None
+    _, k = recording(spec)
+    return _evaluations(reduce_trajectories(bound, [still], k), bound.weights)[0] is not None
 
 
 def bound_reducer(spec: Any) -> BoundReducer | None:
@@ -144,17 +148,6 @@ def _evaluations(scores: LaneScores, weights: tuple[float, ...]) -> list[Evaluat
     ):
         out.append(None if python else Evaluation(worst if exploded else tuple(fitness), exploded))
     return out
-
-
-def _reduced(trajectories: list[Trajectory], spec: Any) -> list[Evaluation | None]:
-    """Each trajectory's evaluation by the plugin's compiled reducer (:mod:`evo.fitness.reducers`), bit
-    for bit what its Python function gives; None where the plugin has none, the spec asks for measures,
-    or the reducer leaves a child to the Python path."""
-    bound = bound_reducer(spec)
-    if bound is None:
-        return [None] * len(trajectories)
-    _, k = recording(spec)
-    return _evaluations(reduce_trajectories(bound, trajectories, k), bound.weights)
 
 
 def chunk_shares(workers: int, contended: bool = False) -> list[float]:

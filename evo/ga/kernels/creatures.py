@@ -19,7 +19,7 @@ from evo.model import Creature
 __all__ = ["compiled_random_creature", "warm_random_creatures"]
 
 _JIT = dict(cache=True, nogil=True)
-_CANDIDATES_PER_MASS = 12  # evo.ga.creatures._CANDIDATES_PER_MASS
+CANDIDATES_PER_MASS = 12  # best-candidate sampling: tries per new mass (evo.ga.creatures uses it too)
 _TEMPLATE = Creature(np.zeros((0, 2)), np.zeros((0, 2)), [], [], [], [], [], [], name="creature")
 
 
@@ -29,13 +29,13 @@ def _scatter(state, n, width, height):  # pragma: no cover
     points = np.empty((n, 2))
     points[0, 0] = pcg.random(state) * width
     points[0, 1] = pcg.random(state) * height
-    tries = np.empty((_CANDIDATES_PER_MASS, 2))
+    tries = np.empty((CANDIDATES_PER_MASS, 2))
     for i in range(1, n):
-        for c in range(_CANDIDATES_PER_MASS):
+        for c in range(CANDIDATES_PER_MASS):
             tries[c, 0] = pcg.random(state) * width
             tries[c, 1] = pcg.random(state) * height
         best, farthest = 0, -np.inf
-        for c in range(_CANDIDATES_PER_MASS):
+        for c in range(CANDIDATES_PER_MASS):
             nearest = np.inf
             for p in range(i):  # numpy's min: NaN wins
                 d = math.hypot(tries[c, 0] - points[p, 0], tries[c, 1] - points[p, 1])
