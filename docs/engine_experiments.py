@@ -1,8 +1,10 @@
 """The experiments behind docs/performance.md, "Issue 29" / "Round two": what a 2-worker run's wall time is
 made of, other ways to cut a generation into chunks, two workers beside a busy process, the files'
-``fsync`` s, and what one compiled brood costs. Each prints one line; a few minutes on 2 cores.
+``fsync`` s, and what one compiled brood costs; and, from round three, a LocalCluster's chunks sent to
+its chunk runners against the same chunks sent as tasks. Each prints one line; a few minutes on 2 cores.
 
-    .venv/bin/python docs/engine_experiments.py
+    .venv/bin/python docs/engine_experiments.py          # all of them
+    .venv/bin/python docs/engine_experiments.py dask     # only the chunk runners against tasks
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -119,14 +121,66 @@ def one_brood(config) -> None:
     )
 
 
+def dask_runners(config, tmp: Path) -> None:
+    """Whole 2-worker runs, interleaved: the fork pool, a LocalCluster with its chunk runners (the
+    default), and the same LocalCluster with chunks sent as tasks (``_start_runners`` made a no-op)."""
+    from evo.run.backends.dask_pool import DaskPool
+    from evo.run.backends.fork import ForkPool
+
+    runners, timed = DaskPool._start_runners, {DaskPool: DaskPool.run, ForkPool: ForkPool.run}
+    lasted: list[float] = []
+
+    def timer(pool: type):
+        def run(self, *args, **kwargs):  # the generation's batch, wall seconds
+            start = time.perf_counter()
+            try:
+                return timed[pool](self, *args, **kwargs)
+            finally:
+                lasted.append(time.perf_counter() - start)
+
+        return run
+
+    seen: dict[str, list[tuple[float, float, float]]] = {}
+    for pool in timed:
+        pool.run = timer(pool)
+    try:
+        for _ in range(3):
+            for kind in ("fork", "runners", "tasks"):
+                DaskPool._start_runners = runners if kind == "runners" else (lambda self: None)
+                lasted.clear()
+                backend = "fork" if kind == "fork" else "dask"
+                wall, cpu = whole_run(config.replace(pool={"workers": 2, "backend": backend}), tmp / kind)
+                seen.setdefault(kind, []).append((wall, cpu, float(np.median(lasted[3:])) if lasted else 0))
+    finally:
+        DaskPool._start_runners = runners
+        for pool, run in timed.items():
+            pool.run = run
+    best = {kind: min(runs) for kind, runs in seen.items()}
+    batches = {kind: min(batch for _, _, batch in runs) for kind, runs in seen.items()}
+    fork, fork_batch = best["fork"][0], batches["fork"]
+    print(
+        "; ".join(
+            f"{kind} {wall:.2f} s wall ({fork / wall:.2f}x the fork pool), {cpu:.2f} CPU-s, a generation's"
+            f" batch {batches[kind] * 1e3:.1f} ms ({fork_batch / batches[kind]:.2f}x; median over the"
+            f" generations after the third, least of the repeats)"
+            for kind, (wall, cpu, _) in best.items()
+        )
+    )
+
+
 def main() -> None:
     config = walkers_config(120)
+    if sys.argv[1:] == ["dask"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            dask_runners(config, Path(tmp))
+        return
     with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
         whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
         two_workers(config, Path(tmp))
         chunkings(config, Path(tmp))
         chunkings(config, Path(tmp), busy=True)
         without_fsync(config, Path(tmp))
+        dask_runners(config, Path(tmp))
     one_brood(config)
 
 

@@ -62,6 +62,16 @@ def dies(payload, spec):
     os._exit(3)
 
 
+def dies_once(payload, spec):
+    """The worker evaluating task 6 dies, the first time only (the marker file named by
+    ``EVO_TEST_DIE_ONCE`` says it did)."""
+    marker = os.environ["EVO_TEST_DIE_ONCE"]
+    if payload[1] == 1006 and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(3)
+    return evaluate_payload(payload, spec)
+
+
 def logs(payload, spec):
     logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
     return evaluate_payload(payload, spec)

@@ -11,6 +11,7 @@ import distributed
 import pytest
 from backend_jobs import (
     dies,
+    dies_once,
     distance_spec,
     evaluate_payload,
     fails_late_on_one_and_at_once_on_a_later_one,
@@ -158,6 +159,37 @@ def test_a_task_whose_workers_die_raises_instead_of_hanging(spec, tasks, address
     assert caught.value.index == -1 and "dask workers kept dying" in caught.value.message
     with distributed.Client(address, set_as_default=False) as client:
         client.wait_for_workers(2, timeout=60)  # the nannies start them again
+
+
+def test_a_local_cluster_sends_chunks_to_its_runners_with_the_results_of_tasks(spec, tasks, tmp_path):
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks)
+    seen = []
+    with DaskPool(evaluate_payload, spec, 2, 3) as pool:  # a LocalCluster of its own
+        assert pool.run(tasks, seen.append) == expected
+        assert pool.run(list(reversed(tasks))) == expected[::-1]
+        assert pool.sent == {"runner": 10, "task": 0}  # 13 tasks in chunks of 3, twice
+    assert seen[0] == 0 and sum(seen) == len(tasks) and len(seen) == 6
+    context = (spec, str(tmp_path / "fast-failed"), 2, 3)
+    with (
+        DaskPool(fails_late_on_one_and_at_once_on_a_later_one, context, 2, 1) as pool,
+        pytest.raises(EvaluationFailed, match="KeyError: 'slow'") as caught,
+    ):
+        pool.run(tasks)
+    assert caught.value.index == 2 and pool.sent["task"] == 0  # the first in order, not the first to fail
+
+
+def test_a_runner_whose_worker_dies_leaves_its_chunks_to_tasks_and_changes_nothing(
+    spec, tasks, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("EVO_TEST_DIE_ONCE", str(tmp_path / "died"))  # the workers inherit it
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks)
+    with DaskPool(dies_once, spec, 2, 3) as pool:
+        assert pool.run(tasks) == expected
+        assert (tmp_path / "died").exists() and pool.sent["runner"] >= 2 and pool.sent["task"] >= 1
+        assert pool._runners is None  # tasks from now on
+        assert pool.run(tasks) == expected
 
 
 def test_an_unreachable_scheduler_is_one_line_and_no_hang():

@@ -2,7 +2,9 @@
 
 The job and context reach every worker once, as a worker plugin (also given to workers that join later;
 worker side: :mod:`evo.run.backends.dask_worker`); a task carries its chunk only; results come back in task
-order, errors as data. The LocalCluster: :mod:`evo.run.backends.dask_cluster`. See docs/cluster.md.
+order, errors as data. On a LocalCluster it starts, chunks go to a chunk runner (a dask actor) on each
+worker instead, one round trip each, until a runner's worker is lost. The LocalCluster:
+:mod:`evo.run.backends.dask_cluster`. See docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from evo.run.backends.base import (
 from evo.run.backends.dask_cluster import Client as _Client
 from evo.run.backends.dask_cluster import local_cluster, replay
 from evo.run.backends.dask_worker import (
+    ChunkRunner,
     IgnoreInterrupt,
     RunData,
     chunk_on_worker,
@@ -42,9 +45,20 @@ from evo.run.backends.dask_worker import (
 
 __all__ = ["DaskPool"]
 
+
+RUNNER_ANSWER = 10.0  # s: how long a new chunk runner may take to answer its first call
 WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size) is taken as known
 
 WorkerSetup = Callable[[Any, str], Any]
+
+
+async def _forward(runner: int, number: int, call: Any, answers: queue.Queue) -> None:
+    """Put a chunk runner's answer to ``answers`` when it comes (in the client's event loop):
+    ``(runner, chunk number, its pickled outcome, failed)``, ``failed`` True when its worker is gone."""
+    try:
+        answers.put((runner, number, await call, False))
+    except Exception:
+        answers.put((runner, number, None, True))
 
 
 class DaskPool:
@@ -104,6 +118,11 @@ class DaskPool:
         # scheduler a message, after which the client's stream holds the next one back for 10 ms
         self._last_batch: list[Any] = []
         self.startup_seconds: dict[str, float] = {}  # "cluster", "setup": the first run's costs
+        # a LocalCluster's chunk runners (dask actors, one per worker) and the futures that keep them;
+        # None: chunks go as tasks (a scheduler's address, or a runner was lost)
+        self._runners: list[Any] | None = None
+        self._runner_futures: list[Any] = []
+        self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
 
     # -- the cluster ------------------------------------------------------------------------------------
     @property
@@ -147,6 +166,39 @@ class DaskPool:
             ) from None
         self.startup_seconds["cluster"] = time.perf_counter() - start
         self._check_workers()
+        if not self.address:
+            self._start_runners()
+
+    def _start_runners(self) -> None:
+        """One chunk runner per worker of the LocalCluster: a chunk then costs one round trip to its worker
+        instead of a task's messages through the scheduler (docs/cluster.md). Where they cannot be
+        made, chunks go as tasks."""
+        try:
+            addresses = sorted(self._client.scheduler_info()["workers"])
+            futures = [
+                self._client.submit(
+                    ChunkRunner,
+                    self._token,
+                    actor=True,
+                    workers=[address],
+                    allow_other_workers=False,
+                    pure=False,
+                    key=f"evo-{self._token}-runner-{n}",
+                )
+                for n, address in enumerate(addresses)
+            ]
+            runners = [future.result(timeout=self.worker_wait) for future in futures]
+            for runner in runners:
+                # calls go through this client (which is not the process's default), and a call to a
+                # worker that is gone fails at once rather than waiting for its actor to come back
+                runner._client, runner._future = self._client, None
+            for runner in runners:  # each answers a first call, or chunks go as tasks
+                if runner.ready().result(timeout=RUNNER_ANSWER) is not True:
+                    raise RuntimeError("a chunk runner did not answer")
+        except Exception as exc:
+            log.debug("dask: no chunk runners (%s); chunks go as tasks", one_line(exc))
+            return
+        self._runners, self._runner_futures = runners, futures
 
     def _check_workers(self) -> None:
         """Set the run up on every worker now (plugin, warm kernel); the first failure, by address, fails
@@ -249,6 +301,17 @@ class DaskPool:
             chunks = [[]]
         if not order:
             return []
+        results: dict[int, Any] = {}
+        if self._runners:
+            done = self._run_on_runners(chunks, weight, progress)
+            for pairs in done.values():
+                results.update(pairs)
+            if len(done) == len(chunks):
+                return [results[index] for index in order]
+            # a runner was lost: the chunks not done (a failed one again: it fails the same way) go as
+            # tasks, now and from now on
+            self._drop_runners()
+            chunks = [chunk for n, chunk in enumerate(chunks) if n not in done]
         # a graph for the first chunk of each worker, sent at once, then one for the rest while they
         # run (a submit per chunk would cost the scheduler far more); a key per chunk
         chunk_of: dict[Any, int] = {}
@@ -265,10 +328,76 @@ class DaskPool:
             )
             chunk_of.update(zip(futures, numbers, strict=True))
         self._last_batch = list(chunk_of)
+        self.sent["task"] += len(chunk_of)
         if progress is not None:
             progress(0)  # everything is out with the workers: the caller may do its own work
-        results = self._collect(chunk_of, weight, progress)
+        results.update(self._collect(chunk_of, weight, progress))
         return [results[index] for index in order]
+
+    def _run_on_runners(
+        self, chunks: list[list[tuple[int, Any]]], weight: dict[int, int], progress: Progress | None
+    ) -> dict[int, list]:
+        """Run the chunks on the chunk runners, a chunk to each, the next to the first that is free.
+        Returns each chunk's results by chunk number: all of them, or those done when a runner was lost
+        (its worker died). A chunk's error is raised (the first in task order) once the chunks before it
+        are done."""
+        runners = list(self._runners or ())
+        answers: queue.Queue = queue.Queue()
+        waiting = list(range(len(chunks)))[::-1]  # popped from the end: chunk 0 first
+        busy: dict[int, int] = {}  # runner -> its chunk
+        done: dict[int, list] = {}
+        errors: dict[int, ErrorData] = {}
+
+        def send(runner: int) -> None:  # the next chunk not after a failed one, if any, to ``runner``
+            while waiting and waiting[-1] > min(errors, default=len(chunks)):
+                waiting.pop()
+            if not waiting:
+                return
+            number = waiting.pop()
+            busy[runner] = number
+            data = pickle.dumps(chunks[number], protocol=pickle.HIGHEST_PROTOCOL)
+            try:
+                call = runners[runner].run(data)
+            except Exception:  # the handle knows its worker is gone
+                answers.put((runner, number, None, True))
+                return
+            self._client.loop.add_callback(_forward, runner, number, call, answers)
+            self.sent["runner"] += 1
+
+        for runner in range(len(runners)):
+            send(runner)
+        if progress is not None:
+            progress(0)  # everything is out with the workers: the caller may do its own work
+        lost = False
+        while busy:
+            try:
+                runner, number, outcome, failed = answers.get(timeout=self.poll)
+            except queue.Empty:
+                self._check_alive()
+                continue
+            del busy[runner]
+            if failed:  # its worker is gone: let the others finish theirs, send nothing more
+                lost = True
+                continue
+            pairs, error, _, records = pickle.loads(outcome)
+            replay(records)
+            done[number] = pairs
+            if progress is not None:
+                progress(sum(weight[index] for index, _ in pairs))
+            if error is not None:
+                errors[number] = error
+            if not lost:
+                send(runner)
+        if lost:
+            return {n: pairs for n, pairs in done.items() if n not in errors}
+        if errors:
+            raise EvaluationFailed(*errors[min(errors)])
+        return done
+
+    def _drop_runners(self) -> None:
+        if self._runners is not None:
+            log.info("dask: a worker holding a chunk runner was lost; chunks go as tasks from now on")
+        self._runners, self._runner_futures = None, []
 
     def _collect(self, chunk_of: dict[Any, int], weight: dict[int, int], progress: Progress | None) -> dict:
         results: dict[int, Any] = {}
@@ -328,6 +457,7 @@ class DaskPool:
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
         self._last_batch = []
+        self._runners, self._runner_futures = None, []
         if client is not None:
             # a client that lost its scheduler logs that it gives up reconnecting: the run said it already
             lost = client.status != "running"

@@ -22,7 +22,15 @@ import distributed
 from evo.errors import EvoInputError
 from evo.run.backends.base import ErrorData, Job, log, run_chunk
 
-__all__ = ["IgnoreInterrupt", "RunData", "chunk_on_worker", "one_line", "setup_on_worker", "versions"]
+__all__ = [
+    "ChunkRunner",
+    "IgnoreInterrupt",
+    "RunData",
+    "chunk_on_worker",
+    "one_line",
+    "setup_on_worker",
+    "versions",
+]
 
 _STATES: dict[str, tuple[Job, Any]] = {}  # run token -> (job, context ready to use), in this worker
 _BLOBS: dict[str, tuple[bytes, int]] = {}  # run token -> (pickled job, context, setup; evo's log level)
@@ -182,6 +190,21 @@ def chunk_on_worker(token: str, chunk: bytes) -> bytes:
             log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
     outcome = (done, error, time.perf_counter() - start, records.records)
     return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class ChunkRunner:
+    """A dask actor holding one run on one worker of a LocalCluster: its :meth:`run` is
+    :func:`chunk_on_worker`, called by the client straight on the worker (one round trip), not as a task
+    through the scheduler (docs/cluster.md, "Chunk runners")."""
+
+    def __init__(self, token: str):
+        self.token = token
+
+    def ready(self) -> bool:
+        return True
+
+    def run(self, chunk: bytes) -> bytes:
+        return chunk_on_worker(self.token, chunk)
 
 
 def _named_as_at_home(error: ErrorData | None, context: Any) -> ErrorData | None:
