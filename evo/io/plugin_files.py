@@ -15,7 +15,7 @@ from evo.errors import EvoInputError
 from evo.io.atomic import atomic_write_text
 from evo.io.bounded import read_input_bytes
 
-__all__ = ["MAX_PLUGIN_BYTES", "PluginFiles", "read_plugin_files", "write_plugin_files"]
+__all__ = ["MAX_PLUGIN_BYTES", "PluginFiles", "held_at", "read_plugin_files", "write_plugin_files"]
 
 # the most Python source (bytes) sent along with a plugin file: its folder must not be a whole project
 MAX_PLUGIN_BYTES = 4 * 1024 * 1024
@@ -87,6 +87,20 @@ def read_plugin_files(path: str | os.PathLike) -> PluginFiles:
     if entry.name not in {name for name, _ in files}:
         raise EvoInputError("no such plugin file", source=str(entry))
     return PluginFiles(entry=entry.name, files=tuple(files), origin=str(entry))
+
+
+def held_at(plugin_files: PluginFiles, folder: str | os.PathLike) -> bool:
+    """Whether ``folder`` already holds every one of the files, each with the same text (a file that
+    cannot be read counts as different)."""
+    root = Path(folder)
+    for name, text in plugin_files.files:
+        try:
+            data = read_input_bytes(root / name, limit=MAX_PLUGIN_BYTES + 1, partial=True)
+        except (OSError, EvoInputError):
+            return False
+        if data != text.encode("utf-8"):
+            return False
+    return True
 
 
 def write_plugin_files(plugin_files: PluginFiles, folder: str | os.PathLike) -> Path:

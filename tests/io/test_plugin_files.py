@@ -57,3 +57,14 @@ def test_a_folder_too_big_to_send_is_one_line_naming_the_plugin(tmp_path, monkey
 def test_a_missing_plugin_file_is_an_input_error(tmp_path):
     with pytest.raises(EvoInputError, match="no such plugin file"):
         read_plugin_files(tmp_path / "nothing.py")
+
+
+def test_a_folder_holds_the_files_only_with_every_one_of_them_byte_for_byte(tmp_path):
+    files = read_plugin_files(make_folder(tmp_path / "mine"))
+    assert plugin_files.held_at(files, tmp_path / "mine")
+    copy = write_plugin_files(files, tmp_path / "worker").parent
+    assert plugin_files.held_at(files, copy)
+    (copy / "helpers" / "more.py").write_text("y = 3\n")
+    assert not plugin_files.held_at(files, copy)
+    (tmp_path / "mine" / "sprint_helper.py").unlink()
+    assert not plugin_files.held_at(files, tmp_path / "mine")

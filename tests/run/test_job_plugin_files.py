@@ -12,7 +12,7 @@ from evo.fitness import PluginRef, find_plugin, registry
 from evo.fitness.evaluate import EvaluationSpec, evaluate
 from evo.ga.creatures import random_creature
 from evo.ga.settings import GASection, GenomeSection
-from evo.run.job import BreedContext, setup_worker, with_plugin_files
+from evo.run.job import BreedContext, _shipped_here, setup_worker, with_plugin_files
 from evo.sim import World
 
 PLUGIN = '''
@@ -73,3 +73,25 @@ def test_a_plugin_that_cannot_load_on_a_worker_is_one_line_naming_it_and_its_fil
     message = str(caught.value)
     assert message.startswith(f"cannot load plugin 'reach' (from {tmp_path / 'mine' / 'reach.py'}): ")
     assert "No module named 'evo_module_that_is_not_here'" in message and "\n" not in message
+
+
+def test_one_of_evos_shipped_plugins_is_loaded_from_its_own_file_when_this_machine_has_it_unchanged(
+    tmp_path, monkeypatch
+):
+    plugin = find_plugin("distance")
+    context = with_plugin_files(
+        BreedContext(EvaluationSpec(World(), 200, plugin.ref(), {}), GenomeSection(), GASection())
+    )
+    children = []
+    monkeypatch.setattr(registry, "import_in_child", children.append)
+    assert _shipped_here(context.plugin_files)
+    ready = setup_worker(context, tmp_path / "worker")
+    assert ready.spec.plugin.origin == plugin.origin and children == []  # no copy, no child import
+    assert not (tmp_path / "worker").exists()
+    # a machine whose shipped file differs gets the copy, imported in a child first like any file
+    shipped = context.plugin_files
+    files = tuple((n, t + "\n# changed\n" if n == shipped.entry else t) for n, t in shipped.files)
+    changed = dataclasses.replace(context, plugin_files=dataclasses.replace(shipped, files=files))
+    assert not _shipped_here(changed.plugin_files)
+    ready = setup_worker(changed, tmp_path / "worker")
+    assert ready.spec.plugin.origin.startswith(f"file:{tmp_path / 'worker'}") and len(children) == 1
