@@ -153,11 +153,11 @@ def shipping_share(config, generations: int = 12) -> dict[str, float]:
     ]
     work = time.thread_time() - start
 
-    def least(work: Any) -> float:  # CPU seconds, least of 5 (one slow repeat is the machine, not pickle)
+    def least(repeat: Any) -> float:  # CPU seconds, least of 5 (one slow repeat is the machine, not pickle)
         seen = []
         for _ in range(5):
             start = time.thread_time()
-            work()
+            repeat()
             seen.append(time.thread_time() - start)
         return min(seen)
 

@@ -201,8 +201,8 @@ def with_plugin_files(context: BreedContext) -> BreedContext:
 def setup_worker(context: BreedContext, folder: str | os.PathLike) -> BreedContext:
     """Make a worker ready for the context's broods: write the carried plugin files under ``folder`` and
     point the plugin at that copy (not for one of evo's shipped plugins that this machine holds with the
-    same text: it is loaded from there), load the plugin, and compile (or load from numba's cache) and run the
-    kernel once.
+    same text: it is loaded from there), load the plugin, and compile (or load from numba's cache) and
+    run the kernel once.
 
     Args:
         context: the run's context, as the worker received it.

@@ -1,10 +1,8 @@
 """The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
 
-The job and context reach every worker once, as a worker plugin (also given to workers that join later;
-worker side: :mod:`evo.run.backends.dask_worker`); a task carries its chunk only; results come back in task
-order, errors as data. On a LocalCluster it starts, chunks go to a chunk runner (a dask actor) on each
-worker instead, one round trip each, until a runner's worker is lost. The LocalCluster:
-:mod:`evo.run.backends.dask_cluster`. See docs/cluster.md.
+The job and context reach every worker once, as a worker plugin (worker side: :mod:`.dask_worker`); a task
+carries its chunk only; results come back in task order, errors as data. A LocalCluster's chunks go to a
+chunk runner (a dask actor) per worker instead, until one is lost (:mod:`.dask_cluster`; docs/cluster.md).
 """
 
 from __future__ import annotations
