@@ -27,6 +27,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "discover",
     "find_plugin",
+    "is_shipped",
     "load_ref",
     "plugin_of",
     "register_fitness",
@@ -66,7 +67,9 @@ def _plugin_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.py") if not p.name.startswith(("_", ".")))
 
 
-def _is_shipped(path: Path) -> bool:
+def is_shipped(path: Path) -> bool:
+    """Whether the (resolved) plugin file ``path`` is in evo's shipped plugins folder: evo's own code,
+    never imported in a child process first."""
     shipped = shipped_folder()
     return shipped is not None and path.parent == shipped.resolve()
 
@@ -78,7 +81,7 @@ def _load_file(path: Path, *, contained: bool = False) -> list[Plugin]:
     key = str(path)
     if key in _FILES:
         return _FILES[key]
-    if not contained and not _is_shipped(path):
+    if not contained and not is_shipped(path):
         import_in_child([f"file:{key}"])
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     module_name = f"_evo_plugin_{path.stem.replace('-', '_')}_{digest}"
@@ -179,7 +182,7 @@ def discover(plugin_paths: Sequence[str] = (), *, base_dir: str | None = None) -
     files = list(dict.fromkeys(p.resolve() for p in files))
     entry_points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
     # every new import tried in one child process first
-    untried = [f"file:{p}" for p in files if str(p) not in _FILES and not _is_shipped(p)]
+    untried = [f"file:{p}" for p in files if str(p) not in _FILES and not is_shipped(p)]
     untried += [f"entry:{ep.name}" for ep in entry_points if ep.module not in sys.modules]
     import_in_child(untried)
     for path in files:

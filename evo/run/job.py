@@ -19,11 +19,12 @@ from traceback import format_exception
 
 from evo.audit.robust import RobustSettings, robust_evaluation, simulate_samples
 from evo.errors import EvoInputError
-from evo.fitness import load_ref, shipped_folder
+from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, EvaluationSpec, worst_fitness
 from evo.fitness.evaluate import evaluate as evaluate_one
 from evo.fitness.failure import describe
 from evo.fitness.reducers import BoundReducer
+from evo.fitness.registry import is_shipped
 from evo.ga.brood import BreedSettings, Brood, Variation, breed
 from evo.ga.search import ChildResult
 from evo.ga.settings import GASection, GenomeSection
@@ -242,9 +243,8 @@ def _shipped_here(files: PluginFiles) -> bool:
     """Whether the plugin file is one of evo's shipped plugins, found in this machine's shipped folder with
     the same text as every file sent: it is then loaded from there, as any shipped plugin is (no copy,
     and no import in a child process first, which costs a worker about half a second)."""
-    home = shipped_folder()
     origin = Path(files.origin)
-    return home is not None and origin.parent == home.resolve() and held_at(files, origin.parent)
+    return is_shipped(origin) and held_at(files, origin.parent)
 
 
 def warm(context: BreedContext) -> None:
