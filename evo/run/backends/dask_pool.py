@@ -50,6 +50,14 @@ WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size
 WorkerSetup = Callable[[Any, str], Any]
 
 
+def _chunk_outcome(data: bytes) -> tuple[list, ErrorData | None, float]:
+    """A chunk's (results, first error, seconds) from what :func:`chunk_on_worker` returned, its workers'
+    log records handed to this process's loggers."""
+    done, error, seconds, records = pickle.loads(data)
+    replay(records)
+    return done, error, seconds
+
+
 async def _forward(runner: int, number: int, call: Any, answers: queue.Queue) -> None:
     """Put a chunk runner's answer to ``answers`` when it comes (in the client's event loop):
     ``(runner, chunk number, its pickled outcome, failed)``, ``failed`` True when its worker is gone."""
@@ -377,8 +385,7 @@ class DaskPool:
             if failed:  # its worker is gone: let the others finish theirs, send nothing more
                 lost = True
                 continue
-            pairs, error, _, records = pickle.loads(outcome)
-            replay(records)
+            pairs, error, _ = _chunk_outcome(outcome)
             done[number] = pairs
             if progress is not None:
                 progress(sum(weight[index] for index, _ in pairs))
@@ -447,9 +454,7 @@ class DaskPool:
             else:
                 message = f"a dask task failed: {one_line(exc)}"
             raise EvaluationFailed(-1, None, message)
-        done, error, seconds, records = pickle.loads(outcome)
-        replay(records)
-        return done, error, seconds
+        return _chunk_outcome(outcome)
 
     def close(self) -> None:
         client, cluster = self._client, self._cluster
