@@ -1,10 +1,13 @@
 """The experiments behind docs/performance.md, "Issue 29" / "Round two": what a 2-worker run's wall time is
 made of, other ways to cut a generation into chunks, two workers beside a busy process, the files'
 ``fsync`` s, and what one compiled brood costs; and, from round three, a LocalCluster's chunks sent to
-its chunk runners against the same chunks sent as tasks. Each prints one line; a few minutes on 2 cores.
+its chunk runners against the same chunks sent as tasks; and, from round four, what a LocalCluster costs
+once and per generation beside the fork pool, the bound that puts on a whole run's ratio, and other ways
+of starting its workers. Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 8).
 
-    .venv/bin/python docs/engine_experiments.py          # all of them
-    .venv/bin/python docs/engine_experiments.py dask     # only the chunk runners against tasks
+    .venv/bin/python docs/engine_experiments.py              # round two's
+    .venv/bin/python docs/engine_experiments.py dask         # only the chunk runners against tasks
+    .venv/bin/python docs/engine_experiments.py dask-costs   # a LocalCluster's costs (round four)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -176,8 +179,119 @@ def dask_runners(config, tmp: Path) -> None:
     )
 
 
+def _split_cpu() -> tuple[float, float]:
+    """CPU seconds of this process, and of its finished (waited-for) children."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def dask_costs(tmp: Path, long: int = 480) -> None:
+    """Whole 2-worker runs of walkers, the fork pool and a LocalCluster interleaved, least of the repeats:
+    wall seconds and CPU seconds of this process (the run, and the LocalCluster's scheduler and nannies)
+    and of the workers. A 1-generation run gives a LocalCluster's cost once (its start, its workers' set-up,
+    its close) over the fork pool's; the 120- and ``long``-generation runs, what each later generation
+    adds; then the bound on a
+    whole run's ratio on this machine's cores; then a run of ``long`` generations; then whole runs with the
+    workers started each way dask can start them (:func:`dask_method`, each in a fresh interpreter: a
+    forkserver outlives its run)."""
+    cores = os.cpu_count() or 1
+    seen: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
+    whole_run(walkers_config(2).replace(pool={"workers": 1}), tmp / "warm")
+    for gens in (1, 120, long):
+        for _ in range(REPEATS if gens != long else 1):
+            for backend in ("fork", "dask"):
+                own, children = _split_cpu()
+                wall, _ = whole_run(
+                    walkers_config(gens).replace(pool={"workers": 2, "backend": backend}), tmp / backend
+                )
+                own2, children2 = _split_cpu()
+                seen.setdefault((backend, gens), []).append((wall, own2 - own, children2 - children))
+    best = {key: tuple(min(run[i] for run in runs) for i in range(3)) for key, runs in seen.items()}
+    for gens in (1, 120, long):
+        (fw, fp, fc), (dw, dp, dc) = best[("fork", gens)], best[("dask", gens)]
+        print(
+            f"{gens} generation(s): fork pool {fw:.2f} s wall, CPU {fp:.2f} s here + {fc:.2f} s workers;"
+            f" LocalCluster {dw:.2f} s wall ({fw / dw:.2f}x), CPU {dp:.2f} s here + {dc:.2f} s workers"
+        )
+    (fw1, fp1, fc1), (dw1, dp1, dc1) = best[("fork", 1)], best[("dask", 1)]
+    (fw, fp, fc), (dw, dp, dc) = best[("fork", 120)], best[("dask", 120)]
+    (_, fpl, fcl), (_, dpl, dcl) = best[("fork", long)], best[("dask", long)]
+    once = (dp1 + dc1) - (fp1 + fc1)
+    per_generation = ((dpl + dcl) - (fpl + fcl) - ((dp + dc) - (fp + fc))) / (long - 120) * 1e3
+    allowed = cores * fw / 0.95 - (fp + fc)
+    print(
+        f"a LocalCluster's cost once (1 generation): {dw1 - fw1:.2f} s wall, {once:.2f} CPU-s more than the"
+        f" fork pool; each generation from the 121st to the {long}th, {per_generation:.1f} ms of CPU more;"
+        f" 0.95x on the 120-generation run would need it done in {fw / 0.95:.2f} s, on {cores} cores with at"
+        f" most {allowed:.2f} CPU-s more than the fork pool's {fp + fc:.2f} (a run's wall time is at least"
+        f" its CPU time over the cores)"
+    )
+    methods = ("fork pool", "spawn", "forkserver", "forkserver+evo", "fork")
+    walls: dict[str, list[float]] = {}
+    second = ""
+    for _ in range(REPEATS):
+        for method in methods:
+            lines = subprocess.run(
+                [sys.executable, __file__, "dask-method", method], capture_output=True, text=True, check=True
+            ).stdout.splitlines()
+            walls.setdefault(method, []).append(float(lines[-1].split()[-1]))
+            second = second or next((line for line in lines if line.startswith("a second")), "")
+    print(
+        "workers started by: "
+        + "; ".join(f"{method} {min(walls[method]):.2f} s" for method in methods)
+        + " (whole 120-generation runs, wall, each in a fresh interpreter, least of the repeats); "
+        + second
+    )
+
+
+def dask_method(method: str) -> None:
+    """One whole 2-worker run of walkers with the LocalCluster's workers started by ``method`` (dask's
+    ``distributed.worker.multiprocessing-method``; ``forkserver+evo`` also preloads the modules a worker
+    imports, so that each worker is forked with them) or on the fork pool; prints its wall seconds last.
+    With ``fork`` (workers forked from this process, which runs the cluster's threads), a second run then
+    starts a second LocalCluster in the same interpreter, and what became of it is printed first."""
+    import dask
+    import distributed  # noqa: F401 (imported before dask.config.set: its defaults outlive the block)
+
+    backend = "fork" if method == "fork pool" else "dask"
+    start = method.split("+")[0] if backend == "dask" else "spawn"
+    with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+        with dask.config.set({"distributed.worker.multiprocessing-method": start}):
+            if method.endswith("+evo"):
+                from distributed.utils import get_mp_context
+
+                get_mp_context().set_forkserver_preload(
+                    ["distributed", "numpy", "numba", "evo.run.backends.dask_worker", "evo.run.job",
+                     "evo.sim.batch", "evo.ga.kernels.brood", "evo.fitness.reducers"]
+                )  # fmt: skip
+            wall, _ = whole_run(
+                walkers_config(120).replace(pool={"workers": 2, "backend": backend}), Path(tmp) / "a"
+            )
+        if method == "fork":  # set as evo sets its cluster's settings: for each cluster it starts
+            try:
+                with dask.config.set({"distributed.worker.multiprocessing-method": start}):
+                    whole_run(
+                        walkers_config(1).replace(pool={"workers": 2, "backend": "dask"}), Path(tmp) / "b"
+                    )
+                print("a second LocalCluster forked in the same interpreter: ran")
+            except Exception as exc:
+                print(
+                    f"a second LocalCluster forked in the same interpreter: {' '.join(str(exc).split())[:90]}"
+                )
+    print("wall", wall)
+
+
 def main() -> None:
     config = walkers_config(120)
+    if sys.argv[1:2] == ["dask-method"]:
+        dask_method(sys.argv[2])
+        return
+    if sys.argv[1:2] == ["dask-costs"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            dask_costs(Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+        return
     if sys.argv[1:] == ["dask"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
