@@ -20,11 +20,15 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
+    walkers = fields["walkers"]
+    # a LocalCluster's start costs CPU beyond the fork pool's, so the bound on its ratio is below 1
+    assert walkers["dask_once_cpu_s"] > 0 and 0 < walkers["dask_vs_fork_wall_bound"] < 1, walkers
     assert fields["shipping"]["pickling_cpu_s"] > 0 and 0 < fields["shipping"]["share"] < 1
     shipping = fields["shipping"]
     assert shipping["results_as_objects_cpu_s"] > 0 and shipping["results_as_arrays_cpu_s"] > 0
     text = "\n".join(section.lines)
     assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
+    assert "its start and close alone cost" in text
 
 
 def test_generation_children_are_the_creatures_of_each_generation_in_order():
