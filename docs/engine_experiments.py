@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evo.bench.engine import cpu_breakdown, generation_children, whole_run
+from evo.bench.engine import cpu_breakdown, cpu_parts, generation_children, whole_run
 from evo.bench.evolution import walkers_config
 from evo.run import generations
 from evo.run.batching import chunk_shares
@@ -179,14 +179,6 @@ def dask_runners(config, tmp: Path) -> None:
     )
 
 
-def _split_cpu() -> tuple[float, float]:
-    """CPU seconds of this process, and of its finished (waited-for) children."""
-    import resource
-
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
-
-
 def dask_costs(tmp: Path, long: int = 480) -> None:
     """Whole 2-worker runs of walkers, the fork pool and a LocalCluster interleaved, least of the repeats:
     wall seconds and CPU seconds of this process (the run, and the LocalCluster's scheduler and nannies)
@@ -202,11 +194,11 @@ def dask_costs(tmp: Path, long: int = 480) -> None:
     for gens in (1, 120, long):
         for _ in range(REPEATS if gens != long else 1):
             for backend in ("fork", "dask"):
-                own, children = _split_cpu()
+                own, children = cpu_parts()
                 wall, _ = whole_run(
                     walkers_config(gens).replace(pool={"workers": 2, "backend": backend}), tmp / backend
                 )
-                own2, children2 = _split_cpu()
+                own2, children2 = cpu_parts()
                 seen.setdefault((backend, gens), []).append((wall, own2 - own, children2 - children))
     best = {key: tuple(min(run[i] for run in runs) for i in range(3)) for key, runs in seen.items()}
     for gens in (1, 120, long):

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from evo.bench import best_time
 from evo.bench.evolution import bench_config, walkers_config
 from evo.io.folder_digest import folder_digest
 from evo.run.backends import default_workers
@@ -26,18 +27,23 @@ from evo.run.callbacks import Callback
 from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
 
-__all__ = ["engine_section", "generation_children", "shipping_share", "whole_run"]
+__all__ = ["cpu_parts", "engine_section", "generation_children", "shipping_share", "whole_run"]
 
 GENERATIONS = 120  # examples/walkers.toml whole, as issue 29's target 1 is stated
 REPEATS = 3  # at most, whatever --repeats says: a walkers run is seconds, and there are six kinds
 IGNORED = ("run.log", "config.toml")  # the log's times and the [pool] table differ between the runs
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of its finished (waited-for) children: the workers of a pool
+def cpu_parts() -> tuple[float, float]:
+    """CPU seconds of this process, and of its finished (waited-for) children: the workers of a pool
     that was shut down."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished children (:func:`cpu_parts`, summed)."""
+    return sum(cpu_parts())
 
 
 def whole_run(config, folder: Path) -> tuple[float, float]:
@@ -154,12 +160,7 @@ def shipping_share(config, generations: int = 12) -> dict[str, float]:
     work = time.thread_time() - start
 
     def least(repeat: Any) -> float:  # CPU seconds, least of 5 (one slow repeat is the machine, not pickle)
-        seen = []
-        for _ in range(5):
-            start = time.thread_time()
-            repeat()
-            seen.append(time.thread_time() - start)
-        return min(seen)
+        return best_time(repeat, 5, clock=time.thread_time)
 
     def round_trip(value: Any) -> Any:
         return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
