@@ -313,7 +313,7 @@ def _dask_bound(config, repeats: int, tmp: Path, fork: dict[str, float]) -> dict
     runs = _runs(once, repeats, tmp, kinds)
     extra = runs["dask"]["cpu"] - runs["fork"]["cpu"]
     floor = (fork["cpu"] + max(0.0, extra)) / (os.cpu_count() or 1)
-    return {"dask_once_cpu_s": extra, "dask_vs_fork_wall_bound": fork["wall"] / max(floor, fork["wall"])}
+    return {"dask_once_cpu_s": extra, "dask_vs_fork_wall_bound": min(1.0, fork["wall"] / floor)}
 
 
 def engine_section(args: argparse.Namespace):
