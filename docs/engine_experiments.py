@@ -182,12 +182,11 @@ def dask_runners(config, tmp: Path) -> None:
 def dask_costs(tmp: Path, long: int = 480) -> None:
     """Whole 2-worker runs of walkers, the fork pool and a LocalCluster interleaved, least of the repeats:
     wall seconds and CPU seconds of this process (the run, and the LocalCluster's scheduler and nannies)
-    and of the workers. A 1-generation run gives a LocalCluster's cost once (its start, its workers' set-up,
-    its close) over the fork pool's; the 120- and ``long``-generation runs, what each later generation
-    adds; then the bound on a
-    whole run's ratio on this machine's cores; then a run of ``long`` generations; then whole runs with the
-    workers started each way dask can start them (:func:`dask_method`, each in a fresh interpreter: a
-    forkserver outlives its run)."""
+    and of the workers. The 1-generation runs give a LocalCluster's cost once (its start, its workers'
+    set-up, its close) over the fork pool's; the 120- and ``long``-generation runs (the latter once),
+    what each later generation adds; from these, the bound on the 120-generation run's ratio on this
+    machine's cores. Then whole runs with the workers started each way dask can start them
+    (:func:`dask_method`, each in a fresh interpreter: a forkserver outlives its run)."""
     cores = os.cpu_count() or 1
     seen: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
     whole_run(walkers_config(2).replace(pool={"workers": 1}), tmp / "warm")
