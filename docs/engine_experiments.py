@@ -1,13 +1,14 @@
 """The experiments behind docs/performance.md, "Issue 29" / "Round two": what a 2-worker run's wall time is
 made of, other ways to cut a generation into chunks, two workers beside a busy process, the files'
 ``fsync`` s, and what one compiled brood costs; and, from round three, a LocalCluster's chunks sent to
-its chunk runners against the same chunks sent as tasks; and, from round four, what a LocalCluster costs
-once and per generation beside the fork pool, the bound that puts on a whole run's ratio, and other ways
-of starting its workers. Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 8).
+its chunk runners against the same chunks sent as tasks; and, from rounds four and five, what the local
+dask cluster costs once and per generation beside the fork pool, the bound that puts on a whole run's
+ratio, and other ways of starting its workers (round five made forked workers evo's way). Each prints
+one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
     .venv/bin/python docs/engine_experiments.py dask         # only the chunk runners against tasks
-    .venv/bin/python docs/engine_experiments.py dask-costs   # a LocalCluster's costs (round four)
+    .venv/bin/python docs/engine_experiments.py dask-costs   # the local cluster's costs (rounds four, five)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -180,13 +181,13 @@ def dask_runners(config, tmp: Path) -> None:
 
 
 def dask_costs(tmp: Path, long: int = 480) -> None:
-    """Whole 2-worker runs of walkers, the fork pool and a LocalCluster interleaved, least of the repeats:
-    wall seconds and CPU seconds of this process (the run, and the LocalCluster's scheduler and nannies)
-    and of the workers. The 1-generation runs give a LocalCluster's cost once (its start, its workers'
-    set-up, its close) over the fork pool's; the 120- and ``long``-generation runs (the latter once),
-    what each later generation adds; from these, the bound on the 120-generation run's ratio on this
-    machine's cores. Then whole runs with the workers started each way dask can start them
-    (:func:`dask_method`, each in a fresh interpreter: a forkserver outlives its run)."""
+    """Whole 2-worker runs of walkers, the fork pool and evo's local dask cluster interleaved, least of the
+    repeats: wall seconds and CPU seconds of this process (the run, and the cluster's scheduler) and of the
+    workers. The 1-generation runs give the cluster's cost once (its start, its workers' set-up, its close)
+    over the fork pool's; the 120- and ``long``-generation runs (the latter once), what each later
+    generation adds; from these, the bound on the 120-generation run's ratio on this machine's cores.
+    Then whole runs with the workers started each way (:func:`dask_method`, each in a fresh interpreter:
+    a forkserver outlives its run)."""
     cores = os.cpu_count() or 1
     seen: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
     whole_run(walkers_config(2).replace(pool={"workers": 1}), tmp / "warm")
@@ -204,7 +205,7 @@ def dask_costs(tmp: Path, long: int = 480) -> None:
         (fw, fp, fc), (dw, dp, dc) = best[("fork", gens)], best[("dask", gens)]
         print(
             f"{gens} generation(s): fork pool {fw:.2f} s wall, CPU {fp:.2f} s here + {fc:.2f} s workers;"
-            f" LocalCluster {dw:.2f} s wall ({fw / dw:.2f}x), CPU {dp:.2f} s here + {dc:.2f} s workers"
+            f" local cluster {dw:.2f} s wall ({fw / dw:.2f}x), CPU {dp:.2f} s here + {dc:.2f} s workers"
         )
     (fw1, fp1, fc1), (dw1, dp1, dc1) = best[("fork", 1)], best[("dask", 1)]
     (fw, fp, fc), (dw, dp, dc) = best[("fork", 120)], best[("dask", 120)]
@@ -213,13 +214,14 @@ def dask_costs(tmp: Path, long: int = 480) -> None:
     per_generation = ((dpl + dcl) - (fpl + fcl) - ((dp + dc) - (fp + fc))) / (long - 120) * 1e3
     allowed = cores * fw / 0.95 - (fp + fc)
     print(
-        f"a LocalCluster's cost once (1 generation): {dw1 - fw1:.2f} s wall, {once:.2f} CPU-s more than the"
-        f" fork pool; each generation from the 121st to the {long}th, {per_generation:.1f} ms of CPU more;"
+        f"the local cluster's cost once (1 generation): {dw1 - fw1:.2f} s wall, {once:.2f} CPU-s more than"
+        f" the fork pool; each generation from the 121st to the {long}th, {per_generation:.1f} ms of CPU"
+        f" more;"
         f" 0.95x on the 120-generation run would need it done in {fw / 0.95:.2f} s, on {cores} cores with at"
         f" most {allowed:.2f} CPU-s more than the fork pool's {fp + fc:.2f} (a run's wall time is at least"
         f" its CPU time over the cores)"
     )
-    methods = ("fork pool", "spawn", "forkserver", "forkserver+evo", "fork")
+    methods = ("fork pool", "evo", "spawn", "forkserver", "forkserver+evo", "fork", "threads")
     walls: dict[str, list[float]] = {}
     second = ""
     for _ in range(REPEATS):
@@ -237,17 +239,59 @@ def dask_costs(tmp: Path, long: int = 480) -> None:
     )
 
 
+class SpawnedCluster:
+    """Round four's local cluster, for comparison: dask's LocalCluster, its workers started by its nannies
+    in the way dask's ``distributed.worker.multiprocessing-method`` says (``spawn`` by default), or, with
+    ``threads``, workers that are threads of this process. Stands in for evo's
+    :class:`~evo.run.backends.dask_cluster.ForkedCluster`."""
+
+    def __init__(self, workers: int, threads: bool = False):
+        import dask
+        import distributed
+
+        from evo.run.backends.dask_cluster import LOCAL_CLUSTER_CONFIG
+
+        where = {"scheduler_kwargs": {"dashboard_address": None}}  # threads: dask's in-process transport
+        if not threads:
+            where = {
+                "host": "127.0.0.1",
+                "scheduler_port": 0,
+                "scheduler_kwargs": {"dashboard_address": "127.0.0.1:0"},
+            }
+        with dask.config.set(LOCAL_CLUSTER_CONFIG):
+            self.cluster = distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=not threads,
+                dashboard_address=None,
+                **where,
+            )
+
+    def alive(self) -> int:
+        return len(self.cluster.scheduler_info.get("workers", {}))
+
+    def close(self, timeout: float = 10) -> None:
+        self.cluster.close(timeout=timeout)
+
+
 def dask_method(method: str) -> None:
-    """One whole 2-worker run of walkers with the LocalCluster's workers started by ``method`` (dask's
+    """One whole 2-worker run of walkers on the fork pool (``fork pool``), on evo's local cluster
+    (``evo``: workers forked from this process before the cluster's threads start), or on round four's
+    (:class:`SpawnedCluster`) with its workers started by ``method`` (dask's
     ``distributed.worker.multiprocessing-method``; ``forkserver+evo`` also preloads the modules a worker
-    imports, so that each worker is forked with them) or on the fork pool; prints its wall seconds last.
-    With ``fork`` (workers forked from this process, which runs the cluster's threads), a second run then
-    starts a second LocalCluster in the same interpreter, and what became of it is printed first."""
+    imports, so that each worker is forked with them; ``threads``: threads of this process); prints its
+    wall seconds last. With ``fork`` (workers forked by the nannies from this process, which runs the
+    cluster's threads), a second run then starts a second cluster in the same interpreter, and what became
+    of it is printed first."""
     import dask
     import distributed  # noqa: F401 (imported before dask.config.set: its defaults outlive the block)
 
+    from evo.run.backends import dask_pool
+
     backend = "fork" if method == "fork pool" else "dask"
-    start = method.split("+")[0] if backend == "dask" else "spawn"
+    start = method.split("+")[0] if method not in ("fork pool", "evo", "threads") else "spawn"
+    if method not in ("fork pool", "evo"):
+        dask_pool.local_cluster = lambda workers: SpawnedCluster(workers, threads=method == "threads")
     with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
         with dask.config.set({"distributed.worker.multiprocessing-method": start}):
             if method.endswith("+evo"):

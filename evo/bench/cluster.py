@@ -1,4 +1,5 @@
-"""The ``dask`` section of ``python -m evo bench``: a dask LocalCluster of 2 workers against the fork pool.
+"""The ``dask`` section of ``python -m evo bench``: evo's local dask cluster of 2 workers against the fork
+pool.
 
 Both run the evolution section's config into a temporary run folder, interleaved, fastest repeat per
 generation kept; generation 0 (the start of the pool) is timed apart. See docs/performance.md and
@@ -74,7 +75,7 @@ def dask_section(args: argparse.Namespace):
     """The ``dask`` section of ``python -m evo bench``."""
     from evo.bench import Section
 
-    title = "dask: a LocalCluster of 2 workers against the fork pool of 2"
+    title = "dask: a local cluster of 2 workers against the fork pool of 2"
     if importlib.util.find_spec("distributed") is None:
         return Section(title, ["skipped: dask is not installed (pip install 'evo[dask]')"], {})
     population = int(getattr(args, "population", POPULATION))
@@ -109,7 +110,7 @@ def dask_section(args: argparse.Namespace):
         f" generations 1-{config.run.generations - 1} timed end to end, fastest of {repeats} per generation;"
         f" {os.cpu_count()} CPUs",
         f"fork pool, 2 workers:           {fork['per_s']:8.1f} evaluations/s",
-        f"dask LocalCluster, 2 workers:   {dask['per_s']:8.1f} evaluations/s"
+        f"dask local cluster, 2 workers: {dask['per_s']:8.1f} evaluations/s"
         f"  = {ratio:.2f} x fork (target >= 0.9)",
         f"generation 0 from the run's start (pool start included): fork {first_fork:.2f} s, dask"
         f" {first_dask:.2f} s; dask alone: cluster start {startup['cluster']:.2f} s, plugin and kernel on"

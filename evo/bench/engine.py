@@ -300,10 +300,10 @@ def _runs(config, repeats: int, tmp: Path, kinds: dict[str, Any]) -> dict[str, d
 
 
 def _dask_bound(config, repeats: int, tmp: Path, fork: dict[str, float]) -> dict[str, float]:
-    """What a LocalCluster costs once beyond the fork pool (CPU seconds of 1-generation runs of both, least
-    of the repeats), and the best wall ratio to the fork pool that leaves a whole run of ``config`` on
+    """What the local dask cluster costs once beyond the fork pool (CPU seconds of 1-generation runs of both,
+    least of the repeats), and the best wall ratio to the fork pool that leaves a whole run of ``config`` on
     this machine's CPUs (``fork``: the fork pool's least wall and CPU seconds of that run): a run's wall
-    time is at least its CPU seconds over the CPUs, and a LocalCluster's generations cost no less CPU
+    time is at least its CPU seconds over the CPUs, and the local cluster's generations cost no less CPU
     than the fork pool's (the same chunks, and its messages besides). docs/performance.md, "Round four"."""
     once = config.replace(run={"generations": 1})
     kinds = {
@@ -391,7 +391,7 @@ def engine_section(args: argparse.Namespace):
                     row["dask_vs_fork_cpu"] = runs["two"]["cpu"] / runs["dask"]["cpu"]
                     row |= _dask_bound(config, repeats, Path(tmp) / "dask_once", runs["two"])
                     lines.append(
-                        f"  target 3, dask LocalCluster of 2: {row['dask_vs_fork_wall']:.2f} x the fork"
+                        f"  target 3, dask local cluster of 2: {row['dask_vs_fork_wall']:.2f} x the fork"
                         f" pool's wall rate (>= 0.95), {row['dask_vs_fork_cpu']:.2f} x per CPU-second;"
                         f" its start and close alone cost {row['dask_once_cpu_s']:.2f} CPU-s more than the"
                         f" fork pool's (1-generation runs), so on {os.cpu_count()} CPUs this run's ratio is"

@@ -232,8 +232,8 @@ def evolve(
         workers: processes that evaluate (default ``[pool] workers``); 1 evaluates in this process.
         backend: ``"inprocess"``, ``"fork"`` or ``"dask"``, overriding ``[pool] backend``.
         address: the dask scheduler to use (``"tcp://host:8786"``), overriding ``[pool] address``; it
-            implies ``backend="dask"``. With dask and no address, a LocalCluster of ``workers`` processes
-            is started and closed at the end (docs/cluster.md).
+            implies ``backend="dask"``. With dask and no address, a local cluster of ``workers`` forked
+            processes is started and closed at the end (docs/cluster.md).
         callbacks: called after each generation with a :class:`~evo.run.callbacks.GenerationStatus`
             (``status.stop()`` ends the run after that generation), or :class:`Callback` objects.
         progress: draw tqdm bars (generations, evaluations).

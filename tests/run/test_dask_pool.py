@@ -161,6 +161,15 @@ def test_a_task_whose_workers_die_raises_instead_of_hanging(spec, tasks, address
         client.wait_for_workers(2, timeout=60)  # the nannies start them again
 
 
+def test_a_local_cluster_whose_workers_all_die_fails_at_once(spec, tasks):
+    started = time.monotonic()
+    # a local cluster of its own
+    with DaskPool(dies, spec, 2) as pool, pytest.raises(EvaluationFailed) as caught:
+        pool.run(tasks[:4])
+    assert caught.value.index == -1 and "no worker of the local dask cluster is left" in caught.value.message
+    assert time.monotonic() - started < pool.worker_wait / 2  # its forked workers have no nanny to wait for
+
+
 def test_a_local_cluster_sends_chunks_to_its_runners_with_the_results_of_tasks(spec, tasks, tmp_path):
     with InProcess(evaluate_payload, spec) as local:
         expected = local.run(tasks)

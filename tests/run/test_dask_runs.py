@@ -120,19 +120,23 @@ def reference(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
 
 
 class _CtrlC(Callback):
-    """Sends SIGINT, as a Ctrl-C in a terminal does, to the new child processes (the LocalCluster's
-    workers) when generation ``at`` starts."""
+    """Sends SIGINT, as a Ctrl-C in a terminal does, to the new child processes (the local cluster's
+    workers) when generation ``at`` starts; ``forked``: whether they were forked from this process (its
+    command line, not a spawned interpreter's)."""
 
     def __init__(self, at: int):
         self.at = at
         self.before = {p.pid for p in psutil.Process().children(recursive=True)}
         self.workers: list[psutil.Process] = []
+        self.forked = False
 
     def on_generation_start(self, generation: int, evaluations: int) -> None:
         if generation == self.at:
             children = psutil.Process().children(recursive=True)
             new = [p for p in children if p.pid not in self.before]
-            self.workers = [p for p in new if "spawn_main" in " ".join(p.cmdline())]
+            me = psutil.Process()
+            self.workers = [p for p in new if p.ppid() == me.pid]
+            self.forked = all(p.cmdline() == me.cmdline() for p in self.workers)
             for process in self.workers:
                 process.send_signal(signal.SIGINT)
 
@@ -143,8 +147,14 @@ def test_in_process_fork_local_dask_and_a_dask_cluster_write_the_same_files(refe
     ctrl_c = _CtrlC(at=2)
     local = evo.evolve(config, out=tmp_path / "local", workers=2, backend="dask", callbacks=[ctrl_c],
                        progress=False)  # fmt: skip
-    # the LocalCluster's two workers ignored the Ctrl-C, and went with the run
-    assert len(ctrl_c.workers) == 2 and not any(p.is_running() for p in ctrl_c.workers)
+    # the local cluster's two workers, forked from this process, ignored the Ctrl-C, and went with the run
+    assert len(ctrl_c.workers) == 2 and ctrl_c.forked
+    assert not any(p.is_running() for p in ctrl_c.workers)
+    # each worker's records reach run.log once: with its results, not also through the run log's handler
+    # it was forked with
+    local_log = (tmp_path / "local" / "run.log").read_text().splitlines()
+    warm = [line for line in local_log if "plugin 'sprint' loaded and kernels warm" in line]
+    assert sorted(int(line.split()[2]) for line in warm) == sorted(p.pid for p in ctrl_c.workers)
     remote = evo.evolve(config, out=tmp_path / "remote", address=cluster.address, progress=False)
     for result in (fork, local, remote):
         assert snapshot(result.folder) == expected

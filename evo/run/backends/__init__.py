@@ -72,7 +72,7 @@ def make_backend(
     worker_setup: Callable[[Any, str], Any] | None = None,
 ) -> Any:
     """The backend ``kind`` (:func:`backend_kind`): :class:`InProcess`, :class:`ForkPool` or a
-    :class:`~evo.run.backends.dask_pool.DaskPool` (on the scheduler at ``address``, or on a LocalCluster
+    :class:`~evo.run.backends.dask_pool.DaskPool` (on the scheduler at ``address``, or on a local cluster
     of ``workers`` processes; ``worker_setup`` prepares each dask worker). ``timeout`` is the time limit
     of one evaluation (s, 0: none), which the fork pool's parent also enforces on workers stuck beyond the
     worker-side timer's reach.

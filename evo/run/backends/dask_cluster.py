@@ -1,19 +1,26 @@
-"""The dask backend's cluster side in this process: the LocalCluster it starts (and the dask settings it
-starts it with), a client that closes itself when it fails to start, and the workers' log records replayed
-here. See :mod:`evo.run.backends.dask_pool` and docs/cluster.md."""
+"""The dask backend's cluster side in this process: the local cluster it starts (a scheduler here, workers
+forked from this process; and the dask settings it starts it with), a client that closes itself when it
+fails to start, and the workers' log records replayed here. See :mod:`evo.run.backends.dask_pool` and
+docs/cluster.md."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import multiprocessing
+import os
 import signal
 import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import dask
 import distributed
 
-__all__ = ["LOCAL_CLUSTER_CONFIG", "Client", "local_cluster", "replay"]
+__all__ = ["LOCAL_CLUSTER_CONFIG", "Client", "ForkedCluster", "local_cluster", "replay"]
 
 # dask settings of the LocalCluster the backend starts: its scheduler and nannies share this process with
 # the run, and its workers share the machine, so fewer housekeeping wake-ups (no sampling profiler in
@@ -26,26 +33,135 @@ LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
 }
 
 
-def local_cluster(workers: int) -> Any:
-    """A LocalCluster of ``workers`` single-threaded processes on 127.0.0.1, no dashboard; they start
-    with Ctrl-C ignored (the parent decides what it means)."""
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+def local_cluster(workers: int) -> ForkedCluster:
+    """The local dask cluster of ``workers`` single-threaded workers (:class:`ForkedCluster`)."""
+    return ForkedCluster(workers)
+
+
+class ForkedCluster:
+    """A local dask cluster whose workers are forked from this process.
+
+    The ``workers`` processes are forked first, while no thread of the cluster runs yet, with what this
+    process has imported and loaded (numpy, numba, distributed, evo and its kernels). Then a scheduler
+    starts in this process (``cluster``: distributed's LocalCluster with no workers of its own, no
+    dashboard, on 127.0.0.1), and each process starts a dask worker that joins it. A spawned worker (dask's
+    way) imports all of that again and loads the kernels from numba's cache: about 1.3 CPU-s each on the
+    project's machine (docs/performance.md, "Round five"). The workers have no nanny: one that dies is
+    not started again (the run goes on with the others, docs/cluster.md). Ctrl-C and SIGTERM are left to
+    this process, and a worker ends when this process dies.
+    """
+
+    def __init__(self, workers: int):
+        context = multiprocessing.get_context("fork")
+        self._pipes: list[Any] = []
+        self._processes: list[Any] = []
+        self.cluster: Any = None
+        try:
+            for _ in range(workers):
+                here, there = context.Pipe()
+                # the worker closes its copies of this process's ends, or it would never see them close
+                ends = [*self._pipes, here]
+                process = context.Process(
+                    target=_forked_worker,
+                    args=(there, ends, os.getpid()),
+                    name="evo-dask-worker",
+                    daemon=True,
+                )
+                process.start()
+                there.close()
+                self._pipes.append(here)
+                self._processes.append(process)
+            with dask.config.set(LOCAL_CLUSTER_CONFIG):
+                self.cluster = distributed.LocalCluster(
+                    n_workers=0,
+                    processes=True,
+                    host="127.0.0.1",
+                    scheduler_port=0,
+                    dashboard_address=None,
+                    # its small HTTP server (health, metrics) on any free port, not on 8787
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                )
+            for pipe in self._pipes:
+                pipe.send(self.cluster.scheduler_address)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def pids(self) -> list[int]:
+        """The workers' process ids."""
+        return [process.pid for process in self._processes]
+
+    def alive(self) -> int:
+        """How many of the workers' processes are still running."""
+        return sum(process.is_alive() for process in self._processes)
+
+    def close(self, timeout: float = 10) -> None:
+        """Stop the workers (each leaves the scheduler, then exits; one still there after ``timeout``
+        seconds is killed), then the scheduler."""
+        for pipe in self._pipes:  # a worker's end of the pipe sees it close: it leaves
+            pipe.close()
+        deadline = time.monotonic() + timeout
+        for process in self._processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join()
+        self._pipes, self._processes = [], []
+        cluster, self.cluster = self.cluster, None
+        if cluster is not None:
+            cluster.close(timeout=timeout)
+
+
+def _forked_worker(pipe: Any, parents_ends: list[Any], parent: int) -> None:
+    """A forked worker: wait for the scheduler's address, serve as a dask worker until the pipe closes,
+    then leave the scheduler and exit (without this process's exit handlers: they are the parent's)."""
+    from evo.run.backends.fork import die_with_parent
+
+    for end in parents_ends:
+        end.close()
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a scheduler's SIGTERM to every process: the parent's
+    die_with_parent(parent)
+    # records reach the parent with each chunk's result (:mod:`.dask_worker`), not through the run log's
+    # handlers this process was forked with
+    for handler in list(logging.getLogger("evo").handlers):
+        logging.getLogger("evo").removeHandler(handler)
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # as a LocalCluster's own workers
+    # a thread pool forked after its thread started has no thread here, and never runs a job: dask's
+    # offload pool is one (a previous dask client of the parent may have started it)
+    with contextlib.suppress(AttributeError):
+        distributed.utils._offload_executor = ThreadPoolExecutor(1, thread_name_prefix="Dask-Offload")
+    code = 0
     try:
+        address = pipe.recv()
         with dask.config.set(LOCAL_CLUSTER_CONFIG):
-            return distributed.LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                scheduler_port=0,
-                dashboard_address=None,
-                # its small HTTP server (health, metrics) on any free port, not on 8787
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-            )
+            asyncio.run(_serve(address, pipe))
+    except EOFError:  # the cluster did not start: nothing to serve
+        pass
+    except BaseException:
+        traceback.print_exc()  # on the run's stderr: the parent then says no worker joined
+        code = 1
     finally:
-        if main and previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        os._exit(code)
+
+
+async def _serve(address: str, pipe: Any) -> None:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+
+    def wait_for_the_end() -> None:  # a thread: the pipe's end (or anything on it) means stop
+        with contextlib.suppress(EOFError, OSError):
+            pipe.recv()
+        loop.call_soon_threadsafe(stop.set)
+
+    threading.Thread(target=wait_for_the_end, name="evo-dask-worker-stop", daemon=True).start()
+    async with distributed.Worker(address, nthreads=1, host="127.0.0.1", dashboard=False) as worker:
+        finished = asyncio.ensure_future(worker.finished())
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait([finished, stopped], return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
 
 
 class Client(distributed.Client):

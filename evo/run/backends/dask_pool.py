@@ -1,7 +1,7 @@
-"""The dask backend: chunks of tasks on a dask cluster (a LocalCluster it starts, or a scheduler's address).
+"""The dask backend: chunks of tasks on a dask cluster (a local cluster it starts, or a scheduler's address).
 
 The job and context reach every worker once, as a worker plugin (worker side: :mod:`.dask_worker`); a task
-carries its chunk only; results come back in task order, errors as data. A LocalCluster's chunks go to a
+carries its chunk only; results come back in task order, errors as data. A local cluster's chunks go to a
 chunk runner (a dask actor) per worker instead, until one is lost (:mod:`.dask_cluster`; docs/cluster.md).
 """
 
@@ -75,12 +75,14 @@ class DaskPool:
         job: a module-level function ``job(payload, context)``, importable on the workers.
         context: plain data for the job; pickled once, given to every worker (also those that join
             later) as a worker plugin, unpickled and set up once per worker.
-        workers: worker processes of the LocalCluster started when ``address`` is None.
+        workers: worker processes of the local cluster started when ``address`` is None.
         chunksize: tasks per chunk (0: automatic).
-        address: a running scheduler (``tcp://host:8786``); None starts a LocalCluster on this machine.
+        address: a running scheduler (``tcp://host:8786``); None starts a local cluster on this machine
+            (:class:`~evo.run.backends.dask_cluster.ForkedCluster`).
         worker_setup: module-level ``setup(context, folder) -> context``, run once per worker and run
             (``folder``: the worker's scratch folder); an exception there fails the run naming the worker.
-        before_start: called before a LocalCluster's workers start (to fill numba's on-disk cache once).
+        before_start: called before a local cluster's workers are forked (to load the kernels once,
+            from numba's on-disk cache, which each worker then has).
         worker_wait: seconds to wait for a first worker, and for one to come back when none is left.
         connect_timeout: seconds to try to reach the scheduler at ``address``.
         poll: seconds between checks that the scheduler and some worker are still there.
@@ -124,7 +126,7 @@ class DaskPool:
         # scheduler a message, after which the client's stream holds the next one back for 10 ms
         self._last_batch: list[Any] = []
         self.startup_seconds: dict[str, float] = {}  # "cluster", "setup": the first run's costs
-        # a LocalCluster's chunk runners (dask actors, one per worker) and the futures that keep them;
+        # a local cluster's chunk runners (dask actors, one per worker) and the futures that keep them;
         # None: chunks go as tasks (a scheduler's address, or a runner was lost)
         self._runners: list[Any] | None = None
         self._runner_futures: list[Any] = []
@@ -151,7 +153,9 @@ class DaskPool:
             try:
                 self._cluster = local_cluster(self.workers)
                 # results fetched from the workers directly, not relayed by the scheduler (this process)
-                self._client = distributed.Client(self._cluster, set_as_default=False, direct_to_workers=True)
+                self._client = distributed.Client(
+                    self._cluster.cluster, set_as_default=False, direct_to_workers=True
+                )
                 self._client.register_plugin(IgnoreInterrupt(), name=IgnoreInterrupt.name)
             except Exception as exc:
                 raise EvaluationFailed(
@@ -176,7 +180,7 @@ class DaskPool:
             self._start_runners()
 
     def _start_runners(self) -> None:
-        """One chunk runner per worker of the LocalCluster: a chunk then costs one round trip to its worker
+        """One chunk runner per worker of the local cluster: a chunk then costs one round trip to its worker
         instead of a task's messages through the scheduler (docs/cluster.md). Where they cannot be
         made, chunks go as tasks."""
         try:
@@ -261,6 +265,14 @@ class DaskPool:
             raise EvaluationFailed(
                 -1, None, f"lost the connection to {self.where}: {one_line(exc)}"
             ) from None
+        if not count and self._cluster is not None and not self._cluster.alive():
+            # the local cluster's workers have no nanny: none comes back
+            raise EvaluationFailed(
+                -1,
+                None,
+                "dask workers kept dying while running a chunk of this generation: no worker"
+                " of the local dask cluster is left",
+            )
         now = time.monotonic()
         if count:
             self._no_workers_since = None

@@ -1,6 +1,6 @@
 """The worker side of the dask backend: the run's static data given once to every worker (and to each
 that joins later) by a worker plugin, the run set up once per worker, chunks run with their errors as
-data and the worker's ``evo`` log records, and Ctrl-C ignored in the workers of a LocalCluster.
+data and the worker's ``evo`` log records, and Ctrl-C ignored in the workers of a local cluster.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def chunk_on_worker(token: str, chunk: bytes) -> bytes:
 
 
 class ChunkRunner:
-    """A dask actor holding one run on one worker of a LocalCluster: its :meth:`run` is
+    """A dask actor holding one run on one worker of a local cluster: its :meth:`run` is
     :func:`chunk_on_worker`, called by the client straight on the worker (one round trip), not as a task
     through the scheduler (docs/cluster.md, "Chunk runners")."""
 
@@ -228,7 +228,7 @@ def _named_as_at_home(error: ErrorData | None, context: Any) -> ErrorData | None
 
 
 class IgnoreInterrupt(distributed.WorkerPlugin):
-    """Ctrl-C reaches the workers of a LocalCluster too (one process group): the parent decides."""
+    """Ctrl-C reaches the workers of a local cluster too (one process group): the parent decides."""
 
     name = "evo-ignore-sigint"
 

@@ -44,7 +44,7 @@ CONTENDED = 0.25
 MIN_TIMED_CHUNK = 0.05  # s: shorter chunks are not timed (too short for the ratio to mean much)
 
 
-def _die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int) -> None:
     """Ask Linux to SIGKILL this worker when its parent dies (a parent killed with -9 leaves no orphans)."""
     try:
         import ctypes
@@ -61,7 +61,7 @@ def _init_worker(job: Job, context: Any, parent: int, table: Any = None, claimed
     global _worker_job, _worker_context
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a scheduler's SIGTERM to every process: the parent's
-    _die_with_parent(parent)
+    die_with_parent(parent)
     _worker_job, _worker_context = job, context
     if table is not None:
         with claimed.get_lock():
