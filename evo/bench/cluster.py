@@ -1,7 +1,5 @@
 """The ``dask`` section of ``python -m evo bench``: evo's local dask cluster of 2 workers against the fork
-pool.
-
-Both run the evolution section's config into a temporary run folder, interleaved, fastest repeat per
+pool. Both run the evolution section's config into a temporary run folder, interleaved, fastest repeat per
 generation kept; generation 0 (the start of the pool) is timed apart. See docs/performance.md and
 docs/cluster.md."""
 
