@@ -22,8 +22,8 @@ import distributed
 
 __all__ = ["LOCAL_CLUSTER_CONFIG", "Client", "ForkedCluster", "local_cluster", "replay"]
 
-# dask settings of the LocalCluster the backend starts: its scheduler and nannies share this process with
-# the run, and its workers share the machine, so fewer housekeeping wake-ups (no sampling profiler in
+# dask settings of the local cluster the backend starts: its scheduler shares this process with the run,
+# and its workers share the machine, so fewer housekeeping wake-ups (no sampling profiler in
 # the workers, memory and system monitors every second or two, the event-loop watchdog every 200 ms)
 LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
     "distributed.worker.profile.enabled": False,
@@ -52,25 +52,11 @@ class ForkedCluster:
     """
 
     def __init__(self, workers: int):
-        context = multiprocessing.get_context("fork")
         self._pipes: list[Any] = []
         self._processes: list[Any] = []
         self.cluster: Any = None
         try:
-            for _ in range(workers):
-                here, there = context.Pipe()
-                # the worker closes its copies of this process's ends, or it would never see them close
-                ends = [*self._pipes, here]
-                process = context.Process(
-                    target=_forked_worker,
-                    args=(there, ends, os.getpid()),
-                    name="evo-dask-worker",
-                    daemon=True,
-                )
-                process.start()
-                there.close()
-                self._pipes.append(here)
-                self._processes.append(process)
+            self._fork(workers)
             with dask.config.set(LOCAL_CLUSTER_CONFIG):
                 self.cluster = distributed.LocalCluster(
                     n_workers=0,
@@ -86,6 +72,30 @@ class ForkedCluster:
         except BaseException:
             self.close()
             raise
+
+    def _fork(self, workers: int) -> None:
+        """Fork the workers, Ctrl-C ignored from the fork on (each also says so itself, first thing)."""
+        context = multiprocessing.get_context("fork")
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            for _ in range(workers):
+                here, there = context.Pipe()
+                # the worker closes its copies of this process's ends, or it would never see them close
+                ends = [*self._pipes, here]
+                process = context.Process(
+                    target=_forked_worker,
+                    args=(there, ends, os.getpid()),
+                    name="evo-dask-worker",
+                    daemon=True,
+                )
+                process.start()
+                there.close()
+                self._pipes.append(here)
+                self._processes.append(process)
+        finally:
+            if main and previous is not None:
+                signal.signal(signal.SIGINT, previous)
 
     @property
     def pids(self) -> list[int]:
