@@ -3,16 +3,19 @@ the cluster runs, a scheduler here, and every worker gone once it closes or this
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+import weakref
 
 import distributed  # .[test] installs dask: without it these tests fail, they do not vanish
 import psutil
 
+from evo.run.backends import dask_worker
 from evo.run.backends.dask_cluster import ForkedCluster
 
 _MARKS: list[int] = []  # set here before a fork: a forked worker sees it, a spawned one imports it empty
@@ -20,6 +23,20 @@ _MARKS: list[int] = []  # set here before a fork: a forked worker sees it, a spa
 
 def _seen_marks() -> int:
     return len(_MARKS)
+
+
+class _Cycle:
+    def __init__(self):
+        self.me = self
+
+
+_WATCHED: list[weakref.ref] = []  # a garbage cycle made here just before a fork
+
+
+def _inherited_garbage_before_and_after_the_runs_freeze() -> tuple[bool, bool]:
+    before = _WATCHED[0]() is not None
+    dask_worker._freeze_heap()  # what setting a run up does
+    return before, _WATCHED[0]() is not None
 
 
 def _offload_runs() -> bool:
@@ -55,6 +72,28 @@ def test_the_workers_are_forked_from_this_process_and_end_when_the_cluster_close
         assert _gone(pids, 1.0) and cluster.cluster is None and cluster.pids == []
     finally:
         _MARKS.clear()
+
+
+def test_the_objects_a_worker_is_forked_with_are_never_walked_by_its_garbage_collector():
+    # a collection writes into each object it walks, copying the pages the worker shares with this process:
+    # an unreachable cycle made here just before the fork is never collected there, even when the run's
+    # set-up collects and freezes the worker's heap
+    gc.disable()  # the workers inherit it: nothing collects the cycle before they freeze what they have
+    try:
+        cycle = _Cycle()
+        _WATCHED[:] = [weakref.ref(cycle)]
+        del cycle
+        cluster = ForkedCluster(2)
+    finally:
+        gc.enable()
+    try:
+        with distributed.Client(cluster.cluster, set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=30)
+            seen = client.run(_inherited_garbage_before_and_after_the_runs_freeze)
+        assert list(seen.values()) == [(True, True), (True, True)]
+    finally:
+        cluster.close(timeout=10)
+        _WATCHED.clear()
 
 
 def test_a_worker_forked_after_dask_used_its_offload_pool_here_still_offloads():

@@ -48,7 +48,8 @@ class ForkedCluster:
     way) imports all of that again and loads the kernels from numba's cache: about 1.3 CPU-s each on the
     project's machine (docs/performance.md, "Round five"). The workers have no nanny: one that dies is
     not started again (the run goes on with the others, docs/cluster.md). Ctrl-C and SIGTERM are left to
-    this process, and a worker ends when this process dies.
+    this process, and a worker ends when this process dies. A worker's garbage collector never walks the
+    objects it was forked with (:func:`~evo.run.backends.dask_worker.freeze_inherited_heap`).
     """
 
     def __init__(self, workers: int):
@@ -126,8 +127,10 @@ class ForkedCluster:
 def _forked_worker(pipe: Any, parents_ends: list[Any], parent: int) -> None:
     """A forked worker: wait for the scheduler's address, serve as a dask worker until the pipe closes,
     then leave the scheduler and exit (without this process's exit handlers: they are the parent's)."""
+    from evo.run.backends.dask_worker import freeze_inherited_heap
     from evo.run.backends.fork import die_with_parent
 
+    freeze_inherited_heap()
     for end in parents_ends:
         end.close()
 
