@@ -22,8 +22,9 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
     walkers = fields["walkers"]
-    # spawning a LocalCluster's interpreters costs CPU beyond forking; the bound is the fork pool's wall time
-    # over the least the LocalCluster's run could take: the fork pool's CPU plus that, over every CPU
+    # the local cluster's scheduler and workers cost CPU beyond the fork pool's; the bound is the fork
+    # pool's wall time over the least the local cluster's run could take: the fork pool's CPU plus that,
+    # over every CPU
     once = walkers["dask_once_cpu_s"]
     least = (walkers["two_cpu"] + once) / fields["cpus"]
     assert once > 0, walkers

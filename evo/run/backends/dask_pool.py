@@ -33,7 +33,6 @@ from evo.run.backends.dask_cluster import Client as _Client
 from evo.run.backends.dask_cluster import local_cluster, replay
 from evo.run.backends.dask_worker import (
     ChunkRunner,
-    IgnoreInterrupt,
     RunData,
     chunk_on_worker,
     one_line,
@@ -156,7 +155,6 @@ class DaskPool:
                 self._client = distributed.Client(
                     self._cluster.cluster, set_as_default=False, direct_to_workers=True
                 )
-                self._client.register_plugin(IgnoreInterrupt(), name=IgnoreInterrupt.name)
             except Exception as exc:
                 raise EvaluationFailed(
                     -1, None, f"cannot start a local dask cluster: {one_line(exc)}"

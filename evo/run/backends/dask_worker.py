@@ -1,6 +1,6 @@
 """The worker side of the dask backend: the run's static data given once to every worker (and to each
 that joins later) by a worker plugin, the run set up once per worker, chunks run with their errors as
-data and the worker's ``evo`` log records, and Ctrl-C ignored in the workers of a local cluster.
+data and the worker's ``evo`` log records.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import gc
 import logging
 import os
 import pickle
-import signal
 import socket
 import tempfile
 import threading
@@ -24,7 +23,6 @@ from evo.run.backends.base import ErrorData, Job, log, run_chunk
 
 __all__ = [
     "ChunkRunner",
-    "IgnoreInterrupt",
     "RunData",
     "chunk_on_worker",
     "one_line",
@@ -238,13 +236,3 @@ def _named_as_at_home(error: ErrorData | None, context: Any) -> ErrorData | None
     if isinstance(detail, tuple) and len(detail) == 4 and isinstance(detail[3], str):  # ChildFailed's
         detail = (*detail[:3], at_home(detail[3]))
     return index, plugin, at_home(message), detail
-
-
-class IgnoreInterrupt(distributed.WorkerPlugin):
-    """Ctrl-C reaches the workers of a local cluster too (one process group): the parent decides."""
-
-    name = "evo-ignore-sigint"
-
-    def setup(self, worker: Any) -> None:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
