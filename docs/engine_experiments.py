@@ -3,12 +3,15 @@ made of, other ways to cut a generation into chunks, two workers beside a busy p
 ``fsync`` s, and what one compiled brood costs; and, from round three, a LocalCluster's chunks sent to
 its chunk runners against the same chunks sent as tasks; and, from rounds four and five, what the local
 dask cluster costs once and per generation beside the fork pool, the bound that puts on a whole run's
-ratio, and other ways of starting its workers (round five made forked workers evo's way). Each prints
-one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
+ratio, and other ways of starting its workers (round five made forked workers evo's way); and, from
+round six, whole runs checkpointed after every generation against once a second (``[run]
+checkpoint_interval``). Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about
+10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
     .venv/bin/python docs/engine_experiments.py dask         # only the chunk runners against tasks
     .venv/bin/python docs/engine_experiments.py dask-costs   # the local cluster's costs (rounds four, five)
+    .venv/bin/python docs/engine_experiments.py checkpoints  # every generation against once a second (six)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -95,6 +98,37 @@ def without_fsync(config, tmp: Path) -> None:
         files = sum(value for key, value in parts.items() if key.startswith("files"))
         shares[label] = f"{files:.2f} of {parts['total']:.2f} CPU-s ({100 * files / parts['total']:.1f} %)"
     print("the writer thread's files: " + "; ".join(f"{k} {v}" for k, v in shares.items()))
+
+
+def checkpoints(config, tmp: Path, repeats: int = 3) -> None:
+    """Whole runs of 1 and 2 workers, checkpointed after every generation (``checkpoint_interval = 0``)
+    and at the default interval, interleaved; the least wall and CPU seconds of ``repeats`` each, and
+    whether both intervals leave the same files."""
+    intervals = {"every generation": 0.0, "the default (1 s)": 1.0}
+    for workers in (1, 2):
+        least: dict[str, tuple[float, float]] = {}
+        for _ in range(repeats):
+            for name, interval in intervals.items():
+                run = config.replace(pool={"workers": workers}, run={"checkpoint_interval": interval})
+                wall, cpu = whole_run(run, tmp / f"checkpoints-{interval}")
+                old = least.get(name, (np.inf, np.inf))
+                least[name] = (min(old[0], wall), min(old[1], cpu))
+        (w0, c0), (w1, c1) = least.values()
+        same = files_of(tmp / "checkpoints-0.0") == files_of(tmp / "checkpoints-1.0")
+        print(
+            f"{workers} worker(s), least of {repeats}: every generation {w0:.2f} s wall, {c0:.2f} CPU-s; "
+            f"the default interval {w1:.2f} s, {c1:.2f} CPU-s: {w0 / w1:.2f}x the wall rate, "
+            f"{c0 / c1:.2f}x per CPU-second; the same files: {same}"
+        )
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    """Every file of a run folder but its log and config (which holds the interval), by path."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name not in ("run.log", "config.toml", "run.lock")
+    }
 
 
 def one_brood(config) -> None:
@@ -330,6 +364,11 @@ def main() -> None:
     if sys.argv[1:] == ["dask"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
+        return
+    if sys.argv[1:] == ["checkpoints"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            checkpoints(config, Path(tmp))
         return
     with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
         whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")

@@ -167,7 +167,8 @@ class Callback:
     def on_generation_told(self, status: GenerationStatus) -> None:
         """Called as soon as a generation is told, before the next one is asked for; the generation is
         reported (:meth:`on_generation_end`) later, once every callback's work started here is done (the
-        run folder starts its durable checkpoint write here). ``status.stop()`` here ends the run after
+        run folder starts its durable checkpoint write here, when the generation is one it checkpoints:
+        ``[run] checkpoint_interval``). ``status.stop()`` here ends the run after
         this generation before the next is asked for (``evo run`` stops so on Ctrl-C and SIGTERM).
 
         Args:
@@ -175,9 +176,10 @@ class Callback:
         """
 
     def on_generation_end(self, status: GenerationStatus) -> None:
-        """Called when a generation is reported: after it is told and its checkpoint (in a run folder) is
-        durable, possibly while the next generation is already being bred and evaluated (docs/runs.md,
-        "Workers"); ``status.stop()`` ends the run after it.
+        """Called when a generation is reported: after it is told and, if the run folder checkpoints it
+        (``[run] checkpoint_interval``), its checkpoint is durable, possibly while the next generation is
+        already being bred and evaluated (docs/runs.md, "Workers"); ``status.stop()`` ends the run after
+        it.
 
         Args:
             status: the generation's :class:`GenerationStatus`.

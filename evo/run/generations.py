@@ -1,5 +1,6 @@
 """The generation loop of a run: ask, send the broods out, tell, and report each generation once its
-checkpoint is durable, while the next one is bred and evaluated (docs/runs.md, "Workers")."""
+checkpoint (when the run folder makes one) is durable, while the next one is bred and evaluated
+(docs/runs.md, "Workers")."""
 
 from __future__ import annotations
 

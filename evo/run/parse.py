@@ -60,6 +60,14 @@ class RunSection:
         choices=ALGORITHMS,
         doc="ga: the genetic algorithm; map-elites: quality diversity with pyribs ([qd], docs/qd.md)",
     )
+    checkpoint_interval: float = setting(
+        1.0,
+        low=0.0,
+        high=MAX_TIMEOUT,
+        doc="seconds at least between two checkpoints of the run folder (the GA's; every generation's "
+        "files are written all the same); 0: after every generation",
+        why="a longer interval is a checkpoint only at the end",
+    )
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import json
 import signal
 from pathlib import Path
 
-from test_run_command import _signal_after_checkpoint, evo_run, snapshot, write_config
+from test_run_command import _signal_after_report, evo_run, snapshot, write_config
 
 from evo.cli import main
 from evo.io.checkpoint.disk import read_checkpoint_document
@@ -40,7 +40,7 @@ def test_a_map_elites_run_killed_with_9_resumes_to_the_same_files(tmp_path):
         tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=7, workers=2
     )
     stopped = tmp_path / "stopped"
-    returncode, _ = _signal_after_checkpoint(config, stopped, 2, signal.SIGKILL)
+    returncode, _ = _signal_after_report(config, stopped, 2, signal.SIGKILL)
     assert returncode == -signal.SIGKILL
     assert read_checkpoint_document(stopped)["generation"] < 6, "it ended before the kill"
     assert evo_run(config, "--out", stopped, "--resume", "--quiet") == 0

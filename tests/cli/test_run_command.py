@@ -63,11 +63,13 @@ def write_config(
     workers: int = 1,
     extra: str = "",
     plugin_paths: tuple[str, ...] = ("plugins.py",),
+    checkpoint_interval: float | None = None,
 ) -> Path:
     """A small config; user plugins (slow_distance, flaky) are in plugins.py beside it."""
     (path.parent / "plugins.py").write_text(PLUGINS)
     lines = [
         "[run]", f'name = "{name}"', "seed = 3", f"generations = {generations}", f"population = {population}",
+        *([] if checkpoint_interval is None else [f"checkpoint_interval = {checkpoint_interval}"]),
         "[evaluation]", f"frames = {frames}", f'plugin = "{plugin}"',
         f"plugin_paths = {json.dumps(list(plugin_paths))}",
         "[evaluation.params]", *(f"{k} = {json.dumps(v)}" for k, v in (params or {}).items()),
@@ -158,6 +160,20 @@ def _wait_for_checkpoint(folder: Path, generation: int, proc: subprocess.Popen, 
     raise AssertionError("no checkpoint in time")
 
 
+def _wait_for_report(folder: Path, generation: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Wait until run.log reports ``generation`` as finished (checkpointed or not: [run]
+    checkpoint_interval)."""
+    log = folder / "run.log"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        text = log.read_text() if log.exists() else ""
+        if f"generation {generation}: " in text:
+            return
+        time.sleep(0.01)
+    raise AssertionError("no report in time")
+
+
 def _alive(pid: str) -> bool:
     """Whether a process runs (a zombie waiting to be reaped does not)."""
     try:
@@ -167,9 +183,9 @@ def _alive(pid: str) -> bool:
     return not re.search(r"(?m)^State:\s+[ZX]", status)
 
 
-def _signal_after_checkpoint(config: Path, folder: Path, generation: int, how: int) -> tuple[int, str]:
-    """Start ``evo run CONFIG --out FOLDER`` in a subprocess, send it ``how`` once the checkpoint of
-    ``generation`` is written, and return its exit status and standard error."""
+def _signal_after_report(config: Path, folder: Path, generation: int, how: int) -> tuple[int, str]:
+    """Start ``evo run CONFIG --out FOLDER`` in a subprocess, send it ``how`` once ``generation`` is
+    reported in run.log, and return its exit status and standard error."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "evo", "run", str(config), "--out", str(folder)],
         stdout=subprocess.PIPE,
@@ -178,7 +194,7 @@ def _signal_after_checkpoint(config: Path, folder: Path, generation: int, how: i
         cwd=config.parent,
     )
     try:
-        _wait_for_checkpoint(folder, generation, proc)
+        _wait_for_report(folder, generation, proc)
         proc.send_signal(how)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -194,9 +210,11 @@ def test_a_run_stopped_in_the_middle_resumes_to_the_same_files_as_an_uninterrupt
         tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=7, workers=2
     )
     stopped = tmp_path / "stopped"
-    returncode, err = _signal_after_checkpoint(config, stopped, 2, how)
+    returncode, err = _signal_after_report(config, stopped, 2, how)  # the default checkpoint_interval
     checkpoint = read_checkpoint_document(stopped)
     assert checkpoint["generation"] < 6, "the run ended before it could be stopped"
+    if how != signal.SIGKILL:  # stopped after the generation under way, which is checkpointed
+        assert checkpoint["generation"] >= 2
     if how in (signal.SIGINT, signal.SIGTERM):
         assert returncode == 128 + how  # 130 for Ctrl-C, 143 for SIGTERM
         assert "stopped after generation" in err and "Traceback" not in err
@@ -457,7 +475,7 @@ def test_ctrl_c_in_the_last_generation_completes_the_run_and_still_exits_130(tmp
         tmp_path / "c.toml", plugin="slow_distance", params={"pause": 0.02}, generations=2, workers=1
     )
     folder = tmp_path / "run"
-    returncode, err = _signal_after_checkpoint(config, folder, 0, signal.SIGINT)
+    returncode, err = _signal_after_report(config, folder, 0, signal.SIGINT)
     assert returncode == 130
     assert "Traceback" not in err
     assert read_checkpoint_document(folder)["generation"] == 1

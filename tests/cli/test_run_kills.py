@@ -1,7 +1,9 @@
-"""What a run reports as done is on disk: ``kill -9`` at random moments and inside the checkpoint's write
-window (``EVO_TEST_PAUSE_IN_CHECKPOINT`` holds the write there) never loses a generation that ``run.log``
-reported, leaves no temporary file behind a ``--resume``, and the resumed run equals an uninterrupted
-one byte for byte; a process that dies in generation 1 keeps generation 0's checkpoint."""
+"""With ``checkpoint_interval = 0``, what a run reports as done is on disk: ``kill -9`` at random moments
+and inside the checkpoint's write window (``EVO_TEST_PAUSE_IN_CHECKPOINT`` holds the write there) never
+loses a generation that ``run.log`` reported, leaves no temporary file behind a ``--resume``, and the
+resumed run equals an uninterrupted one byte for byte; with the default interval a kill loses the
+generations since the last checkpoint and the resume is as exact; a process that dies in generation 1
+keeps generation 0's checkpoint."""
 
 from __future__ import annotations
 
@@ -94,13 +96,16 @@ def _wait_for(predicate, proc: subprocess.Popen, timeout: float = 120.0) -> None
         time.sleep(0.005)
 
 
-def _config(tmp_path: Path, generations: int = 6) -> Path:
+def _config(tmp_path: Path, generations: int = 6, interval: float | None = 0.0) -> Path:
+    """A run of 1 worker; ``interval``: its ``checkpoint_interval`` (0: every generation; None: the
+    default)."""
     return write_config(
         tmp_path / "c.toml",
         plugin="slow_distance",
         params={"pause": 0.01},
         generations=generations,
         workers=1,
+        checkpoint_interval=interval,
     )
 
 
@@ -138,10 +143,9 @@ def test_kill_9_inside_the_first_checkpoints_window_is_resumed_by_starting_over(
     assert snapshot(folder) == snapshot(tmp_path / "straight")
 
 
-def test_kill_9_at_random_moments_never_loses_a_reported_generation_and_resumes_exactly(tmp_path):
-    config = _config(tmp_path, generations=8)
-    folder = tmp_path / "killed"
-    moments = random.Random(22)
+def _kill_at_random_moments(config: Path, folder: Path, moments: random.Random, low: float, high: float):
+    """Start the run (``--resume`` once its folder exists) and ``kill -9`` it a random moment (in
+    [low, high) s) after it has started, four times or until it ends first; yields after each kill."""
     for kill in range(4):
         args = ("--resume",) if folder.exists() else ()
         log = folder / "run.log"
@@ -149,17 +153,47 @@ def test_kill_9_at_random_moments_never_loses_a_reported_generation_and_resumes_
         proc = _start(config, folder, *args)
         try:  # a moment after the run has started (the interpreter's start is slow on a loaded machine)
             _wait_for(lambda log=log, logged=logged: log.exists() and log.stat().st_size > logged, proc)
-            time.sleep(moments.uniform(0.0, 2.0))
+            time.sleep(moments.uniform(low, high))
             if proc.poll() is not None:
-                break
+                return
             _kill(proc)
         finally:
             proc.kill()
-        assert _reported(folder) <= _durable(folder), f"kill {kill}: run.log reported an unsaved generation"
+        yield kill
+
+
+def _resumes_exactly(config: Path, folder: Path, straight: Path) -> None:
     assert evo_run(config, "--out", folder, "--resume", "--quiet") == 0
     assert not list(folder.rglob(".*.tmp"))
-    assert evo_run(config, "--out", tmp_path / "straight", "--quiet") == 0
-    assert snapshot(folder) == snapshot(tmp_path / "straight")
+    assert evo_run(config, "--out", straight, "--quiet") == 0
+    assert snapshot(folder) == snapshot(straight)
+
+
+def test_kill_9_at_random_moments_never_loses_a_reported_generation_and_resumes_exactly(tmp_path):
+    config = _config(tmp_path, generations=8)
+    folder = tmp_path / "killed"
+    for kill in _kill_at_random_moments(config, folder, random.Random(22), 0.0, 2.0):
+        assert _reported(folder) <= _durable(folder), f"kill {kill}: run.log reported an unsaved generation"
+    _resumes_exactly(config, folder, tmp_path / "straight")
+
+
+def test_kill_9_at_random_moments_between_sparse_checkpoints_leaves_a_whole_folder_that_resumes_exactly(
+    tmp_path,
+):
+    """The default interval (1 s) against generations of ~0.1 s: most are never checkpointed, so a kill
+    loses the generations since the last checkpoint; what is on disk is whole all the same (every
+    generation's best up to the checkpoint, no temporary file once resumed), and resuming gives the run
+    never stopped, byte for byte."""
+    config = _config(tmp_path, generations=12, interval=None)
+    folder = tmp_path / "killed"
+    lost = 0
+    for kill in _kill_at_random_moments(config, folder, random.Random(29), 0.2, 1.5):
+        durable = _durable(folder)
+        lost += _reported(folder) > durable
+        bests = {int(p.stem[3:]) for p in (folder / "generations").glob("gen*.json")}
+        assert set(range(durable)) <= bests, f"kill {kill}: a checkpointed generation's best is missing"
+    assert lost, "no kill fell between two checkpoints: the test did not test them"
+    _resumes_exactly(config, folder, tmp_path / "straight")
 
 
 def test_a_process_that_dies_in_generation_1_with_one_worker_keeps_the_checkpoint_of_generation_0(tmp_path):

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_run_command import _wait_for_checkpoint, evo_run, snapshot, write_config
+from test_run_command import _wait_for_checkpoint, _wait_for_report, evo_run, snapshot, write_config
 
 import evo
 from evo.io import run_lock
@@ -79,7 +79,7 @@ def test_sigterm_to_the_whole_process_group_finishes_the_generation_and_exits_14
     folder = tmp_path / "run"
     proc = _start(config, folder)
     try:
-        _wait_for_checkpoint(folder, 1, proc)
+        _wait_for_report(folder, 1, proc)
         os.killpg(proc.pid, signal.SIGTERM)  # the workers get it too, and leave it to the parent
     finally:
         returncode, err = _finish(proc)
@@ -120,7 +120,7 @@ def test_a_second_signal_abandons_the_generation_under_way_and_keeps_the_last_ch
 def test_a_folder_that_can_no_longer_be_written_stops_the_run_with_one_line_and_it_resumes_exactly(
     tmp_path, monkeypatch, capsys, code, words
 ):
-    config = write_config(tmp_path / "c.toml", generations=4, workers=1)
+    config = write_config(tmp_path / "c.toml", generations=4, workers=1, checkpoint_interval=0)
     folder = tmp_path / "run"
     real_write = checkpoint_file.write_npz
     written = []

@@ -19,7 +19,7 @@ from evo.run.evolve import RunFailed, run_prepared
 from evo.run.folder.writer import FolderWriter, prepare
 
 TINY = {
-    "run": {"name": "tiny", "seed": 5, "generations": 5, "population": 12},
+    "run": {"name": "tiny", "seed": 5, "generations": 5, "population": 12, "checkpoint_interval": 0},
     "evaluation": {"frames": 200, "plugin": "distance", "params": {"settle_frames": 0}},
     "world": {"max_speed": 50.0},
     "pool": {"workers": 1},
@@ -178,7 +178,10 @@ def reported_to(out: list[int]):
     return lambda status: out.append(status.generation)
 
 
-def test_a_failed_evaluation_reports_the_generation_before_and_names_its_checkpoint(tmp_path):
+@pytest.mark.parametrize("interval", [0.0, 1e6], ids=["every-generation", "only-the-first"])
+def test_a_failed_evaluation_reports_the_generation_before_and_names_its_checkpoint(tmp_path, interval):
+    """With ``checkpoint_interval`` 1e6 only generation 0 was checkpointed before the failure: the
+    generation before it is checkpointed when the run ends, as the message says, with every best."""
     folder = tmp_path / "run"
     reported: list[int] = []
     calls = [0]
@@ -189,12 +192,13 @@ def test_a_failed_evaluation_reports_the_generation_before_and_names_its_checkpo
             raise ValueError("boom")
         return evaluate(creature, spec, seed)
 
-    prepared = prepare(tiny(batch=False), out=folder)
+    prepared = prepare(tiny(batch=False).replace(run={"checkpoint_interval": interval}), out=folder)
     with pytest.raises(RunFailed, match=r"boom.*the last checkpoint \(generation (\d)\) is intact") as caught:
         listeners = [FolderWriter(prepared), *as_callbacks([reported_to(reported)])]
         run_prepared(prepared, listeners, evaluate=fails_in_generation_3)
     last = int(caught.value.args[0].rsplit("(generation ", 1)[1][0])
-    assert reported == list(range(last + 1)) and checkpointed_generation(folder) == last
+    assert last >= 1 and reported == list(range(last + 1)) and checkpointed_generation(folder) == last
+    assert {int(path.stem[3:]) for path in (folder / "generations").glob("gen*.json")} == set(range(last + 1))
 
 
 def test_a_stop_asked_when_a_generation_is_told_ends_the_run_there_before_the_next_is_asked_for(tmp_path):

@@ -87,7 +87,7 @@ def test_a_three_generation_evolution_from_a_design_is_an_ordinary_run_folder(st
 def test_stop_ends_the_run_at_a_checkpoint_that_resume_continues(studio_factory, tmp_path):
     server = studio_factory(str(tmp_path), cwd=tmp_path)
     status, body = server.post(
-        "/api/evolve", {"config": TINY.replace("GENERATIONS", "500"), "seed_model": _design()}
+        "/api/evolve", {"config": TINY.replace("GENERATIONS", "20000"), "seed_model": _design()}
     )
     assert status == 200
     state = _wait(server, lambda s: s["generation"] is not None and s["generation"] >= 1)
@@ -98,10 +98,10 @@ def test_stop_ends_the_run_at_a_checkpoint_that_resume_continues(studio_factory,
     assert state["state"] == "done" and "--resume" in state["message"]
     folder = Path(body["run"])
     stopped_at = evo.open_run(folder).generation
-    assert 1 <= stopped_at < 499
-    shorter = folder / "shorter.toml"  # --resume may change [run] generations: two more, not 500
+    assert 1 <= stopped_at < 19999
+    shorter = folder / "shorter.toml"  # --resume may change [run] generations: two more, not 20000
     shorter.write_text(
-        (folder / "config.toml").read_text().replace("generations = 500", f"generations = {stopped_at + 3}")
+        (folder / "config.toml").read_text().replace("generations = 20000", f"generations = {stopped_at + 3}")
     )
     resumed = subprocess.run(
         [sys.executable, "-m", "evo", "run", str(shorter), "--resume", "--out", str(folder), "--quiet"],
@@ -188,7 +188,7 @@ def test_an_evolution_from_a_studio_on_a_run_folder_lands_beside_it_and_is_the_r
 def test_sigterm_to_the_server_stops_its_evolution_at_a_checkpoint_first(studio_factory, tmp_path):
     server = studio_factory(str(tmp_path), cwd=tmp_path)
     status, body = server.post(
-        "/api/evolve", {"config": TINY.replace("GENERATIONS", "500"), "seed_model": _design()}
+        "/api/evolve", {"config": TINY.replace("GENERATIONS", "20000"), "seed_model": _design()}
     )
     assert status == 200
     _wait(server, lambda s: s["generation"] is not None and s["generation"] >= 1)
@@ -199,12 +199,12 @@ def test_sigterm_to_the_server_stops_its_evolution_at_a_checkpoint_first(studio_
     while (folder / "run.lock").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not (folder / "run.lock").exists()
-    assert 1 <= evo.open_run(folder).generation < 499
+    assert 1 <= evo.open_run(folder).generation < 19999
 
 
 def test_stop_before_the_first_generation_is_done_with_no_run_to_resume(studio_factory, tmp_path):
     server = studio_factory(str(tmp_path), cwd=tmp_path)
-    config = TINY.replace("GENERATIONS", "500")
+    config = TINY.replace("GENERATIONS", "20000")
     assert server.post("/api/evolve", {"config": config, "seed_model": _design()})[0] == 200
     assert server.post("/api/evolve/stop", {})[0] == 200  # at once: evo run may not even have started
     state = _wait(server, lambda s: s["state"] not in ("running", "stopping"))

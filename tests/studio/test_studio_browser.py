@@ -420,17 +420,19 @@ def test_an_evolution_runs_from_the_page_and_its_run_and_elites_open(browser, st
         page.get_by_role("button", name="Undo").click()
         assert state(page)["model"]["name"] == "walker" and page.input_value("#save-path") == "walker.json"
 
-        long_run = config.replace("generations = 3", "generations = 500").replace("studio-test", "long")
+        # long enough to be stopped however fast its generations (the run folder is checkpointed once a
+        # second, not after each of them: [run] checkpoint_interval)
+        long_run = config.replace("generations = 3", "generations = 20000").replace("studio-test", "long")
         page.fill("#config", long_run)
         page.get_by_role("button", name="Evolve", exact=True).click()  # a long one, stopped from the page
         page.wait_for_function(  # two generations of the new run done (one answer of GET /api/evolve)
-            "() => Number((/generation (\\d+) of 500 — runs\\/long-1/.exec("
+            "() => Number((/generation (\\d+) of 20000 — runs\\/long-1/.exec("
             "document.getElementById('evolve-state').textContent) || [0, 0])[1]) >= 2"
         )
         page.get_by_role("button", name="Stop", exact=True).click()
         page.wait_for_selector("#evolve-state[data-state='done']", timeout=120_000)
         stopped = page.evaluate("fetch('/api/evolve').then((r) => r.json())")
-        assert stopped["generation"] < 500 and "stopped at a checkpoint" in stopped["message"], stopped
+        assert stopped["generation"] < 19999 and "stopped at a checkpoint" in stopped["message"], stopped
         assert "stopped at a checkpoint" in page.text_content("#evolve-state")
     with studio_page(browser, studio_factory(str(run), cwd=tmp_path), problems) as page:
         page.wait_for_selector("table.elites tbody tr")

@@ -44,14 +44,16 @@ class _CellFiles(EliteFiles):
 
 
 class QDFolderWriter(FolderWriter):
-    """:class:`FolderWriter` for a MAP-Elites run: after every iteration, ``history.csv`` and
+    """:class:`FolderWriter` for a MAP-Elites run: after every iteration (whatever ``[run]
+    checkpoint_interval``), ``history.csv`` and
     ``checkpoint.npz`` (the source of truth, durable before the iteration is reported), then in the writer
     thread ``archive.json``, ``elites/`` (the best cells), ``archive/`` (every cell's creature) and
     ``generations/genNNNN.json`` (the archive's best), in that order."""
 
-    def __init__(self, prepared: Prepared):
-        super().__init__(prepared)
+    def __init__(self, prepared: Prepared, *, clock: Callable[[], float] = time.monotonic):
+        super().__init__(prepared, clock=clock)
         self.elites = _CellFiles(prepared)
+        self.interval = 0.0  # every iteration: its derived files are the archive's, made from its state
 
     def _columns(self) -> list[str]:
         return list(self.prepared.evolution.columns)

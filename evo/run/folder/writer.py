@@ -1,5 +1,6 @@
 """The run folder as a listener on the loop: what may start or resume where (:func:`prepare`), and the
-files written after every generation (:class:`FolderWriter`; the folder is described in docs/runs.md).
+files written as generations are told (:class:`FolderWriter`: checkpoints at most every ``[run]
+checkpoint_interval`` seconds; the folder is described in docs/runs.md).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from evo.errors import EvoInputError
 from evo.fitness import Plugin, load_ref
+from evo.ga.individual import Individual
 from evo.ga.loop import Evolution, LoopSettings, history_columns
 from evo.ga.search import RunSearch
 from evo.io.atomic import open_for_appending
@@ -49,6 +51,7 @@ RESUMABLE_CHANGES = {
     ("pool", "backend"),
     ("pool", "address"),
     ("pool", "batch"),
+    ("run", "checkpoint_interval"),  # how often the folder is made durable, not what is written
     ("world", "terrain_file"),  # a label: the polylines are what is simulated (a folder before 0.2 lacks it)
 }
 
@@ -208,23 +211,35 @@ def run_logging(path: Path, level: int = logging.INFO) -> Iterator[None]:
 
 
 class FolderWriter(Callback):
-    """Writes the run folder: ``config.toml`` at the start; once a generation is told, its row of
-    ``history.csv`` and ``checkpoint.npz`` (the source of truth), durably, in a background thread while
-    the next generation is bred and evaluated, waited for before the generation is reported; then
-    ``elites/`` and ``generations/genNNNN.json`` in the same thread (one write at a time, in order);
-    ``run.log`` throughout; failed creatures under ``failed/``."""
+    """Writes the run folder: ``config.toml`` at the start; ``run.log`` throughout; failed creatures under
+    ``failed/``; and checkpoints. A generation told at least ``[run] checkpoint_interval`` seconds after
+    the last checkpoint was started (the first one told, and every one with an interval of 0) is
+    checkpointed: in a background thread while the next generation is bred and evaluated, and waited for
+    before that generation is reported, ``generations/genNNNN.json`` of each generation told since the
+    checkpoint before, then its rows of ``history.csv`` and ``checkpoint.npz`` (the source of truth),
+    durably; then ``elites/`` and its own ``genNNNN.json`` (one write at a time, in order). The last
+    generation told is checkpointed when the run ends, however it ends (:meth:`close`), so a finished or
+    stopped run's folder is the same whatever the interval."""
 
-    def __init__(self, prepared: Prepared):
+    def __init__(self, prepared: Prepared, *, clock: Callable[[], float] = time.monotonic):
         if prepared.folder is None:
             raise ValueError("FolderWriter needs a run folder")
         self.prepared = prepared
         self.folder: RunFolder = prepared.folder
         self.elites = EliteFiles(prepared.config, prepared.plugin)
         self.history = HistoryLog(self.folder.history)
+        self.interval = prepared.config.run.checkpoint_interval
+        self._clock = clock
+        self._started: float | None = None  # when the last checkpoint write was started
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evo-run-writer")
         self._future: Future | None = None
-        self._told: tuple[int, Any, Future] | None = None  # (generation, state, its checkpoint write)
+        # (generation, state, its checkpoint write or None: not checkpointed when told)
+        self._told: tuple[int, Any, Future | None] | None = None
+        # since the last checkpoint: the best of each generation told, and the state told last
+        self._bests: list[tuple[int, Individual | None]] = []
+        self._pending: Any = None
         self._logging: contextlib.ExitStack | None = None
+        self._failed = False  # a write failed: close() writes nothing more
 
     # -- the loop's hooks -----------------------------------------------------------------------------
     def on_run_start(self, run: RunStart) -> None:
@@ -258,7 +273,15 @@ class FolderWriter(Callback):
 
     def on_generation_told(self, status: GenerationStatus) -> None:
         state = self.prepared.evolution.state()  # told individuals never change: safe in the thread
-        self._told = (state.generation, state, self._executor.submit(self._write_checkpoint, state))
+        now = self._clock()
+        if self._started is not None and self.interval > 0 and now - self._started < self.interval:
+            # written with a later checkpoint, or when the run ends: its best kept (not its population)
+            self._bests.append((state.generation, generation_best(state.population)))
+            self._pending = state
+            self._told = (state.generation, state, None)
+            return
+        self._started = now
+        self._told = (state.generation, state, self._checkpoint(state))
 
     def on_generation_end(self, status: GenerationStatus) -> None:
         if self._told is None or self._told[0] != status.generation:  # a caller without the told hook
@@ -266,18 +289,21 @@ class FolderWriter(Callback):
         assert self._told is not None
         _, state, written = self._told
         self._told = None
-        self.join()  # the elites of the generation before, written ahead of this checkpoint
+        if written is None:  # not checkpointed: nothing to wait for
+            return
+        self.join()  # the elites of the checkpoint before, written ahead of this one
         try:
             written.result()  # durable before the generation is reported
         except OSError as exc:
+            self._failed = True
             raise RunFailed(f"cannot write the run folder: {exc}") from None
         self._future = self._executor.submit(self._derived(state))
 
     def written(self) -> bool:
-        """Whether the checkpoint of the generation told last, and the files of the one before, are
-        written (so that its ``on_generation_end`` would not wait)."""
+        """Whether the checkpoint of the generation told last (if it is one), and the files of the one
+        before, are written (so that its ``on_generation_end`` would not wait)."""
         told, derived = self._told, self._future
-        return (told is None or told[2].done()) and (derived is None or derived.done())
+        return (told is None or told[2] is None or told[2].done()) and (derived is None or derived.done())
 
     def on_failure(self, generation: int, index: int, creature: Creature, seed: int, message: str) -> str:
         config = self.prepared.config
@@ -321,6 +347,24 @@ class FolderWriter(Callback):
         head, groups = checkpoint_contents(state)
         return checkpoint_arrays({**head, "history": history}, groups)
 
+    def _checkpoint(self, state: Any) -> Future:
+        """Start the checkpoint of ``state`` in the writer thread: the best of each generation told since
+        the last checkpoint (``state``'s own comes with its elites, after it), then the checkpoint."""
+        earlier = [(g, best) for g, best in self._bests if g < state.generation]
+        self._bests, self._pending = [], None
+
+        def work() -> None:
+            self._write_bests(earlier)  # before the checkpoint: a resume could not make them again
+            self._write_checkpoint(state)
+
+        return self._executor.submit(work)
+
+    def _write_bests(self, bests: list[tuple[int, Individual | None]]) -> None:
+        """Write ``generations/genNNNN.json`` of these (generation, its best) pairs, durably."""
+        for generation, best in bests:
+            if best is not None:
+                self.folder.write_generation_best(generation, self.elites.text(best))
+
     def _write_checkpoint(self, state: Any) -> None:
         """Append the state's new logbook rows to history.csv, then write ``checkpoint.npz``: both durable
         when this returns (docs/runs.md, "What survives what")."""
@@ -357,18 +401,26 @@ class FolderWriter(Callback):
         try:
             future.result()
         except OSError as exc:
+            self._failed = True
             raise RunFailed(f"cannot write the run folder: {exc}") from None
 
     def close(self) -> None:
-        """Finish every write, the checkpoint of a generation told but not yet reported included; the
-        first error is raised as :class:`RunFailed`."""
+        """Finish every write, and checkpoint the generation told last if it is not yet (told but not
+        reported included); the first error is raised as :class:`RunFailed`."""
         told, self._told = self._told, None
         try:
             self.join()
-            if told is not None:
+            if told is not None and told[2] is not None:
                 try:
                     told[2].result()
                 except OSError as exc:
+                    self._failed = True
                     raise RunFailed(f"cannot write the run folder: {exc}") from None
+            if self._pending is not None and not self._failed:  # the last generation told
+                state = self._pending
+                self._future = self._checkpoint(state)
+                self.join()
+                self._future = self._executor.submit(self._derived(state))
+                self.join()
         finally:
             self._executor.shutdown(wait=True)

@@ -1,0 +1,175 @@
+"""``[run] checkpoint_interval``: a generation is checkpointed only when told that long after the last
+checkpoint started, the last one told always (finished, stopped or failed), every generation's best is
+written all the same, and the folder a run leaves is the same whatever the interval."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+import evo
+from evo.io.run_folder.folder import RunFolder
+from evo.run.callbacks import Callback
+from evo.run.config import parse_config, resolve
+from evo.run.evolve import RunFailed, run_prepared
+from evo.run.folder.writer import FolderWriter, prepare
+
+TINY = {
+    "run": {"name": "tiny", "seed": 5, "generations": 8, "population": 12},
+    "evaluation": {"frames": 200, "plugin": "distance", "params": {"settle_frames": 0}},
+    "world": {"max_speed": 50.0},
+    "pool": {"workers": 1},
+}
+
+
+def tiny(interval: float, **pool) -> evo.Config:
+    doc = {table: dict(keys) for table, keys in TINY.items()}
+    doc["run"]["checkpoint_interval"] = interval
+    doc["pool"].update(pool)
+    return resolve(parse_config(doc, source="<tiny>"))
+
+
+def checkpointed_generation(folder: Path) -> int:
+    return int(RunFolder(folder).read_checkpoint()["generation"])
+
+
+def bests(folder: Path) -> set[int]:
+    return {int(path.stem[3:]) for path in (folder / "generations").glob("gen*.json")}
+
+
+def history_rows(folder: Path) -> int:
+    return len((folder / "history.csv").read_text().splitlines()) - 1
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """Every file of the folder but config.toml (it holds the interval) and run.log (times), by path."""
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name not in ("config.toml", "run.log", "run.lock")
+    }
+
+
+class Clock:
+    """A clock that moves ``step`` seconds each time the writer reads it (once per generation told)."""
+
+    def __init__(self, step: float):
+        self.times = itertools.count(0.0, step)
+
+    def __call__(self) -> float:
+        return next(self.times)
+
+
+class Recorder(FolderWriter):
+    """The writer, recording which generations it checkpointed and what was on disk when each generation
+    was reported."""
+
+    def __init__(self, prepared, clock, log: list):
+        super().__init__(prepared, clock=clock)
+        self.log = log
+
+    def _write_checkpoint(self, state):
+        self.log.append(("checkpoint", state.generation))
+        super()._write_checkpoint(state)
+
+    def on_generation_end(self, status):
+        super().on_generation_end(status)
+        folder = self.folder.path
+        self.log.append(("end", status.generation, checkpointed_generation(folder), bests(folder)))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_only_a_generation_told_an_interval_after_the_last_checkpoint_is_checkpointed_and_the_last_at_the_end(
+    tmp_path, workers
+):
+    folder = tmp_path / "run"
+    log: list = []
+    prepared = prepare(tiny(1.0, workers=workers), out=folder)
+    run_prepared(prepared, [Recorder(prepared, Clock(0.4), log)])  # told at 0, 0.4, 0.8, 1.2, ...
+    assert [e[1] for e in log if e[0] == "checkpoint"] == [0, 3, 6, 7]  # 7: the last, when the run ends
+    ends = [e for e in log if e[0] == "end"]
+    assert [e[1] for e in ends] == list(range(8))
+    for _, g, durable, written in ends:
+        if g in (0, 3, 6):  # reported once its checkpoint is durable, every best before it written
+            assert durable == g and set(range(g)) <= written
+        else:  # reported at once: the checkpoint is an earlier generation's
+            assert durable == g - g % 3
+    assert (
+        checkpointed_generation(folder) == 7 and history_rows(folder) == 8 and bests(folder) == set(range(8))
+    )
+
+
+def test_the_folder_a_run_leaves_is_the_same_whatever_the_interval(tmp_path):
+    every = tmp_path / "every"
+    evo.evolve(tiny(0.0), out=every, progress=False)
+    assert bests(every) == set(range(8))
+    for name, interval, step, workers in (
+        ("sparse", 1.0, 0.3, 1),
+        ("sparse-2", 1.0, 0.3, 2),
+        ("only-ends", 1e6, 1.0, 1),
+    ):
+        prepared = prepare(tiny(interval, workers=workers), out=tmp_path / name)
+        run_prepared(prepared, [FolderWriter(prepared, clock=Clock(step))])
+        assert files(tmp_path / name) == files(every), name
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_stop_between_checkpoints_checkpoints_the_generation_it_stopped_at_and_resumes_exactly(
+    tmp_path, workers
+):
+    def stop_at_4(status):
+        if status.generation == 4:
+            status.stop()
+
+    folder = tmp_path / "run"
+    result = evo.evolve(tiny(1e6, workers=workers), out=folder, callbacks=[stop_at_4], progress=False)
+    assert result.stopped and result.generation == 4
+    assert (
+        checkpointed_generation(folder) == 4 and history_rows(folder) == 5 and bests(folder) == set(range(5))
+    )
+    evo.evolve(tiny(1e6), out=folder, resume=True, progress=False)
+    evo.evolve(tiny(0.0), out=tmp_path / "whole", progress=False)
+    assert files(folder) == files(tmp_path / "whole")
+
+
+def test_a_write_that_fails_between_checkpoints_is_not_tried_again_when_the_run_ends(tmp_path):
+    folder = tmp_path / "run"
+    tries: list[int] = []
+
+    class Failing(FolderWriter):
+        def _write_checkpoint(self, state):
+            tries.append(state.generation)
+            if state.generation == 3:
+                raise OSError(28, "No space left on device")
+            super()._write_checkpoint(state)
+
+    prepared = prepare(tiny(1.0), out=folder)
+    with pytest.raises(RunFailed, match="cannot write the run folder: .*No space left on device"):
+        run_prepared(prepared, [Failing(prepared, clock=Clock(0.4))])
+    assert tries == [0, 3] and checkpointed_generation(folder) == 0
+    resumed = evo.evolve(tiny(1.0), out=folder, resume=True, progress=False)
+    assert resumed.generation == 7
+    evo.evolve(tiny(0.0), out=tmp_path / "whole", progress=False)
+    assert files(folder) == files(tmp_path / "whole")
+
+
+def test_a_map_elites_run_checkpoints_every_iteration_whatever_the_interval(tmp_path):
+    from test_map_elites import TABLES
+
+    from evo.run.folder.archive import QDFolderWriter
+
+    doc = {table: dict(keys) for table, keys in TABLES.items()}
+    doc["run"].update(generations=3, checkpoint_interval=1e6)
+    prepared = prepare(evo.Config.from_dict(doc), out=tmp_path / "qd")
+    writer = QDFolderWriter(prepared, clock=Clock(0.0))
+    assert writer.interval == 0.0
+    checkpointed: list[int] = []
+
+    class Watch(Callback):
+        def on_generation_end(self, status):
+            checkpointed.append(checkpointed_generation(tmp_path / "qd"))
+
+    run_prepared(prepared, [writer, Watch()])
+    assert checkpointed == [0, 1, 2]
