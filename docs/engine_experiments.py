@@ -5,13 +5,14 @@ its chunk runners against the same chunks sent as tasks; and, from rounds four a
 dask cluster costs once and per generation beside the fork pool, the bound that puts on a whole run's
 ratio, and other ways of starting its workers (round five made forked workers evo's way); and, from
 round six, whole runs checkpointed after every generation against once a second (``[run]
-checkpoint_interval``). Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about
-10).
+checkpoint_interval``), and where a 2-worker fork pool's generation waits between its chunks. Each
+prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
     .venv/bin/python docs/engine_experiments.py dask         # only the chunk runners against tasks
     .venv/bin/python docs/engine_experiments.py dask-costs   # the local cluster's costs (rounds four, five)
     .venv/bin/python docs/engine_experiments.py checkpoints  # every generation against once a second (six)
+    .venv/bin/python docs/engine_experiments.py gaps         # a 2-worker generation's serial part (six)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -120,6 +121,91 @@ def checkpoints(config, tmp: Path, repeats: int = 3) -> None:
             f"the default interval {w1:.2f} s, {c1:.2f} CPU-s: {w0 / w1:.2f}x the wall rate, "
             f"{c0 / c1:.2f}x per CPU-second; the same files: {same}"
         )
+
+
+_SPANS: Path | None = None  # where the workers of gaps() write when each chunk began and ended
+_REAL_CHUNK = None
+
+
+def _timed_chunk(chunk, timed_out=frozenset()):
+    """In a worker: the fork pool's chunk, its start and end written to ``_SPANS``."""
+    began = time.perf_counter()
+    out = _REAL_CHUNK(chunk, timed_out)
+    with open(_SPANS, "a") as f:
+        f.write(f"{began:.6f} {time.perf_counter():.6f}\n")
+    return out
+
+
+def gaps(config, tmp: Path) -> None:
+    """One whole 2-worker fork-pool run, its chunks and the parent's steps timed on one clock: how long a
+    generation's chunks keep both workers busy, how long the faster one waits for the slower, and the
+    serial part between the last chunk of a generation and the first of the next, step by step."""
+    import collections
+
+    from evo.ga.loop import Evolution
+    from evo.run.backends import fork
+
+    global _SPANS, _REAL_CHUNK
+    _SPANS, _REAL_CHUNK = tmp / "chunk-times.txt", fork._worker_chunk
+    spans, real_chunk = _SPANS, _REAL_CHUNK
+    spans.unlink(missing_ok=True)
+    marks: dict[str, list[float]] = collections.defaultdict(list)
+    patched = [(fork, "_worker_chunk", real_chunk)]
+
+    def mark(owner, name: str) -> None:
+        real = getattr(owner, name)
+        patched.append((owner, name, real))
+
+        def marked(*args, **kwargs):
+            marks[name, "<"].append(time.perf_counter())
+            try:
+                return real(*args, **kwargs)
+            finally:
+                marks[name, ">"].append(time.perf_counter())
+
+        setattr(owner, name, marked)
+
+    fork._worker_chunk = _timed_chunk  # before the pool forks its workers
+    for owner, name in (
+        (fork.ForkPool, "run"),
+        (Evolution, "tell"),
+        (Evolution, "ask"),
+        (generations, "_tasks"),
+    ):
+        mark(owner, name)
+    try:
+        wall, _ = whole_run(config.replace(pool={"workers": 2}), tmp / "gaps")
+    finally:
+        for owner, name, real in patched:
+            setattr(owner, name, real)
+    chunks = sorted(tuple(map(float, line.split())) for line in spans.read_text().splitlines())
+    per_generation = [chunks[i : i + 2] for i in range(0, len(chunks), 2)]
+    busy = sum(max(c[1] for c in g) - min(c[0] for c in g) for g in per_generation)
+    waiting = sum(max(c[1] for c in g) - min(c[1] for c in g) for g in per_generation)
+    steps = collections.Counter()
+    for g in range(1, len(per_generation)):
+        t = max(c[1] for c in per_generation[g - 1])
+        for step, when in (
+            ("the results back in the parent", marks["run", ">"][g - 1]),
+            ("tell", marks["tell", ">"][g - 1]),
+            ("reporting, callbacks", marks["ask", "<"][g]),
+            ("ask", marks["ask", ">"][g]),
+            ("chunking", marks["_tasks", ">"][g]),
+            ("the chunks out to the workers", min(c[0] for c in per_generation[g])),
+        ):
+            steps[step] += when - t
+            t = when
+    n = len(per_generation) - 1
+    serial = sum(steps.values())
+    # (the later chunk's time - the earlier one's) / their mean: is the slower one always the same?
+    later = [2 * ((b[1] - b[0]) - (a[1] - a[0])) / (b[1] - b[0] + a[1] - a[0]) for a, b in per_generation[1:]]
+    print(
+        f"2 workers, {wall:.2f} s wall: the chunks run {busy:.2f} s (the faster one waits {waiting:.2f} s of "
+        f"it; the chunk sent second took longer in {sum(d > 0 for d in later)} of {n} generations, "
+        f"{100 * float(np.median(later)):+.1f} % at the median); between generations {serial:.2f} s, "
+        f"{1000 * serial / n:.1f} ms each: "
+        + "; ".join(f"{step} {1000 * value / n:.2f} ms" for step, value in steps.items())
+    )
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
@@ -364,6 +450,12 @@ def main() -> None:
     if sys.argv[1:] == ["dask"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
+        return
+    if sys.argv[1:] == ["gaps"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            for _ in range(3):
+                gaps(config, Path(tmp))
         return
     if sys.argv[1:] == ["checkpoints"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
