@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import evo
+from evo.errors import EvoInputError
 from evo.io.run_folder.folder import RunFolder
 from evo.run.callbacks import Callback
 from evo.run.config import parse_config, resolve
@@ -173,3 +174,26 @@ def test_a_map_elites_run_checkpoints_every_iteration_whatever_the_interval(tmp_
 
     run_prepared(prepared, [writer, Watch()])
     assert checkpointed == [0, 1, 2]
+
+
+@pytest.mark.parametrize("value", [-1, "often", float("inf")])
+def test_an_interval_no_run_can_take_is_one_line_naming_the_key(value):
+    doc = {table: dict(keys) for table, keys in TINY.items()}
+    doc["run"]["checkpoint_interval"] = value
+    with pytest.raises(
+        EvoInputError, match=r"^<tiny>: \[run\] checkpoint_interval: expected a number in \[0, 1e\+06\]"
+    ):
+        parse_config(doc, source="<tiny>")
+
+
+def test_the_interval_may_change_when_a_run_is_resumed_also_one_whose_config_predates_it(tmp_path):
+    folder = tmp_path / "run"
+    evo.evolve(tiny(0.0).replace(run={"generations": 4}), out=folder, progress=False)
+    saved = folder / "config.toml"  # as a folder written before the key existed
+    text = saved.read_text()
+    assert "checkpoint_interval = 0.0\n" in text
+    saved.write_text(text.replace("checkpoint_interval = 0.0\n", ""))
+    resumed = evo.evolve(tiny(1e6), out=folder, resume=True, progress=False)
+    assert resumed.generation == 7
+    evo.evolve(tiny(0.0), out=tmp_path / "whole", progress=False)
+    assert files(folder) == files(tmp_path / "whole")
