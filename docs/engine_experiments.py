@@ -30,8 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evo.bench.engine import cpu_breakdown, cpu_parts, generation_children, whole_run
+from evo.bench.engine import IGNORED, cpu_breakdown, cpu_parts, generation_children, whole_run
 from evo.bench.evolution import walkers_config
+from evo.io.folder_digest import folder_digest
 from evo.run import generations
 from evo.run.batching import chunk_shares
 
@@ -115,7 +116,10 @@ def checkpoints(config, tmp: Path, repeats: int = 3) -> None:
                 old = least.get(name, (np.inf, np.inf))
                 least[name] = (min(old[0], wall), min(old[1], cpu))
         (w0, c0), (w1, c1) = least.values()
-        same = files_of(tmp / "checkpoints-0.0") == files_of(tmp / "checkpoints-1.0")
+        # every file but the log and config.toml (which holds the interval)
+        same = folder_digest(tmp / "checkpoints-0.0", IGNORED) == folder_digest(
+            tmp / "checkpoints-1.0", IGNORED
+        )
         print(
             f"{workers} worker(s), least of {repeats}: every generation {w0:.2f} s wall, {c0:.2f} CPU-s; "
             f"the default interval {w1:.2f} s, {c1:.2f} CPU-s: {w0 / w1:.2f}x the wall rate, "
@@ -206,15 +210,6 @@ def gaps(config, tmp: Path) -> None:
         f"{1000 * serial / n:.1f} ms each: "
         + "; ".join(f"{step} {1000 * value / n:.2f} ms" for step, value in steps.items())
     )
-
-
-def files_of(folder: Path) -> dict[str, bytes]:
-    """Every file of a run folder but its log and config (which holds the interval), by path."""
-    return {
-        str(path.relative_to(folder)): path.read_bytes()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.name not in ("run.log", "config.toml", "run.lock")
-    }
 
 
 def one_brood(config) -> None:

@@ -8,10 +8,10 @@ import itertools
 from pathlib import Path
 
 import pytest
+from test_checkpoint_overlap import bests, checkpointed_generation, history_rows
 
 import evo
 from evo.errors import EvoInputError
-from evo.io.run_folder.folder import RunFolder
 from evo.run.callbacks import Callback
 from evo.run.config import parse_config, resolve
 from evo.run.evolve import RunFailed, run_prepared
@@ -30,18 +30,6 @@ def tiny(interval: float, **pool) -> evo.Config:
     doc["run"]["checkpoint_interval"] = interval
     doc["pool"].update(pool)
     return resolve(parse_config(doc, source="<tiny>"))
-
-
-def checkpointed_generation(folder: Path) -> int:
-    return int(RunFolder(folder).read_checkpoint()["generation"])
-
-
-def bests(folder: Path) -> set[int]:
-    return {int(path.stem[3:]) for path in (folder / "generations").glob("gen*.json")}
-
-
-def history_rows(folder: Path) -> int:
-    return len((folder / "history.csv").read_text().splitlines()) - 1
 
 
 def files(folder: Path) -> dict[str, bytes]:

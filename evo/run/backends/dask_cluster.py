@@ -128,15 +128,13 @@ def _forked_worker(pipe: Any, parents_ends: list[Any], parent: int) -> None:
     """A forked worker: wait for the scheduler's address, serve as a dask worker until the pipe closes,
     then leave the scheduler and exit (without this process's exit handlers: they are the parent's)."""
     from evo.run.backends.dask_worker import freeze_inherited_heap
-    from evo.run.backends.fork import die_with_parent
+    from evo.run.backends.fork import leave_signals_to_parent
 
     freeze_inherited_heap()
     for end in parents_ends:
         end.close()
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a scheduler's SIGTERM to every process: the parent's
-    die_with_parent(parent)
+    leave_signals_to_parent(parent)
     # records reach the parent with each chunk's result (:mod:`.dask_worker`), not through the run log's
     # handlers this process was forked with
     for handler in list(logging.getLogger("evo").handlers):

@@ -57,11 +57,17 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def leave_signals_to_parent(parent: int) -> None:
+    """In a worker process: Ctrl-C and SIGTERM are the parent's to act on (a terminal or a scheduler
+    signals every process of the job), and the worker dies with the parent (:func:`die_with_parent`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
 def _init_worker(job: Job, context: Any, parent: int, table: Any = None, claimed: Any = None) -> None:
     global _worker_job, _worker_context
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a scheduler's SIGTERM to every process: the parent's
-    die_with_parent(parent)
+    leave_signals_to_parent(parent)
     _worker_job, _worker_context = job, context
     if table is not None:
         with claimed.get_lock():
