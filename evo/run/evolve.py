@@ -37,7 +37,15 @@ from evo.run.config import Config, load_config, parse_config, pool_overrides, qd
 from evo.run.folder.archive import QDFolderWriter
 from evo.run.folder.writer import FolderWriter, Prepared, RunFailed, loop_settings, prepare
 from evo.run.generations import run_generations
-from evo.run.job import BreedContext, Evaluator, breed_and_evaluate, setup_worker, warm, with_plugin_files
+from evo.run.job import (
+    BreedContext,
+    Evaluator,
+    breed_and_evaluate,
+    parent_may_evaluate,
+    setup_worker,
+    warm,
+    with_plugin_files,
+)
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
 from evo.sim import warm_up
 
@@ -156,6 +164,7 @@ def run_prepared(
             kind=kind,
             address=config.pool.address,
             worker_setup=setup_worker,
+            share=parent_may_evaluate(context),
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
             stopped = run_generations(prepared, backend, callbacks)

@@ -38,6 +38,7 @@ __all__ = [
     "BreedContext",
     "ChildFailed",
     "breed_and_evaluate",
+    "parent_may_evaluate",
     "prepare",
     "setup_worker",
     "warm",
@@ -184,6 +185,19 @@ def _robust_samples(creatures: list[Creature], context: BreedContext) -> list:
 
 
 breed_and_evaluate.prepare = prepare  # type: ignore[attr-defined]
+
+
+def parent_may_evaluate(context: BreedContext) -> bool:
+    """Whether the ``evo run`` process may breed and evaluate a share of each generation itself, as one of
+    its fork pool's workers (:class:`~evo.run.backends.fork.ForkPool`'s ``share``): only where nothing
+    but evo's own code runs there -- one of evo's shipped plugins, scored by evo's own evaluation -- which
+    neither crashes its process nor hangs in C code out of the time limit's reach. A plugin of the
+    user's stays in worker processes, where a crash or an ``os._exit`` of its code ends one worker (``a
+    worker process died``), not the run, and a worker stuck past the time limit is killed."""
+    if context.evaluate is not None:
+        return False
+    kind, _, where = context.spec.plugin.origin.partition(":")
+    return kind == "file" and is_shipped(Path(where).resolve())
 
 
 def with_plugin_files(context: BreedContext) -> BreedContext:

@@ -94,3 +94,32 @@ def sleeps_or_spins(payload, seconds):
         while time.thread_time() < end:
             pass
     return payload
+
+
+def where_evaluated(payload, spec):
+    """(the process that evaluated the payload, its evaluation)."""
+    return os.getpid(), evaluate_payload(payload, spec)
+
+
+def fails_on(payload, context):
+    """Evaluates ``payload`` unless its plugin seed is one of ``context``'s failing seeds."""
+    spec, failing = context
+    if payload[1] in failing:
+        raise KeyError(f"seed {payload[1]}")
+    return evaluate_payload(payload, spec)
+
+
+def slow_in_a_worker(payload, context):
+    """(the process that evaluated the payload, its evaluation), after 0.3 s in a process other than
+    ``context``'s parent."""
+    spec, parent = context
+    if os.getpid() != parent:
+        time.sleep(0.3)
+    return where_evaluated(payload, spec)
+
+
+def unpicklable_on_the_third(payload, spec):
+    """Evaluates the payload; for task 2 (plugin seed 1002) returns a result no pickle can carry."""
+    if payload[1] == 1002:
+        return lambda: None
+    return evaluate_payload(payload, spec)

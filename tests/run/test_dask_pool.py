@@ -19,6 +19,7 @@ from backend_jobs import (
     holds_run_data,
     logs,
     random_tasks,
+    where_evaluated,
 )
 
 from evo.fitness.evaluate import EvaluationSpec
@@ -186,6 +187,23 @@ def test_a_local_cluster_sends_chunks_to_its_runners_with_the_results_of_tasks(s
     ):
         pool.run(tasks)
     assert caught.value.index == 2 and pool.sent["task"] == 0  # the first in order, not the first to fail
+
+
+def test_a_shared_local_cluster_has_one_worker_fewer_and_this_process_runs_the_last_chunk(spec, tasks):
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks)
+    seen: list[int] = []
+    with DaskPool(where_evaluated, spec, 2, 3, share=True) as pool:  # a LocalCluster of its own
+        for _ in range(2):
+            done = pool.run(tasks, seen.append)
+            assert [evaluation for _, evaluation in done] == expected
+            pids = [pid for pid, _ in done]
+            assert pids[12] == os.getpid()  # 13 tasks in chunks of 3: the last holds one
+            assert len(set(pids)) <= 2 and pool._worker_count() == 1
+        assert pool.sent["task"] == 0 and pool.sent["runner"] < 8  # 5 chunks twice, some run here
+    assert sum(seen) == 2 * len(tasks) and seen.count(0) == 2
+    with DaskPool(where_evaluated, spec, 2, 3, share=True, address="tcp://127.0.0.1:1") as pool:
+        assert not pool.share  # a scheduler's workers: this process only sends
 
 
 def test_a_runner_whose_worker_dies_leaves_its_chunks_to_tasks_and_changes_nothing(

@@ -70,12 +70,14 @@ def make_backend(
     kind: str | None = None,
     address: str | None = None,
     worker_setup: Callable[[Any, str], Any] | None = None,
+    share: bool = False,
 ) -> Any:
     """The backend ``kind`` (:func:`backend_kind`): :class:`InProcess`, :class:`ForkPool` or a
     :class:`~evo.run.backends.dask_pool.DaskPool` (on the scheduler at ``address``, or on a local cluster
     of ``workers`` processes; ``worker_setup`` prepares each dask worker). ``timeout`` is the time limit
     of one evaluation (s, 0: none), which the fork pool's parent also enforces on workers stuck beyond the
-    worker-side timer's reach.
+    worker-side timer's reach. With ``share``, the fork pool and a local dask cluster count the calling
+    process as one of their ``workers`` (:class:`ForkPool`, :class:`~evo.run.backends.dask_pool.DaskPool`).
 
     Raises:
         EvoInputError: ``kind`` is unknown, or dask is not installed.
@@ -84,14 +86,21 @@ def make_backend(
     if kind == "inprocess":
         return InProcess(job, context)
     if kind == "fork":
-        return ForkPool(job, context, workers, chunksize, before_fork, timeout=timeout)
+        return ForkPool(job, context, workers, chunksize, before_fork, timeout=timeout, share=share)
     if kind != "dask":
         raise EvoInputError(f"backend: expected one of {', '.join(map(repr, BACKENDS))}, got {kind!r}")
     require_dask()
     from evo.run.backends.dask_pool import DaskPool
 
     return DaskPool(
-        job, context, workers, chunksize, address=address, worker_setup=worker_setup, before_start=before_fork
+        job,
+        context,
+        workers,
+        chunksize,
+        address=address,
+        worker_setup=worker_setup,
+        before_start=before_fork,
+        share=share,
     )
 
 

@@ -2,7 +2,7 @@
 
 The job and context reach every worker once, as a worker plugin (worker side: :mod:`.dask_worker`); a task
 carries its chunk only; results come back in task order, errors as data. A local cluster's chunks go to a
-chunk runner (a dask actor) per worker instead, until one is lost (:mod:`.dask_cluster`; docs/cluster.md).
+chunk runner (a dask actor) per worker until one is lost (:mod:`.dask_cluster`); ``share``: docs/cluster.md.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from evo.run.backends.base import (
     chunks_of,
     dask_address_problem,
     log,
+    run_chunk,
 )
 from evo.run.backends.dask_cluster import Client as _Client
 from evo.run.backends.dask_cluster import local_cluster, replay
@@ -85,6 +86,10 @@ class DaskPool:
         worker_wait: seconds to wait for a first worker, and for one to come back when none is left.
         connect_timeout: seconds to try to reach the scheduler at ``address``.
         poll: seconds between checks that the scheduler and some worker are still there.
+        share: with a local cluster (no ``address``) and ``workers >= 2``, this process counts as one of
+            the ``workers``: the cluster gets ``workers - 1`` and this process runs, once the other
+            chunks are sent to the chunk runners, the last one itself, then those not sent yet (latest
+            first); the results are the same whoever runs a chunk.
 
     The cluster is started (or connected to) and checked by the first :meth:`run`, so that every failure
     reaches the caller as :class:`EvaluationFailed`.
@@ -103,8 +108,11 @@ class DaskPool:
         worker_wait: float = 60.0,
         connect_timeout: float = 30.0,
         poll: float = 1.0,
+        share: bool = False,
     ):
         self.workers = max(1, workers)
+        self.share = share and address is None and self.workers >= 2  # this process runs chunks too
+        self._job, self._context = job, context
         self.contended = False  # one chunk per worker: dask's scheduler balances (work stealing)
         self.chunksize = chunksize
         self.address = address
@@ -150,7 +158,7 @@ class DaskPool:
             if self._before_start is not None:
                 self._before_start()
             try:
-                self._cluster = local_cluster(self.workers)
+                self._cluster = local_cluster(self.workers - self.share)
                 # results fetched from the workers directly, not relayed by the scheduler (this process)
                 self._client = distributed.Client(
                     self._cluster.cluster, set_as_default=False, direct_to_workers=True
@@ -380,8 +388,17 @@ class DaskPool:
             self._client.loop.add_callback(_forward, runner, number, call, answers)
             self.sent["runner"] += 1
 
+        mine = waiting.pop(0) if self.share and len(chunks) > 1 else None  # the last chunk: this process's
         for runner in range(len(runners)):
             send(runner)
+        while mine is not None:  # then the latest not sent yet, while none failed
+            pairs, error = run_chunk(self._job, self._context, chunks[mine])
+            done[mine] = pairs
+            if progress is not None:
+                progress(sum(weight[index] for index, _ in pairs))
+            if error is not None:
+                errors[mine] = error
+            mine = waiting.pop(0) if waiting and not errors else None
         if progress is not None:
             progress(0)  # everything is out with the workers: the caller may do its own work
         lost = False

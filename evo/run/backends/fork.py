@@ -1,8 +1,8 @@
-"""The fork backend (the default for ``workers >= 2``): forked processes, warm from the parent, fed in chunks.
+"""The fork backend (the default for ``workers >= 2``): forked processes, warm from the parent, fed chunks
+through a pipe each; with ``share`` the calling process is one of the workers (docs/runs.md, "Workers").
 
-Workers ignore SIGINT and SIGTERM, die with the parent (Linux) and send errors back as data; a worker
-that dies raises :class:`EvaluationFailed`, one stuck past the time limit is replaced. Their log records
-reach the parent's handlers when the parent wrapped them in a :class:`~evo.run.worker_log.WorkerLogHandler`.
+Workers ignore SIGINT and SIGTERM, die with the parent (Linux), send errors back as data and their log
+records through a :class:`~evo.run.worker_log.WorkerLogHandler`; one stuck past the time limit is replaced.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import contextlib
 import math
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from evo.run.backends.base import (
@@ -24,6 +24,7 @@ from evo.run.backends.base import (
     Job,
     Progress,
     Task,
+    error_data,
     log,
     run_chunk,
     set_evaluation_monitor,
@@ -42,6 +43,7 @@ _COLUMNS = 4
 # would only add hand-overs between processes, each a wait for the scheduler
 CONTENDED = 0.25
 MIN_TIMED_CHUNK = 0.05  # s: shorter chunks are not timed (too short for the ratio to mean much)
+CLOSE_WAIT = 10.0  # s: how long closing waits for the workers to end before killing them
 
 
 def die_with_parent(parent: int) -> None:
@@ -65,24 +67,21 @@ def leave_signals_to_parent(parent: int) -> None:
     die_with_parent(parent)
 
 
-def _init_worker(job: Job, context: Any, parent: int, table: Any = None, claimed: Any = None) -> None:
+def _init_worker(job: Job, context: Any, parent: int, table: Any = None, slot: int = 0) -> None:
     global _worker_job, _worker_context
     leave_signals_to_parent(parent)
     _worker_job, _worker_context = job, context
-    if table is not None:
-        with claimed.get_lock():
-            slot, claimed.value = claimed.value, claimed.value + 1
-        if slot < len(table) // _COLUMNS:
-            row = slot * _COLUMNS
-            table[row] = os.getpid()
+    if table is not None and slot < len(table) // _COLUMNS:
+        row = slot * _COLUMNS
+        table[row] = os.getpid()
 
-            def report(task: int, evaluation: int, started: float) -> None:
-                if task < 0:
-                    table[row + 1] = -1.0
-                else:  # the task last: the parent reads it first
-                    table[row + 3], table[row + 2], table[row + 1] = started, evaluation, task
+        def report(task: int, evaluation: int, started: float) -> None:
+            if task < 0:
+                table[row + 1] = -1.0
+            else:  # the task last: the parent reads it first
+                table[row + 3], table[row + 2], table[row + 1] = started, evaluation, task
 
-            set_evaluation_monitor(report)
+        set_evaluation_monitor(report)
     log.info("worker %d started", os.getpid())
 
 
@@ -97,14 +96,52 @@ def _worker_chunk(
     return done, error, time.perf_counter() - start, time.thread_time() - cpu
 
 
+def _serve(connection: Connection, job: Job, context: Any, parent: int, table: Any, slot: int) -> None:
+    """A worker's life: each message from the parent is a pickled ``(chunk, timed_out)``, answered with
+    the pickled :func:`_worker_chunk` of it; an empty message (or the parent's end closed) ends it."""
+    _init_worker(job, context, parent, table, slot)
+    while True:
+        try:
+            message = connection.recv_bytes()
+        except (EOFError, OSError):
+            break
+        if not message:
+            break
+        chunk, timed_out = pickle.loads(message)
+        answer = _worker_chunk(chunk, timed_out)
+        try:
+            data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # a result that cannot travel fails its chunk, as data
+            data = pickle.dumps(([], error_data(chunk[0][0], exc), *answer[2:]))
+        connection.send_bytes(data)
+    connection.close()
+
+
+class _Worker:
+    """A forked worker process as the parent sees it: its pipe, its table slot, the chunk it runs."""
+
+    def __init__(self, process: Any, connection: Connection, slot: int):
+        self.process, self.connection, self.slot = process, connection, slot
+        self.chunk: list[tuple[int, Any]] | None = None  # None: idle
+        self.stuck = False  # killed by the parent while stuck in an evaluation
+
+
 class ForkPool:
     """Run the job in ``workers`` forked processes, ``chunksize`` tasks at a time (0: about eight chunks
     per worker per batch).
 
     With a ``timeout`` (s per evaluation), the job's own time limit (:func:`~evo.run.backends.base.
     evaluation_time_limit`) ends most evaluations that run too long; a worker still in one ``grace``
-    seconds later (stuck in C code) is killed, the pool is started again, and the chunks under way are
-    run again with that evaluation timed out at once -- the same outcome the time limit gives.
+    seconds later (stuck in C code) is killed and replaced, and its chunk is run again with that
+    evaluation timed out at once -- the same outcome the time limit gives.
+
+    With ``share``, this process counts as one of the ``workers``: it forks ``workers - 1`` and, once
+    every other chunk of a batch is out, runs the last one itself, then each chunk its forked workers have
+    not started yet (latest first), so that no chunk's tasks or results are carried between processes
+    for nothing while it would only wait. The results are the same whoever runs a chunk. Its own chunks
+    get the time limit an in-process run gets (the job's timer); nothing here can kill an evaluation
+    stuck in C code in this process, which is why the caller shares only evo's own code
+    (:func:`evo.run.job.parent_may_evaluate`).
     """
 
     def __init__(
@@ -116,10 +153,13 @@ class ForkPool:
         before_fork: Callable[[], None] | None = None,
         *,
         timeout: float = 0.0,
+        share: bool = False,
     ):
         if workers < 1:
             raise ValueError("ForkPool needs at least 1 worker")
         self.workers = workers
+        self.share = share and workers >= 2  # this process runs chunks too
+        self._forked = workers - 1 if self.share else workers
         self.chunksize = chunksize
         self.timeout = timeout
         self.grace = min(max(1.0, timeout / 2), 30.0)  # s after the timeout before a worker counts as stuck
@@ -129,118 +169,167 @@ class ForkPool:
         self._table: Any = None
         if before_fork is not None:
             before_fork()
-        self._executor = self._start()
+        self._start()
+        if self.share:
+            log.info("process %d evaluates a share beside %d forked worker(s)", os.getpid(), self._forked)
 
-    def _start(self) -> ProcessPoolExecutor:
-        context_ = multiprocessing.get_context("fork")
-        claimed = None
+    def _start(self) -> None:
+        """Fork the workers (each with its own pipe, read by this process's calling thread alone: no
+        queue or thread between them and the parent)."""
+        self._fork = multiprocessing.get_context("fork")
         if self.timeout > 0:
-            self._table = context_.Array("d", [0.0, -1.0, 0.0, 0.0] * self.workers, lock=False)
-            claimed = context_.Value("i", 0)
-        return ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=context_,
-            initializer=_init_worker,
-            initargs=(self._job, self._context, os.getpid(), self._table, claimed),
+            self._table = self._fork.Array("d", [0.0, -1.0, 0.0, 0.0] * self._forked, lock=False)
+        self._workers = [self._spawn(slot) for slot in range(self._forked)]
+
+    def _spawn(self, slot: int) -> _Worker:
+        mine, theirs = self._fork.Pipe(duplex=True)
+        process = self._fork.Process(
+            target=_serve,
+            args=(theirs, self._job, self._context, os.getpid(), self._table, slot),
+            name=f"evo-worker-{slot}",
+            daemon=True,
         )
+        process.start()
+        theirs.close()
+        return _Worker(process, mine, slot)
 
     def _chunk_size(self, expected: int) -> int:
         return self.chunksize or max(1, math.ceil(expected / (8 * self.workers)))
 
-    def _stuck(self) -> list[tuple[int, int, int]]:
-        """(pid, task, evaluation) of each worker in one evaluation for longer than timeout + grace."""
+    def _run_here(
+        self, chunk: list[tuple[int, Any]], timed_out: frozenset[tuple[int, int]]
+    ) -> tuple[list, ErrorData | None, float, float]:
+        """A chunk run in this process (``share``), as :func:`_worker_chunk` runs it in a worker."""
+        start, cpu = time.perf_counter(), time.thread_time()
+        done, error = run_chunk(self._job, self._context, chunk, timed_out)
+        return done, error, time.perf_counter() - start, time.thread_time() - cpu
+
+    def _stuck(self) -> list[tuple[_Worker, int, int]]:
+        """(worker, task, evaluation) of each worker in one evaluation for longer than timeout + grace."""
         if self._table is None:
             return []
         now, out = time.monotonic(), []
-        for row in range(0, len(self._table), _COLUMNS):
+        for worker in self._workers:
+            row = worker.slot * _COLUMNS
             task = self._table[row + 1]
-            if task < 0:
+            if task < 0 or worker.chunk is None or worker.stuck:
                 continue
             pid, evaluation, started = self._table[row], self._table[row + 2], self._table[row + 3]
-            if self._table[row + 1] == task and now - started > self.timeout + self.grace and pid > 0:
-                out.append((int(pid), int(task), int(evaluation)))
+            if (
+                self._table[row + 1] == task
+                and now - started > self.timeout + self.grace
+                and pid == worker.process.pid
+            ):
+                out.append((worker, int(task), int(evaluation)))
         return out
 
     def run(
         self, tasks: Iterable[Task], progress: Progress | None = None, expected: int | None = None
     ) -> list[Any]:
         """The job's results for ``tasks`` in order. ``tasks`` may be an iterator (then give ``expected``,
-        the number of tasks, for the chunk size): its tasks are sent off as soon as a chunk is full.
+        the number of tasks, for the chunk size): its tasks are sent off as soon as a chunk is full and a
+        worker is free.
 
         If tasks fail, the one reported is the first in task order -- the one :class:`InProcess` would
         report -- whichever worker fails first: chunks are started in order, so once one fails, the
-        chunks not yet started are cancelled and those under way are waited for.
+        chunks not yet started are dropped and those under way are waited for.
         """
         if expected is None:
             tasks = list(tasks)
             expected = len(tasks)
+        for worker in list(self._workers):
+            if worker.stuck:  # killed as the batch before ended
+                self._replace(worker)
         size = self._chunk_size(expected)
         order: list[int] = []
         weight: dict[int, int] = {}
         results: dict[int, Any] = {}
         errors: list[ErrorData] = []
-        pending: set[Future] = set()
-        chunks: dict[Future, list[tuple[int, Any]]] = {}
+        waiting: list[list[tuple[int, Any]]] = []  # chunks not started yet, in order
         timed_out: set[tuple[int, int]] = set()  # (task, evaluation) of workers killed while stuck
-        redo: list[list[tuple[int, Any]]] = []  # chunks lost with the pool of a killed worker
-        replacing = False
         busy = 0.0
         shares = [1.0, 0.0]  # the least and the most share of a core a chunk's worker had
         poll = min(1.0, max(0.05, self.timeout / 4)) if self.timeout > 0 else None
 
-        def submit(chunk: list[tuple[int, Any]]) -> None:
-            if replacing:
-                redo.append(chunk)
-                return
+        def known(chunk: list[tuple[int, Any]]) -> frozenset[tuple[int, int]]:
             indices = {index for index, _ in chunk}
-            known = frozenset(pair for pair in timed_out if pair[0] in indices)
-            future = self._executor.submit(_worker_chunk, chunk, known)
-            chunks[future] = chunk
-            pending.add(future)
+            return frozenset(pair for pair in timed_out if pair[0] in indices)
+
+        def take(done: list, error: ErrorData | None, seconds: float, cpu: float) -> None:
+            nonlocal busy
+            busy += seconds
+            if seconds > MIN_TIMED_CHUNK:
+                shares[:] = min(shares[0], cpu / seconds), max(shares[1], cpu / seconds)
+            results.update(done)
+            if error is not None:
+                errors.append(error)
+            if progress is not None:
+                progress(sum(weight[index] for index, _ in done))
+
+        def dispatch() -> None:
+            """Send the chunks waiting, in order, to the idle workers; once a chunk failed, only those
+            before it in order (one run again after its worker was stuck may hold an earlier failure)."""
+            if errors:
+                first = min(order.index(error[0]) for error in errors)
+                waiting[:] = [chunk for chunk in waiting if order.index(chunk[0][0]) < first]
+            for worker in self._workers:
+                if not waiting:
+                    return
+                if worker.chunk is None:
+                    chunk = waiting.pop(0)
+                    message = pickle.dumps((chunk, known(chunk)), protocol=pickle.HIGHEST_PROTOCOL)
+                    worker.chunk = chunk
+                    with contextlib.suppress(OSError):  # it died idle: collect finds it by its sentinel
+                        worker.connection.send_bytes(message)
 
         def collect(block: bool) -> None:
-            nonlocal pending, busy, replacing
-            finished, pending = wait(pending, timeout=poll if block else 0, return_when=FIRST_COMPLETED)
-            for future in finished:
-                chunk = chunks.pop(future)
-                if future.cancelled():
+            dispatch()
+            under_way = [worker for worker in self._workers if worker.chunk is not None]
+            if not under_way:
+                return
+            handles = [w.connection for w in under_way] + [w.process.sentinel for w in under_way]
+            ready = set(wait(handles, timeout=poll if block else 0))
+            for worker in under_way:
+                if worker.connection in ready:
+                    try:
+                        answer = pickle.loads(worker.connection.recv_bytes())
+                    except (EOFError, OSError):
+                        answer = None  # it died while answering
+                    if answer is not None:
+                        worker.chunk = None
+                        take(*answer)
+                        continue
+                elif worker.process.sentinel not in ready:
                     continue
-                try:
-                    done, error, seconds, cpu = future.result()
-                except BrokenProcessPool:
-                    if not replacing:
-                        raise EvaluationFailed(-1, None, "a worker process died") from None
-                    redo.append(chunk)
-                    continue
-                busy += seconds
-                if seconds > MIN_TIMED_CHUNK:
-                    shares[:] = min(shares[0], cpu / seconds), max(shares[1], cpu / seconds)
-                results.update(done)
-                if error is not None:
-                    errors.append(error)
-                if progress is not None:
-                    progress(sum(weight[index] for index, _ in done))
-            if not replacing:
-                for pid, task, evaluation in self._stuck():
-                    log.warning(
-                        "worker %d: task %d, evaluation %d still running %.3g s past the %g s timeout; "
-                        "killing the worker and timing that evaluation out",
-                        pid, task, evaluation, self.grace, self.timeout,
-                    )  # fmt: skip
-                    timed_out.add((task, evaluation))
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
-                    replacing = True
-            if replacing and not pending:  # every chunk under way is back or lost: a new pool
-                # kill every worker of the broken pool: they ignore SIGTERM, which is all the executor
-                # sends, so another worker stuck in its own evaluation would keep shutdown waiting forever
-                self.kill()
-                self._executor.shutdown(wait=True)
-                self._executor = self._start()
-                replacing = False
-                again, redo[:] = sorted(redo, key=lambda chunk: order.index(chunk[0][0])), []
-                for chunk in again:
-                    submit(chunk)
+                # the worker died: one this process killed while stuck is replaced and its chunk run
+                # again (that evaluation timed out at once); any other death ends the batch
+                if not worker.stuck:
+                    raise EvaluationFailed(-1, None, "a worker process died")
+                waiting.insert(0, worker.chunk)
+                waiting.sort(key=lambda chunk: order.index(chunk[0][0]))
+                self._replace(worker)
+            for worker, task, evaluation in self._stuck():
+                log.warning(
+                    "worker %d: task %d, evaluation %d still running %.3g s past the %g s timeout; "
+                    "killing the worker and timing that evaluation out",
+                    worker.process.pid, task, evaluation, self.grace, self.timeout,
+                )  # fmt: skip
+                timed_out.add((task, evaluation))
+                worker.stuck = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(worker.process.pid, signal.SIGKILL)
+            dispatch()
+
+        def run_here(chunk: list[tuple[int, Any]]) -> None:
+            """Run a chunk in this process, then each chunk not sent yet, latest first."""
+            while True:
+                take(*self._run_here(chunk, known(chunk)))
+                if errors or not waiting:
+                    return
+                chunk = waiting.pop()
+
+        def under_way() -> bool:
+            return any(worker.chunk is not None for worker in self._workers)
 
         try:
             chunk: list[tuple[int, Any]] = []
@@ -249,8 +338,9 @@ class ForkPool:
                 # a chunk is full at its size, or where the tasks' own chunk ids change
                 full = chunk and (task.chunk != last if task.chunk is not None else len(chunk) >= size)
                 if full:
-                    submit(chunk)
+                    waiting.append(chunk)
                     chunk = []
+                    dispatch()
                     collect(block=False)
                     if errors:
                         break
@@ -259,34 +349,59 @@ class ForkPool:
                 chunk.append((task.index, task.payload))
                 last = task.chunk
             else:
-                if chunk:
-                    submit(chunk)
+                if chunk and self.share and not errors:
+                    run_here(chunk)  # the last chunk, and those the workers have not started
+                elif chunk:
+                    waiting.append(chunk)
+                    dispatch()
                 if progress is not None and not errors:
                     progress(0)  # everything is out with the workers: the caller may do its own work
-            while (pending or redo or replacing) and not errors:
+            while (waiting or under_way()) and not errors:
                 collect(block=True)
             if errors:
-                for future in pending:
-                    future.cancel()
-                while pending or redo or replacing:  # chunks run again may hold an earlier failure
+                while waiting or under_way():  # chunks under way may hold an earlier failure
                     collect(block=True)
                 raise EvaluationFailed(*min(errors, key=lambda error: order.index(error[0])))
-        finally:
-            for future in pending:
-                future.cancel()
+        except BaseException:
+            for worker in self._workers:  # an answer not wanted must not wait in a pipe for the next batch
+                if worker.chunk is not None:
+                    with contextlib.suppress(Exception):
+                        worker.process.kill()
+                    worker.stuck = True  # replaced when the pool is used again
+            raise
         self.core_shares = (shares[0], shares[1]) if shares[1] > 0.0 else None
         self.contended = self.core_shares is not None and shares[1] - shares[0] > CONTENDED
         log.debug("%d tasks, %.3f s of worker time, shares of a core %.2f-%.2f", len(order), busy, *shares)
         return [results[index] for index in order]
 
+    def _replace(self, worker: _Worker) -> None:
+        """A new worker in the place of one that died (this process killed it)."""
+        with contextlib.suppress(Exception):
+            worker.process.join(1.0)
+            worker.connection.close()
+        if self._table is not None:
+            self._table[worker.slot * _COLUMNS + 1] = -1.0
+        self._workers[self._workers.index(worker)] = self._spawn(worker.slot)
+
     def kill(self) -> None:
         """Kill the worker processes at once (a second Ctrl-C: nothing they do is waited for)."""
-        for process in list((getattr(self._executor, "_processes", None) or {}).values()):
+        for worker in self._workers:
             with contextlib.suppress(Exception):
-                process.kill()
+                worker.process.kill()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        """Tell each worker to end, wait for it (a worker that does not end is killed)."""
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            with contextlib.suppress(OSError):
+                worker.connection.send_bytes(b"")
+        deadline = time.monotonic() + CLOSE_WAIT
+        for worker in workers:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.connection.close()
 
     def __enter__(self) -> ForkPool:
         return self
