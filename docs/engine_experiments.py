@@ -5,14 +5,16 @@ its chunk runners against the same chunks sent as tasks; and, from rounds four a
 dask cluster costs once and per generation beside the fork pool, the bound that puts on a whole run's
 ratio, and other ways of starting its workers (round five made forked workers evo's way); and, from
 round six, whole runs checkpointed after every generation against once a second (``[run]
-checkpoint_interval``), and where a 2-worker fork pool's generation waits between its chunks. Each
-prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
+checkpoint_interval``), and where a 2-worker fork pool's generation waits between its chunks; and, from
+round seven, 2-worker runs with the ``evo run`` process as one of the workers against two forked
+workers. Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
     .venv/bin/python docs/engine_experiments.py dask         # only the chunk runners against tasks
     .venv/bin/python docs/engine_experiments.py dask-costs   # the local cluster's costs (rounds four, five)
     .venv/bin/python docs/engine_experiments.py checkpoints  # every generation against once a second (six)
     .venv/bin/python docs/engine_experiments.py gaps         # a 2-worker generation's serial part (six)
+    .venv/bin/python docs/engine_experiments.py share        # the run process as a worker or not (seven)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -143,7 +146,9 @@ def _timed_chunk(chunk, timed_out=frozenset()):
 def gaps(config, tmp: Path) -> None:
     """One whole 2-worker fork-pool run, its chunks and the parent's steps timed on one clock: how long a
     generation's chunks keep both workers busy, how long the faster one waits for the slower, and the
-    serial part between the last chunk of a generation and the first of the next, step by step."""
+    serial part between the last chunk of a generation and the first of the next, step by step. With a
+    shipped plugin one of the two chunks is the ``evo run`` process's own, which starts first (round
+    seven: it waits for no pipe)."""
     import collections
 
     from evo.ga.loop import Evolution
@@ -170,6 +175,17 @@ def gaps(config, tmp: Path) -> None:
         setattr(owner, name, marked)
 
     fork._worker_chunk = _timed_chunk  # before the pool forks its workers
+    real_here = fork.ForkPool._run_here
+    patched.append((fork.ForkPool, "_run_here", real_here))
+
+    def here(self, chunk, timed_out):  # the chunks the evo run process runs itself
+        began = time.perf_counter()
+        out = real_here(self, chunk, timed_out)
+        with open(spans, "a") as f:
+            f.write(f"{began:.6f} {time.perf_counter():.6f}\n")
+        return out
+
+    fork.ForkPool._run_here = here
     for owner, name in (
         (fork.ForkPool, "run"),
         (Evolution, "tell"),
@@ -205,11 +221,49 @@ def gaps(config, tmp: Path) -> None:
     later = [2 * ((b[1] - b[0]) - (a[1] - a[0])) / (b[1] - b[0] + a[1] - a[0]) for a, b in per_generation[1:]]
     print(
         f"2 workers, {wall:.2f} s wall: the chunks run {busy:.2f} s (the faster one waits {waiting:.2f} s of "
-        f"it; the chunk sent second took longer in {sum(d > 0 for d in later)} of {n} generations, "
+        f"it; the chunk started second took longer in {sum(d > 0 for d in later)} of {n} generations, "
         f"{100 * float(np.median(later)):+.1f} % at the median); between generations {serial:.2f} s, "
         f"{1000 * serial / n:.1f} ms each: "
         + "; ".join(f"{step} {1000 * value / n:.2f} ms" for step, value in steps.items())
     )
+
+
+def _alternating(kinds: dict[str, Any], pairs: int, tmp: Path) -> dict[str, list[tuple[float, float]]]:
+    """(wall, CPU seconds) of whole runs of each kind (name: (config, patch of parent_may_evaluate)), in
+    ``pairs`` rounds, the order of the kinds reversed every other round."""
+    from evo.run import evolve
+
+    real = evolve.parent_may_evaluate
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
+    try:
+        for n in range(pairs):
+            for name in list(kinds)[:: 1 if n % 2 == 0 else -1]:
+                run, share = kinds[name]
+                evolve.parent_may_evaluate = real if share else (lambda context: False)
+                out[name].append(whole_run(run, tmp / name))
+    finally:
+        evolve.parent_may_evaluate = real
+    return out
+
+
+def share(config, tmp: Path, pairs: int = 12) -> None:
+    """2-worker runs of walkers (60 generations) with the ``evo run`` process as one of the workers (the
+    default with a shipped plugin) against two forked workers, for the fork pool and the local dask
+    cluster, in alternating pairs: the median ratio of each pair's wall rate and CPU seconds, how many
+    pairs favour sharing, and whether the folders are the same."""
+    short = config.replace(run={"generations": 60})
+    for backend in ("fork", "dask"):
+        run = short.replace(pool={"workers": 2, "backend": backend})
+        got = _alternating({"forked": (run, False), "shared": (run, True)}, pairs, tmp / backend)
+        wall = [f[0] / s[0] for f, s in zip(got["forked"], got["shared"], strict=True)]
+        cpu = [s[1] / f[1] for f, s in zip(got["forked"], got["shared"], strict=True)]
+        folders = {folder_digest(tmp / backend / name, IGNORED) for name in got}
+        same = len(folders) == 1
+        print(
+            f"{backend}, 2 workers, {pairs} pairs: shared / forked wall rate median {np.median(wall):.3f}"
+            f" ({sum(r > 1 for r in wall)} of {pairs} faster), CPU seconds median {np.median(cpu):.3f}"
+            f" ({sum(r < 1 for r in cpu)} of {pairs} fewer); the same files: {same}"
+        )
 
 
 def one_brood(config) -> None:
@@ -451,6 +505,11 @@ def main() -> None:
             whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
             for _ in range(3):
                 gaps(config, Path(tmp))
+        return
+    if sys.argv[1:] == ["share"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            share(config, Path(tmp))
         return
     if sys.argv[1:] == ["checkpoints"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
