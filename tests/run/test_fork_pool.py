@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -179,3 +181,17 @@ def test_a_stopped_batch_leaves_no_answer_behind_for_the_next(spec, tasks):
         with pytest.raises(KeyboardInterrupt):
             pool.run(tasks, stop)
         assert pool.run(tasks) == expected
+
+
+def test_a_pool_never_closed_does_not_keep_the_interpreter_from_exiting(tmp_path):
+    """Its workers ignore SIGTERM, all that multiprocessing's exit handler sends: the pool ends them."""
+    script = tmp_path / "unclosed.py"
+    script.write_text(
+        "from evo.run.backends import ForkPool, Task\n"
+        "def double(payload, context):\n"
+        "    return 2 * payload\n"
+        "pool = ForkPool(double, None, workers=2)\n"
+        "print(pool.run([Task(i, i) for i in range(5)]))\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[0, 2, 4, 6, 8]", done.stderr

@@ -7,6 +7,7 @@ records through a :class:`~evo.run.worker_log.WorkerLogHandler`; one stuck past 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import math
 import multiprocessing
@@ -14,6 +15,7 @@ import os
 import pickle
 import signal
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -126,6 +128,22 @@ class _Worker:
         self.stuck = False  # killed by the parent while stuck in an evaluation
 
 
+def _stop(workers: list[_Worker]) -> None:
+    """Tell each worker to end and wait for it; kill one that does not end within ``CLOSE_WAIT`` (or that
+    ignores its pipe: it is busy with a chunk no one will read)."""
+    for worker in workers:
+        with contextlib.suppress(OSError):
+            worker.connection.send_bytes(b"")
+    deadline = time.monotonic() + CLOSE_WAIT
+    for worker in workers:
+        worker.process.join(max(0.0, deadline - time.monotonic()))
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join()
+        worker.connection.close()
+    workers.clear()
+
+
 class ForkPool:
     """Run the job in ``workers`` forked processes, ``chunksize`` tasks at a time (0: about eight chunks
     per worker per batch).
@@ -180,6 +198,11 @@ class ForkPool:
         if self.timeout > 0:
             self._table = self._fork.Array("d", [0.0, -1.0, 0.0, 0.0] * self._forked, lock=False)
         self._workers = [self._spawn(slot) for slot in range(self._forked)]
+        # closed at the latest when the pool is let go or the interpreter exits (before multiprocessing's
+        # own exit handler, registered earlier, which would send the workers only SIGTERM, which they
+        # ignore, and wait for them)
+        self._stop = weakref.finalize(self, _stop, self._workers)
+        atexit.register(self._stop)
 
     def _spawn(self, slot: int) -> _Worker:
         mine, theirs = self._fork.Pipe(duplex=True)
@@ -391,17 +414,8 @@ class ForkPool:
 
     def close(self) -> None:
         """Tell each worker to end, wait for it (a worker that does not end is killed)."""
-        workers, self._workers = self._workers, []
-        for worker in workers:
-            with contextlib.suppress(OSError):
-                worker.connection.send_bytes(b"")
-        deadline = time.monotonic() + CLOSE_WAIT
-        for worker in workers:
-            worker.process.join(max(0.0, deadline - time.monotonic()))
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
-            worker.connection.close()
+        self._stop()
+        atexit.unregister(self._stop)
 
     def __enter__(self) -> ForkPool:
         return self
