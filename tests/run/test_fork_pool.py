@@ -183,6 +183,13 @@ def test_a_stopped_batch_leaves_no_answer_behind_for_the_next(spec, tasks):
         assert pool.run(tasks) == expected
 
 
+def test_a_closed_pool_refuses_more_work(spec, tasks):
+    with ForkPool(evaluate_payload, spec, workers=2, share=True) as pool:
+        pool.run(tasks[:2])
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.run(tasks[:2])
+
+
 def test_a_pool_never_closed_does_not_keep_the_interpreter_from_exiting(tmp_path):
     """Its workers ignore SIGTERM, all that multiprocessing's exit handler sends: the pool ends them."""
     script = tmp_path / "unclosed.py"

@@ -257,6 +257,8 @@ class ForkPool:
         report -- whichever worker fails first: chunks are started in order, so once one fails, the
         chunks not yet started are dropped and those under way are waited for.
         """
+        if not self._workers:
+            raise RuntimeError("this ForkPool is closed")
         if expected is None:
             tasks = list(tasks)
             expected = len(tasks)
