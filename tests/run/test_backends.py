@@ -8,15 +8,13 @@ from pathlib import Path
 import pytest
 from backend_jobs import (
     dies,
-    distance_spec,
     evaluate_payload,
     fails_late_on_one_and_at_once_on_a_later_one,
     fails_on_the_fifth,
     logs,
-    random_tasks,
 )
 
-from evo.fitness.evaluate import EvaluationSpec, evaluate
+from evo.fitness.evaluate import evaluate
 from evo.ga.loop import Evolution, LoopSettings
 from evo.run import backends
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task, make_backend
@@ -24,16 +22,6 @@ from evo.run.backends.fork import CONTENDED
 from evo.run.folder.writer import run_logging
 from evo.run.job import BreedContext, breed_and_evaluate
 from evo.sim import warm_up
-
-
-@pytest.fixture(scope="module")
-def spec() -> EvaluationSpec:
-    return distance_spec()
-
-
-@pytest.fixture(scope="module")
-def tasks() -> list[Task]:
-    return random_tasks()
 
 
 def test_one_and_two_workers_give_bit_identical_results_in_task_order(spec, tasks):

@@ -12,30 +12,17 @@ import pytest
 from backend_jobs import (
     dies,
     dies_once,
-    distance_spec,
     evaluate_payload,
     fails_late_on_one_and_at_once_on_a_later_one,
     fails_on_the_fifth,
     holds_run_data,
     logs,
-    random_tasks,
     where_evaluated,
 )
 
-from evo.fitness.evaluate import EvaluationSpec
 from evo.run.backends import EvaluationFailed, InProcess, Task
 from evo.run.backends.dask_pool import DaskPool
 from evo.run.folder.writer import run_logging
-
-
-@pytest.fixture(scope="module")
-def spec() -> EvaluationSpec:
-    return distance_spec()
-
-
-@pytest.fixture(scope="module")
-def tasks() -> list[Task]:
-    return random_tasks()
 
 
 def local_cluster(**options):

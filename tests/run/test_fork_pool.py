@@ -12,33 +12,21 @@ from pathlib import Path
 
 import pytest
 from backend_jobs import (
-    distance_spec,
     evaluate_payload,
     fails_on,
-    random_tasks,
     slow_in_a_worker,
     unpicklable_on_the_third,
     where_evaluated,
 )
+from test_checkpoint_interval import files
 
 import evo
-from evo.fitness.evaluate import EvaluationSpec
 from evo.ga.settings import GASection, GenomeSection
 from evo.run.backends import EvaluationFailed, ForkPool, InProcess, Task
 from evo.run.config import parse_config, resolve
 from evo.run.evolve import run_prepared
 from evo.run.folder.writer import FolderWriter, prepare
 from evo.run.job import BreedContext, parent_may_evaluate
-
-
-@pytest.fixture(scope="module")
-def spec() -> EvaluationSpec:
-    return distance_spec()
-
-
-@pytest.fixture(scope="module")
-def tasks() -> list[Task]:
-    return random_tasks()
 
 
 def chunked(tasks: list[Task], chunks: int, weight: int = 1) -> list[Task]:
@@ -124,7 +112,7 @@ def test_the_run_process_shares_only_evo_s_own_code(spec, tmp_path):
 
 
 def run_log(tmp_path, plugin: str, plugin_paths: list[str], workers: int) -> tuple[str, dict]:
-    """A small run's run.log and its files but the log (by path)."""
+    """A small run's run.log and its files but config.toml and the log (by path)."""
     doc = {
         "run": {"name": "share", "seed": 3, "generations": 3, "population": 24},
         "evaluation": {
@@ -139,12 +127,7 @@ def run_log(tmp_path, plugin: str, plugin_paths: list[str], workers: int) -> tup
     folder = tmp_path / f"{plugin}-{workers}"
     prepared = prepare(config, out=folder)
     run_prepared(prepared, [FolderWriter(prepared)])
-    files = {
-        str(path.relative_to(folder)): path.read_bytes()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.name not in ("config.toml", "run.log", "run.lock")
-    }
-    return (folder / "run.log").read_text(), files
+    return (folder / "run.log").read_text(), files(folder)
 
 
 def test_a_run_of_a_shipped_plugin_forks_one_worker_fewer_and_leaves_the_same_folder(tmp_path):
