@@ -87,15 +87,24 @@ def _init_worker(job: Job, context: Any, parent: int, table: Any = None, slot: i
     log.info("worker %d started", os.getpid())
 
 
+def _timed_chunk(
+    job: Job, context: Any, chunk: Sequence[tuple[int, Any]], timed_out: frozenset[tuple[int, int]]
+) -> tuple[list, ErrorData | None, float, float]:
+    """The chunk's results, its first error, and the wall and CPU seconds it took in this thread."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    done, error = run_chunk(job, context, chunk, timed_out)
+    return done, error, time.perf_counter() - start, time.thread_time() - cpu
+
+
 def _worker_chunk(
     chunk: Sequence[tuple[int, Any]], timed_out: frozenset[tuple[int, int]] = frozenset()
 ) -> tuple[list, ErrorData | None, float, float]:
-    """The chunk's results, its first error, and the wall and CPU seconds it took here."""
-    start, cpu = time.perf_counter(), time.thread_time()
-    done, error = run_chunk(_worker_job, _worker_context, chunk, timed_out)
+    """In a worker: :func:`_timed_chunk` of the worker's job, its error logged."""
+    answer = _timed_chunk(_worker_job, _worker_context, chunk, timed_out)
+    error = answer[1]
     if error is not None:
         log.error("worker %d: task %d: %s", os.getpid(), error[0], error[2])
-    return done, error, time.perf_counter() - start, time.thread_time() - cpu
+    return answer
 
 
 def _serve(connection: Connection, job: Job, context: Any, parent: int, table: Any, slot: int) -> None:
@@ -222,10 +231,8 @@ class ForkPool:
     def _run_here(
         self, chunk: list[tuple[int, Any]], timed_out: frozenset[tuple[int, int]]
     ) -> tuple[list, ErrorData | None, float, float]:
-        """A chunk run in this process (``share``), as :func:`_worker_chunk` runs it in a worker."""
-        start, cpu = time.perf_counter(), time.thread_time()
-        done, error = run_chunk(self._job, self._context, chunk, timed_out)
-        return done, error, time.perf_counter() - start, time.thread_time() - cpu
+        """A chunk run in this process (``share``), timed as a worker times its own."""
+        return _timed_chunk(self._job, self._context, chunk, timed_out)
 
     def _stuck(self) -> list[tuple[_Worker, int, int]]:
         """(worker, task, evaluation) of each worker in one evaluation for longer than timeout + grace."""
