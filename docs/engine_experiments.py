@@ -7,7 +7,8 @@ ratio, and other ways of starting its workers (round five made forked workers ev
 round six, whole runs checkpointed after every generation against once a second (``[run]
 checkpoint_interval``), and where a 2-worker fork pool's generation waits between its chunks; and, from
 round seven, 2-worker runs with the ``evo run`` process as one of the workers against two forked
-workers. Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
+workers; and, from round eight, a brood bred alone against a chunk's broods bred in one compiled call.
+Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
     .venv/bin/python docs/engine_experiments.py dask         # only the chunk runners against tasks
@@ -15,6 +16,7 @@ workers. Each prints one line or a few; a few minutes on 2 cores (``dask-costs``
     .venv/bin/python docs/engine_experiments.py checkpoints  # every generation against once a second (six)
     .venv/bin/python docs/engine_experiments.py gaps         # a 2-worker generation's serial part (six)
     .venv/bin/python docs/engine_experiments.py share        # the run process as a worker or not (seven)
+    .venv/bin/python docs/engine_experiments.py broods       # a brood bred alone or in its chunk (eight)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -266,31 +268,39 @@ def share(config, tmp: Path, pairs: int = 12) -> None:
         )
 
 
-def one_brood(config) -> None:
-    from evo.ga.kernels.brood import _body, _pair, compiled_children, compiled_operators
+def one_brood(config, repeats: int = 50) -> None:
+    """Generation 100's walkers bred as mated, mutated pairs: one compiled call per brood
+    (``compiled_children``) against the whole generation's broods in one call (``compiled_broods``, as a
+    run's chunk breeds them since round eight), the creatures made in both; least of ``repeats``."""
+    from evo.ga.brood import PAIR, Brood
+    from evo.ga.kernels.brood import compiled_broods, compiled_children, compiled_operators
     from evo.ga.mutation import MutationPlan
 
     late = generation_children(config.replace(run={"generations": 100}))[-1]
     ops = compiled_operators(config.genome, config.ga, MutationPlan.of(config.ga))
-    pairs = [(late[i], late[i + 1]) for i in range(0, len(late) - 1, 2)]
-    bodies = [(_body(a), _body(b)) for a, b in pairs]
-    cost = {}
-    for label, flags in (
-        ("nothing", (True, False, False, False)),
-        ("mated and mutated", (True, True, True, True)),
-    ):
-        start = time.perf_counter()
-        for i, (a, b) in enumerate(bodies):
-            _pair(i + 1, a, b, *flags, ops)
-        cost[label] = (time.perf_counter() - start) / len(bodies) * 1e6
-    start = time.perf_counter()
-    for i, (a, b) in enumerate(pairs):
-        compiled_children(i + 1, (a, b), True, (True, True), ops)
-    whole = (time.perf_counter() - start) / len(pairs) * 1e6
+    broods = [
+        Brood(PAIR, i + 1, (late[i], late[i + 1]), True, (True, True), (1, 1))
+        for i in range(0, len(late) - 1, 2)
+    ]
+
+    def each() -> None:
+        for b in broods:
+            compiled_children(b.seed, b.parents, b.mate, b.mutate, ops)
+
+    def least(function: Any) -> float:  # us per brood
+        spent = []
+        for _ in range(repeats):
+            start = time.process_time()
+            function()
+            spent.append(time.process_time() - start)
+        return min(spent) / len(broods) * 1e6
+
+    each(), compiled_broods(broods, ops)  # loaded from numba's cache
+    alone, together = least(each), least(lambda: compiled_broods(broods, ops))
     print(
-        f"one brood of generation 100's walkers: the compiled call doing nothing {cost['nothing']:.1f} us"
-        f" (its dispatch), mated and mutated {cost['mated and mutated']:.1f} us, with the creatures made"
-        f" {whole:.1f} us"
+        f"a brood of generation 100's walkers ({len(broods)} mated, mutated pairs), the creatures made:"
+        f" {alone:.1f} us of CPU bred alone (one compiled call each), {together:.1f} us bred together (one"
+        f" call for all), {alone / together:.2f}x"
     )
 
 
@@ -510,6 +520,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
             share(config, Path(tmp))
+        return
+    if sys.argv[1:] == ["broods"]:
+        one_brood(config)
         return
     if sys.argv[1:] == ["checkpoints"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:

@@ -39,7 +39,7 @@ def _breeding() -> None:
 def _breeding_functions() -> tuple:
     from evo.ga.kernels import brood
 
-    return (brood._pair,)
+    return (brood._pairs,)
 
 
 def _random_creatures() -> None:

@@ -8,11 +8,12 @@ only from ``numpy.random.default_rng(brood.seed)``, so it gives the same childre
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from evo.ga.kernels.brood import compiled_children
+from evo.ga.kernels.brood import compiled_broods, compiled_children
 from evo.ga.kernels.creatures import compiled_random_creature
 from evo.ga.kernels.pcg import brood_generator
 from evo.ga.settings import GASection, GenomeSection
@@ -21,7 +22,7 @@ from evo.model import Creature
 from evo.sim.placement import is_level, stand_on_ground
 from evo.sim.world import World
 
-__all__ = ["Brood", "BreedSettings", "PAIR", "RANDOM", "SEEDED", "Variation", "breed"]
+__all__ = ["Brood", "BreedSettings", "PAIR", "RANDOM", "SEEDED", "Variation", "breed", "breed_many"]
 
 RANDOM = "random"  # one random creature within the genome limits
 SEEDED = "seeded"  # one seed model brought within the limits, mutated if mutate[0]
@@ -93,6 +94,51 @@ def breed(
     if world is None or is_level(world):  # stand_on_ground would leave every child as it is
         return children
     return [None if child is None else stand_on_ground(child, world) for child in children]
+
+
+def breed_many(
+    broods: Sequence[Brood],
+    genome: GenomeSection,
+    ga: GASection,
+    variation: Variation | None = None,
+    *,
+    world: World | None = None,
+    settings: BreedSettings | None = None,
+) -> list[list[Creature | None] | None]:
+    """:func:`breed` of each brood, the same children, with the pair broods the compiled operators apply to
+    bred in one compiled call (:func:`evo.ga.kernels.brood.compiled_broods`) instead of one call each.
+    The arguments are :func:`breed`'s, with a sequence of broods.
+
+    Returns:
+        Per brood, in order: what :func:`breed` returns, or None where it raises (breeding that brood again
+        with :func:`breed` raises the error).
+    """
+    if settings is None:
+        settings = BreedSettings.of(genome, ga, variation)
+    out: list[list[Creature | None] | None] = [None] * len(broods)
+    bred_here = False  # whether the compiled call below made or stepped aside from every pair brood
+    if settings.compiled is not None:
+        pairs = [index for index, brood in enumerate(broods) if brood.kind == PAIR]
+        try:
+            made = compiled_broods([broods[i] for i in pairs], settings.compiled)
+        except Exception:  # each brood is bred alone below, where its error is raised and caught
+            made = []
+        bred_here = bool(made)
+        for index, children in zip(pairs, made, strict=False):
+            out[index] = children
+    level = world is None or is_level(world)
+    for index, brood in enumerate(broods):
+        try:
+            children = out[index]
+            if children is None:
+                tried = bred_here and brood.kind == PAIR
+                children = _python_children(brood, settings) if tried else _children(brood, settings)
+            if not level:
+                children = [None if child is None else stand_on_ground(child, world) for child in children]
+        except Exception:
+            children = None
+        out[index] = children
+    return out
 
 
 def _children(brood: Brood, settings: BreedSettings) -> list[Creature | None]:

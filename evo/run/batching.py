@@ -13,12 +13,15 @@ import numpy as np
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, recording, worst_fitness
 from evo.fitness.reducers import BoundReducer, LaneScores, bind_reducer, reduce_lanes, reduce_trajectories
-from evo.ga.brood import Brood, breed
+from evo.ga.brood import Brood, breed_many
 from evo.model import Creature
 from evo.sim import Trajectory, topology_key
 from evo.sim.batch import MIN_LANES, LaneCall, lane_runs
 
-__all__ = ["Bred", "COUNTS", "bound_reducer", "chunk_ids", "chunk_shares", "prepare_broods", "warm_reducer"]
+__all__ = [
+    "Bred", "COUNTS", "bound_reducer", "bred_broods", "chunk_ids", "chunk_shares", "prepare_broods",
+    "warm_reducer",
+]  # fmt: skip
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
@@ -39,9 +42,9 @@ class Bred:
 def prepare_broods(
     broods: Sequence[Brood], context: Any, simulate: Callable[[list[Creature], Any], list] | None = None
 ) -> list[Bred | None]:
-    """Breed every brood of a chunk, then simulate all its new children together in lanes
-    (:func:`evo.sim.batch.lane_runs`) and score them with the plugin's compiled reducer straight from the
-    kernel's records where it has one; those it would simulate one by one
+    """Breed every brood of a chunk (:func:`bred_broods`), then simulate all its new children together in
+    lanes (:func:`evo.sim.batch.lane_runs`) and score them with the plugin's compiled reducer straight
+    from the kernel's records where it has one; those it would simulate one by one
     (:func:`evo.sim.batch.kernel_groups`) are left to be simulated when evaluated. A brood whose
     breeding fails gets None (its job breeds it again and meets the same error there, in order).
 
@@ -55,18 +58,12 @@ def prepare_broods(
         One :class:`Bred` (or None) per brood.
     """
     spec = context.spec
-    settings = context.breed_settings  # made once per worker
-    out: list[Bred | None] = []
+    out = bred_broods(broods, context)
     members: list[tuple[Bred, int, Creature]] = []
-    for brood in broods:
-        try:
-            children = breed(brood, context.genome, context.ga, world=spec.world, settings=settings)
-        except Exception:
-            out.append(None)
+    for brood, bred in zip(broods, out, strict=True):
+        if bred is None:
             continue
-        bred = Bred(children)
-        out.append(bred)
-        for k, (child, seed) in enumerate(zip(children, brood.plugin_seeds, strict=True)):
+        for k, (child, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True)):
             if child is not None and seed is not None:
                 members.append((bred, k, child))
     creatures = [child for _, _, child in members]
@@ -98,6 +95,16 @@ def prepare_broods(
     except Exception:  # the children left are simulated one by one, where the error is reported in order
         pass
     return out
+
+
+def bred_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
+    """Every brood of a chunk bred (:func:`evo.ga.brood.breed_many`: the pair broods in one compiled
+    call), nothing simulated yet: one :class:`Bred` per brood, or None where its breeding fails (its job
+    breeds it again and meets the same error there, in order)."""
+    made = breed_many(
+        broods, context.genome, context.ga, world=context.spec.world, settings=context.breed_settings
+    )
+    return [None if children is None else Bred(children) for children in made]
 
 
 def _score_call(

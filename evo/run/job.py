@@ -31,7 +31,7 @@ from evo.ga.settings import GASection, GenomeSection
 from evo.io.plugin_files import PluginFiles, held_at, read_plugin_files, write_plugin_files
 from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
-from evo.run.batching import Bred, bound_reducer, prepare_broods, warm_reducer
+from evo.run.batching import Bred, bound_reducer, bred_broods, prepare_broods, warm_reducer
 from evo.sim import warm_up
 
 __all__ = [
@@ -171,9 +171,10 @@ def _evaluated(
 def prepare(broods: list[Brood], context: BreedContext) -> list[Bred | None]:
     """The chunk step of the job (called by :func:`~evo.run.backends.base.run_chunk`): with
     ``context.batch``, breed the chunk's broods and simulate their children together in lanes
-    (:func:`evo.run.batching.prepare_broods`); otherwise nothing (each brood is bred by the job)."""
+    (:func:`evo.run.batching.prepare_broods`); otherwise only breed them (:func:`evo.run.batching.
+    bred_broods`: the job evaluates each child on its own)."""
     if not context.batch or context.evaluate is not None:
-        return [None] * len(broods)
+        return bred_broods(broods, context)
     if context.robust is not None:
         return prepare_broods(broods, context, simulate=_robust_samples)
     return prepare_broods(broods, context)

@@ -34,7 +34,7 @@ from evo.model import Creature
 if TYPE_CHECKING:
     from evo.ga.mutation import MutationPlan
 
-__all__ = ["Operators", "compiled_children", "compiled_operators", "warm_breeding"]
+__all__ = ["Operators", "compiled_broods", "compiled_children", "compiled_operators", "warm_breeding"]
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -132,47 +132,13 @@ def compiled_operators(genome: GenomeSection, ga: GASection, plan: MutationPlan)
     )
 
 
-@nb.njit(**_JIT)
-def _pair(seed, pa, pb, two, mate, mutate_a, mutate_b, ops):  # pragma: no cover
-    """Both (or the one) children of a pair brood; ``ok`` False when the brood must be made in Python."""
-    lim = ops.limits
-    if not (_valid(pa) and _valid(pb)):  # the Python operators raise their own errors for such parents
-        return False, _finished(*_unmutated(_copied(pa)), lim), _finished(*_unmutated(_copied(pb)), lim)
-    rng = pcg.seeded(seed)
-    pa, pb = _copied(pa), _copied(pb)
-    if mate:
-        first, second, ok = crossover_bodies(rng, pa, pb, lim, ops.rate_cut, ops.rate_wave)
-        if not ok:
-            return False, _finished(*_unmutated(pa), lim), _finished(*_unmutated(pb), lim)
-    else:
-        first, second = pa, pb
-    if mutate_a:
-        if mate:
-            first = _settled(first, lim)
-        child_a = mutate_body(rng, first, ops)
-    else:
-        child_a = _unmutated(first)
-    if two and mutate_b:
-        if mate:
-            second = _settled(second, lim)
-        child_b = mutate_body(rng, second, ops)
-    else:
-        child_b = _unmutated(second)
-    return True, _finished(*child_a, lim), _finished(*child_b, lim)
+class _Request(NamedTuple):
+    """A brood as :func:`compiled_broods` reads it."""
 
-
-def _body(creature: Creature) -> tuple:
-    return (
-        creature.positions,
-        creature.link_a,
-        creature.link_b,
-        creature.rest,
-        creature.alpha,
-        creature.phi,
-        creature.omega,
-        creature.beta,
-        False,
-    )
+    seed: int
+    parents: Sequence[Creature]
+    mate: bool
+    mutate: Sequence[bool]
 
 
 def compiled_children(
@@ -180,31 +146,191 @@ def compiled_children(
 ) -> list[Creature | None] | None:
     """The children :func:`evo.ga.brood.breed` makes of a PAIR brood (its ``seed``, ``parents``, ``mate``
     and ``mutate`` flags) under the default operators with the compiled settings ``ops`` (before standing
-    them on the world's ground), or None where the compiled path does not apply or bails out; the
-    caller then breeds in Python."""
-    if not 0 <= seed < 1 << 63:
-        return None
-    for parent in parents:
-        if not getattr(parent, "has_default_physics", False) or parent.link_a.dtype != np.int64:
-            return None
+    them on the world's ground), or None where the compiled path does not apply (a seed outside
+    [0, 2**63), not one or two parents, fewer flags than parents, a parent of other physics) or bails
+    out; the caller then breeds in Python. :func:`compiled_broods` with one brood."""
+    return compiled_broods([_Request(seed, parents, mate, mutate)], ops)[0]
+
+
+@nb.njit(**_JIT)
+def _parent(k, pos, a, b, rest, alpha, phi, waves, mass_at, link_at):  # pragma: no cover
+    """Parent ``k``'s body (the fields of :data:`~evo.ga.kernels.crossover.BODY`, renumbered False) from the
+    parents' arrays end to end (:func:`_ends`): read-only views, as a creature's own arrays are."""
+    i, j = mass_at[k], mass_at[k + 1]
+    u, v = link_at[k], link_at[k + 1]
+    return (pos[i:j], a[u:v], b[u:v], rest[u:v], alpha[u:v], phi[u:v], waves[k, 0], waves[k, 1], False)
+
+
+@nb.njit(**_JIT)
+def _pairs(
+    seeds, parents, flags, pos, a, b, rest, alpha, phi, waves, mass_at, link_at, ops
+):  # pragma: no cover
+    """Pair broods bred (crossover, settling, mutation, finishing), each from a generator of its own seed.
+
+    ``parents`` (broods, 2): rows of the parents' arrays (:func:`_ends`), the second the first for one
+    parent; ``flags`` (broods, 4): two parents, mate, mutate the first, mutate the second. Returns
+    whether each brood was bred here (False: invalid parents, or a repair that draws ``rng.choice``) and
+    the new children of those that were, in order, end to end: (ok (broods,), sizes (children, 2)
+    masses and links, positions (masses, 2), links (2, links), genes (3, links), waves (children, 2)
+    omega and beta, renumbered (children,), arg (links,), pending (links,)); a pending rest gene is left
+    raw for :func:`apply_pending`."""
+    n = seeds.size
     lim = ops.limits
-    two = len(parents) == 2
-    pa = _body(parents[0])
-    pb = _body(parents[1]) if two else pa
-    ok, first, second = _pair(seed, pa, pb, two, bool(mate), bool(mutate[0]), two and bool(mutate[1]), ops)
-    if not ok:
-        return None
-    world = parents[0].world if mate else None
-    out = []
-    for k, (made, template) in enumerate(zip((first, second), parents, strict=False)):
-        if not (mate or mutate[k]):
-            out.append(None)
+    ok = np.zeros(n, np.bool_)
+    made = []
+    for k in range(n):
+        pa = _parent(parents[k, 0], pos, a, b, rest, alpha, phi, waves, mass_at, link_at)
+        pb = _parent(parents[k, 1], pos, a, b, rest, alpha, phi, waves, mass_at, link_at)
+        two, mate, mutate_a, mutate_b = flags[k, 0], flags[k, 1], flags[k, 2], flags[k, 3]
+        if not (_valid(pa) and _valid(pb)):  # the Python operators raise their own errors for such parents
             continue
-        positions, links, genes, omega, beta, renumbered, arg, pending, n_pending = made
-        if n_pending:
-            apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
-        out.append(assemble(positions, links, genes, omega, beta, renumbered, template, world))
+        rng = pcg.seeded(seeds[k])
+        pa, pb = _copied(pa), _copied(pb)
+        if mate:
+            first, second, crossed = crossover_bodies(rng, pa, pb, lim, ops.rate_cut, ops.rate_wave)
+            if not crossed:
+                continue
+        else:
+            first, second = pa, pb
+        ok[k] = True
+        if mutate_a:
+            if mate:
+                first = _settled(first, lim)
+            child_a = mutate_body(rng, first, ops)
+        else:
+            child_a = _unmutated(first)
+        if two and mutate_b:
+            if mate:
+                second = _settled(second, lim)
+            child_b = mutate_body(rng, second, ops)
+        else:
+            child_b = _unmutated(second)
+        if mate or mutate_a:
+            made.append(_finished(*child_a, lim))
+        if two and (mate or mutate_b):
+            made.append(_finished(*child_b, lim))
+    c = len(made)
+    sizes = np.zeros((c, 2), np.int64)
+    for k in range(c):
+        sizes[k, 0] = made[k][0].shape[0]
+        sizes[k, 1] = made[k][1].shape[1]
+    masses, links = sizes[:, 0].sum(), sizes[:, 1].sum()
+    positions = np.empty((masses, 2))
+    ends = np.empty((2, links), np.int64)
+    genes = np.empty((3, links))
+    out_waves = np.empty((c, 2))
+    renumbered = np.empty(c, np.bool_)
+    arg = np.empty(links)
+    pending = np.empty(links, np.bool_)
+    i = j = 0
+    for k in range(c):
+        placed, kid_ends, kid_genes, omega, beta, kid_renumbered, kid_arg, kid_pending, _ = made[k]
+        for u in range(placed.shape[0]):
+            positions[i + u, 0] = placed[u, 0]
+            positions[i + u, 1] = placed[u, 1]
+        for v in range(kid_ends.shape[1]):
+            ends[0, j + v] = kid_ends[0, v]
+            ends[1, j + v] = kid_ends[1, v]
+            genes[0, j + v] = kid_genes[0, v]
+            genes[1, j + v] = kid_genes[1, v]
+            genes[2, j + v] = kid_genes[2, v]
+            arg[j + v] = kid_arg[v]
+            pending[j + v] = kid_pending[v]
+        out_waves[k, 0] = omega
+        out_waves[k, 1] = beta
+        renumbered[k] = kid_renumbered
+        i += placed.shape[0]
+        j += kid_ends.shape[1]
+    return ok, sizes, positions, ends, genes, out_waves, renumbered, arg, pending
+
+
+def _compiled_parents(parents: Sequence[Creature], mutate: Sequence[bool], seed: int) -> bool:
+    """Whether :func:`compiled_children` breeds a brood of these parents, flags and seed in compiled code
+    (before its compiled call, which may still bail out)."""
+    if not (0 <= seed < 1 << 63 and 1 <= len(parents) <= 2 and len(mutate) >= len(parents)):
+        return False
+    return all(getattr(p, "has_default_physics", False) and p.link_a.dtype == np.int64 for p in parents)
+
+
+def compiled_broods(broods: Sequence, ops: Operators) -> list[list[Creature | None] | None]:
+    """:func:`compiled_children` of every PAIR brood of ``broods`` (objects with ``seed``, ``parents``,
+    ``mate`` and ``mutate``), bred in one compiled call: the same children, array for array, without a
+    compiled call and its argument checks per brood. None for a brood the compiled path does not apply
+    to or bails out of (the caller breeds it in Python, as :func:`evo.ga.brood.breed` does)."""
+    out: list[list[Creature | None] | None] = [None] * len(broods)
+    rows: dict[int, int] = {}  # a parent of many broods goes in once
+    creatures: list[Creature] = []
+    picked: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    flags: list[tuple[bool, bool, bool, bool]] = []
+    seeds: list[int] = []
+    for index, brood in enumerate(broods):
+        parents, mutate = brood.parents, brood.mutate
+        if not _compiled_parents(parents, mutate, brood.seed):
+            continue
+        ends = []
+        for parent in parents:
+            row = rows.get(id(parent))
+            if row is None:
+                row = rows[id(parent)] = len(creatures)
+                creatures.append(parent)
+            ends.append(row)
+        two = len(parents) == 2
+        picked.append(index)
+        pairs.append((ends[0], ends[-1]))
+        flags.append((two, bool(brood.mate), bool(mutate[0]), two and bool(mutate[1])))
+        seeds.append(brood.seed)
+    if not picked:
+        return out
+    rows_of = np.array(pairs, np.int64)
+    bred = _pairs(np.array(seeds, np.int64), rows_of, np.array(flags, np.bool_), *_ends(creatures), ops)
+    ok, sizes, positions, links, genes, waves, renumbered, arg, pending = bred
+    lim = ops.limits
+    apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
+    for array in (positions, links, genes):  # the children's arrays are read-only views of these
+        array.setflags(write=False)
+    counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
+    i = j = c = 0
+    for index, good, (_, mate, *mutated) in zip(picked, ok.tolist(), flags, strict=True):
+        if not good:
+            continue
+        parents = broods[index].parents
+        world = parents[0].world if mate else None
+        kids: list[Creature | None] = []
+        for k, template in enumerate(parents):
+            if not (mate or mutated[k]):
+                kids.append(None)
+                continue
+            (n, m), (omega, beta) = counts[c], wave_values[c]
+            kids.append(
+                assemble(
+                    positions[i : i + n], links[:, j : j + m], genes[:, j : j + m], omega, beta,
+                    renumbered_flags[c], template, world,
+                )
+            )  # fmt: skip
+            i, j, c = i + n, j + m, c + 1
+        out[index] = kids
     return out
+
+
+def _ends(creatures: list[Creature]) -> tuple:
+    """The parents' arrays end to end, read-only (as a creature's own), and where each parent's masses
+    and links begin: (positions, link_a, link_b, rest, alpha, phi, waves, mass_at, link_at)."""
+    masses = np.fromiter((c.n_masses for c in creatures), np.int64, len(creatures))
+    links = np.fromiter((c.n_links for c in creatures), np.int64, len(creatures))
+    arrays = [
+        np.concatenate([c.positions for c in creatures]),
+        np.concatenate([c.link_a for c in creatures]),
+        np.concatenate([c.link_b for c in creatures]),
+        np.concatenate([c.rest for c in creatures]),
+        np.concatenate([c.alpha for c in creatures]),
+        np.concatenate([c.phi for c in creatures]),
+        np.array([(c.omega, c.beta) for c in creatures], np.float64),
+    ]
+    for array in arrays:
+        array.setflags(write=False)
+    zero = np.zeros(1, np.int64)
+    return (*arrays, np.concatenate([zero, np.cumsum(masses)]), np.concatenate([zero, np.cumsum(links)]))
 
 
 def warm_breeding(

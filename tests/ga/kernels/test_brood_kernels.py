@@ -192,3 +192,83 @@ def test_the_mutation_kernel_codes_are_named_after_the_mutations_whatever_their_
     on = [name for name in MUTATION_NAMES if ga.rate(name) > 0.0]
     assert "rest" not in on and "beta" in on
     assert [MutationCode(code).name.lower() for code in ops.codes] == on
+
+
+def mixed_broods(genome, ga, count=40):
+    """Pair broods of every kind the compiled call meets: mated or not, one or two parents, parents shared
+    between broods, and broods it must leave to the Python operators (a seed numpy takes but the compiled
+    generator does not, a parent of other physics, a link to a mass that is not there)."""
+    rng = np.random.default_rng(11)
+    parents = [evolved(genome, ga, s, rounds=s % 5) for s in range(12)]
+    other = evolved(GenomeSection(link_stiffness=(0.5, 2.0)), GASection(rate_physics=1.0), 99)
+    broken = object.__new__(type(parents[0]))
+    broken.__dict__.update(parents[0].__dict__)
+    links = parents[0].link_b.copy()
+    links[0] = parents[0].n_masses + 5
+    links.setflags(write=False)
+    broken.__dict__["link_b"] = links
+    broods = []
+    for s in range(count):
+        a, b = (parents[i] for i in rng.choice(len(parents), 2, replace=False))
+        mate, flags = bool(s % 3), FLAGS[s % 4]
+        broods.append(Brood(PAIR, 1000 * s + 3, (a, b), mate, flags, (1, 1)))
+        if s % 5 == 0:
+            broods.append(Brood(PAIR, 1000 * s + 5, (a,), False, (True,), (1,)))
+    broods.insert(3, Brood(PAIR, 1 << 63, broods[0].parents, True, (True, True), (1, 1)))
+    broods.insert(7, Brood(PAIR, 17, (other, broods[0].parents[0]), True, (True, True), (1, 1)))
+    broods.insert(9, Brood(PAIR, 19, (broken, broods[0].parents[1]), False, (True, False), (1, None)))
+    return broods
+
+
+@pytest.mark.parametrize("ga_name", ["default", "every mutation", "mating always"])
+def test_a_chunk_of_broods_bred_in_one_call_gives_each_brood_the_python_operators_children(ga_name):
+    genome, ga = GenomeSection(), GAS[ga_name]
+    ops = BreedSettings.of(genome, ga).compiled
+    broods = mixed_broods(genome, ga)
+    made = brood_kernels.compiled_broods(broods, ops)
+    assert len(made) == len(broods)
+    assert made[3] is None and made[7] is None and made[9] is None  # left to the Python operators
+    bred = 0
+    for brood, children in zip(broods, made, strict=True):
+        if children is None:
+            continue
+        bred += 1
+        expected = python(brood, genome, ga)
+        assert len(children) == len(expected)
+        for x, y in zip(children, expected, strict=True):
+            assert_same_creature(x, y)
+    assert bred >= 0.9 * (len(broods) - 3)
+    # a brood's children depend on the brood alone: not on its place in the chunk nor on its neighbours
+    order = np.random.default_rng(5).permutation(len(broods))
+    shuffled = brood_kernels.compiled_broods([broods[i] for i in order], ops)
+    for i, children in zip(order, shuffled, strict=True):
+        assert (children is None) == (made[i] is None)
+        for x, y in zip(children or (), made[i] or (), strict=True):
+            assert_same_creature(x, y)
+    alone = [brood_kernels.compiled_broods([brood], ops)[0] for brood in broods[:12]]
+    for children, together in zip(alone, made, strict=False):
+        for x, y in zip(children or (), together or (), strict=True):
+            assert_same_creature(x, y)
+
+
+def test_breed_many_gives_what_breed_gives_and_none_where_breed_raises():
+    from evo.ga.brood import RANDOM, SEEDED, breed_many
+    from evo.sim import World
+
+    genome, ga = GenomeSection(), GASection()
+    broods = mixed_broods(genome, ga, count=12)
+    model = broods[0].parents[0]
+    broods.append(Brood(RANDOM, 41, (), False, (False,), (1,)))
+    broods.append(Brood(SEEDED, 43, (model,), False, (True,), (1,)))
+    broods.append(Brood("no such kind", 47, (model,), False, (True,), (1,)))
+    hills = World(ground={"type": "hills", "amplitude": 12.0, "wavelength": 150.0})
+    for world in (None, hills):
+        made = breed_many(broods, genome, ga, world=world)
+        assert made[-1] is None
+        with pytest.raises(ValueError, match="unknown kind"):
+            breed(broods[-1], genome, ga, world=world)
+        for brood, children in zip(broods[:-1], made[:-1], strict=True):
+            expected = breed(brood, genome, ga, world=world)
+            assert children is not None and len(children) == len(expected)
+            for x, y in zip(children, expected, strict=True):
+                assert_same_creature(x, y)
