@@ -198,11 +198,12 @@ class Creature:
         )
 
     # -- sizes -------------------------------------------------------------------------------
-    @property
+    # cached in the instance: a frozen creature's sizes never change, and a run asks them ~10 times a child
+    @functools.cached_property
     def n_masses(self) -> int:
         return int(self.positions.shape[0])
 
-    @property
+    @functools.cached_property
     def n_links(self) -> int:
         return int(self.link_a.shape[0])
 
