@@ -287,8 +287,6 @@ def compiled_broods(broods: Sequence, ops: Operators) -> list[list[Creature | No
     ok, sizes, positions, links, genes, waves, renumbered, arg, pending = bred
     lim = ops.limits
     apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
-    for array in (positions, links, genes):  # the children's arrays are read-only views of these
-        array.setflags(write=False)
     counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
     i = j = c = 0
     for index, good, (_, mate, *mutated) in zip(picked, ok.tolist(), flags, strict=True):
@@ -302,12 +300,9 @@ def compiled_broods(broods: Sequence, ops: Operators) -> list[list[Creature | No
                 kids.append(None)
                 continue
             (n, m), (omega, beta) = counts[c], wave_values[c]
-            kids.append(
-                assemble(
-                    positions[i : i + n], links[:, j : j + m], genes[:, j : j + m], omega, beta,
-                    renumbered_flags[c], template, world,
-                )
-            )  # fmt: skip
+            # copies: a view would keep the whole chunk's arrays alive as long as any one child lives
+            own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
+            kids.append(assemble(*own, omega, beta, renumbered_flags[c], template, world))
             i, j, c = i + n, j + m, c + 1
         out[index] = kids
     return out

@@ -238,6 +238,11 @@ def test_a_chunk_of_broods_bred_in_one_call_gives_each_brood_the_python_operator
         for x, y in zip(children, expected, strict=True):
             assert_same_creature(x, y)
     assert bred >= 0.9 * (len(broods) - 3)
+    # each child owns its arrays: none keeps the chunk's (or a sibling's) alive
+    kids = [kid for children in made if children for kid in children if kid is not None]
+    for name in ("positions", "link_a", "rest", "phi"):
+        assert not any(np.shares_memory(getattr(kids[0], name), getattr(kid, name)) for kid in kids[1:])
+    assert all(kid.positions.flags.owndata for kid in kids)
     # a brood's children depend on the brood alone: not on its place in the chunk nor on its neighbours
     order = np.random.default_rng(5).permutation(len(broods))
     shuffled = brood_kernels.compiled_broods([broods[i] for i in order], ops)
