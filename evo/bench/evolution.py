@@ -173,12 +173,12 @@ def walkers_rates(generations: int, repeats: int) -> dict[str, Any]:
 
 def ga_costs(generations: int, repeats: int) -> dict[str, Any]:
     """examples/walkers.toml's GA alone, per new child (ms), generations 1 .. ``generations`` - 1 driven by
-    hand: ``breed`` of each generation's broods (variation: crossover, mutation, repair, the creatures
-    made) and ``ask`` + ``tell`` (the bookkeeping: selection, the broods, individuals, hall of fame,
+    hand: ``breed_many`` of each generation's broods, as a run's chunk breeds them (variation: crossover,
+    mutation, repair, the creatures made) and ``ask`` + ``tell`` (the bookkeeping: selection, the broods, individuals, hall of fame,
     statistics); the children are evaluated between them, untimed. CPU time of this thread (a busy
     machine barely changes it), fastest of ``repeats`` per part."""
     from evo.fitness.evaluate import evaluate
-    from evo.ga.brood import breed
+    from evo.ga.brood import breed_many
     from evo.ga.search import ChildResult
 
     config = walkers_config(generations)
@@ -193,7 +193,9 @@ def ga_costs(generations: int, repeats: int) -> dict[str, Any]:
             start = time.thread_time()
             broods = evolution.ask().broods
             asked = time.thread_time()
-            kids = [breed(brood, config.genome, config.ga, world=spec.world) for brood in broods]
+            kids = breed_many(broods, config.genome, config.ga, world=spec.world)  # as a run's chunk
+            if any(group is None for group in kids):
+                raise RuntimeError("a brood of the bench's run failed to breed")
             bred = time.thread_time()
             results = [
                 ChildResult() if c is None else ChildResult(c, evaluate(c, spec, seed))
