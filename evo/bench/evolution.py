@@ -174,9 +174,9 @@ def walkers_rates(generations: int, repeats: int) -> dict[str, Any]:
 def ga_costs(generations: int, repeats: int) -> dict[str, Any]:
     """examples/walkers.toml's GA alone, per new child (ms), generations 1 .. ``generations`` - 1 driven by
     hand: ``breed_many`` of each generation's broods, as a run's chunk breeds them (variation: crossover,
-    mutation, repair, the creatures made) and ``ask`` + ``tell`` (the bookkeeping: selection, the broods, individuals, hall of fame,
-    statistics); the children are evaluated between them, untimed. CPU time of this thread (a busy
-    machine barely changes it), fastest of ``repeats`` per part."""
+    mutation, repair, the creatures made) and ``ask`` + ``tell`` (the bookkeeping: selection, the broods,
+    individuals, hall of fame, statistics); the children are evaluated between them, untimed. CPU time of
+    this thread (a busy machine barely changes it), fastest of ``repeats`` per part."""
     from evo.fitness.evaluate import evaluate
     from evo.ga.brood import breed_many
     from evo.ga.search import ChildResult

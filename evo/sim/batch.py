@@ -251,63 +251,49 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
     lanes = len(creatures)
     masses = np.fromiter((c.n_masses for c in creatures), np.int64, lanes)
     links = np.fromiter((c.n_links for c in creatures), np.int64, lanes)
-    rows = int(masses.max()) + 1
-    n_links = int(links.max())
-    at_mass = _slots(masses)  # (row, lane) of every mass, creature after creature
-    at_link = _slots(links)
-    link_a = np.concatenate([c.link_a for c in creatures])
-    link_b = np.concatenate([c.link_b for c in creatures])
-    own_mass = at_mass[0]
-    # rows in link order: most spanning-tree links' end b is then one row in every lane (see the kernels)
-    at_mass = (_lanes.rows_in_link_order(link_a, link_b, masses, links), at_mass[1])
-    mass_of_row = np.full((rows, lanes), rows, dtype=np.int64)  # rows: a padded row, recorded by no lane
-    mass_of_row[at_mass[0], at_mass[1]] = own_mass
-    first_mass = np.repeat(np.cumsum(masses) - masses, links)  # of each link's creature, end to end
-    fixed = np.concatenate([c.fixed for c in creatures])
-    velocities = np.concatenate([c.velocities for c in creatures])
-    velocities[fixed] = 0.0
-    pos = np.zeros((2, rows, lanes))
-    pos[:, at_mass[0], at_mass[1]] = np.concatenate([c.positions for c in creatures]).T
-    vel = np.zeros((2, rows, lanes))
-    vel[:, at_mass[0], at_mass[1]] = velocities.T
-    free = np.zeros((rows, lanes), dtype=np.uint8)
-    free[at_mass[0], at_mass[1]] = ~fixed
-    ends = np.full((2, n_links, lanes), rows - 1, dtype=np.uint32)
-    ends[0][at_link[0], at_link[1]] = at_mass[0][first_mass + link_a]
-    ends[1][at_link[0], at_link[1]] = at_mass[0][first_mass + link_b]
-    rest = np.concatenate([c.rest for c in creatures]).astype(np.float64, copy=False)
-    beta = np.repeat(np.array([c.beta for c in creatures], dtype=np.float64), links)
-    phi = np.concatenate([c.phi for c in creatures])
-    columns = [rest, rest * np.concatenate([c.alpha for c in creatures]) * beta, np.cos(phi), np.sin(phi)]
-    if general:
-        columns.append(np.concatenate([c.stiffness for c in creatures]) * float(world.stiffness))
-        columns.append(np.concatenate([c.dashpot for c in creatures]))
-    link = np.zeros((len(columns), n_links, lanes))  # rest, amp, cos φ, sin φ(, S·k̄, dashpot)
-    link[:, at_link[0], at_link[1]] = np.stack(columns)
-    same = (ends == ends[:, :, :1]).all(axis=2)  # (2, n_links): an end that is one row in every lane
+    phi = np.concatenate([c.phi for c in creatures]).astype(np.float64, copy=False)
+    pos, vel, free, ends, genes, mass_of_row, uniform, uniform_b, row = _lanes.pack_lanes(
+        masses,
+        links,
+        np.concatenate([c.positions for c in creatures]).astype(np.float64, copy=False),
+        np.concatenate([c.velocities for c in creatures]).astype(np.float64, copy=False),
+        np.concatenate([c.fixed for c in creatures]).astype(np.bool_, copy=False),
+        np.concatenate([c.link_a for c in creatures]).astype(np.int64, copy=False),
+        np.concatenate([c.link_b for c in creatures]).astype(np.int64, copy=False),
+        np.concatenate([c.rest for c in creatures]).astype(np.float64, copy=False),
+        np.concatenate([c.alpha for c in creatures]).astype(np.float64, copy=False),
+        np.array([c.beta for c in creatures], dtype=np.float64),
+        np.cos(phi),
+        np.sin(phi),
+    )
     packed = {
         "pos": pos,
         "vel": vel,
         "free": free,
         "link_a": ends[0],
         "link_b": ends[1],
-        "uniform": (same[0] & same[1]).astype(np.uint8),
-        "uniform_b": (same[1] & ~same[0]).astype(np.uint8),
+        "uniform": uniform,
+        "uniform_b": uniform_b,
         "mass_of_row": mass_of_row,
-        "rest": link[0],
-        "amp": link[1],
-        "cos_phi": link[2],
-        "sin_phi": link[3],
+        "rest": genes[0],
+        "amp": genes[1],
+        "cos_phi": genes[2],
+        "sin_phi": genes[3],
         "omega": np.array([c.omega for c in creatures], dtype=np.float64),
         "theta0": np.array([c.wave_phase for c in creatures], dtype=np.float64),
         "sign": np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures]),
         "autoreverse": np.array([c.autoreverse for c in creatures], dtype=np.uint8),
     }
+    if general:  # S·k̄ and the dashpots of every link, 1/M of every mass, scattered as the lanes' genes
+        at_mass = (row, np.repeat(np.arange(lanes), masses))
+        at_link = _slots(links)
+        link = np.zeros((2, ends.shape[1], lanes))
+        link[0][at_link] = np.concatenate([c.stiffness for c in creatures]) * float(world.stiffness)
+        link[1][at_link] = np.concatenate([c.dashpot for c in creatures])
+        inv_mass = np.zeros((pos.shape[1], lanes))
+        inv_mass[at_mass] = 1.0 / np.concatenate([c.mass for c in creatures])
+        packed.update(link_k=link[0], dashpot=link[1], inv_mass=inv_mass)
     packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
-    if general:
-        inv_mass = np.zeros((rows, lanes))
-        inv_mass[at_mass[0], at_mass[1]] = 1.0 / np.concatenate([c.mass for c in creatures])
-        packed.update(link_k=link[4], dashpot=link[5], inv_mass=inv_mass)
     return packed
 
 

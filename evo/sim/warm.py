@@ -66,13 +66,13 @@ def in_cache(task: CompileTask) -> bool:
 
 
 def _kernel_functions(name: str) -> tuple:
-    from evo.sim.kernels import batch_euler, batch_explicit, euler, explicit, implicit, psm
+    from evo.sim.kernels import batch_euler, batch_explicit, euler, explicit, implicit, lanes, psm
 
     return {
         "the Euler kernel": (euler.run_euler,),
-        "the Euler kernel in lanes": (batch_euler.run_euler_batch,),
+        "the Euler kernel in lanes": (batch_euler.run_euler_batch, lanes.pack_lanes),
         "the general explicit kernel": (explicit.run_explicit,),
-        "the general explicit kernel in lanes": (batch_explicit.run_explicit_batch,),
+        "the general explicit kernel in lanes": (batch_explicit.run_explicit_batch, lanes.pack_lanes),
         "the backward-Euler kernel": (implicit.run_backward_euler,),
         "the PSM kernel": (psm.run_psm,),
     }[name]

@@ -213,3 +213,44 @@ def test_lanes_whose_masses_are_put_on_rows_in_link_order_stay_bit_identical(sur
     assert packed["uniform_b"].sum() >= 2  # links whose end b is one row in every lane: the vector path
     scalar = run_both(creatures, world, frames=240, record_every=3)
     assert scalar[3].exploded and not all(t.exploded for t in scalar)
+
+
+@pytest.mark.parametrize("general", [False, True])
+def test_each_lane_holds_its_own_creature_s_numbers_and_the_padding_is_inert(general):
+    creatures = population(21, 2 * MIN_LANES, physics=True)
+    world = World().updated(WALKER_WORLD)
+    p = batch_module._pack(creatures, world, general=general)
+    rows = p["pos"].shape[1]
+    assert rows == max(c.n_masses for c in creatures) + 1
+    for lane, c in enumerate(creatures):
+        row = np.full(c.n_masses, -1)
+        for r in range(rows):
+            if p["mass_of_row"][r, lane] < rows:
+                row[p["mass_of_row"][r, lane]] = r
+        assert sorted(row) == sorted(set(row)) and row.min() >= 0  # every mass on a row of its own
+        assert (p["pos"][:, row, lane] == c.positions.T).all()
+        free = ~np.asarray(c.fixed)
+        assert (p["free"][row, lane] == free).all()
+        assert (p["vel"][:, row, lane] == np.where(free, c.velocities.T, 0.0)).all()
+        m = c.n_links
+        assert (p["link_a"][:m, lane] == row[c.link_a]).all() and (
+            p["link_b"][:m, lane] == row[c.link_b]
+        ).all()
+        assert p["rest"][:m, lane].tobytes() == c.rest.tobytes()
+        assert p["amp"][:m, lane].tobytes() == (c.rest * c.alpha * c.beta).tobytes()
+        assert (p["cos_phi"][:m, lane] == np.cos(c.phi)).all() and (
+            p["sin_phi"][:m, lane] == np.sin(c.phi)
+        ).all()
+        padded = np.setdiff1d(np.arange(rows), row)  # rows no mass of this lane is on: fixed at the origin
+        assert not p["pos"][:, padded, lane].any() and not p["vel"][:, padded, lane].any()
+        assert not p["free"][padded, lane].any() and (p["mass_of_row"][padded, lane] == rows).all()
+        assert (p["link_a"][m:, lane] == rows - 1).all() and (p["link_b"][m:, lane] == rows - 1).all()
+        assert not p["amp"][m:, lane].any()
+        if general:
+            assert (p["link_k"][:m, lane] == c.stiffness * world.stiffness).all()
+            assert (p["dashpot"][:m, lane] == c.dashpot).all() and not p["dashpot"][m:, lane].any()
+            assert (p["inv_mass"][row, lane] == 1.0 / c.mass).all() and not p["inv_mass"][padded, lane].any()
+    same_a = (p["link_a"] == p["link_a"][:, :1]).all(axis=1)
+    same_b = (p["link_b"] == p["link_b"][:, :1]).all(axis=1)
+    assert (p["uniform"] == (same_a & same_b)).all() and (p["uniform_b"] == (same_b & ~same_a)).all()
+    assert any(not c.fixed.all() and c.fixed.any() for c in creatures)  # fixed masses were packed

@@ -193,6 +193,68 @@ def rows_in_link_order(link_a, link_b, masses, links):
 
 
 @nb.njit(**_JIT)
+def pack_lanes(
+    masses, links, positions, velocities, fixed, link_a, link_b, rest, alpha, beta, cos_phi, sin_phi
+):  # pragma: no cover
+    """One creature per lane, the lane the last axis, from the creatures' arrays laid end to end: what
+    ``evo.sim.batch._pack`` computes, value for value, in one pass.
+
+    ``masses``, ``links``: (lanes,) counts; ``positions``, ``velocities``: (total masses, 2); ``fixed``:
+    (total masses,) bool; ``link_a``, ``link_b``, ``rest``, ``alpha``, ``cos_phi``, ``sin_phi``: (total
+    links,), each creature's own mass indices and genes; ``beta``: (lanes,). Returns (pos, vel (2, rows,
+    lanes) float64, free (rows, lanes) uint8, ends (2, links, lanes) uint32, genes (4, links, lanes)
+    float64: rest, rest·alpha·beta, cos φ, sin φ; mass_of_row (rows, lanes) int64, uniform, uniform_b
+    (links,) uint8, row (total masses,) int64: each mass's row), with rows = the most masses + 1 and
+    links = the most links: a padded mass is fixed at rest at the origin, a padded link joins the spare
+    last row to itself, a padded row's ``mass_of_row`` is ``rows``; each lane's masses are on rows in
+    link order (:func:`rows_in_link_order`)."""
+    lanes = masses.shape[0]
+    rows = masses.max() + 1
+    n_links = links.max()
+    row = rows_in_link_order(link_a, link_b, masses, links)
+    pos = np.zeros((2, rows, lanes))
+    vel = np.zeros((2, rows, lanes))
+    free = np.zeros((rows, lanes), np.uint8)
+    mass_of_row = np.full((rows, lanes), rows, np.int64)
+    ends = np.full((2, n_links, lanes), rows - 1, np.uint32)
+    genes = np.zeros((4, n_links, lanes))
+    first_mass = 0
+    first_link = 0
+    for lane in range(lanes):
+        for i in range(masses[lane]):
+            m = first_mass + i
+            r = row[m]
+            mass_of_row[r, lane] = i
+            pos[0, r, lane] = positions[m, 0]
+            pos[1, r, lane] = positions[m, 1]
+            if not fixed[m]:
+                vel[0, r, lane] = velocities[m, 0]
+                vel[1, r, lane] = velocities[m, 1]
+                free[r, lane] = 1
+        for k in range(links[lane]):
+            j = first_link + k
+            ends[0, k, lane] = row[first_mass + link_a[j]]
+            ends[1, k, lane] = row[first_mass + link_b[j]]
+            genes[0, k, lane] = rest[j]
+            genes[1, k, lane] = rest[j] * alpha[j] * beta[lane]
+            genes[2, k, lane] = cos_phi[j]
+            genes[3, k, lane] = sin_phi[j]
+        first_mass += masses[lane]
+        first_link += links[lane]
+    uniform = np.zeros(n_links, np.uint8)
+    uniform_b = np.zeros(n_links, np.uint8)
+    for k in range(n_links):
+        same_a = True
+        same_b = True
+        for lane in range(1, lanes):
+            same_a = same_a and ends[0, k, lane] == ends[0, k, 0]
+            same_b = same_b and ends[1, k, lane] == ends[1, k, 0]
+        uniform[k] = same_a and same_b
+        uniform_b[k] = same_b and not same_a
+    return pos, vel, free, ends, genes, mass_of_row, uniform, uniform_b, row
+
+
+@nb.njit(**_JIT)
 def wave_sin_cos(theta, wave_leader, st, ct):
     """st, ct = sin θ, cos θ per lane (n_lanes,), by libm as the scalar kernel; a lane whose θ has the same
     bits as its ``wave_leader``'s (an earlier lane that started with the same θ₀, ω and sign) takes the
