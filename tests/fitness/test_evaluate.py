@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import signal
 import subprocess
 import sys
 import textwrap
@@ -211,8 +212,14 @@ def slow(result):
 
 def test_a_real_interrupt_during_a_plugin_is_not_taken_for_its_failure(walker, tmp_path):
     (tmp_path / "slow.py").write_text(SLOW)
-    with pytest.raises(KeyboardInterrupt) as info:
-        evaluate(walker, spec_for("slow", [tmp_path / "slow.py"]), seed=1)
+    # Ctrl-C as an interactive Python has it: a test process started in the background by a
+    # non-interactive shell (`pytest ... &`) inherits SIGINT ignored, and Python then leaves it ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            evaluate(walker, spec_for("slow", [tmp_path / "slow.py"]), seed=1)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert not isinstance(info.value, PluginFailed)
 
 
