@@ -80,7 +80,8 @@ def _climb_constants(params, world):
     return np.array(head + [float(v) for segment in world.segments() for v in segment], dtype=np.float64)
 
 
-@compiled_reducer(climb, _climb_constants)
+# reads only the record at settle_frames (constants[0]) and the last: a run may record fewer
+@compiled_reducer(climb, _climb_constants, reads=lambda constants: [constants[0]])
 @nb.njit(cache=True, nogil=True, error_model="numpy")
 def climb_reducer(positions, frames, total_frames, constants, out):  # pragma: no cover
     """:func:`climb` compiled on flat or sloped ground with terrain segments (see _climb_constants)."""

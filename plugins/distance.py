@@ -17,7 +17,8 @@ def distance(result, *, settle_frames: int = 200) -> float:
     return float(x[-1] - x[result.index_at(settle_frames)])
 
 
-@compiled_reducer(distance)
+# reads only the record at settle_frames (constants[0]) and the last: a run may record fewer
+@compiled_reducer(distance, reads=lambda constants: [constants[0]])
 @nb.njit(cache=True, nogil=True)
 def distance_reducer(positions, frames, total_frames, constants, out):  # pragma: no cover
     """:func:`distance` compiled; ``constants``: (settle_frames,)."""

@@ -22,7 +22,8 @@ def speed(result, *, settle_frames: int = 200) -> float:
     return float((x[-1] - x[start]) / elapsed)
 
 
-@compiled_reducer(speed)
+# reads only the record at settle_frames (constants[0]) and the last: a run may record fewer
+@compiled_reducer(speed, reads=lambda constants: [constants[0]])
 @nb.njit(cache=True, nogil=True)
 def speed_reducer(positions, frames, total_frames, constants, out):  # pragma: no cover
     """:func:`speed` compiled; ``constants``: (settle_frames,)."""

@@ -34,6 +34,7 @@ __all__ = [
     "reduce_lanes",
     "reduce_trajectories",
     "reducer_of",
+    "sparse_record_every",
 ]
 
 # kernel(positions (records, masses, 2) px, frames (records,), total_frames, constants (k,), out (values,)):
@@ -49,28 +50,72 @@ _PAIRWISE_BLOCK = 128  # numpy's PW_BLOCKSIZE: its sums add blocks of this many 
 class Reducer:
     """A plugin's compiled reducer: ``kernel`` compiled with :data:`REDUCER_SIGNATURE`, and ``constants``,
     which turns the plugin's parameters and the world into the kernel's float64 constants, or None where
-    the kernel does not apply (that evaluation then goes through the plugin's Python function)."""
+    the kernel does not apply (that evaluation then goes through the plugin's Python function).
+    ``reads``, where given, says which records the kernel reads (:func:`compiled_reducer`)."""
 
     kernel: Any
     constants: Callable[[Mapping[str, Any], World], np.ndarray | None]
+    reads: Callable[[np.ndarray], Sequence[float]] | None = None
 
 
 def compiled_reducer(
     plugin_func: Callable[..., Any],
     constants: Callable[[Mapping[str, Any], World], np.ndarray | None] | None = None,
+    *,
+    reads: Callable[[np.ndarray], Sequence[float]] | None = None,
 ) -> Callable[[Any], Any]:
     """Declare the decorated numba function the compiled reducer of ``plugin_func`` (a function decorated
     with :func:`evo.fitness_plugin`). The kernel, a ``numba.njit`` function, is compiled for
     :data:`REDUCER_SIGNATURE` when first bound; ``constants(params, world)`` (default: the parameters'
-    values in the plugin's order, as floats) makes its constants array. Returns the kernel unchanged."""
+    values in the plugin's order, as floats) makes its constants array. Returns the kernel unchanged.
+
+    ``reads(constants)``, where given, is the kernel's promise that it reads only the last record and the
+    records ``index_at(frames, f)`` for each frame ``f`` it returns, finding them through ``frames``: a
+    run then records only a regular subset of the plugin's records that holds those
+    (:func:`sparse_record_every`), and the kernel's numbers are the same."""
 
     def decorate(kernel: Any) -> Any:
         if not callable(getattr(kernel, "compile", None)):
             raise TypeError(f"a compiled reducer must be a numba.njit function, got {kernel!r}")
-        plugin_func.__compiled_reducer__ = Reducer(kernel, constants or _parameter_values)
+        if reads is not None and not callable(reads):
+            raise TypeError(f"reads must be a function of the constants, got {reads!r}")
+        plugin_func.__compiled_reducer__ = Reducer(kernel, constants or _parameter_values, reads)
         return kernel
 
     return decorate
+
+
+def sparse_record_every(record_every: float, dt: float, frames: float, read: Sequence[float]) -> float:
+    """The longest interval between records (frames; ``record_every`` times a whole number) whose records
+    include the last of the plugin's records and, for each frame ``f`` of ``read``, the plugin's record
+    ``index_at(frames, f)``: the kernel of a reducer that reads only those (``reads``) gives the same
+    numbers from these fewer records, since ``index_at`` then finds the same records among them.
+    ``record_every`` where no longer interval does, or where the steps do not divide evenly.
+
+    Args:
+        record_every: the plugin's interval between records, frames.
+        dt: the world's step, frames.
+        frames: the frames simulated.
+        read: the frames the kernel looks its records up at (``reads(constants)``).
+    """
+    from evo.sim.simulate import steps_for
+
+    try:  # a setting the simulation would reject keeps the plugin's interval (and fails there)
+        stride = steps_for(record_every, dt, "record_every")
+        last = steps_for(frames, dt) // stride if stride > 0 else 0  # the plugin's last record
+        if last <= 0:
+            return record_every
+        times = np.arange(last + 1, dtype=np.float64) * stride * dt  # the trajectories' frames
+        factor = last
+        for f in read:
+            at = np.flatnonzero(times >= float(f))
+            factor = math.gcd(factor, int(at[0]) if at.size else last)
+        sparse = record_every * factor
+        if factor <= 1 or steps_for(sparse, dt, "record_every") != stride * factor:
+            return record_every
+    except ValueError:
+        return record_every
+    return sparse
 
 
 def _parameter_values(params: Mapping[str, Any], world: World) -> np.ndarray:
@@ -104,7 +149,9 @@ class _Compiled(WrapperAddressProtocol):
 class BoundReducer:
     """A reducer bound to one evaluation setting: its kernel, constants, the number of values it writes
     (objectives, then the plugin's measures), the objectives' weights and the frames simulated;
-    ``compiled`` is the kernel as the loop over lanes calls it."""
+    ``compiled`` is the kernel as the loop over lanes calls it; ``record_every``: the interval between
+    records (frames) the kernel needs, a multiple of the plugin's where it reads only a few records
+    (:func:`sparse_record_every`), or None (the plugin's own)."""
 
     kernel: Any
     constants: np.ndarray
@@ -113,6 +160,7 @@ class BoundReducer:
     weights: tuple[float, ...]
     total_frames: float
     compiled: Any = None
+    record_every: float | None = None
 
 
 def bind_reducer(
@@ -126,15 +174,20 @@ def bind_reducer(
     constants = reducer.constants({**plugin.params, **params}, world)
     if constants is None:
         return None
+    constants = np.ascontiguousarray(constants, dtype=np.float64)
     reducer.kernel.compile(REDUCER_SIGNATURE)  # or load it from numba's cache
+    every = None
+    if reducer.reads is not None:
+        every = sparse_record_every(plugin.record_every, world.dt, frames, tuple(reducer.reads(constants)))
     return BoundReducer(
         reducer.kernel,
-        np.ascontiguousarray(constants, dtype=np.float64),
+        constants,
         len(plugin.weights),
         len(plugin.measures),
         plugin.weights,
         float(frames),
         _Compiled(reducer.kernel),
+        every,
     )
 
 

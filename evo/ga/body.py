@@ -314,6 +314,9 @@ def assemble(
             "mass": defaults[2],
         }
     )
+    # its cached sizes and physics flag, known here (a run reads each of every child)
+    creature.__dict__["n_masses"] = positions.shape[0]
+    creature.__dict__["n_links"] = links.shape[1]
     if physics is None:
         creature.__dict__["has_default_physics"] = True
     return creature

@@ -77,6 +77,9 @@ def prepare_broods(
         return out
     every, k = recording(spec)
     bound = context.reducer  # bound once per worker
+    sparse = bound is not None and k == 1 and bound.record_every not in (None, every)
+    if sparse:  # the reducer reads only a few of the plugin's records: the kernel records only those
+        every = bound.record_every
     try:
         singles, calls = lane_runs(creatures, spec.world, spec.frames, every)
     except Exception:  # simulated one by one instead, where the error is reported in order
@@ -90,7 +93,7 @@ def prepare_broods(
                     bred, child, _ = members[index]
                     bred.trajectories[child] = trajectory
             else:
-                _score_call(call, bound, k, members)
+                _score_call(call, bound, k, members, sparse)
             COUNTS["batched"] += len(call.members)
     except Exception:  # the children left are simulated one by one, where the error is reported in order
         pass
@@ -108,14 +111,19 @@ def bred_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
 
 
 def _score_call(
-    call: LaneCall, bound: BoundReducer, every: int, members: list[tuple[Bred, int, Creature]]
+    call: LaneCall,
+    bound: BoundReducer,
+    every: int,
+    members: list[tuple[Bred, int, Creature]],
+    sparse: bool = False,
 ) -> None:
     """Score one kernel call's lanes with the plugin's compiled reducer, straight from the kernel's records
-    (no trajectory made); the lanes it leaves to the Python path get their trajectories."""
+    (no trajectory made); the lanes it leaves to the Python path get their trajectories, unless the
+    kernel recorded only the reducer's records (``sparse``): those are simulated again when evaluated."""
     o = call.out
     scores = reduce_lanes(bound, o.records, o.layout, o.n_rec, o.exploded_at, call.frames(), every)
     evaluations = _evaluations(scores, bound.weights)
-    left = [lane for lane, value in enumerate(evaluations) if value is None]
+    left = [] if sparse else [lane for lane, value in enumerate(evaluations) if value is None]
     for lane, trajectory in zip(left, call.trajectories(left), strict=True):
         bred, child, _ = members[call.members[lane]]
         bred.trajectories[child] = trajectory
@@ -123,7 +131,7 @@ def _score_call(
         if value is not None:
             bred, child, _ = members[call.members[lane]]
             bred.scored[child] = value
-    COUNTS["reduced"] += len(evaluations) - len(left)
+    COUNTS["reduced"] += sum(value is not None for value in evaluations)
 
 
 def warm_reducer(spec: Any) -> bool:

@@ -3,6 +3,7 @@ and :func:`open_run` for a run folder on disk."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -134,6 +135,7 @@ def run_prepared(
     callbacks = list(callbacks)
     workers = config.pool.workers or 1
     stopped = False
+    thawed = gc.get_freeze_count() == 0  # else the caller froze objects: theirs to thaw, and ours with them
     try:
         start = RunStart(config, prepared.plugin, evolution, prepared.resumed, workers)
         for callback in callbacks:
@@ -159,7 +161,7 @@ def run_prepared(
             context,
             workers,
             config.pool.chunksize or 0,
-            before_fork=lambda: warm(context),
+            before_fork=lambda: _ready_to_fork(context, thawed),
             timeout=config.evaluation.timeout,
             kind=kind,
             address=config.pool.address,
@@ -167,10 +169,14 @@ def run_prepared(
             share=parent_may_evaluate(context),
         ) as backend:
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
+            if thawed:
+                gc.freeze()  # what start-up made lives on: the collector no longer walks it
             stopped = run_generations(prepared, backend, callbacks)
         if not stopped:
             log.info("finished: %d generations", evolution.generation + 1)
     finally:
+        if thawed:
+            gc.unfreeze()
         errors = []
         try:
             for callback in callbacks:  # the last checkpoint is always finished, whatever happened
@@ -196,6 +202,17 @@ def run_prepared(
         stopped=stopped,
         archive=archive,
     )
+
+
+def _ready_to_fork(context: BreedContext, freeze: bool) -> None:
+    """Before worker processes fork: compile what they run (:func:`evo.run.job.warm`), then move every
+    object this process holds to the collector's permanent generation, so that neither it nor the
+    workers walk them in each full collection (a run makes a creature per child: full collections come
+    often) and the workers' collections write into none of the pages they share (:func:`gc.freeze`;
+    :func:`run_prepared` undoes it at the end)."""
+    warm(context)
+    if freeze:
+        gc.freeze()
 
 
 def _as_config(

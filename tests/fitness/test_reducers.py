@@ -17,6 +17,7 @@ from evo.fitness.reducers import (
     numpy_sum,
     reduce_trajectories,
     reducer_of,
+    sparse_record_every,
 )
 from evo.ga.creatures import random_creature
 from evo.ga.settings import GenomeSection
@@ -79,6 +80,42 @@ def test_every_reducer_evo_finds_equals_its_plugin_bit_for_bit_on_creatures_simu
                     assert bits(scores.measures[lane]) == bits(own)
 
 
+def test_the_sparsest_records_keep_every_record_a_reducer_reads_and_the_last():
+    # (record_every, dt, frames, frames read) -> the interval: the plugin's records 0, 10, ... up to the
+    # last one whole; the record at or after each frame read and the last stay among the sparse ones
+    assert sparse_record_every(10, 1.0, 3000, [200]) == 200  # records 20 and 300 of the plugin's
+    assert sparse_record_every(10, 1.0, 3000, [205]) == 30  # record 21 (frame 210): gcd(21, 300) = 3
+    assert sparse_record_every(10, 1.0, 3005, [200]) == 200  # the last record is still frame 3000
+    assert sparse_record_every(10, 1.0, 3000, [0]) == 3000  # the first and the last only
+    assert sparse_record_every(10, 1.0, 3000, [5000]) == 3000  # past the end: the last (index_at's rule)
+    assert sparse_record_every(10, 1.0, 3000, []) == 3000
+    assert sparse_record_every(10, 1.0, 3000, [200, 1010]) == 10  # records 20, 101 and 300: no gain
+    assert sparse_record_every(10, 0.5, 3000, [200]) == 200  # in steps of dt: 400 of 20
+    assert sparse_record_every(10, 1.0, 5, [0]) == 10  # no record after the first: nothing to thin out
+    assert sparse_record_every(10, 1.0, 3000.5, [0]) == 10  # a setting the simulation rejects, unchanged
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SHIPPED if reducer_of(find_plugin(n)).reads is not None))
+def test_a_reducer_that_says_what_it_reads_gives_the_same_numbers_from_the_fewer_records_a_run_makes(name):
+    plugin = find_plugin(name)
+    assert reducer_of(plugin).reads is not None  # distance, speed and climb read two records each
+    bodies = creatures()
+    settings = SETTINGS[name] + [(World(), {"settle_frames": s}) for s in (0, 205, 590, 5000)]
+    thinned = 0
+    for world, params in settings:
+        bound = bind_reducer(plugin, params, world, FRAMES)
+        spec = EvaluationSpec(world, FRAMES, plugin.ref(), params)
+        sparse = simulate_batch(bodies, world, FRAMES, bound.record_every)
+        assert bound.record_every % plugin.record_every == 0
+        thinned += bound.record_every > plugin.record_every
+        scores = reduce_trajectories(bound, sparse)
+        for lane, creature in enumerate(bodies):
+            expected = evaluate(creature, spec, 0)  # the plugin's function on all its records
+            assert bool(scores.exploded[lane]) == expected.exploded and not scores.python[lane]
+            assert bits(scores.fitness[lane]) == bits(expected.fitness), (name, params, lane)
+    assert thinned == len(settings) - 1  # all but settle_frames 590: records 59 and 60 share no step
+
+
 def test_the_lanes_include_exploded_creatures_which_get_the_worst_fitness():
     plugin = find_plugin("distance")
     trajectories = simulate_batch(creatures(), World(max_speed=5.0), FRAMES, 10)
@@ -123,6 +160,8 @@ def test_a_user_plugin_offers_a_reducer_with_the_decorator_and_a_nan_goes_back_t
     assert np.array_equal(nan.python, ~nan.exploded)  # redone in Python, which reports the failure
     with pytest.raises(TypeError, match="numba.njit"):
         compiled_reducer(height_or_nan)(lambda *args: None)
+    with pytest.raises(TypeError, match="reads must be a function"):
+        compiled_reducer(height_or_nan, reads=[0.0])(height_reducer)
 
 
 def test_numpy_sum_and_mean_follow_numpys_pairwise_summation_bit_for_bit():

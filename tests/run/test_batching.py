@@ -3,19 +3,24 @@ bit, with one worker or two."""
 
 from __future__ import annotations
 
+import dataclasses
 import filecmp
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 import pytest
 
 import evo
+from evo.fitness import fitness_plugin, load_ref, plugin_of
 from evo.fitness.evaluate import Evaluation, evaluate
+from evo.fitness.reducers import centroid, compiled_reducer, index_at
 from evo.ga.brood import breed
 from evo.ga.loop import Evolution
 from evo.ga.search import ChildResult
 from evo.run import batching
-from evo.run.job import BreedContext
+from evo.run.config import load_config
+from evo.run.job import BreedContext, breed_and_evaluate
 from evo.sim import simulate
 from evo.sim.batch import MIN_LANES
 
@@ -126,6 +131,48 @@ def test_prepared_broods_hold_the_children_breed_makes_and_the_scores_or_traject
                 batched += 1
                 assert bred.scored[k] == evaluate(child, spec, brood.plugin_seeds[k])
     assert batched > 0
+
+
+@fitness_plugin("rightward", weights=(1.0,), record_every=10)
+def rightward(result, *, settle_frames: int = 0) -> float:
+    """Centroid x displacement (px) from frame `settle_frames` to the end."""
+    x = result.centroids[:, 0]
+    return float(x[-1] - x[result.index_at(settle_frames)])
+
+
+@compiled_reducer(rightward, reads=lambda constants: [constants[0]])
+@nb.njit
+def rightward_reducer(positions, frames, total_frames, constants, out):  # pragma: no cover
+    moved = centroid(positions, positions.shape[0] - 1, 0) - centroid(
+        positions, index_at(frames, constants[0]), 0
+    )
+    out[0] = np.nan if moved < 0 else moved  # declines a creature that moved left: the Python path scores it
+
+
+def test_the_walkers_example_records_16_of_the_plugins_301_records_in_lanes():
+    c = load_config(Path(__file__).resolve().parents[2] / "examples" / "walkers.toml")
+    spec = c.evaluation_spec()
+    assert (spec.frames, load_ref(c.plugin).record_every) == (3000, 10)
+    assert BreedContext(spec, c.genome, c.ga).reducer.record_every == 200  # frames 0, 200, ..., 3000
+
+
+def test_a_child_a_reducer_declines_from_a_runs_fewer_records_is_simulated_again_in_full():
+    broods, c = broods_of_a_converged_population()
+    spec = dataclasses.replace(c.evaluation_spec(), plugin=plugin_of(rightward).ref())
+    context = BreedContext(spec, c.genome, c.ga)
+    assert context.reducer.record_every == spec.frames  # the first record and the last only
+    declined = scored = 0
+    for brood, bred in zip(broods, batching.prepare_broods(broods, context), strict=True):
+        results = breed_and_evaluate(brood, context, bred)
+        for k, (child, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True)):
+            if seed is None:
+                continue
+            assert k not in bred.trajectories  # none made of two records
+            expected = evaluate(child, spec, seed)
+            assert results[k].evaluation == expected
+            scored += k in bred.scored
+            declined += k not in bred.scored and expected.fitness[0] < 0
+    assert scored > 0 and declined > 0
 
 
 @pytest.mark.parametrize("batch", [True, False])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import filecmp
+import gc
 import subprocess
 import sys
 import textwrap
@@ -171,6 +172,20 @@ def test_a_callback_sees_every_generation_and_can_stop_the_run(tmp_path):
     evo.evolve(tiny_config(tmp_path), out=tmp_path / "whole", progress=False)
     assert same_files(tmp_path / "run", tmp_path / "whole") == []
     assert resumed.generation == 3
+
+
+def test_a_run_freezes_what_start_up_made_while_it_runs_and_leaves_the_collector_as_it_found_it(tmp_path):
+    frozen = []
+    evo.evolve(tiny_config(tmp_path), callbacks=[lambda status: frozen.append(gc.get_freeze_count())])
+    assert len(frozen) == 4 and min(frozen) > 0 and gc.get_freeze_count() == 0
+    gc.freeze()  # the caller's own: left to the caller, and nothing of the run's added to it
+    try:
+        held = gc.get_freeze_count()
+        frozen.clear()
+        evo.evolve(tiny_config(tmp_path), callbacks=[lambda status: frozen.append(gc.get_freeze_count())])
+        assert len(frozen) == 4 and max(frozen) <= held and 0 < gc.get_freeze_count() <= held  # some freed
+    finally:
+        gc.unfreeze()
 
 
 def test_callback_objects_get_every_hook_in_order(tmp_path):
