@@ -21,13 +21,16 @@ import numpy as np
 
 from evo.bench import best_time
 from evo.bench.evolution import bench_config, walkers_config
+from evo.fitness import load_ref
 from evo.io.folder_digest import folder_digest
 from evo.run.backends import default_workers
 from evo.run.callbacks import Callback
 from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
 
-__all__ = ["cpu_parts", "engine_section", "generation_children", "shipping_share", "whole_run"]
+__all__ = [
+    "cpu_parts", "engine_section", "generation_children", "run_record_every", "shipping_share", "whole_run",
+]  # fmt: skip
 
 GENERATIONS = 120  # examples/walkers.toml whole, as issue 29's target 1 is stated
 REPEATS = 3  # at most, whatever --repeats says: a walkers run is seconds, and there are six kinds
@@ -75,13 +78,13 @@ def generation_children(config) -> list[list]:
     return [children for children in per_generation if children]
 
 
-def bare_batched_kernel(config, generations: list[list]) -> float:
+def bare_batched_kernel(config, generations: list[list], every: float | None = None) -> float:
     """CPU seconds of :func:`evo.sim.simulate_batch` alone on each generation's children, one call per
-    generation (after a warm-up)."""
-    from evo.fitness import load_ref
+    generation (after a warm-up), recording every ``every`` frames (default: the plugin's
+    ``record_every``, as issue 29 states target 1)."""
     from evo.sim import simulate_batch, warm_up
 
-    every = load_ref(config.plugin).record_every
+    every = every or load_ref(config.plugin).record_every
     warm_up(config.world)
     simulate_batch(generations[0][:8], config.world, 10, every)
     start = _cpu()
@@ -90,9 +93,19 @@ def bare_batched_kernel(config, generations: list[list]) -> float:
     return _cpu() - start
 
 
+def run_record_every(config) -> float:
+    """Frames between the records a run's lanes make: the plugin's compiled reducer's interval where it
+    says what it reads (:func:`evo.fitness.reducers.sparse_record_every`), else the plugin's own."""
+    from evo.run.batching import bound_reducer
+
+    bound = bound_reducer(config.evaluation_spec())
+    if bound is not None and bound.record_every:
+        return bound.record_every
+    return load_ref(config.plugin).record_every
+
+
 def _kernel_cpu(config, children: list, out: Any) -> None:
     """In a forked process: CPU seconds of :func:`evo.sim.simulate_batch` on ``children``, sent on ``out``."""
-    from evo.fitness import load_ref
     from evo.sim import simulate_batch
 
     every = load_ref(config.plugin).record_every
@@ -355,6 +368,8 @@ def engine_section(args: argparse.Namespace):
                 if dask:
                     kinds["dask"] = (config.replace(pool={"workers": 2, "backend": "dask"}), False)
             kernel = min(bare_batched_kernel(config, children) for _ in range(repeats))
+            sparse = run_record_every(config)  # the run's lanes record only what the reducer reads
+            same_records = min(bare_batched_kernel(config, children, sparse) for _ in range(repeats))
             concurrent = concurrent_kernels(
                 config, [c for generation in children[1:] for c in generation], repeats
             )
@@ -363,6 +378,9 @@ def engine_section(args: argparse.Namespace):
                 f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
             }
             row["run_vs_kernel_cpu"] = kernel / runs["one"]["cpu"]
+            row["run_record_every"] = sparse
+            row["kernel_same_records_cpu_s"] = same_records
+            row["run_vs_kernel_same_records_cpu"] = same_records / runs["one"]["cpu"]
             row["two_vs_one_cpu_per_evaluation"] = runs["two"]["cpu"] / runs["one"]["cpu"]
             row["two_vs_one_wall"] = runs["one"]["wall"] / runs["two"]["wall"]
             row["two_kernels_vs_one_cpu"] = concurrent
@@ -373,6 +391,12 @@ def engine_section(args: argparse.Namespace):
                 f" evaluations): target 1, 1 worker {row['run_vs_kernel_cpu']:.2f} x the bare batched kernel"
                 f" per CPU-second (>= 0.9); target 2, 2 workers {row['two_vs_one_cpu_per_evaluation']:.2f} x"
                 f" the CPU per evaluation of 1 (<= 1.05), {row['two_vs_one_wall']:.2f} x its wall rate"
+            )
+            every = load_ref(config.plugin).record_every
+            lines.append(
+                f"  the run's lanes record every {sparse:g} frames (what the plugin's compiled reducer"
+                f" reads), the bare kernel every {every:g} (the plugin's record_every): against a bare kernel"
+                f" recording as the run does, 1 worker {row['run_vs_kernel_same_records_cpu']:.2f} x"
             )
             lines.append(
                 f"  the bare batched kernel alone in two processes at once costs {concurrent:.2f} x the CPU"

@@ -19,6 +19,8 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert row["identical_folders"] is True, row
         assert row["evaluations"] > 0 and row["kernel_cpu_s"] > 0
         assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
+        # distance reads its settle record and its last: 120 frames, settling past them, gives the two ends
+        assert row["run_record_every"] == 120 and row["run_vs_kernel_same_records_cpu"] > 0
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
     walkers = fields["walkers"]
@@ -34,7 +36,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert shipping["results_as_objects_cpu_s"] > 0 and shipping["results_as_arrays_cpu_s"] > 0
     text = "\n".join(section.lines)
     assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
-    assert "its start and close alone cost" in text
+    assert "its start and close alone cost" in text and "recording as the run does" in text
 
 
 def test_generation_children_are_the_creatures_of_each_generation_in_order():
