@@ -7,7 +7,9 @@ ratio, and other ways of starting its workers (round five made forked workers ev
 round six, whole runs checkpointed after every generation against once a second (``[run]
 checkpoint_interval``), and where a 2-worker fork pool's generation waits between its chunks; and, from
 round seven, 2-worker runs with the ``evo run`` process as one of the workers against two forked
-workers; and, from round eight, a brood bred alone against a chunk's broods bred in one compiled call.
+workers; and, from round eight, a brood bred alone against a chunk's broods bred in one compiled call;
+and, from round nine, the kernel recording what the compiled reducer reads against the plugin's interval,
+a generation in one chunk against two, and a run's heap frozen for the collector or not.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -17,6 +19,9 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py gaps         # a 2-worker generation's serial part (six)
     .venv/bin/python docs/engine_experiments.py share        # the run process as a worker or not (seven)
     .venv/bin/python docs/engine_experiments.py broods       # a brood bred alone or in its chunk (eight)
+    .venv/bin/python docs/engine_experiments.py records      # the kernel recording fewer records (nine)
+    .venv/bin/python docs/engine_experiments.py split        # one chunk a generation or two (nine)
+    .venv/bin/python docs/engine_experiments.py collector    # a run's gc.freeze or none (nine)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -497,6 +502,144 @@ def dask_method(method: str) -> None:
     print("wall", wall)
 
 
+def records(config, repeats: int = 3) -> None:
+    """The batched kernel's CPU (``run_euler_batch`` alone, thread time) on every third generation of
+    walkers, its lanes recording at the plugin's ``record_every`` and at the run's (what the compiled
+    reducer reads, round nine), alternating, least of ``repeats``."""
+    import evo.sim.batch as batch
+    from evo.bench.engine import run_record_every
+    from evo.fitness import load_ref
+    from evo.sim.batch import lane_runs
+
+    generations = generation_children(config)[::3]
+    kernel = batch._batch_kernel.run_euler_batch
+    spent = [0.0]
+
+    def timed(*args: Any) -> None:
+        start = time.thread_time()
+        kernel(*args)
+        spent[0] += time.thread_time() - start
+
+    intervals = (load_ref(config.plugin).record_every, run_record_every(config))
+    least = dict.fromkeys(intervals, float("inf"))
+    batch._batch_kernel.run_euler_batch = timed  # the module _run_euler calls it through
+    try:
+        for _ in range(repeats):
+            for every in intervals:
+                spent[0] = 0.0
+                for children in generations:
+                    for _call in lane_runs(children, config.world, config.evaluation.frames, every)[1]:
+                        pass
+                least[every] = min(least[every], spent[0])
+    finally:
+        batch._batch_kernel.run_euler_batch = kernel
+    fine, sparse = (least[every] for every in intervals)
+    print(
+        f"the batched kernel on {sum(map(len, generations))} walkers: {fine:.2f} s of CPU recording every"
+        f" {intervals[0]:g} frames, {sparse:.2f} s every {intervals[1]:g} ({fine / sparse:.3f}x)"
+    )
+
+
+def collector(config, tmp: Path, repeats: int = 3) -> None:
+    """Whole 1-worker runs of walkers with the run's ``gc.freeze`` (round nine) and without it (the
+    module's ``gc`` replaced by one that freezes nothing), alternating: the CPU seconds of the garbage
+    collector's passes (``gc.callbacks``, thread time) and of the whole run, least of ``repeats``."""
+    import gc
+    import types
+
+    import evo.run.evolve as evolve
+
+    spent = [0.0]
+    started: list[float] = []
+
+    def timing(phase: str, info: dict) -> None:
+        if phase == "start":
+            started.append(time.thread_time())
+        else:
+            spent[0] += time.thread_time() - started.pop()
+
+    thawed = types.SimpleNamespace(freeze=lambda: None, unfreeze=lambda: None, get_freeze_count=lambda: 0)
+    least = {"frozen": [float("inf")] * 2, "not frozen": [float("inf")] * 2}
+    gc.callbacks.append(timing)
+    try:
+        for _ in range(repeats):
+            for name, module in (("frozen", gc), ("not frozen", thawed)):
+                evolve.gc = module
+                spent[0] = 0.0
+                _, cpu = whole_run(config.replace(pool={"workers": 1}), tmp / "collector")
+                least[name] = [min(least[name][0], spent[0]), min(least[name][1], cpu)]
+    finally:
+        evolve.gc = gc
+        gc.callbacks.remove(timing)
+    print(
+        ", ".join(
+            f"{name}: collections {passes:.3f} s of CPU, the run {cpu:.2f} s"
+            for name, (passes, cpu) in least.items()
+        )
+    )
+
+
+def split(config, tmp: Path, repeats: int = 3) -> None:
+    """Whole 1-worker runs of walkers with each generation in one chunk (the default) and in two
+    (``chunksize`` 50 of about 100 broods: what two workers get), alternating: CPU seconds, the batched
+    kernel's, its calls and lanes per call, the children in calls of one topology, and the link-lanes
+    padded; then one 2-worker run's chunk CPU per process."""
+    import evo.run.backends.fork as fork
+    import evo.sim.batch as batch
+
+    calls: list[list] = []
+    cut = batch.lane_calls
+
+    def counted(creatures: Any) -> list[list[int]]:
+        made = cut(creatures)
+        for call in made:
+            links = {(creatures[k].link_a.tobytes(), creatures[k].link_b.tobytes()) for k in call}
+            widest = max(creatures[k].n_links for k in call)
+            padded = sum(widest - creatures[k].n_links for k in call)
+            calls.append([len(call), len(call) if len(links) == 1 else 0, padded, widest * len(call)])
+        return made
+
+    batch.lane_calls = counted
+    try:
+        for _ in range(repeats):
+            for size in (0, 50):
+                calls.clear()
+                pool = {"workers": 1, "chunksize": size} if size else {"workers": 1}
+                parts = cpu_breakdown(config.replace(pool=pool), tmp / f"split{size}")
+                lanes, own, padded, link_lanes = np.array(calls).sum(axis=0)
+                print(
+                    f"{'two chunks' if size else 'one chunk '} a generation: {parts['total']:.2f} s of CPU,"
+                    f" the kernel {parts['the batched kernel']:.2f} s in {len(calls)} calls of"
+                    f" {lanes / len(calls):.1f} lanes, {own} children in calls of one topology,"
+                    f" {padded} of {link_lanes} link-lanes padded"
+                )
+    finally:
+        batch.lane_calls = cut
+    spans = tmp / "chunk-cpu"
+    spans.mkdir(exist_ok=True)
+    timed_chunk = fork._timed_chunk
+
+    def logged(job: Any, context: Any, chunk: Any, timed_out: Any) -> Any:
+        answer = timed_chunk(job, context, chunk, timed_out)
+        with open(spans / f"{os.getpid()}.txt", "a") as out:
+            out.write(f"{answer[3]}\n")
+        return answer
+
+    fork._timed_chunk = logged  # forked workers inherit it
+    try:
+        own, children = cpu_parts()
+        _, cpu = whole_run(config.replace(pool={"workers": 2}), tmp / "split-two")
+        own, children = cpu_parts()[0] - own, cpu_parts()[1] - children
+    finally:
+        fork._timed_chunk = timed_chunk
+    chunks = {int(f.stem): sum(map(float, f.read_text().split())) for f in spans.glob("*.txt")}
+    mine = chunks.pop(os.getpid(), 0.0)
+    print(
+        f"2 workers: {cpu:.2f} s of CPU; this process {own:.2f} s, {mine:.2f} s of it in its chunks; the"
+        f" forked worker {children:.2f} s, {sum(chunks.values()):.2f} s of it in its chunks"
+    )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -523,6 +666,19 @@ def main() -> None:
         return
     if sys.argv[1:] == ["broods"]:
         one_brood(config)
+        return
+    if sys.argv[1:] == ["collector"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            collector(config, Path(tmp))
+        return
+    if sys.argv[1:] == ["records"]:
+        records(config)
+        return
+    if sys.argv[1:] == ["split"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            split(config, Path(tmp))
         return
     if sys.argv[1:] == ["checkpoints"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
