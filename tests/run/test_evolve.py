@@ -175,6 +175,7 @@ def test_a_callback_sees_every_generation_and_can_stop_the_run(tmp_path):
 
 
 def test_a_run_freezes_what_start_up_made_while_it_runs_and_leaves_the_collector_as_it_found_it(tmp_path):
+    gc.unfreeze()  # what an earlier test froze here (a dask worker run in this process freezes its heap)
     frozen = []
     evo.evolve(tiny_config(tmp_path), callbacks=[lambda status: frozen.append(gc.get_freeze_count())])
     assert len(frozen) == 4 and min(frozen) > 0 and gc.get_freeze_count() == 0
