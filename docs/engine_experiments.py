@@ -640,6 +640,11 @@ def split(config, tmp: Path, repeats: int = 3) -> None:
     )
 
 
+def _three_gaps(config, tmp: Path) -> None:
+    for _ in range(3):
+        gaps(config, tmp)
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -653,37 +658,22 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
         return
-    if sys.argv[1:] == ["gaps"]:
+    plain = {"broods": one_brood, "records": records}
+    if len(sys.argv) == 2 and sys.argv[1] in plain:
+        plain[sys.argv[1]](config)
+        return
+    # each after a warm-up run, in a temporary folder
+    warmed = {
+        "gaps": _three_gaps,
+        "share": share,
+        "collector": collector,
+        "split": split,
+        "checkpoints": checkpoints,
+    }
+    if len(sys.argv) == 2 and sys.argv[1] in warmed:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
-            for _ in range(3):
-                gaps(config, Path(tmp))
-        return
-    if sys.argv[1:] == ["share"]:
-        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
-            share(config, Path(tmp))
-        return
-    if sys.argv[1:] == ["broods"]:
-        one_brood(config)
-        return
-    if sys.argv[1:] == ["collector"]:
-        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
-            collector(config, Path(tmp))
-        return
-    if sys.argv[1:] == ["records"]:
-        records(config)
-        return
-    if sys.argv[1:] == ["split"]:
-        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
-            split(config, Path(tmp))
-        return
-    if sys.argv[1:] == ["checkpoints"]:
-        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
-            checkpoints(config, Path(tmp))
+            warmed[sys.argv[1]](config, Path(tmp))
         return
     with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
         whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")

@@ -81,8 +81,15 @@ class SimulationResult:
         Returns:
             An index into ``positions``, ``velocities``, ``frames`` and ``centroids``.
         """
-        index = int(np.searchsorted(self.frames, frame, side="left"))
-        return min(max(index, 0), len(self.frames) - 1)
+        return record_index(self.frames, frame)
+
+
+def record_index(frames: np.ndarray, frame: float) -> int:
+    """:meth:`SimulationResult.index_at` of records at ``frames`` (ascending): the index of the first at
+    or after ``frame``, the last if none is (what compiled reducers compute with
+    :func:`evo.fitness.reducers.index_at`)."""
+    index = int(np.searchsorted(frames, frame, side="left"))
+    return min(max(index, 0), len(frames) - 1)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from numba import types
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 
-from evo.fitness.protocol import Plugin
+from evo.fitness.protocol import Plugin, record_index
 from evo.sim.simulate import Trajectory
 from evo.sim.world import World
 
@@ -108,8 +108,7 @@ def sparse_record_every(record_every: float, dt: float, frames: float, read: Seq
         times = np.arange(last + 1, dtype=np.float64) * stride * dt  # the trajectories' frames
         factor = last
         for f in read:
-            at = np.flatnonzero(times >= float(f))
-            factor = math.gcd(factor, int(at[0]) if at.size else last)
+            factor = math.gcd(factor, record_index(times, float(f)))
         sparse = record_every * factor
         if factor <= 1 or steps_for(sparse, dt, "record_every") != stride * factor:
             return record_every

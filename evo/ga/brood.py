@@ -90,7 +90,11 @@ def breed(
     """
     if settings is None:
         settings = BreedSettings.of(genome, ga, variation)
-    children = _children(brood, settings)
+    return _stood(_children(brood, settings), world)
+
+
+def _stood(children: list[Creature | None], world: World | None) -> list[Creature | None]:
+    """The new children lifted onto ``world``'s ground (:func:`evo.sim.placement.stand_on_ground`)."""
     if world is None or is_level(world):  # stand_on_ground would leave every child as it is
         return children
     return [None if child is None else stand_on_ground(child, world) for child in children]
@@ -126,15 +130,13 @@ def breed_many(
         bred_here = bool(made)
         for index, children in zip(pairs, made, strict=False):
             out[index] = children
-    level = world is None or is_level(world)
     for index, brood in enumerate(broods):
         try:
             children = out[index]
             if children is None:
                 tried = bred_here and brood.kind == PAIR
                 children = _python_children(brood, settings) if tried else _children(brood, settings)
-            if not level:
-                children = [None if child is None else stand_on_ground(child, world) for child in children]
+            children = _stood(children, world)
         except Exception:
             children = None
         out[index] = children
