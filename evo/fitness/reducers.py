@@ -32,6 +32,7 @@ __all__ = [
     "numpy_mean",
     "numpy_sum",
     "reduce_lanes",
+    "reduce_outputs",
     "reduce_trajectories",
     "reducer_of",
     "sparse_record_every",
@@ -226,15 +227,36 @@ def reduce_lanes(
     Returns:
         The :class:`LaneScores`.
     """
-    lanes = n_rec.shape[0]
+    return reduce_outputs(bound, [(records, layout, n_rec, exploded_at)], frames, every)
+
+
+def reduce_outputs(
+    bound: BoundReducer, outputs: Sequence[tuple[np.ndarray, ...]], frames: np.ndarray, every: int = 1
+) -> LaneScores:
+    """:func:`reduce_lanes` of several batched kernel calls' outputs at once, their lanes in order: one
+    compiled call per output, on its own buffers (nothing copied), and one set of score arrays.
+
+    Args:
+        bound: from :func:`bind_reducer`.
+        outputs: each call's ``(records, layout, n_rec, exploded_at)``, as :func:`reduce_lanes` takes them.
+        frames: the frame of each record of the longest lane of them all.
+        every: as :func:`reduce_lanes`.
+    """
+    lanes = sum(out[2].shape[0] for out in outputs)
     values = np.empty((lanes, bound.n_objectives + bound.n_measures))
     python = np.zeros(lanes, dtype=np.bool_)
+    exploded = np.empty(lanes, dtype=np.bool_)
     kernel = bound.compiled or bound.kernel
-    _lanes_kernel()(
-        kernel, records, layout, n_rec, exploded_at, np.ascontiguousarray(frames, dtype=np.float64), every,
-        bound.total_frames, bound.constants, bound.n_objectives, values, python,
-    )  # fmt: skip
-    exploded = exploded_at >= 0
+    frames = np.ascontiguousarray(frames, dtype=np.float64)
+    reduce, start = _lanes_kernel(), 0
+    for records, layout, n_rec, exploded_at in outputs:
+        stop = start + n_rec.shape[0]
+        reduce(
+            kernel, records, layout, n_rec, exploded_at, frames, every, bound.total_frames, bound.constants,
+            bound.n_objectives, values[start:stop], python[start:stop],
+        )  # fmt: skip
+        exploded[start:stop] = exploded_at >= 0
+        start = stop
     fitness = values[:, : bound.n_objectives]
     fitness[exploded] = [-math.inf if w > 0 else math.inf for w in bound.weights]
     measures = values[:, bound.n_objectives :]

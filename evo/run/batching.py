@@ -4,6 +4,7 @@ broods ordered by their parents' size and cut into chunks of similar evaluation 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +13,7 @@ import numpy as np
 
 from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, recording, worst_fitness
-from evo.fitness.reducers import BoundReducer, LaneScores, bind_reducer, reduce_lanes, reduce_trajectories
+from evo.fitness.reducers import BoundReducer, LaneScores, bind_reducer, reduce_outputs, reduce_trajectories
 from evo.ga.brood import Brood, breed_many
 from evo.model import Creature
 from evo.sim import Trajectory, topology_key
@@ -86,17 +87,21 @@ def prepare_broods(
         COUNTS["single"] += len(members)
         return out
     COUNTS["single"] += len(singles)
+    done: list[LaneCall] = []
     try:
         for call in calls:
             if bound is None:
                 for index, trajectory in zip(call.members, call.trajectories(), strict=True):
                     bred, child, _ = members[index]
                     bred.trajectories[child] = trajectory
+                COUNTS["batched"] += len(call.members)
             else:
-                _score_call(call, bound, k, members, sparse)
-            COUNTS["batched"] += len(call.members)
+                done.append(call.without_scratch())
     except Exception:  # the children left are simulated one by one, where the error is reported in order
         pass
+    if done:
+        with contextlib.suppress(Exception):  # as above: their children are simulated one by one
+            _score_calls(done, bound, k, members, sparse)
     return out
 
 
@@ -110,27 +115,34 @@ def bred_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
     return [None if children is None else Bred(children) for children in made]
 
 
-def _score_call(
-    call: LaneCall,
+def _score_calls(
+    calls: list[LaneCall],
     bound: BoundReducer,
     every: int,
     members: list[tuple[Bred, int, Creature]],
     sparse: bool = False,
 ) -> None:
-    """Score one kernel call's lanes with the plugin's compiled reducer, straight from the kernel's records
-    (no trajectory made); the lanes it leaves to the Python path get their trajectories, unless the
-    kernel recorded only the reducer's records (``sparse``): those are simulated again when evaluated."""
-    o = call.out
-    scores = reduce_lanes(bound, o.records, o.layout, o.n_rec, o.exploded_at, call.frames(), every)
+    """Score a chunk's kernel calls' lanes with the plugin's compiled reducer, straight from the kernels'
+    records (no trajectory made), in one pass over them all (:func:`evo.fitness.reducers.reduce_outputs`);
+    the lanes it leaves to the Python path get their trajectories, unless the kernels recorded only the
+    reducer's records (``sparse``): those are simulated again when evaluated."""
+    longest = max(calls, key=lambda call: int(call.out.n_rec.max()))
+    outputs = [(c.out.records, c.out.layout, c.out.n_rec, c.out.exploded_at) for c in calls]
+    scores = reduce_outputs(bound, outputs, longest.frames(), every)
     evaluations = _evaluations(scores, bound.weights)
-    left = [] if sparse else [lane for lane, value in enumerate(evaluations) if value is None]
-    for lane, trajectory in zip(left, call.trajectories(left), strict=True):
-        bred, child, _ = members[call.members[lane]]
-        bred.trajectories[child] = trajectory
-    for lane, value in enumerate(evaluations):
-        if value is not None:
+    at = 0
+    for call in calls:
+        mine = evaluations[at : at + len(call.members)]
+        at += len(mine)
+        left = [] if sparse else [lane for lane, value in enumerate(mine) if value is None]
+        for lane, trajectory in zip(left, call.trajectories(left), strict=True):
             bred, child, _ = members[call.members[lane]]
-            bred.scored[child] = value
+            bred.trajectories[child] = trajectory
+        for index, value in zip(call.members, mine, strict=True):
+            if value is not None:
+                bred, child, _ = members[index]
+                bred.scored[child] = value
+        COUNTS["batched"] += len(call.members)
     COUNTS["reduced"] += sum(value is not None for value in evaluations)
 
 
@@ -193,8 +205,13 @@ def chunk_ids(broods: Sequence[Brood], chunks: int | Sequence[float]) -> list[tu
             about 1) of each chunk in turn (:func:`chunk_shares`).
 
     Returns:
-        One (rank, chunk) per brood, in the broods' order: evaluate them by rank.
+        One (rank, chunk) per brood, in the broods' order: evaluate them by rank. For one chunk, the
+        broods' own order (its lanes are cut by :func:`evo.sim.batch.lane_calls` from all of them
+        whatever their order, so nothing is hashed or sorted for it).
     """
+    shares = [1.0 / max(1, chunks)] * max(1, chunks) if isinstance(chunks, int) else list(chunks)
+    if len(shares) <= 1:
+        return [(i, 0) for i in range(len(broods))]
     keys: dict[int, str] = {}  # a parent of many broods is hashed once (the broods hold it alive)
     sizes: list[tuple] = []
     costs: list[int] = []  # a step costs about a fixed part plus a part per link
@@ -212,7 +229,6 @@ def chunk_ids(broods: Sequence[Brood], chunks: int | Sequence[float]) -> list[tu
         links = first.n_links
         sizes.append((first.n_masses, links, key, i))
         costs.append(evaluations[i] * (links + LINKS_PER_CREATURE_COST))
-    shares = [1.0 / max(1, chunks)] * max(1, chunks) if isinstance(chunks, int) else list(chunks)
     order = sorted(range(len(broods)), key=sizes.__getitem__)
     total = sum(evaluations)
     whole = sum(costs)

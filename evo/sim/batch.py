@@ -97,6 +97,9 @@ def simulate_batch(
     return out
 
 
+_NO_RING = np.empty((0, 4, 0, 0))
+
+
 @dataclass(frozen=True)
 class LaneCall:
     """One batched kernel call's raw output: lane ``j`` simulated ``creatures[members[j]]`` (of the list
@@ -113,6 +116,10 @@ class LaneCall:
     def frames(self) -> np.ndarray:
         """(records of the longest lane,) float64: each record's frame, as every trajectory has them."""
         return np.arange(int(self.out.n_rec.max()), dtype=np.float64) * self.stride * self.dt
+
+    def without_scratch(self) -> LaneCall:
+        """The same call without its kernel's scratch ring (to keep many calls' records at once)."""
+        return LaneCall(self.members, self.out._replace(ring=_NO_RING), self.stride, self.dt)
 
     def trajectories(self, lanes: Sequence[int] | None = None) -> list[Trajectory]:
         """The trajectories of ``lanes`` (default: every lane, in order)."""
@@ -306,6 +313,8 @@ def _slots(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _max_speed2(world: World, creatures: list[Creature]) -> np.ndarray:
     """(lanes,) each creature's speed limit squared, as :func:`evo.sim.simulate` computes it (it depends
     on the creature's size when the world sets none)."""
+    if world.max_speed is not None:  # the same for every creature
+        return np.full(len(creatures), speed_limit(world) ** 2)
     return np.array([speed_limit(world, c.positions) ** 2 for c in creatures], dtype=np.float64)
 
 

@@ -15,6 +15,8 @@ from evo.fitness.reducers import (
     compiled_reducer,
     numpy_mean,
     numpy_sum,
+    reduce_lanes,
+    reduce_outputs,
     reduce_trajectories,
     reducer_of,
     sparse_record_every,
@@ -22,7 +24,7 @@ from evo.fitness.reducers import (
 from evo.ga.creatures import random_creature
 from evo.ga.settings import GenomeSection
 from evo.sim import World
-from evo.sim.batch import simulate_batch
+from evo.sim.batch import lane_runs, simulate_batch
 from evo.sim.ground import Ground
 
 FRAMES = 600
@@ -171,3 +173,20 @@ def test_numpy_sum_and_mean_follow_numpys_pairwise_summation_bit_for_bit():
         assert bits(numpy_sum(values)) == bits(values.sum())
         assert bits(numpy_mean(values)) == bits(values.mean())
     assert bits(numpy_sum(-np.zeros(5))) == bits((-np.zeros(5)).sum())
+
+
+def test_several_kernel_calls_reduced_at_once_score_each_lane_as_its_call_alone_does():
+    plugin = find_plugin("distance")
+    bodies = creatures(60)  # of several sizes: more than one kernel call
+    world = World(max_speed=30.0)  # some explode
+    bound = bind_reducer(plugin, {}, world, FRAMES)
+    _, calls = lane_runs(bodies, world, FRAMES, 10)
+    calls = [call.without_scratch() for call in calls]
+    assert len(calls) >= 2
+    outputs = [(c.out.records, c.out.layout, c.out.n_rec, c.out.exploded_at) for c in calls]
+    longest = max(calls, key=lambda c: int(c.out.n_rec.max()))
+    together = reduce_outputs(bound, outputs, longest.frames())
+    alone = [reduce_lanes(bound, *out, call.frames()) for out, call in zip(outputs, calls, strict=True)]
+    for name in ("fitness", "measures", "exploded", "python"):
+        assert bits(getattr(together, name)) == bits(np.concatenate([getattr(s, name) for s in alone]))
+    assert together.exploded.any() and not together.exploded.all()

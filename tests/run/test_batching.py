@@ -85,7 +85,10 @@ def broods_of_a_converged_population(population=96):
 
 def test_chunks_cover_every_brood_once_in_order_of_parent_size_of_similar_cost_and_none_too_small():
     broods, _ = broods_of_a_converged_population()
-    for chunks in (1, 4, 40):
+    # one chunk: the broods' own order (its lanes are cut from all of them, whatever their order)
+    for one in (1, [1.0]):
+        assert batching.chunk_ids(broods, one) == [(i, 0) for i in range(len(broods))]
+    for chunks in (4, 40):
         ids = batching.chunk_ids(broods, chunks=chunks)
         assert sorted(rank for rank, _ in ids) == list(range(len(broods)))
         by_rank = sorted((rank, chunk, i) for i, (rank, chunk) in enumerate(ids))
