@@ -7,7 +7,6 @@ only from ``numpy.random.default_rng(brood.seed)``, so it gives the same childre
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -50,10 +49,10 @@ class Brood:
     mutate: tuple[bool, ...] = (False,)
     plugin_seeds: tuple[int | None, ...] = ()
 
-    @functools.cached_property
+    @property
     def evaluations(self) -> int:
-        """How many of its children need an evaluation (counted once: the parent's chunking asks often)."""
-        return sum(s is not None for s in self.plugin_seeds)
+        """How many of its children need an evaluation."""
+        return len(self.plugin_seeds) - self.plugin_seeds.count(None)
 
 
 def breed(
