@@ -195,7 +195,7 @@ def shipping_share(config, generations: int = 12) -> dict[str, float]:
 _PHASES = (
     ("evo.sim.kernels.batch_euler", "", "run_euler_batch", "the batched kernel"),
     ("evo.sim.batch", "", "_run_euler", "lanes: packing, records"),
-    ("evo.run.batching", "", "_score_call", "scoring (compiled reducers)"),
+    ("evo.run.batching", "", "_score_calls", "scoring (compiled reducers)"),
     ("evo.run.batching", "", "bred_broods", "breeding (compiled, then creatures)"),
     ("evo.run.generations", "", "_tasks", "chunking"),
     ("evo.ga.loop", "Evolution", "ask", "selection (ask)"),

@@ -21,6 +21,14 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
         # distance reads its settle record and its last: 120 frames, settling past them, gives the two ends
         assert row["run_record_every"] == 120 and row["run_vs_kernel_same_records_cpu"] > 0
+        # each phase of the breakdown is timed around a function of the run (one renamed times nothing)
+        parts = row["cpu_breakdown"]
+        for phase in (
+            "the batched kernel",
+            "scoring (compiled reducers)",
+            "breeding (compiled, then creatures)",
+        ):
+            assert parts[phase] > 0, (phase, parts)
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
     walkers = fields["walkers"]
