@@ -241,6 +241,9 @@ def reduce_outputs(
         outputs: each call's ``(records, layout, n_rec, exploded_at)``, as :func:`reduce_lanes` takes them.
         frames: the frame of each record of the longest lane of them all.
         every: as :func:`reduce_lanes`.
+
+    Returns:
+        The :class:`LaneScores` of every lane, the outputs' lanes one after the other.
     """
     lanes = sum(out[2].shape[0] for out in outputs)
     values = np.empty((lanes, bound.n_objectives + bound.n_measures))
