@@ -17,7 +17,7 @@ from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 
 from evo.fitness.protocol import Plugin, record_index
-from evo.sim.simulate import Trajectory
+from evo.sim.simulate import Trajectory, steps_for
 from evo.sim.world import World
 
 __all__ = [
@@ -99,8 +99,6 @@ def sparse_record_every(record_every: float, dt: float, frames: float, read: Seq
         frames: the frames simulated.
         read: the frames the kernel looks its records up at (``reads(constants)``).
     """
-    from evo.sim.simulate import steps_for
-
     try:  # a setting the simulation would reject keeps the plugin's interval (and fails there)
         stride = steps_for(record_every, dt, "record_every")
         last = steps_for(frames, dt) // stride if stride > 0 else 0  # the plugin's last record
