@@ -82,7 +82,9 @@ def prepare_broods(
     if sparse:  # the reducer reads only a few of the plugin's records: the kernel records only those
         every = bound.record_every
     try:
-        singles, calls = lane_runs(creatures, spec.world, spec.frames, every)
+        singles, calls = lane_runs(
+            creatures, spec.world, spec.frames, every, threads=getattr(context, "lane_threads", None)
+        )
     except Exception:  # simulated one by one instead, where the error is reported in order
         COUNTS["single"] += len(members)
         return out

@@ -44,6 +44,7 @@ from evo.run.job import (
     breed_and_evaluate,
     parent_may_evaluate,
     setup_worker,
+    threads_may_evaluate,
     warm,
     with_plugin_files,
 )
@@ -141,9 +142,6 @@ def run_prepared(
         for callback in callbacks:
             callback.on_run_start(start)
         spec = config.evaluation_spec()
-        kind = backend_kind(config.pool.backend, workers)
-        if kind == "inprocess" and config.evaluation.timeout > 0:
-            warm_up(spec.world)  # the kernel's compilation must not count against the first creature
         context = BreedContext(
             spec,
             config.genome,
@@ -154,6 +152,9 @@ def run_prepared(
             batch=config.pool.batch,
             robust=config.evaluation.robust,
         )
+        kind = backend_kind(config.pool.backend, workers, threads_may_evaluate(context))
+        if kind in ("inprocess", "threads") and config.evaluation.timeout > 0:
+            warm_up(spec.world)  # the kernel's compilation must not count against the first creature
         if kind == "dask":  # workers on other machines get the plugin's files with the context
             context = with_plugin_files(context)
         with make_backend(
@@ -255,8 +256,9 @@ def evolve(
             the name of a plugin. The config's params are checked against its signature.
         out: the run folder to write, exactly as ``evo run --out`` does; None keeps the run in memory and
             writes nothing.
-        workers: processes that evaluate (default ``[pool] workers``); 1 evaluates in this process.
-        backend: ``"inprocess"``, ``"fork"`` or ``"dask"``, overriding ``[pool] backend``.
+        workers: processes (or, with the ``threads`` backend, threads) that evaluate (default
+            ``[pool] workers``); 1 evaluates in this process.
+        backend: ``"inprocess"``, ``"threads"``, ``"fork"`` or ``"dask"``, overriding ``[pool] backend``.
         address: the dask scheduler to use (``"tcp://host:8786"``), overriding ``[pool] address``; it
             implies ``backend="dask"``. With dask and no address, a local cluster of ``workers`` forked
             processes is started and closed at the end (docs/cluster.md).

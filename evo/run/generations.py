@@ -123,7 +123,8 @@ def _one_generation(
     plan = evolution.ask()
     broods = list(plan.broods)
     asked = time.perf_counter()
-    tasks = _tasks(broods, prepared.config, backend.workers, backend.contended)
+    processes = getattr(backend, "processes", backend.workers)  # threads share one process's chunk
+    tasks = _tasks(broods, prepared.config, processes, backend.contended)
     evaluations = sum(task.weight for task in tasks)
     waiting = [before]
 

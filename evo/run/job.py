@@ -13,6 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from traceback import format_exception
@@ -40,6 +41,7 @@ __all__ = [
     "breed_and_evaluate",
     "parent_may_evaluate",
     "prepare",
+    "threads_may_evaluate",
     "setup_worker",
     "warm",
     "with_plugin_files",
@@ -60,8 +62,10 @@ class BreedContext:
     in seconds (0: none); past it, ``on_timeout = "stop"`` fails the brood (:class:`ChildFailed`) and
     ``"worst"`` gives the child the worst fitness. ``plugin_files`` carries the source of a ``file:``
     plugin to workers that may not see it (:func:`with_plugin_files`). With ``batch``, the children of
-    a chunk are simulated together in lanes (:func:`prepare`; the results are the same). With ``robust``
-    each child is scored in its perturbed worlds (:func:`evo.audit.robust.robust_evaluation`).
+    a chunk are simulated together in lanes (:func:`prepare`; the results are the same), their kernel
+    calls run on ``lane_threads`` where it is given (the ``threads`` backend's executor; not carried to
+    other processes). With ``robust`` each child is scored in its perturbed worlds
+    (:func:`evo.audit.robust.robust_evaluation`).
     """
 
     spec: EvaluationSpec
@@ -74,6 +78,7 @@ class BreedContext:
     plugin_files: PluginFiles | None = None
     batch: bool = True
     robust: RobustSettings | None = None
+    lane_threads: Executor | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property
     def breed_settings(self) -> BreedSettings:
@@ -86,10 +91,16 @@ class BreedContext:
         the plugin has none or the spec asks for measures (:func:`evo.run.batching.bound_reducer`)."""
         return bound_reducer(self.spec)
 
+    def with_lane_threads(self, executor: Executor | None) -> BreedContext:
+        """This context with its lanes' kernel calls run on ``executor`` (:class:`~evo.run.backends.
+        threads.Threads`); None: one after another in the calling thread."""
+        return dataclasses.replace(self, lane_threads=executor)
+
     def __getstate__(self) -> dict:
         """What is pickled: the fields, without the reducer (compiled code, bound again where it lands)."""
         state = dict(self.__dict__)
         state.pop("reducer", None)
+        state["lane_threads"] = None  # this process's threads: another process has its own, or none
         return state
 
 
@@ -199,6 +210,22 @@ def parent_may_evaluate(context: BreedContext) -> bool:
         return False
     kind, _, where = context.spec.plugin.origin.partition(":")
     return kind == "file" and is_shipped(Path(where).resolve())
+
+
+def threads_may_evaluate(context: BreedContext) -> bool:
+    """Whether a run of more than one worker defaults to the ``threads`` backend
+    (:class:`~evo.run.backends.threads.Threads`): where only evo's own code runs in the ``evo run``
+    process (:func:`parent_may_evaluate`) and the work is the kernel's, which threads share -- children
+    simulated in lanes (``[pool] batch``, not robust, an integrator with a batched kernel). Elsewhere
+    Python holds the GIL most of the time, and worker processes (``fork``) spread it."""
+    from evo.sim.batch import BATCHED_INTEGRATORS
+
+    return (
+        parent_may_evaluate(context)
+        and context.batch
+        and context.robust is None
+        and context.spec.world.integrator in BATCHED_INTEGRATORS
+    )
 
 
 def with_plugin_files(context: BreedContext) -> BreedContext:

@@ -117,8 +117,9 @@ class PoolSection:
         None,
         low=1,
         high=MAX_WORKERS,
-        doc="worker processes; 1 evaluates in-process; default: the CPUs not kept busy by other processes",
-        why="each is a process; more than the CPUs only slows the run",
+        doc="workers: threads of this process (backend threads) or worker processes; 1 evaluates "
+        "in-process; default: the CPUs not kept busy by other processes",
+        why="each takes a CPU; more than the CPUs only slows the run",
     )
     chunksize: int | None = setting(
         None,
@@ -129,8 +130,9 @@ class PoolSection:
     backend: str | None = setting(
         None,
         choices=BACKENDS,
-        doc="how evaluations run: in this process, in forked processes, or on a dask cluster; "
-        "default: inprocess for 1 worker, fork for more",
+        doc="how evaluations run: in this process (its kernel calls on one thread, or on threads), in "
+        "forked processes, or on a dask cluster; default: inprocess for 1 worker; for more, threads "
+        "where only evo's own plugins and kernels run, else fork",
     )
     address: str | None = setting(
         None, doc="the dask scheduler (tcp://host:8786) with backend = 'dask'; default: a local cluster"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,11 +133,21 @@ class LaneCall:
 
 
 def lane_runs(
-    creatures: Sequence[Creature], world: World, frames: int, record_every: float = 1
+    creatures: Sequence[Creature],
+    world: World,
+    frames: int,
+    record_every: float = 1,
+    *,
+    threads: Executor | None = None,
 ) -> tuple[list[int], Iterator[LaneCall]]:
     """What :func:`simulate_batch` does, left raw: the positions in ``creatures`` to simulate one by one
     (:func:`evo.sim.simulate`), and the batched kernel calls of the others, run one by one as the
     iterator is consumed. The arguments are those of :func:`simulate_batch`, checked here, at once.
+
+    With ``threads`` (an executor, e.g. a ``ThreadPoolExecutor``), every call is handed to it at once,
+    the costliest first (its lanes x its largest creature's links), and the iterator yields them in the
+    same order as without, each once it is done: the kernels release the GIL, so calls run side by side
+    on as many cores as the executor has threads. Every lane's numbers are the same either way.
 
     Raises:
         EvoInputError: as :func:`simulate_batch`.
@@ -150,16 +161,47 @@ def lane_runs(
     in_lanes = {index for indices in groups.values() for index in indices}
     singles = [index for index in range(len(creatures)) if index not in in_lanes]
 
-    def calls() -> Iterator[LaneCall]:
-        for use_euler_kernel, indices in groups.items():
-            run = _run_euler if use_euler_kernel else _run_explicit
-            for chunk in lane_calls([creatures[index] for index in indices]):
-                batch = [creatures[indices[k]] for k in chunk]
-                yield LaneCall(
-                    [indices[k] for k in chunk], run(batch, world, n_steps, stride), stride, world.dt
-                )
+    cut = [
+        (_run_euler if use_euler_kernel else _run_explicit, [indices[k] for k in chunk])
+        for use_euler_kernel, indices in groups.items()
+        for chunk in lane_calls([creatures[index] for index in indices])
+    ]
 
-    return singles, calls()
+    def calls() -> Iterator[LaneCall]:
+        for run, members in cut:
+            batch = [creatures[k] for k in members]
+            yield LaneCall(members, run(batch, world, n_steps, stride), stride, world.dt)
+
+    if threads is None or len(cut) < 2:
+        return singles, calls()
+    return singles, _threaded(cut, creatures, world, n_steps, stride, threads)
+
+
+def _threaded(
+    cut: list[tuple[Callable, list[int]]],
+    creatures: list[Creature],
+    world: World,
+    n_steps: int,
+    stride: int,
+    threads: Executor,
+) -> Iterator[LaneCall]:
+    """The calls of ``cut`` (kernel, members) handed to ``threads`` costliest first (longest processing
+    time first: the threads end close together), yielded in ``cut``'s order."""
+
+    def cost(call: tuple[Callable, list[int]]) -> int:
+        members = call[1]
+        return len(members) * (max(creatures[k].n_links for k in members) + CALL_LANES)
+
+    futures: list[Future | None] = [None] * len(cut)
+    for at in sorted(range(len(cut)), key=lambda at: -cost(cut[at])):
+        run, members = cut[at]
+        futures[at] = threads.submit(run, [creatures[k] for k in members], world, n_steps, stride)
+    try:
+        for (_, members), future in zip(cut, futures, strict=True):
+            yield LaneCall(members, future.result(), stride, world.dt)
+    finally:  # calls not yet started are not wanted once the caller stops (an error, or it let go)
+        for future in futures:
+            future.cancel()
 
 
 def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, list[int]]:

@@ -204,7 +204,7 @@ def test_a_dask_error_names_where_the_address_came_from(from_flag, tmp_path, mon
         (
             "[pool]\nworkers = 100000",
             "[pool] workers: expected an integer in [1, 1024], got 100000 "
-            "(each is a process; more than the CPUs only slows the run)",
+            "(each takes a CPU; more than the CPUs only slows the run)",
         ),
     ],
 )

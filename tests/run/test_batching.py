@@ -57,16 +57,20 @@ def test_a_run_batched_and_one_by_one_writes_the_same_files(tmp_path):
     assert different(tmp_path / "batched", tmp_path / "single") == []
 
 
-def test_one_and_two_workers_write_the_same_files_with_batching(tmp_path):
+@pytest.mark.parametrize("backend", [None, "fork"])  # the default for a shipped plugin: threads
+def test_one_and_two_workers_write_the_same_files_with_batching(tmp_path, backend):
     evo.evolve(config(workers=1, batch=True), out=tmp_path / "one", progress=False)
-    evo.evolve(config(workers=2, batch=True), out=tmp_path / "two", progress=False)
+    two = config(workers=2, batch=True, **({"backend": backend} if backend else {}))
+    evo.evolve(two, out=tmp_path / "two", progress=False)
     assert different(tmp_path / "one", tmp_path / "two") == []
 
 
+@pytest.mark.parametrize("backend", ["threads", "fork"])
 @pytest.mark.parametrize("world", [{"integrator": "rk4"}, {"width": 200.0, "terrain": [[[40, 0], [90, 8]]]}])
-def test_other_worlds_write_the_same_files_in_lanes_and_one_by_one_with_two_workers(tmp_path, world):
+def test_other_worlds_write_the_same_files_in_lanes_and_one_by_one_with_two_workers(tmp_path, world, backend):
     small = {**SMALL, "run": {**SMALL["run"], "generations": 3}, "world": {**SMALL["world"], **world}}
-    for name, pool in (("lanes", {"workers": 2, "batch": True}), ("single", {"workers": 1, "batch": False})):
+    lanes = {"workers": 2, "batch": True, "backend": backend}
+    for name, pool in (("lanes", lanes), ("single", {"workers": 1, "batch": False})):
         evo.evolve(evo.Config.from_dict({**small, "pool": pool}), out=tmp_path / name, progress=False)
     assert different(tmp_path / "lanes", tmp_path / "single") == []
 
@@ -214,7 +218,7 @@ def test_two_workers_cut_for_guided_scheduling_write_the_files_of_one(tmp_path, 
     monkeypatch.setattr(
         fork.ForkPool, "contended", property(contended, lambda self, value: None), raising=False
     )
-    big = config(workers=2, batch=True).replace(run={"population": 80, "generations": 3})
+    big = config(workers=2, batch=True, backend="fork").replace(run={"population": 80, "generations": 3})
     evo.evolve(big, out=tmp_path / "guided", progress=False)
     assert seen  # the generations asked for it
     evo.evolve(big.replace(pool={"workers": 1}), out=tmp_path / "one", progress=False)

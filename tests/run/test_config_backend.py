@@ -21,13 +21,21 @@ def write_config(folder, pool: str):
     return path
 
 
-def test_the_default_backend_is_in_process_for_one_worker_and_fork_for_more_and_is_not_written(tmp_path):
+def test_the_default_backend_is_in_process_for_one_worker_threads_or_fork_for_more_and_is_not_written(
+    tmp_path,
+):
     config = load_config(write_config(tmp_path, ""))
     assert config.pool.backend is None and config.pool.address is None
     assert (backend_kind(None, 1), backend_kind(None, 2), backend_kind("dask", 1)) == (
         "inprocess",
         "fork",
         "dask",
+    )
+    # threads where the run says only evo's own code runs in lanes (evo.run.job.threads_may_evaluate)
+    assert (backend_kind(None, 1, True), backend_kind(None, 2, True), backend_kind("fork", 2, True)) == (
+        "inprocess",
+        "threads",
+        "fork",
     )
     assert set(config.to_dict()["pool"]) == {"workers", "batch"}  # backend and address: not written
 
@@ -48,7 +56,8 @@ ONLY_DASK = '[pool] address: only used with backend = "dask", but backend is'
     "pool, message",
     [
         ('backend = "dusk"',
-         "[pool] backend: expected one of 'fork', 'inprocess', 'dask', got 'dusk'; did you mean 'dask'?"),
+         "[pool] backend: expected one of 'fork', 'inprocess', 'dask', 'threads', got 'dusk';"
+         " did you mean 'dask'?"),
         ('address = "tcp://h:8786"', f"{ONLY_DASK} not set"),
         ('backend = "fork"\naddress = "tcp://h:8786"', f"{ONLY_DASK} fork"),
         ('backend = "dask"\naddress = " "',

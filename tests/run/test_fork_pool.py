@@ -121,7 +121,7 @@ def run_log(tmp_path, plugin: str, plugin_paths: list[str], workers: int) -> tup
             "plugin_paths": plugin_paths,
             "params": {"settle_frames": 0},
         },
-        "pool": {"workers": workers},
+        "pool": {"workers": workers, "backend": "fork"},
     }
     config = resolve(parse_config(doc, source="<share>"))
     folder = tmp_path / f"{plugin}-{workers}"

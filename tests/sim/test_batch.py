@@ -273,3 +273,56 @@ def test_lane_runs_checks_its_arguments_at_once_not_when_the_calls_run():
 
     with pytest.raises(EvoInputError, match="record_every"):
         batch_module.lane_runs(mutants(WALKER, LANES, 5), walker_world(), FRAMES, record_every=0)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_lane_runs_on_threads_yield_the_same_calls_in_the_same_order_bit_for_bit(monkeypatch, integrator):
+    """With ``threads``, every kernel call is handed to the executor at once, costliest first, and the
+    calls come back in the order (and with the records) they have without."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)  # several calls, of different costs
+    galloper = load_model(GENOMES / "galloper.json")
+    creatures = mutants(WALKER, 11, seed=21) + mutants(galloper, 9, seed=22)
+    creatures[3] = creatures[3].replace(positions=creatures[3].positions + [0.0, 1500.0])  # explodes
+    world = walker_world(integrator=integrator, max_speed=22.0)
+    _, alone = batch_module.lane_runs(creatures, world, 120, record_every=3)
+    alone = list(alone)
+    order = []
+    real = batch_module._run_euler if integrator == "euler" else batch_module._run_explicit
+
+    def noted(batch, *args):
+        order.append(len(batch) * (max(c.n_links for c in batch) + batch_module.CALL_LANES))
+        return real(batch, *args)
+
+    monkeypatch.setattr(batch_module, "_run_euler" if integrator == "euler" else "_run_explicit", noted)
+    with ThreadPoolExecutor(2) as threads:
+        _, threaded = batch_module.lane_runs(creatures, world, 120, record_every=3, threads=threads)
+        threaded = list(threaded)
+    assert len(alone) >= 3 and len(order) == len(alone)
+    assert sorted(order[:2]) == sorted(order)[-2:]  # two threads: the two costliest calls went first
+    assert [c.members for c in threaded] == [c.members for c in alone]
+    for got, want in zip(threaded, alone, strict=True):
+        assert_identical(got.trajectories(), want.trajectories())
+    assert any(t.exploded for call in alone for t in call.trajectories())
+
+
+def test_a_kernel_call_failing_on_a_thread_raises_where_its_call_is_read(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)
+    real = batch_module._run_euler
+
+    def second_fails(batch, *args):
+        if batch[0] is creatures[8]:
+            raise MemoryError("no room")
+        return real(batch, *args)
+
+    creatures = mutants(WALKER, 24, seed=23)
+    monkeypatch.setattr(batch_module, "_run_euler", second_fails)
+    with ThreadPoolExecutor(2) as threads:
+        _, calls = batch_module.lane_runs(creatures, walker_world(), 60, threads=threads)
+        first = next(calls)
+        assert first.members == list(range(8))
+        with pytest.raises(MemoryError, match="no room"):
+            next(calls)

@@ -1,8 +1,7 @@
-"""Backends that carry out a batch of tasks, in task order: in-process, forked worker processes, or dask.
-
-For ``evo run`` a payload is a brood and the job breeds and evaluates its children
-(:func:`evo.run.job.breed_and_evaluate`); payloads, contexts and results are plain data, and every worker
-resolves the fitness plugin from its reference itself (no function is pickled).
+"""Backends that carry out a batch of tasks, in task order: in-process (kernel calls on one thread, or on
+threads), forked worker processes, or dask. For ``evo run`` a payload is a brood and the job breeds and
+evaluates its children (:func:`evo.run.job.breed_and_evaluate`); payloads, contexts and results are plain
+data, and every worker resolves the fitness plugin from its reference itself (no function is pickled).
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from evo.run.backends.base import (
 )
 from evo.run.backends.fork import ForkPool
 from evo.run.backends.inprocess import InProcess
+from evo.run.backends.threads import Threads
 
 __all__ = [
     "BACKENDS",
@@ -33,6 +33,7 @@ __all__ = [
     "ForkPool",
     "InProcess",
     "Task",
+    "Threads",
     "backend_kind",
     "busy_cpus",
     "default_workers",
@@ -43,12 +44,18 @@ __all__ = [
 ]
 
 # the values of [pool] backend
-BACKENDS = ("fork", "inprocess", "dask")
+BACKENDS = ("fork", "inprocess", "dask", "threads")
 
 
-def backend_kind(kind: str | None, workers: int) -> str:
-    """The backend to use: ``kind`` when given, else ``"inprocess"`` for 1 worker and ``"fork"`` for more."""
-    return kind or ("inprocess" if workers <= 1 else "fork")
+def backend_kind(kind: str | None, workers: int, threads: bool = False) -> str:
+    """The backend to use: ``kind`` when given, else ``"inprocess"`` for 1 worker and, for more,
+    ``"threads"`` where the caller says they may be used (``threads``: only evo's own code breeds and
+    evaluates, in lanes: :func:`evo.run.job.threads_may_evaluate`), else ``"fork"``."""
+    if kind:
+        return kind
+    if workers <= 1:
+        return "inprocess"
+    return "threads" if threads else "fork"
 
 
 def require_dask() -> None:
@@ -72,8 +79,8 @@ def make_backend(
     worker_setup: Callable[[Any, str], Any] | None = None,
     share: bool = False,
 ) -> Any:
-    """The backend ``kind`` (:func:`backend_kind`): :class:`InProcess`, :class:`ForkPool` or a
-    :class:`~evo.run.backends.dask_pool.DaskPool` (on the scheduler at ``address``, or on a local cluster
+    """The backend ``kind`` (:func:`backend_kind`): :class:`InProcess`, :class:`Threads`, :class:`ForkPool`
+    or a :class:`~evo.run.backends.dask_pool.DaskPool` (on the scheduler at ``address``, or on a local cluster
     of ``workers`` processes; ``worker_setup`` prepares each dask worker). ``timeout`` is the time limit
     of one evaluation (s, 0: none), which the fork pool's parent also enforces on workers stuck beyond the
     worker-side timer's reach. With ``share``, the fork pool and a local dask cluster count the calling
@@ -85,6 +92,8 @@ def make_backend(
     kind = backend_kind(kind, workers)
     if kind == "inprocess":
         return InProcess(job, context)
+    if kind == "threads":
+        return Threads(job, context, workers)
     if kind == "fork":
         return ForkPool(job, context, workers, chunksize, before_fork, timeout=timeout, share=share)
     if kind != "dask":
