@@ -1,5 +1,5 @@
-"""The experiments behind docs/performance.md, "Issue 29" / "Round ten": what cutting a generation into two
-chunks costs and what other cuts could save.
+"""The experiments behind docs/performance.md, "Issue 29" / "Round ten" and "Round eleven": what cutting a
+generation into two chunks costs, what other cuts could save, and two threads on one chunk instead.
 
 - ``topology``: the children of one chunk share kernel calls of one topology (``evo.sim.batch.lane_calls``:
   at least ``OWN_CALL_LANES`` children with the same link ends). A 1-worker run of walkers records each
@@ -12,10 +12,16 @@ chunks costs and what other cuts could save.
   4 % or 8 % more of the cost moved to the ``evo run`` process's own chunk.
 - ``pickling``: one whole 2-worker run of the fork pool, every ``pickle.dumps`` / ``loads`` of its pipes
   and every chunk timed in the process that runs it.
+- ``cuts`` (round eleven): the bare batched kernel (``simulate_batch``, recording as the run does) on each
+  generation's children, least of three interleaved rounds: whole; in two halves by position (about
+  what two chunks give); in two halves of whole topology groups (each group of one link layout kept on
+  one side, the largest first, the sides balanced by cost: the best a child-level cut could do); and
+  whole with its kernel calls on two threads (``lane_runs(..., threads=...)``: wall and CPU seconds).
 
     .venv/bin/python docs/chunking_experiments.py topology   # a minute
     .venv/bin/python docs/chunking_experiments.py shares     # two minutes
     .venv/bin/python docs/chunking_experiments.py pickling   # half a minute
+    .venv/bin/python docs/chunking_experiments.py cuts       # a minute
 
 The runs are examples/walkers.toml whole (120 generations) through evo.bench.engine.whole_run.
 """
@@ -215,8 +221,71 @@ def pickling(config: Any, tmp: Path) -> None:
         )
 
 
+def _by_topology(children: list) -> list[list]:
+    """The children in two halves of whole groups of one link layout (largest group first, each to the
+    half of less cost so far; cost: children x (links + the per-creature part))."""
+    groups: dict[tuple, list] = {}
+    for child in children:
+        key = (child.n_masses, child.n_links, child.link_a.tobytes(), child.link_b.tobytes())
+        groups.setdefault(key, []).append(child)
+    halves: list[list] = [[], []]
+    cost = [0, 0]
+    for group in sorted(groups.values(), key=lambda g: -len(g) * (g[0].n_links + OWN_CALL_LANES)):
+        side = 0 if cost[0] <= cost[1] else 1
+        halves[side] += group
+        cost[side] += len(group) * (group[0].n_links + OWN_CALL_LANES)
+    return halves
+
+
+def cuts(config: Any, tmp: Path, rounds: int = 3) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evo.bench.engine import generation_children, run_record_every
+    from evo.sim import simulate_batch
+    from evo.sim.batch import lane_runs
+
+    world, frames, every = config.world, config.evaluation.frames, run_record_every(config)
+    generations = generation_children(config)[1:]
+
+    def bare(cut: Any) -> tuple[float, float]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        for children in generations:
+            for part in cut(children):
+                simulate_batch(part, world, frames, every)
+        return time.perf_counter() - wall, time.process_time() - cpu
+
+    def threaded(pool: Any) -> tuple[float, float]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        for children in generations:
+            for _ in lane_runs(children, world, frames, every, threads=pool)[1]:
+                pass
+        return time.perf_counter() - wall, time.process_time() - cpu
+
+    kinds = {
+        "whole": lambda: bare(lambda c: [c]),
+        "halves by position": lambda: bare(lambda c: [c[: len(c) // 2], c[len(c) // 2 :]]),
+        "halves of whole topology groups": lambda: bare(_by_topology),
+    }
+    best: dict[str, tuple[float, float]] = {}
+    with ThreadPoolExecutor(2) as pool:
+        kinds["whole, kernel calls on two threads"] = lambda: threaded(pool)
+        for _ in range(rounds):
+            for name, kind in kinds.items():
+                wall, cpu = kind()
+                seen = best.get(name, (wall, cpu))
+                best[name] = (min(seen[0], wall), min(seen[1], cpu))
+    evaluations = sum(len(c) for c in generations)
+    print(
+        f"the bare batched kernel on {evaluations} children (generations 1-{len(generations)}),"
+        f" least of {rounds}:"
+    )
+    whole = best["whole"][1]
+    for name, (wall, cpu) in best.items():
+        print(f"  {name}: {wall:.2f} s wall, {cpu:.2f} CPU-s ({cpu / whole:.2f} x whole)")
+
+
 def main() -> None:
-    experiments = {"topology": topology, "shares": shares, "pickling": pickling}
+    experiments = {"topology": topology, "shares": shares, "pickling": pickling, "cuts": cuts}
     if len(sys.argv) != 2 or sys.argv[1] not in experiments:
         sys.exit(f"usage: {sys.argv[0]} {' | '.join(experiments)}")
     config = walkers_config(120)

@@ -141,9 +141,9 @@ def walkers_config(generations: int):
 
 def walkers_rates(generations: int, repeats: int) -> dict[str, Any]:
     """examples/walkers.toml (its first ``generations`` generations) writing its run folder, as issue 18's
-    targets count it: 1 worker with and without batching and 2 workers (fork), evaluations/s of
-    generations 1 onwards (fastest repeat per generation), the share batched, and the bare scalar kernel
-    on the same creatures."""
+    targets count it: 1 worker with and without batching and 2 workers (the default backend: threads for a
+    shipped plugin), evaluations/s of generations 1 onwards (fastest repeat per generation), the share
+    batched, and the bare scalar kernel on the same creatures."""
     config = walkers_config(generations)
     creatures = evaluated_creatures(config)
     runs: dict[str, list] = {"one": [], "plain": [], "two": []}
@@ -249,7 +249,7 @@ def evolution_section(args: argparse.Namespace):
         f"  = {ratio_kernel:.2f} x bare kernel (target >= 1.2); {share:.0%} of them batched",
         f"evo run, 1 worker, [pool] batch = false:      {plain['per_s']:8.1f} evaluations/s"
         f"  = {plain['per_s'] / bare['per_s']:.2f} x bare kernel",
-        f"evo run, 2 workers (fork pool):               {two['per_s']:8.1f} evaluations/s"
+        f"evo run, 2 workers (default: threads):        {two['per_s']:8.1f} evaluations/s"
         f"  = {ratio_workers:.2f} x 1 worker (target >= 1.85)",
         f"per CPU second of the run's own thread (a busy machine barely changes this): bare kernel"
         f" {bare['per_cpu_s']:.1f}, 1 worker {one['per_cpu_s']:.1f} = {ratio_cpu:.2f} x",

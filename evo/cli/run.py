@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=int,  # bounded by the [pool] schema, which --workers overrides
         metavar="N",
-        help="worker processes (overrides [pool] workers)",
+        help="workers: threads for evo's own plugins, else processes (overrides [pool] workers)",
     )
     parser.add_argument(
         "--dask",
