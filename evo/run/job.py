@@ -34,6 +34,7 @@ from evo.model import Creature
 from evo.run.backends.base import EvaluationTimeout, evaluation_time_limit
 from evo.run.batching import Bred, bound_reducer, bred_broods, prepare_broods, warm_reducer
 from evo.sim import warm_up
+from evo.sim.batch import BATCHED_INTEGRATORS
 
 __all__ = [
     "BreedContext",
@@ -41,8 +42,8 @@ __all__ = [
     "breed_and_evaluate",
     "parent_may_evaluate",
     "prepare",
-    "threads_may_evaluate",
     "setup_worker",
+    "threads_may_evaluate",
     "warm",
     "with_plugin_files",
 ]
@@ -218,8 +219,6 @@ def threads_may_evaluate(context: BreedContext) -> bool:
     process (:func:`parent_may_evaluate`) and the work is the kernel's, which threads share -- children
     simulated in lanes (``[pool] batch``, not robust, an integrator with a batched kernel). Elsewhere
     Python holds the GIL most of the time, and worker processes (``fork``) spread it."""
-    from evo.sim.batch import BATCHED_INTEGRATORS
-
     return (
         parent_may_evaluate(context)
         and context.batch

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -144,10 +145,11 @@ def lane_runs(
     (:func:`evo.sim.simulate`), and the batched kernel calls of the others, run one by one as the
     iterator is consumed. The arguments are those of :func:`simulate_batch`, checked here, at once.
 
-    With ``threads`` (an executor, e.g. a ``ThreadPoolExecutor``), every call is handed to it at once,
-    the costliest first (its lanes x its largest creature's links), and the iterator yields them in the
-    same order as without, each once it is done: the kernels release the GIL, so calls run side by side
-    on as many cores as the executor has threads. Every lane's numbers are the same either way.
+    With ``threads`` (a ``ThreadPoolExecutor``), the creatures are cut into calls that its threads end
+    close together (:func:`lane_calls`), every call is handed to it at once, the costliest first, and the
+    iterator yields them in the cut's order, each once it is done: the kernels release the GIL, so calls
+    run side by side on as many cores as the executor has threads. Every lane's numbers are the same
+    either way.
 
     Raises:
         EvoInputError: as :func:`simulate_batch`.
@@ -161,10 +163,11 @@ def lane_runs(
     in_lanes = {index for indices in groups.values() for index in indices}
     singles = [index for index in range(len(creatures)) if index not in in_lanes]
 
+    count = 1 if threads is None else max(1, getattr(threads, "_max_workers", 2))
     cut = [
         (_run_euler if use_euler_kernel else _run_explicit, [indices[k] for k in chunk])
         for use_euler_kernel, indices in groups.items()
-        for chunk in lane_calls([creatures[index] for index in indices])
+        for chunk in lane_calls([creatures[index] for index in indices], count)
     ]
 
     def calls() -> Iterator[LaneCall]:
@@ -190,7 +193,7 @@ def _threaded(
 
     def cost(call: tuple[Callable, list[int]]) -> int:
         members = call[1]
-        return len(members) * (max(creatures[k].n_links for k in members) + CALL_LANES)
+        return _call_cost(len(members), max(creatures[k].n_links for k in members))
 
     futures: list[Future | None] = [None] * len(cut)
     for at in sorted(range(len(cut)), key=lambda at: -cost(cut[at])):
@@ -227,15 +230,18 @@ def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, lis
     return {kernel: indices for kernel, indices in groups.items() if len(indices) >= MIN_LANES}
 
 
-def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
+def lane_calls(creatures: Sequence[Creature], threads: int = 1) -> list[list[int]]:
     """How :func:`simulate_batch` cuts creatures into kernel calls. Creatures that share their link ends
     with at least ``OWN_CALL_LANES - 1`` others get calls of their own, in which every link is one vector;
     the rest, sorted by size (links, then masses), are cut into the even calls that pad the fewest
     link-lanes (a call costing ``CALL_LANES`` lanes more). No call has more than ``MAX_LANES`` lanes, and
-    (its largest creature's masses + 1) x lanes fits the kernels' stack buffers.
+    (its largest creature's masses + 1) x lanes fits the kernels' stack buffers. For calls run on
+    ``threads`` threads at once, the rest are cut into the even calls that end soonest on them (the
+    costliest call first to the least loaded thread), the fewest padded link-lanes among those.
 
     Args:
         creatures: the creatures of one kernel, each with at most STACK_DOUBLES / MIN_LANES - 1 masses.
+        threads: how many threads run the calls at once.
 
     Returns:
         The calls, each a list of positions in ``creatures`` (every position once).
@@ -256,14 +262,34 @@ def lane_calls(creatures: Sequence[Creature]) -> list[list[int]]:
         links = np.array([creatures[k].n_links for k in mixed])
         fewest = math.ceil(len(mixed) / _lane_limit(creatures, mixed))
 
-        def padded(n_calls: int) -> int:  # link-lanes computed, padding and call overhead included
+        def costs(n_calls: int) -> np.ndarray:  # link-lanes computed, padding and call overhead included
             sizes = np.full(n_calls, len(mixed) // n_calls)  # the cuts of np.array_split
             sizes[: len(mixed) % n_calls] += 1
-            return int(((sizes + CALL_LANES) * (links[np.cumsum(sizes) - 1] + 1)).sum())
+            return _call_cost(sizes, links[np.cumsum(sizes) - 1])
 
-        best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=padded)
+        if threads <= 1:
+            best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=lambda n: int(costs(n).sum()))
+        else:
+            own = [_call_cost(len(c), max(creatures[k].n_links for k in c)) for c in calls]
+            best = min(
+                range(fewest, min(len(mixed), fewest + max(4, threads)) + 1),
+                key=lambda n: (_makespan([*own, *costs(n).tolist()], threads), int(costs(n).sum())),
+            )
         calls += _even_calls(creatures, mixed, best)
     return calls
+
+
+def _call_cost(lanes: Any, links: Any) -> Any:
+    """A kernel call's cost in link-lanes: its lanes and ``CALL_LANES`` more, times its largest links + 1."""
+    return (lanes + CALL_LANES) * (links + 1)
+
+
+def _makespan(costs: list[int], threads: int) -> int:
+    """When ``threads`` threads end calls of these costs, handed out costliest first to the least loaded."""
+    loads = [0] * threads
+    for cost in sorted(costs, reverse=True):
+        loads[loads.index(min(loads))] += cost
+    return max(loads)
 
 
 def _lane_limit(creatures: Sequence[Creature], members: list[int]) -> int:

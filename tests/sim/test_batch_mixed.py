@@ -147,6 +147,23 @@ def test_lane_calls_of_mixed_creatures_sort_them_by_size_cover_each_once_and_fit
     assert all(len(call) <= 10 for call in lane_calls(creatures))
 
 
+def makespan(creatures, calls, threads: int) -> int:
+    costs = [batch_module._call_cost(len(c), max(creatures[k].n_links for k in c)) for c in calls]
+    return batch_module._makespan(costs, threads)
+
+
+def test_calls_for_two_threads_are_cut_to_end_together_and_still_cover_each_creature_once():
+    """185 creatures of 20 masses and mixed links fit three calls of up to 64 lanes; three calls keep one
+    of two threads busy alone for the last third, so for two threads they are cut into an even number."""
+    creatures = population(13, 185, sizes=(20, 20))
+    alone, paired = lane_calls(creatures), lane_calls(creatures, threads=2)
+    assert len(alone) == 3 and len(paired) % 2 == 0
+    assert sorted(k for call in paired for k in call) == list(range(len(creatures)))
+    assert makespan(creatures, paired, 2) < 0.9 * makespan(creatures, alone, 2)
+    assert lane_calls(creatures, threads=1) == alone
+    assert batch_module._makespan([3, 5, 3, 4, 3], 2) == 10  # costliest first: 5 + 3, then 4 + 3 + 3
+
+
 def test_creatures_of_one_topology_get_kernel_calls_of_their_own_where_they_fill_enough_lanes():
     base = population(10, 3, sizes=(6, 6))
     creatures = [base[k % 3].replace(rest=base[k % 3].rest * (1.0 + 0.01 * k)) for k in range(3 * MIN_LANES)]
