@@ -5,16 +5,18 @@ log records").
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
 import threading
+from multiprocessing.connection import wait
 from multiprocessing.reduction import ForkingPickler
 
 __all__ = ["WorkerLogHandler"]
 
 WAIT = 2.0  # s a worker waits for the pipe's write lock before it drops its records (a dead holder)
-POLL = 0.2  # s between the reading thread's looks at whether the handler was closed
+POLL = 0.2  # s between the reading thread's looks at whether the handler was closed (close() wakes it)
 JOIN = 5.0  # s close() waits for the reading thread to write what is left in the pipe
 
 
@@ -36,6 +38,8 @@ class WorkerLogHandler(logging.Handler):
         self.write_lock = context.Lock()
         self._owner = os.getpid()
         self._reader, self._writer = context.Pipe(duplex=False)
+        # close() writes one byte here, so that the reading thread stops waiting for records at once
+        self._wake, self._waker = context.Pipe(duplex=False)
         self._dropping = False  # in a worker: the write lock was not to be had, records are dropped
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._receive, name=name, daemon=True)
@@ -65,8 +69,8 @@ class WorkerLogHandler(logging.Handler):
     def _receive(self) -> None:
         while True:
             try:
-                if not self._reader.poll(POLL):
-                    if self._closed.is_set():
+                if self._reader not in wait([self._reader, self._wake], POLL):
+                    if self._closed.is_set():  # closed, and every record in the pipe written
                         break
                     continue
                 record = ForkingPickler.loads(self._reader.recv_bytes())
@@ -79,8 +83,12 @@ class WorkerLogHandler(logging.Handler):
         through a long record leaves one that never ends), then close ``target``."""
         if os.getpid() == self._owner and not self._closed.is_set():
             self._closed.set()
+            with contextlib.suppress(OSError):  # else the thread sees the close within POLL seconds
+                self._waker.send_bytes(b"!")
             self._thread.join(JOIN)
             self.target.close()
+            for end in (self._wake, self._waker):
+                end.close()
         super().close()
 
 

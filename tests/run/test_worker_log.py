@@ -132,3 +132,17 @@ def test_the_handler_takes_the_level_of_its_target(tmp_path: Path):
     finally:
         handler.close()
     assert not handler._thread.is_alive()
+
+
+def test_closing_wakes_the_reading_thread_which_writes_every_record_left_in_the_pipe_first(
+    tmp_path: Path, monkeypatch
+):
+    """close() does not wait for the reading thread's next look at the pipe (``POLL``, here far longer
+    than ``JOIN``): the thread is woken, writes the records still in the pipe, and ends within the join."""
+    monkeypatch.setattr(worker_log, "POLL", 600.0)
+    path = tmp_path / "run.log"
+    with run_logging(path), ForkPool(square, None, workers=2, chunksize=1) as pool:
+        (handler,) = logging.getLogger("evo").handlers
+        assert pool.run([Task(i, i) for i in range(6)]) == [0, 1, 4, 9, 16, 25]
+    assert not handler._thread.is_alive()
+    assert path.read_text().count("squared") == 6
