@@ -111,32 +111,41 @@ def test_the_run_process_shares_only_evo_s_own_code(spec, tmp_path):
     assert not parent_may_evaluate(dataclasses.replace(context, evaluate=lambda *args: None))
 
 
-def run_log(tmp_path, plugin: str, plugin_paths: list[str], workers: int) -> tuple[str, dict]:
-    """A small run's run.log and its files but config.toml and the log (by path)."""
+def run_log(
+    tmp_path, plugin: str, plugin_paths: list[str], workers: int, backend: str | None = "fork", population=24
+) -> tuple[str, dict]:
+    """A small run's run.log and its files but config.toml and the log (by path); ``backend`` None: the
+    default for the run."""
     doc = {
-        "run": {"name": "share", "seed": 3, "generations": 3, "population": 24},
+        "run": {"name": "share", "seed": 3, "generations": 3, "population": population},
         "evaluation": {
             "frames": 300,
             "plugin": plugin,
             "plugin_paths": plugin_paths,
             "params": {"settle_frames": 0},
         },
-        "pool": {"workers": workers, "backend": "fork"},
+        "pool": {"workers": workers} | ({"backend": backend} if backend else {}),
     }
     config = resolve(parse_config(doc, source="<share>"))
-    folder = tmp_path / f"{plugin}-{workers}"
+    folder = tmp_path / f"{plugin}-{workers}-{backend}"
     prepared = prepare(config, out=folder)
     run_prepared(prepared, [FolderWriter(prepared)])
     return (folder / "run.log").read_text(), files(folder)
+
+
+def users_distance(tmp_path) -> Path:
+    """The shipped ``distance`` plugin copied as the user's own file, ``my_distance`` (not evo's code)."""
+    copy = tmp_path / "mine.py"
+    text = (Path(evo.__file__).parents[1] / "plugins" / "distance.py").read_text()
+    copy.write_text(text.replace('@fitness_plugin("distance"', '@fitness_plugin("my_distance"'))
+    return copy
 
 
 def test_a_run_of_a_shipped_plugin_forks_one_worker_fewer_and_leaves_the_same_folder(tmp_path):
     shared, files = run_log(tmp_path, "distance", [], workers=2)
     assert f"process {os.getpid()} evaluates a share beside 1 forked worker(s)" in shared
     assert files == run_log(tmp_path, "distance", [], workers=1)[1]
-    copy = tmp_path / "mine.py"  # the same plugin as the user's own file: every worker forked
-    text = (Path(evo.__file__).parents[1] / "plugins" / "distance.py").read_text()
-    copy.write_text(text.replace('@fitness_plugin("distance"', '@fitness_plugin("my_distance"'))
+    copy = users_distance(tmp_path)  # the same plugin as the user's own file: every worker forked
     forked, _ = run_log(tmp_path, "my_distance", [str(copy)], workers=2)
     assert "evaluates a share" not in forked and "pool: 2 worker(s)" in forked
 

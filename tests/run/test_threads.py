@@ -11,14 +11,10 @@ import threading
 from pathlib import Path
 
 from backend_jobs import evaluate_payload
-from test_checkpoint_interval import files
+from test_fork_pool import run_log, users_distance
 
-import evo
 from evo.ga.settings import GASection, GenomeSection
 from evo.run.backends import InProcess, Threads, make_backend
-from evo.run.config import parse_config, resolve
-from evo.run.evolve import run_prepared
-from evo.run.folder.writer import FolderWriter, prepare
 from evo.run.job import BreedContext, threads_may_evaluate
 
 
@@ -66,22 +62,8 @@ def test_the_threads_belong_to_the_backend_and_never_travel_with_the_context(spe
 
 
 def run_folder(tmp_path: Path, plugin: str, plugin_paths: list[str], workers: int, backend: str | None):
-    """A small run's run.log and its files but config.toml and the log (by path)."""
-    doc = {
-        "run": {"name": "threads", "seed": 5, "generations": 3, "population": 40},
-        "evaluation": {
-            "frames": 300,
-            "plugin": plugin,
-            "plugin_paths": plugin_paths,
-            "params": {"settle_frames": 0},
-        },
-        "pool": {"workers": workers} | ({"backend": backend} if backend else {}),
-    }
-    config = resolve(parse_config(doc, source="<threads>"))
-    folder = tmp_path / f"{plugin}-{workers}-{backend}"
-    prepared = prepare(config, out=folder)
-    run_prepared(prepared, [FolderWriter(prepared)])
-    return (folder / "run.log").read_text(), files(folder)
+    """:func:`test_fork_pool.run_log` of 40 creatures (enough for several kernel calls a generation)."""
+    return run_log(tmp_path, plugin, plugin_paths, workers, backend, population=40)
 
 
 def test_two_workers_of_a_shipped_plugin_run_on_threads_and_leave_the_folders_of_one_and_of_fork(tmp_path):
@@ -92,9 +74,7 @@ def test_two_workers_of_a_shipped_plugin_run_on_threads_and_leave_the_folders_of
     assert threaded == run_folder(tmp_path, "distance", [], 2, "fork")[1]
     assert threaded == run_folder(tmp_path, "distance", [], 3, "threads")[1]
     assert lane_threads() == []
-    copy = tmp_path / "mine.py"  # the same plugin as the user's own file: worker processes
-    text = (Path(evo.__file__).parents[1] / "plugins" / "distance.py").read_text()
-    copy.write_text(text.replace('@fitness_plugin("distance"', '@fitness_plugin("my_distance"'))
+    copy = users_distance(tmp_path)  # the same plugin as the user's own file: worker processes
     forked, _ = run_folder(tmp_path, "my_distance", [str(copy)], 2, None)
     assert "kernel calls on" not in forked and "pool: 2 worker(s)" in forked
 
