@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from evo.sim.world import World
 __all__ = [
     "BATCHED_INTEGRATORS",
     "LaneCall",
+    "LaneThreads",
     "MAX_LANES",
     "MIN_LANES",
     "kernel_groups",
@@ -53,6 +54,17 @@ OWN_CALL_LANES = 8
 # ring stays in cache beside the kernel's arrays), then copied out to each creature's own
 RING_RECORDS = 16
 RING_BYTES = 2**19
+
+
+class LaneThreads(ThreadPoolExecutor):
+    """A pool of ``count`` threads for :func:`lane_runs` (the ``threads`` backend's): a thread pool that
+    says how many threads it runs, so that the calls are cut for that many."""
+
+    def __init__(self, count: int, thread_name_prefix: str = "evo-lanes"):
+        if count < 1:
+            raise ValueError(f"LaneThreads needs at least 1 thread, got {count}")
+        super().__init__(count, thread_name_prefix=thread_name_prefix)
+        self.count = count
 
 
 def topology_key(creature: Creature) -> str:
@@ -145,8 +157,9 @@ def lane_runs(
     (:func:`evo.sim.simulate`), and the batched kernel calls of the others, run one by one as the
     iterator is consumed. The arguments are those of :func:`simulate_batch`, checked here, at once.
 
-    With ``threads`` (a ``ThreadPoolExecutor``), the creatures are cut into calls that its threads end
-    close together (:func:`lane_calls`), every call is handed to it at once, the costliest first, and the
+    With ``threads`` (an executor: a :class:`LaneThreads` of ``count`` threads, or another, taken for
+    two), the creatures are cut into calls that its threads end close together (:func:`lane_calls`),
+    every call is handed to it at once, the costliest first, and the
     iterator yields them in the cut's order, each once it is done: the kernels release the GIL, so calls
     run side by side on as many cores as the executor has threads. Every lane's numbers are the same
     either way.
@@ -163,7 +176,7 @@ def lane_runs(
     in_lanes = {index for indices in groups.values() for index in indices}
     singles = [index for index in range(len(creatures)) if index not in in_lanes]
 
-    count = 1 if threads is None else max(1, getattr(threads, "_max_workers", 2))
+    count = 1 if threads is None else getattr(threads, "count", 2)
     cut = [
         (_run_euler if use_euler_kernel else _run_explicit, [indices[k] for k in chunk])
         for use_euler_kernel, indices in groups.items()

@@ -16,6 +16,7 @@ from test_fork_pool import run_log, users_distance
 from evo.ga.settings import GASection, GenomeSection
 from evo.run.backends import InProcess, Threads, make_backend
 from evo.run.job import BreedContext, threads_may_evaluate
+from evo.sim.batch import LaneThreads
 
 
 def lane_threads() -> list[str]:
@@ -51,7 +52,10 @@ def test_a_job_without_lanes_runs_on_the_threads_backend_as_in_process(spec, tas
 def test_the_threads_belong_to_the_backend_and_never_travel_with_the_context(spec):
     context = BreedContext(spec, GenomeSection(), GASection())
     with Threads(evaluate_payload, context, 2) as backend:
-        assert backend.context.lane_threads is not None and context.lane_threads is None
+        assert context.lane_threads is None
+        assert (
+            isinstance(backend.context.lane_threads, LaneThreads) and backend.context.lane_threads.count == 2
+        )
         assert backend.context == context  # the executor is not part of what the context says
         assert pickle.loads(pickle.dumps(backend.context)).lane_threads is None  # a dask worker's copy
         backend.context.lane_threads.submit(int).result()  # a thread started

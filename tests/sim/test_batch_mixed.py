@@ -16,7 +16,7 @@ from test_batch import assert_identical, run_both
 from evo.model import Creature
 from evo.sim import World, simulate
 from evo.sim import batch as batch_module
-from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES, lane_calls, simulate_batch
+from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES, LaneThreads, lane_calls, simulate_batch
 from evo.sim.kernels import batch_euler
 
 WALKER_WORLD = {"gravity": 0.5, "damping": 0.025, "stiffness": 0.4, "max_speed": 50.0}
@@ -162,6 +162,27 @@ def test_calls_for_two_threads_are_cut_to_end_together_and_still_cover_each_crea
     assert makespan(creatures, paired, 2) < 0.9 * makespan(creatures, alone, 2)
     assert lane_calls(creatures, threads=1) == alone
     assert batch_module._makespan([3, 5, 3, 4, 3], 2) == 10  # costliest first: 5 + 3, then 4 + 3 + 3
+
+
+def test_lane_runs_cut_the_calls_for_as_many_threads_as_its_lane_threads_run(monkeypatch):
+    """A :class:`LaneThreads` says how many threads it runs: three are cut for three; an executor that
+    does not say is cut for two."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    creatures = population(13, 185, sizes=(20, 20))
+    for kernel in ("_run_euler", "_run_explicit"):  # the cut, not the kernels, is what is compared
+        monkeypatch.setattr(batch_module, kernel, lambda batch, *args: None)
+
+    def cut(threads) -> list[list[int]]:
+        with threads:
+            _, calls = batch_module.lane_runs(creatures, World().updated(WALKER_WORLD), 2, threads=threads)
+            return [call.members for call in calls]
+
+    assert lane_calls(creatures, threads=3) != lane_calls(creatures, threads=2)
+    assert cut(LaneThreads(3)) == lane_calls(creatures, threads=3)
+    assert cut(ThreadPoolExecutor(3)) == lane_calls(creatures, threads=2)
+    with pytest.raises(ValueError, match="at least 1 thread"):
+        LaneThreads(0)
 
 
 def test_creatures_of_one_topology_get_kernel_calls_of_their_own_where_they_fill_enough_lanes():

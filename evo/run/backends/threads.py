@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from evo.run.backends.base import Job
 from evo.run.backends.inprocess import InProcess
+from evo.sim.batch import LaneThreads
 
 __all__ = ["Threads"]
 
@@ -21,9 +21,10 @@ log = logging.getLogger("evo.run.backends")
 
 class Threads(InProcess):
     """Run the job in the calling process, one chunk at a time, with a pool of ``workers`` threads for
-    the kernel calls: a context with a ``with_lane_threads(executor)`` method (the run's
-    :class:`~evo.run.job.BreedContext`) gets the pool; any other runs as :class:`InProcess` does. The
-    results are the same as in-process, whatever the thread count.
+    the kernel calls (:class:`~evo.sim.batch.LaneThreads`): a context with a
+    ``with_lane_threads(executor)`` method (the run's :class:`~evo.run.job.BreedContext`) gets the pool;
+    any other runs as :class:`InProcess` does. The results are the same as in-process, whatever the
+    thread count.
 
     ``processes`` is 1: the run cuts each generation into the chunks of one process
     (:func:`evo.run.batching.chunk_shares`), however many threads simulate it.
@@ -35,10 +36,10 @@ class Threads(InProcess):
         if workers < 1:
             raise ValueError("Threads needs at least 1 worker")
         self.workers = workers
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: LaneThreads | None = None
         attach = getattr(context, "with_lane_threads", None)
         if attach is not None and workers >= 2:
-            self._pool = ThreadPoolExecutor(workers, thread_name_prefix="evo-lanes")
+            self._pool = LaneThreads(workers)
             context = attach(self._pool)
             log.info(
                 "process %d simulates each generation's kernel calls on %d threads", os.getpid(), workers
