@@ -137,10 +137,10 @@ def shares(config: Any, tmp: Path, rounds: int = 4) -> None:
     real = generations.chunk_shares
 
     def moved(more: float) -> Any:
-        def rule(workers: int, contended: bool = False) -> list[float]:
+        def rule(workers: int, contended: bool = False, last: float = 1.0) -> list[float]:
             if workers == 2 and not contended:  # the evo run process runs the last chunk
                 return [0.5 - more, 0.5 + more]
-            return real(workers, contended)
+            return real(workers, contended, last=last)
 
         return rule
 
@@ -238,11 +238,9 @@ def _by_topology(children: list) -> list[list]:
 
 
 def cuts(config: Any, tmp: Path, rounds: int = 3) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
     from evo.bench.engine import generation_children, run_record_every
     from evo.sim import simulate_batch
-    from evo.sim.batch import lane_runs
+    from evo.sim.batch import LaneThreads, lane_runs
 
     world, frames, every = config.world, config.evaluation.frames, run_record_every(config)
     generations = generation_children(config)[1:]
@@ -267,7 +265,7 @@ def cuts(config: Any, tmp: Path, rounds: int = 3) -> None:
         "halves of whole topology groups": lambda: bare(_by_topology),
     }
     best: dict[str, tuple[float, float]] = {}
-    with ThreadPoolExecutor(2) as pool:
+    with LaneThreads(2) as pool:
         kinds["whole, kernel calls on two threads"] = lambda: threaded(pool)
         for _ in range(rounds):
             for name, kind in kinds.items():
@@ -284,8 +282,111 @@ def cuts(config: Any, tmp: Path, rounds: int = 3) -> None:
         print(f"  {name}: {wall:.2f} s wall, {cpu:.2f} CPU-s ({cpu / whole:.2f} x whole)")
 
 
+class _Clock:
+    """Seconds spent in named functions of a module (the run process's main thread), and in the threads
+    backend's wait for its kernel calls (each step of ``evo.sim.batch._threaded``)."""
+
+    def __init__(self) -> None:
+        self.seconds: collections.Counter = collections.Counter()
+        self._undo: list[tuple[Any, str, Any]] = []
+
+    def time(self, owner: Any, name: str, key: str) -> None:
+        real = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                self.seconds[key] += time.perf_counter() - start
+
+        self._undo.append((owner, name, real))
+        setattr(owner, name, timed)
+
+    def time_waits(self) -> None:
+        from evo.sim import batch
+
+        real = batch._threaded
+
+        def waited(*args: Any, **kwargs: Any) -> Any:
+            calls = real(*args, **kwargs)
+            while True:
+                start = time.perf_counter()
+                try:
+                    call = next(calls)
+                except StopIteration:
+                    return
+                finally:
+                    self.seconds["waiting for kernel calls"] += time.perf_counter() - start
+                yield call
+
+        self._undo.append((batch, "_threaded", real))
+        batch._threaded = waited
+
+    def undo(self) -> None:
+        for owner, name, real in reversed(self._undo):
+            setattr(owner, name, real)
+
+
+def serial(config: Any, tmp: Path, rounds: int = 4) -> None:
+    """Round twelve: where a 2-thread run's wall time goes, and breeding spread over both threads."""
+    from evo.ga.loop import Evolution
+
+    real_bred = batching.bred_broods
+
+    def bred_on_both(broods: Any, context: Any) -> list:  # the second half on a lane thread
+        threads = getattr(context, "lane_threads", None)
+        if threads is None or len(broods) < 2:
+            return real_bred(broods, context)
+        half = len(broods) // 2
+        later = threads.submit(real_bred, broods[half:], context)
+        return real_bred(broods[:half], context) + later.result()
+
+    kinds = {
+        "1 worker": (config.replace(pool={"workers": 1}), real_bred),
+        "2 threads": (config.replace(pool={"workers": 2, "backend": "threads"}), real_bred),
+        "2 threads, broods bred half on each": (
+            config.replace(pool={"workers": 2, "backend": "threads"}),
+            bred_on_both,
+        ),
+    }
+    seen: dict[str, list[tuple[float, float, dict]]] = {name: [] for name in kinds}
+    for _ in range(rounds):
+        for name, (kind, bred) in kinds.items():
+            batching.bred_broods = bred
+            clock = _Clock()
+            clock.time(batching, "bred_broods", "breeding")
+            clock.time(batching, "_score_calls", "scoring")
+            clock.time(Evolution, "tell", "tell")
+            clock.time(Evolution, "ask", "ask")
+            clock.time_waits()
+            try:
+                wall, cpu = whole_run(kind, tmp / "serial")
+            finally:
+                clock.undo()
+                batching.bred_broods = real_bred
+            seen[name].append((wall, cpu, dict(clock.seconds)))
+    one = statistics.median(w for w, _, _ in seen["1 worker"])
+    print(f"examples/walkers.toml, whole runs, medians of {rounds} alternating rounds:")
+    for name, runs in seen.items():
+        wall = statistics.median(w for w, _, _ in runs)
+        cpu = statistics.median(c for _, c, _ in runs)
+        parts = {key: statistics.median(r[2].get(key, 0.0) for r in runs) for key in runs[0][2]}
+        shown = ", ".join(f"{key} {value:.2f}" for key, value in parts.items())
+        print(f"  {name}: {wall:.2f} s wall ({one / wall:.2f} x 1 worker's rate), {cpu:.2f} CPU-s; {shown}")
+    two = seen["2 threads"]
+    waiting = statistics.median(r[2]["waiting for kernel calls"] for r in two)
+    wall = statistics.median(w for w, _, _ in two)
+    print(
+        f"  2 threads: the main thread works {wall - waiting:.2f} s of the {wall:.2f} s alone"
+        f" ({(wall - waiting) / one:.0%} of 1 worker's wall time) and waits {waiting:.2f} s for the"
+        " kernel calls"
+    )
+
+
 def main() -> None:
     experiments = {"topology": topology, "shares": shares, "pickling": pickling, "cuts": cuts}
+    experiments["serial"] = serial
     if len(sys.argv) != 2 or sys.argv[1] not in experiments:
         sys.exit(f"usage: {sys.argv[0]} {' | '.join(experiments)}")
     config = walkers_config(120)

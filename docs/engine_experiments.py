@@ -9,7 +9,8 @@ checkpoint_interval``), and where a 2-worker fork pool's generation waits betwee
 round seven, 2-worker runs with the ``evo run`` process as one of the workers against two forked
 workers; and, from round eight, a brood bred alone against a chunk's broods bred in one compiled call;
 and, from round nine, the kernel recording what the compiled reducer reads against the plugin's interval,
-a generation in one chunk against two, and a run's heap frozen for the collector or not.
+a generation in one chunk against two, and a run's heap frozen for the collector or not; and, from round
+twelve, how long a generation of the fork pool and of the local dask cluster waits for its worker.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -22,6 +23,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py records      # the kernel recording fewer records (nine)
     .venv/bin/python docs/engine_experiments.py split        # one chunk a generation or two (nine)
     .venv/bin/python docs/engine_experiments.py collector    # a run's gc.freeze or none (nine)
+    .venv/bin/python docs/engine_experiments.py dask-waits   # what a dask generation waits for (twelve)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -49,8 +51,8 @@ from evo.run.batching import chunk_shares
 REPEATS = 2
 SHARES = {
     "one chunk per worker (the default)": chunk_shares,
-    "two rounds of guided chunks": lambda workers, contended=False: chunk_shares(workers, True),
-    "four equal chunks": lambda workers, contended=False: [1.0 / (2 * workers)] * (2 * workers),
+    "two rounds of guided chunks": lambda workers, contended=False, last=1.0: chunk_shares(workers, True),
+    "four equal chunks": lambda workers, contended=False, last=1.0: [1.0 / (2 * workers)] * (2 * workers),
 }
 
 
@@ -640,6 +642,151 @@ def split(config, tmp: Path, repeats: int = 3) -> None:
     )
 
 
+class _Echo:
+    """A chunk runner that sends back what it gets (the ``dask-waits`` round trip)."""
+
+    def run(self, data: bytes) -> bytes:
+        return data
+
+
+def _echo_on_a_pipe(pipe: Any) -> None:
+    while True:
+        data = pipe.recv_bytes()
+        if not data:
+            return
+        pipe.send_bytes(data)
+
+
+def _round_trips(size: int = 42_000, count: int = 300) -> tuple[float, float]:
+    """Median seconds of a ``size``-byte message there and back: to a forked process through a pipe (as
+    the fork pool sends chunks), and to a chunk runner of the local dask cluster (as the dask backend)."""
+    import asyncio
+    import multiprocessing
+    import queue
+    import statistics
+
+    import distributed
+
+    from evo.run.backends.dask_cluster import local_cluster
+
+    data = b"x" * size
+    here, there = multiprocessing.get_context("fork").Pipe()
+    process = multiprocessing.get_context("fork").Process(target=_echo_on_a_pipe, args=(there,))
+    process.start()
+    piped = []
+    for _ in range(count):
+        start = time.perf_counter()
+        here.send_bytes(data)
+        here.recv_bytes()
+        piped.append(time.perf_counter() - start)
+    here.send_bytes(b"")
+    process.join()
+    cluster = local_cluster(1)
+    client = distributed.Client(cluster.cluster, set_as_default=False, direct_to_workers=True)
+    answers: queue.Queue = queue.Queue()
+
+    async def forward(call: Any) -> None:
+        answers.put(await call)
+
+    try:
+        future = client.submit(_Echo, actor=True)
+        runner = future.result()
+        runner._client, runner._future = client, None  # as the dask backend calls its runners
+        actor = []
+        for _ in range(count):
+            start = time.perf_counter()
+            client.loop.add_callback(forward, runner.run(data))
+            answers.get()
+            actor.append(time.perf_counter() - start)
+    finally:
+        client.close()
+        cluster.close()
+        asyncio.set_event_loop(None)
+    return statistics.median(piped), statistics.median(actor)
+
+
+def dask_waits(config, tmp: Path, rounds: int = 3) -> None:
+    """Round twelve: 2-worker runs of the fork pool and of the local dask cluster (the ``evo run`` process
+    runs a chunk in both; beside dask its chunk weighs ``LAST_WEIGHT`` times the worker's, or the same),
+    alternating: the chunks' seconds in the ``evo run`` process and in the worker, and how long each
+    generation waits for the worker after the process's own chunk; then a chunk-sized message's round trip
+    each way."""
+    import statistics
+
+    from evo.run.backends import base, dask_pool, dask_worker, fork
+
+    parent = os.getpid()
+    folder = tmp / "worker-chunks"
+    folder.mkdir(parents=True, exist_ok=True)
+    generations_seen: list[dict[str, float]] = []
+    real_chunk = base.run_chunk
+
+    def timed_chunk(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return real_chunk(*args, **kwargs)
+        finally:
+            seconds = time.perf_counter() - start
+            if os.getpid() == parent:
+                generations_seen[-1]["own chunk"] += seconds
+            else:
+                with open(folder / str(os.getpid()), "a") as out:  # scratch figures, not a run's file
+                    out.write(f"{seconds}\n")
+
+    def timed_run(real):
+        def run(self, *args, **kwargs):
+            generations_seen.append({"own chunk": 0.0})
+            start = time.perf_counter()
+            try:
+                return real(self, *args, **kwargs)
+            finally:
+                generations_seen[-1]["batch"] = time.perf_counter() - start
+
+        return run
+
+    patched = [(fork, "run_chunk"), (dask_pool, "run_chunk"), (dask_worker, "run_chunk")]
+    runs = [(fork.ForkPool, "run"), (dask_pool.DaskPool, "run")]
+    saved = [(owner, name, getattr(owner, name)) for owner, name in patched + runs]
+    for owner, name in patched:
+        setattr(owner, name, timed_chunk)
+    for owner, name in runs:
+        setattr(owner, name, timed_run(getattr(owner, name)))
+    weight = dask_pool.LAST_WEIGHT
+    kinds = {"fork": weight, "dask": weight, "dask, its chunks of equal shares": 1.0}
+    seen: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in kinds}
+    try:
+        for n in range(rounds):
+            for name in list(seen)[:: 1 if n % 2 == 0 else -1]:
+                generations_seen.clear()
+                for old in folder.iterdir():
+                    old.unlink()
+                dask_pool.LAST_WEIGHT = kinds[name]
+                backend = name.split(",")[0]
+                run = config.replace(pool={"workers": 2, "backend": backend})
+                wall, _ = whole_run(run, tmp / name.replace(" ", "-").replace(",", ""))
+                later = [g for g in generations_seen[1:] if g["own chunk"] > 0.0]  # not generation 0
+                worker = sum(float(line) for f in folder.iterdir() for line in f.read_text().split())
+                waits = [g["batch"] - g["own chunk"] for g in later]
+                own = sum(g["own chunk"] for g in later)
+                seen[name].append((wall, own, worker, statistics.median(waits)))
+    finally:
+        dask_pool.LAST_WEIGHT = weight
+        for owner, attribute, real in saved:
+            setattr(owner, attribute, real)
+    print(f"examples/walkers.toml, 2 workers, whole runs, medians of {rounds} alternating rounds:")
+    for name, got in seen.items():
+        wall, own, worker, wait = (statistics.median(row[k] for row in got) for k in range(4))
+        print(
+            f"  {name}: {wall:.2f} s wall; chunks {own:.2f} s in the evo run process, {worker:.2f} s"
+            f" in the worker; a generation waits {1000 * wait:.1f} ms (median) after its own chunk"
+        )
+    piped, actor = _round_trips()
+    print(
+        f"  a 42 KiB message there and back (median of 300): {1000 * piped:.2f} ms through a pipe,"
+        f" {1000 * actor:.2f} ms to a chunk runner of the local dask cluster"
+    )
+
+
 def _three_gaps(config, tmp: Path) -> None:
     for _ in range(3):
         gaps(config, tmp)
@@ -669,6 +816,7 @@ def main() -> None:
         "collector": collector,
         "split": split,
         "checkpoints": checkpoints,
+        "dask-waits": dask_waits,
     }
     if len(sys.argv) == 2 and sys.argv[1] in warmed:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:

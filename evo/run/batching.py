@@ -179,18 +179,20 @@ def _evaluations(scores: LaneScores, weights: tuple[float, ...]) -> list[Evaluat
     return out
 
 
-def chunk_shares(workers: int, contended: bool = False) -> list[float]:
+def chunk_shares(workers: int, contended: bool = False, *, last: float = 1.0) -> list[float]:
     """The shares of a generation's cost its chunks take with ``workers`` worker processes: one chunk
     each (the fewest lanes left empty and chunk costs: docs/performance.md, "Issue 29"), or, when the
     workers were ``contended`` (one shared its core with another process, the others did not), guided
-    self-scheduling: a
-    first round of ``workers`` chunks holding two thirds of the work, then a round of ``workers`` holding
-    the last third, so that a slowed worker takes fewer and the generation never waits for it longer
-    than for a small chunk. One share for one worker (in-process: one chunk)."""
+    self-scheduling: a first round of ``workers`` chunks holding two thirds of the work, then a round of
+    ``workers`` holding the last third, so that a slowed worker takes fewer and the generation never
+    waits for it longer than for a small chunk. One share for one worker (in-process: one chunk).
+    Uncontended, the last chunk weighs ``last`` times as much as each other one (the ``evo run``
+    process's own beside a local dask cluster: :attr:`evo.run.backends.DaskPool.last_weight`)."""
     if workers <= 1:
         return [1.0]
     if not contended:
-        return [1.0 / workers] * workers
+        total = workers - 1 + last
+        return [1.0 / total] * (workers - 1) + [last / total]
     return [2.0 / (3 * workers)] * workers + [1.0 / (3 * workers)] * workers
 
 

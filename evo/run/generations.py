@@ -65,14 +65,17 @@ def _failure(
     return message
 
 
-def _tasks(broods: list[Brood], config: Config, workers: int, contended: bool = False) -> list[Task]:
+def _tasks(
+    broods: list[Brood], config: Config, workers: int, contended: bool = False, last: float = 1.0
+) -> list[Task]:
     """The generation's tasks in the order they are evaluated: with ``[pool] batch``, broods ordered by
-    their parents' size, in chunks large enough for lanes (:func:`evo.run.batching.chunk_ids`);
+    their parents' size, in chunks large enough for lanes (:func:`evo.run.batching.chunk_ids`; the
+    last one ``last`` times as costly as each other one, :func:`~evo.run.batching.chunk_shares`);
     the results are the same in any order."""
     if not config.pool.batch or not broods:
         return [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
     size = config.pool.chunksize
-    chunks = -(-len(broods) // size) if size else chunk_shares(workers, contended)
+    chunks = -(-len(broods) // size) if size else chunk_shares(workers, contended, last=last)
     ranked = sorted((rank, chunk, index) for index, (rank, chunk) in enumerate(chunk_ids(broods, chunks)))
     return [Task(index, broods[index], broods[index].evaluations, chunk) for _, chunk, index in ranked]
 
@@ -124,7 +127,8 @@ def _one_generation(
     broods = list(plan.broods)
     asked = time.perf_counter()
     processes = getattr(backend, "processes", backend.workers)  # threads share one process's chunk
-    tasks = _tasks(broods, prepared.config, processes, backend.contended)
+    last = getattr(backend, "last_weight", 1.0)  # the evo run process's own chunk beside dask's workers
+    tasks = _tasks(broods, prepared.config, processes, backend.contended, last)
     evaluations = sum(task.weight for task in tasks)
     waiting = [before]
 

@@ -206,6 +206,18 @@ def test_contended_workers_get_two_rounds_of_chunks_of_decreasing_cost_and_other
     assert abs(share[:2].sum() - 2 / 3) < 0.1
 
 
+def test_the_last_chunk_may_weigh_more_than_the_others_and_holds_that_much_more_of_the_cost():
+    """Beside a local dask cluster the ``evo run`` process runs the last chunk: it is cut larger."""
+    broods, _ = broods_of_a_converged_population(400)
+    shares = batching.chunk_shares(2, last=1.5)
+    assert shares == [0.4, 0.6] and batching.chunk_shares(3, last=1.0) == [1 / 3] * 3
+    assert batching.chunk_shares(2, contended=True, last=1.5) == batching.chunk_shares(2, contended=True)
+    cost = np.zeros(2)
+    for brood, (_, chunk) in zip(broods, batching.chunk_ids(broods, shares), strict=True):
+        cost[chunk] += brood.evaluations * (brood.parents[0].n_links + batching.LINKS_PER_CREATURE_COST)
+    assert abs(cost[1] / cost.sum() - 0.6) < 0.05
+
+
 def test_two_workers_cut_for_guided_scheduling_write_the_files_of_one(tmp_path, monkeypatch):
     from evo.run.backends import fork
 

@@ -21,7 +21,7 @@ from backend_jobs import (
 )
 
 from evo.run.backends import EvaluationFailed, InProcess, Task
-from evo.run.backends.dask_pool import DaskPool
+from evo.run.backends.dask_pool import LAST_WEIGHT, DaskPool
 from evo.run.folder.writer import run_logging
 
 
@@ -188,9 +188,12 @@ def test_a_shared_local_cluster_has_one_worker_fewer_and_this_process_runs_the_l
             assert pids[12] == os.getpid()  # 13 tasks in chunks of 3: the last holds one
             assert len(set(pids)) <= 2 and pool._worker_count() == 1
         assert pool.sent["task"] == 0 and pool.sent["runner"] < 8  # 5 chunks twice, some run here
+        assert pool.last_weight == LAST_WEIGHT > 1.0  # the run cuts this process a larger last chunk
+        pool._drop_runners()  # a worker lost: chunks go as tasks, none runs here
+        assert pool.last_weight == 1.0
     assert sum(seen) == 2 * len(tasks) and seen.count(0) == 2
     with DaskPool(where_evaluated, spec, 2, 3, share=True, address="tcp://127.0.0.1:1") as pool:
-        assert not pool.share  # a scheduler's workers: this process only sends
+        assert not pool.share and pool.last_weight == 1.0  # a scheduler's workers: this process only sends
 
 
 def test_a_runner_whose_worker_dies_leaves_its_chunks_to_tasks_and_changes_nothing(

@@ -45,6 +45,9 @@ __all__ = ["DaskPool"]
 
 
 RUNNER_ANSWER = 10.0  # s: how long a new chunk runner may take to answer its first call
+# with ``share``, the evo run process's chunk (the last) weighs this many times a worker's: a worker's chunk
+# also pays dask's messages and its event loop (docs/performance.md, "Round twelve")
+LAST_WEIGHT = 1.25
 WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size) is taken as known
 
 WorkerSetup = Callable[[Any, str], Any]
@@ -138,6 +141,14 @@ class DaskPool:
         self._runners: list[Any] | None = None
         self._runner_futures: list[Any] = []
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
+
+    @property
+    def last_weight(self) -> float:
+        """How many times a worker's chunk the last chunk of a batch weighs
+        (:func:`evo.run.batching.chunk_shares`): :data:`LAST_WEIGHT` where this process runs it beside
+        the chunk runners (``share``), 1 where every chunk goes to a worker."""
+        runners_lost = self._client is not None and self._runners is None
+        return LAST_WEIGHT if self.share and not runners_lost else 1.0
 
     # -- the cluster ------------------------------------------------------------------------------------
     @property
