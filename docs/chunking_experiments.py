@@ -1,5 +1,6 @@
-"""The experiments behind docs/performance.md, "Issue 29" / "Round ten" and "Round eleven": what cutting a
-generation into two chunks costs, what other cuts could save, and two threads on one chunk instead.
+"""The experiments behind docs/performance.md, "Issue 29" / "Round ten" to "Round twelve": what cutting a
+generation into two chunks costs, what other cuts could save, two threads on one chunk instead, and what
+the main thread does alone then.
 
 - ``topology``: the children of one chunk share kernel calls of one topology (``evo.sim.batch.lane_calls``:
   at least ``OWN_CALL_LANES`` children with the same link ends). A 1-worker run of walkers records each
@@ -17,11 +18,15 @@ generation into two chunks costs, what other cuts could save, and two threads on
   what two chunks give); in two halves of whole topology groups (each group of one link layout kept on
   one side, the largest first, the sides balanced by cost: the best a child-level cut could do); and
   whole with its kernel calls on two threads (``lane_runs(..., threads=...)``: wall and CPU seconds).
+- ``serial`` (round twelve): whole runs of 1 worker, of 2 threads, and of 2 threads with each chunk's
+  broods bred half on each thread, alternating; the main thread's seconds in breeding, scoring, ``tell``,
+  ``ask`` and (2 threads) waiting for the kernel calls: what it does alone while the lane threads wait.
 
     .venv/bin/python docs/chunking_experiments.py topology   # a minute
     .venv/bin/python docs/chunking_experiments.py shares     # two minutes
     .venv/bin/python docs/chunking_experiments.py pickling   # half a minute
     .venv/bin/python docs/chunking_experiments.py cuts       # a minute
+    .venv/bin/python docs/chunking_experiments.py serial     # a minute
 
 The runs are examples/walkers.toml whole (120 generations) through evo.bench.engine.whole_run.
 """
