@@ -187,7 +187,8 @@ def chunk_shares(workers: int, contended: bool = False, *, last: float = 1.0) ->
     ``workers`` holding the last third, so that a slowed worker takes fewer and the generation never
     waits for it longer than for a small chunk. One share for one worker (in-process: one chunk).
     Uncontended, the last chunk weighs ``last`` times as much as each other one (the ``evo run``
-    process's own beside a local dask cluster: :attr:`evo.run.backends.DaskPool.last_weight`)."""
+    process's own beside a local dask cluster:
+    :attr:`evo.run.backends.dask_pool.DaskPool.last_weight`)."""
     if workers <= 1:
         return [1.0]
     if not contended:
