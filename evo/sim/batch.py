@@ -204,12 +204,8 @@ def _threaded(
     """The calls of ``cut`` (kernel, members) handed to ``threads`` costliest first (longest processing
     time first: the threads end close together), yielded in ``cut``'s order."""
 
-    def cost(call: tuple[Callable, list[int]]) -> int:
-        members = call[1]
-        return _call_cost(len(members), max(creatures[k].n_links for k in members))
-
     futures: list[Future | None] = [None] * len(cut)
-    for at in sorted(range(len(cut)), key=lambda at: -cost(cut[at])):
+    for at in sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1])):
         run, members = cut[at]
         futures[at] = threads.submit(run, [creatures[k] for k in members], world, n_steps, stride)
     try:
@@ -283,11 +279,13 @@ def lane_calls(creatures: Sequence[Creature], threads: int = 1) -> list[list[int
         if threads <= 1:
             best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=lambda n: int(costs(n).sum()))
         else:
-            own = [_call_cost(len(c), max(creatures[k].n_links for k in c)) for c in calls]
-            best = min(
-                range(fewest, min(len(mixed), fewest + max(4, threads)) + 1),
-                key=lambda n: (_makespan([*own, *costs(n).tolist()], threads), int(costs(n).sum())),
-            )
+            own = [_members_cost(creatures, call) for call in calls]
+
+            def ends(n_calls: int) -> tuple[int, int]:  # when the threads end them, then link-lanes
+                mine = costs(n_calls)
+                return _makespan([*own, *mine.tolist()], threads), int(mine.sum())
+
+            best = min(range(fewest, min(len(mixed), fewest + max(4, threads)) + 1), key=ends)
         calls += _even_calls(creatures, mixed, best)
     return calls
 
@@ -295,6 +293,11 @@ def lane_calls(creatures: Sequence[Creature], threads: int = 1) -> list[list[int
 def _call_cost(lanes: Any, links: Any) -> Any:
     """A kernel call's cost in link-lanes: its lanes and ``CALL_LANES`` more, times its largest links + 1."""
     return (lanes + CALL_LANES) * (links + 1)
+
+
+def _members_cost(creatures: Sequence[Creature], members: Sequence[int]) -> int:
+    """:func:`_call_cost` of the kernel call of ``members`` (positions in ``creatures``)."""
+    return _call_cost(len(members), max(creatures[k].n_links for k in members))
 
 
 def _makespan(costs: list[int], threads: int) -> int:

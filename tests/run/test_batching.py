@@ -191,6 +191,15 @@ def test_the_batch_setting_may_change_when_a_run_resumes(tmp_path, batch):
     assert different(tmp_path / "run", tmp_path / "whole") == []
 
 
+def chunk_costs(broods, ids, chunks: int) -> np.ndarray:
+    """Each chunk's cost as :func:`evo.run.batching.chunk_ids` weighs it (evaluations x the first parent's
+    links and a creature's cost)."""
+    cost = np.zeros(chunks)
+    for brood, (_, chunk) in zip(broods, ids, strict=True):
+        cost[chunk] += brood.evaluations * (brood.parents[0].n_links + batching.LINKS_PER_CREATURE_COST)
+    return cost
+
+
 def test_contended_workers_get_two_rounds_of_chunks_of_decreasing_cost_and_others_one_chunk_each():
     broods, _ = broods_of_a_converged_population(400)
     shares = batching.chunk_shares(2, contended=True)
@@ -198,9 +207,7 @@ def test_contended_workers_get_two_rounds_of_chunks_of_decreasing_cost_and_other
     assert len(shares) == 4 and abs(sum(shares) - 1.0) < 1e-12
     ids = batching.chunk_ids(broods, shares)
     assert sorted(rank for rank, _ in ids) == list(range(len(broods)))
-    cost = np.zeros(4)
-    for brood, (_, chunk) in zip(broods, ids, strict=True):
-        cost[chunk] += brood.evaluations * (brood.parents[0].n_links + batching.LINKS_PER_CREATURE_COST)
+    cost = chunk_costs(broods, ids, 4)
     share = cost / cost.sum()
     assert share[0] > 1.5 * share[2] and share[1] > 1.5 * share[3]  # the first round holds the larger chunks
     assert abs(share[:2].sum() - 2 / 3) < 0.1
@@ -212,9 +219,7 @@ def test_the_last_chunk_may_weigh_more_than_the_others_and_holds_that_much_more_
     shares = batching.chunk_shares(2, last=1.5)
     assert shares == [0.4, 0.6] and batching.chunk_shares(3, last=1.0) == [1 / 3] * 3
     assert batching.chunk_shares(2, contended=True, last=1.5) == batching.chunk_shares(2, contended=True)
-    cost = np.zeros(2)
-    for brood, (_, chunk) in zip(broods, batching.chunk_ids(broods, shares), strict=True):
-        cost[chunk] += brood.evaluations * (brood.parents[0].n_links + batching.LINKS_PER_CREATURE_COST)
+    cost = chunk_costs(broods, batching.chunk_ids(broods, shares), 2)
     assert abs(cost[1] / cost.sum() - 0.6) < 0.05
 
 

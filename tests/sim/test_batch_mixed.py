@@ -148,8 +148,7 @@ def test_lane_calls_of_mixed_creatures_sort_them_by_size_cover_each_once_and_fit
 
 
 def makespan(creatures, calls, threads: int) -> int:
-    costs = [batch_module._call_cost(len(c), max(creatures[k].n_links for k in c)) for c in calls]
-    return batch_module._makespan(costs, threads)
+    return batch_module._makespan([batch_module._members_cost(creatures, c) for c in calls], threads)
 
 
 def test_calls_for_two_threads_are_cut_to_end_together_and_still_cover_each_creature_once():
