@@ -10,7 +10,9 @@ round seven, 2-worker runs with the ``evo run`` process as one of the workers ag
 workers; and, from round eight, a brood bred alone against a chunk's broods bred in one compiled call;
 and, from round nine, the kernel recording what the compiled reducer reads against the plugin's interval,
 a generation in one chunk against two, and a run's heap frozen for the collector or not; and, from round
-twelve, how long a generation of the fork pool and of the local dask cluster waits for its worker.
+twelve, how long a generation of the fork pool and of the local dask cluster waits for its worker; and,
+from round thirteen, whole runs at 1 to 8 workers of both backends and their folders' digest (the same
+on every machine it was run on), and where a cold compile of the brood spends its CPU.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -24,6 +26,8 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py split        # one chunk a generation or two (nine)
     .venv/bin/python docs/engine_experiments.py collector    # a run's gc.freeze or none (nine)
     .venv/bin/python docs/engine_experiments.py dask-waits   # what a dask generation waits for (twelve)
+    .venv/bin/python docs/engine_experiments.py workers [ROUNDS]  # 1 to 8 workers, the digest (thirteen)
+    .venv/bin/python docs/engine_experiments.py compile      # the brood's cold compile by function (thirteen)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -787,6 +791,74 @@ def dask_waits(config, tmp: Path, rounds: int = 3) -> None:
     )
 
 
+WORKERS = (("1", 1, "threads"), ("2 threads", 2, "threads"), ("2 forked", 2, "fork"),
+           ("4 threads", 4, "threads"), ("4 forked", 4, "fork"), ("8 threads", 8, "threads"))  # fmt: skip
+
+
+def workers(config, tmp: Path, rounds: int = 3) -> None:
+    """Round thirteen: whole runs at 1, 2, 4 and 8 workers (threads, the default backend, and forked
+    processes), ``rounds`` interleaved rounds, each run's line printed as it ends (a machine that stops
+    the script early keeps them); then each kind's least wall and CPU seconds against 1 worker's, and
+    the run folder's digest, which must be one for every kind, and the same on every machine."""
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name, *_ in WORKERS}
+    digests = set()
+    for n in range(rounds):
+        for name, count, backend in WORKERS:
+            wall, cpu = whole_run(config.replace(pool={"workers": count, "backend": backend}), tmp / "w")
+            seen[name].append((wall, cpu))
+            digests.add(folder_digest(tmp / "w", IGNORED))
+            print(f"round {n + 1}, {name}: {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
+    wall_1, cpu_1 = (min(x[i] for x in seen["1"]) for i in (0, 1))
+    print(f"least of {rounds} ({os.cpu_count()} CPUs):")
+    for name, runs in seen.items():
+        wall, cpu = min(w for w, _ in runs), min(c for _, c in runs)
+        print(f"  {name}: {wall:.2f} s wall ({wall_1 / wall:.2f} x 1 worker's rate), {cpu:.2f} s CPU"
+              f" ({cpu / cpu_1:.2f} x)")  # fmt: skip
+    print(f"folders byte-identical: {len(digests) == 1}, digest {min(digests)}")
+
+
+_COMPILE_PROFILE = """
+import collections, time
+from numba.core import event
+stack, own, whole, llvm = [], collections.Counter(), collections.Counter(), [0.0]
+class Compiles(event.Listener):
+    def on_start(self, e):
+        stack.append([time.perf_counter(), 0.0])
+    def on_end(self, e):
+        start, inner = stack.pop()
+        seconds = time.perf_counter() - start
+        f = e.data["dispatcher"].py_func
+        name = f.__module__.rsplit(".", 1)[-1] + "." + f.__qualname__
+        own[name] += seconds - inner
+        whole[name] += seconds
+        if stack:
+            stack[-1][1] += seconds
+class Llvm(event.Listener):
+    def on_start(self, e):
+        self.start = time.perf_counter()
+    def on_end(self, e):
+        llvm[0] += time.perf_counter() - self.start
+event.register("numba:compile", Compiles())
+event.register("numba:llvm_lock", Llvm())
+cpu = time.process_time()
+from evo.ga.kernels.brood import warm_breeding
+warm_breeding(seeds=False)
+print(f"{time.process_time() - cpu:.1f} s of CPU, {llvm[0]:.1f} s of it in LLVM (numba's llvm lock)")
+for name, seconds in own.most_common(12):
+    print(f"  {name}: {seconds:.2f} s its own, {whole[name]:.2f} s with what it calls")
+"""
+
+
+def compile_profile(repeats: int = 2) -> None:
+    """Round thirteen: the brood's kernels compiled cold (an empty ``NUMBA_CACHE_DIR``, a fresh
+    interpreter each time): the CPU seconds in all and in LLVM, and the functions that cost most, each
+    compile's own seconds (less the compiles it started) and with them (numba's compile events)."""
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="evo-compile-") as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+            subprocess.run([sys.executable, "-c", _COMPILE_PROFILE], env=env, check=True)
+
+
 def _three_gaps(config, tmp: Path) -> None:
     for _ in range(3):
         gaps(config, tmp)
@@ -800,6 +872,9 @@ def main() -> None:
     if sys.argv[1:2] == ["dask-costs"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_costs(Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:] == ["compile"]:
+        compile_profile()
         return
     if sys.argv[1:] == ["dask"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
@@ -817,11 +892,13 @@ def main() -> None:
         "split": split,
         "checkpoints": checkpoints,
         "dask-waits": dask_waits,
+        "workers": workers,
     }
-    if len(sys.argv) == 2 and sys.argv[1] in warmed:
+    if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] == "workers"):
+        rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
-            warmed[sys.argv[1]](config, Path(tmp))
+            warmed[sys.argv[1]](config, Path(tmp), *rounds)
         return
     with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
         whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
