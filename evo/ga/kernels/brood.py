@@ -45,9 +45,8 @@ def _finished_parts(body, lim):  # pragma: no cover
     clipped, omega and beta clipped."""
     pos, a, b, rest, alpha, phi, omega, beta, renumbered = body
     genes = np.empty((3, a.size))
-    genes[0] = rest
-    genes[1] = alpha
-    genes[2] = phi
+    for v in range(a.size):  # a loop, not row assignments: those compile a shape check and its message
+        genes[0, v], genes[1, v], genes[2, v] = rest[v], alpha[v], phi[v]
     placed, out = _finished_genes(pos, genes, lim[REST_LOW], lim[REST_HIGH])
     return (
         placed,
@@ -78,8 +77,8 @@ def _finished(body, arg, pending, lim):  # pragma: no cover
             out[0, k] = rest[k]
             n_pending += 1
     links = np.empty((2, m), np.int64)
-    links[0] = a
-    links[1] = b
+    for k in range(m):  # see _finished_parts
+        links[0, k], links[1, k] = a[k], b[k]
     return placed, links, out, omega, beta, renumbered, arg, pending, n_pending
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from evo.ga.body import TWO_PI, Body, finish
 from evo.ga.kernels import pcg
+from evo.ga.kernels.arrays import stable_order
 from evo.ga.settings import GenomeSection
 from evo.model import Creature
 
@@ -111,7 +112,7 @@ def _links(state, positions, max_degree, max_links, link_density):  # pragma: no
             if wanted[a, b]:
                 keys[c], ends[c, 0], ends[c, 1] = dist[a, b], a, b
                 c += 1
-    order = np.argsort(keys, kind="mergesort")  # by (distance, pair): pairs are in (a, b) order already
+    order = stable_order(keys)  # by (distance, pair): pairs are in (a, b) order already
     draws = np.empty(count)
     for c in range(count):
         draws[c] = pcg.random(state)

@@ -13,6 +13,7 @@ import numba as nb
 import numpy as np
 
 from evo.ga.kernels import draws
+from evo.ga.kernels.arrays import count_true
 from evo.ga.kernels.graph import _cut_child, _gathered, _join_pairs, _left_part, _span
 from evo.ga.kernels.links import _bridges_and_cuts, _distinct
 from evo.ga.settings import GenomeSection
@@ -150,7 +151,8 @@ def _grow(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     low, high = lim[REST_LOW], lim[REST_HIGH]
     reach = low + fraction * (0.5 * (low + high) - low)
     grown = np.empty((n + 1, 2))
-    grown[:n] = pos
+    for u in range(n):  # loops, not slice assignments: those compile a shape check and its message
+        grown[u, 0], grown[u, 1] = pos[u, 0], pos[u, 1]
     grown[n, 0] = pos[anchor, 0] + reach * math.cos(angle * _TWO_PI)
     grown[n, 1] = pos[anchor, 1] + reach * math.sin(angle * _TWO_PI)
     lengths = np.empty(1)
@@ -159,7 +161,8 @@ def _grow(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     m = a.shape[0]
     out_a, out_b = np.empty(m + 1, np.int64), np.empty(m + 1, np.int64)
     out_rest, out_alpha, out_phi = np.empty(m + 1), np.empty(m + 1), np.empty(m + 1)
-    out_a[:m], out_b[:m], out_rest[:m], out_alpha[:m], out_phi[:m] = a, b, rest, alpha, phi
+    for v in range(m):
+        out_a[v], out_b[v], out_rest[v], out_alpha[v], out_phi[v] = a[v], b[v], rest[v], alpha[v], phi[v]
     out_a[m], out_b[m], out_rest[m], out_alpha[m], out_phi[m] = (
         anchor,
         n,
@@ -186,7 +189,7 @@ def _repaired(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     cap, most = int(lim[MAX_DEGREE]), int(lim[MAX_LINKS])
     kept, join_i, join_j, lengths = _span(n, unique_a, unique_b, order, pos, cap, most)
     new_rest, new_alpha, new_phi = new_links_genes(rng, lim, lengths)
-    size = np.count_nonzero(kept) + join_i.shape[0]
+    size = count_true(kept) + join_i.shape[0]
     out_a, out_b = np.empty(size, np.int64), np.empty(size, np.int64)
     out_rest, out_alpha, out_phi = np.empty(size), np.empty(size), np.empty(size)
     c = 0
@@ -249,9 +252,11 @@ def _child(first, left_first, cut_first, second, left_second, cut_second, rng, l
     size = m + join_i.shape[0]
     all_a, all_b = np.empty(size, np.int64), np.empty(size, np.int64)
     rest, alpha, phi = np.empty(size), np.empty(size), np.empty(size)
-    all_a[:m], all_b[:m], rest[:m], alpha[:m], phi[:m] = a, b, genes[0], genes[1], genes[2]
-    all_a[m:], all_b[m:] = join_i, join_j + n_left
-    rest[m:], alpha[m:], phi[m:] = new_rest, new_alpha, new_phi
+    for v in range(m):  # loops, not slice assignments (see _grow)
+        all_a[v], all_b[v], rest[v], alpha[v], phi[v] = a[v], b[v], genes[0, v], genes[1, v], genes[2, v]
+    for v in range(size - m):
+        all_a[m + v], all_b[m + v] = join_i[v], join_j[v] + n_left
+        rest[m + v], alpha[m + v], phi[m + v] = new_rest[v], new_alpha[v], new_phi[v]
     pos, all_a, all_b, rest, alpha, phi, ok = _repaired(pos, all_a, all_b, rest, alpha, phi, rng, lim)
     return (pos, all_a, all_b, rest, alpha, phi, first[6], first[7], True), ok
 

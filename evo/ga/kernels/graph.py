@@ -8,6 +8,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from evo.ga.kernels.arrays import count_true, stable_order
+
 __all__ = ["cut_child", "gathered_genes", "join_pairs", "left_part", "span"]
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
@@ -28,7 +30,7 @@ def _join_pairs(left: np.ndarray, right: np.ndarray, count: int, per_mass: int):
     for i in range(n_left):
         for j in range(n_right):
             lengths[i * n_right + j] = np.hypot(right[j, 0] - left[i, 0], right[j, 1] - left[i, 1])
-    order = np.argsort(lengths, kind="mergesort")
+    order = stable_order(lengths)
     used_left = np.zeros(n_left, np.int64)
     used_right = np.zeros(n_right, np.int64)
     size = max(0, min(count, n_left * n_right))
@@ -117,7 +119,7 @@ def _span(n, a, b, order, positions, cap, max_links):  # pragma: no cover
         degree[best_j] += 1
         join_i[joins], join_j[joins], join_length[joins] = best_i, best_j, best
         joins += 1
-    budget = max_links - np.count_nonzero(kept) - joins
+    budget = max_links - count_true(kept) - joins
     for k in order:
         i, j = a[k], b[k]
         if budget > 0 and not kept[k] and degree[i] < cap and degree[j] < cap:
@@ -286,7 +288,7 @@ def gathered_genes(
 @nb.njit(**_JIT)
 def _left_part(x, count):  # pragma: no cover
     n = x.shape[0]
-    order = np.argsort(x, kind="mergesort")
+    order = stable_order(x)
     left = np.zeros(n, np.bool_)
     for k in range(count):
         left[order[k]] = True

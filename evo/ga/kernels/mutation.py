@@ -13,6 +13,7 @@ import numba as nb
 import numpy as np
 
 from evo.ga.kernels import draws
+from evo.ga.kernels.arrays import appended, count_true, first_above, stable_order
 from evo.ga.kernels.crossover import (
     BETA_HIGH,
     BETA_LOW,
@@ -115,7 +116,7 @@ def _remove_mass(rng, body, arg, pending, lim):  # pragma: no cover
     new_pos = np.empty((n - 1, 2))
     for i in range(n):
         if i != gone:
-            new_pos[new_index[i]] = pos[i]
+            new_pos[new_index[i], 0], new_pos[new_index[i], 1] = pos[i, 0], pos[i, 1]  # see _add_mass
     new_a = np.empty(keep.size, np.int64)
     new_b = np.empty(keep.size, np.int64)
     for q in range(keep.size):
@@ -139,18 +140,20 @@ def _add_mass(rng, body, arg, pending, lim):  # pragma: no cover
     low, high = lim[REST_LOW], lim[REST_HIGH]
     reach = low + fraction * 0.5 * (high - low)
     new_pos = np.empty((n + 1, 2))
-    new_pos[:n] = pos
+    for u in range(n):  # loops, not slice assignments: those compile a shape check and its message
+        new_pos[u, 0], new_pos[u, 1] = pos[u, 0], pos[u, 1]
     new_pos[n, 0] = pos[anchor, 0] + reach * math.cos(angle * _TWO_PI)
     new_pos[n, 1] = pos[anchor, 1] + reach * math.sin(angle * _TWO_PI)
     others = spare[spare != anchor]
     gaps = np.empty(others.size)
     for q in range(others.size):
         gaps[q] = np.hypot(new_pos[others[q], 0] - new_pos[n, 0], new_pos[others[q], 1] - new_pos[n, 1])
-    nearest = others[np.argsort(gaps, kind="mergesort")]
+    nearest = others[stable_order(gaps)]
     count = draws.integers(rng, 2, room + 1)
     ends = np.empty(count, np.int64)
     ends[0] = anchor
-    ends[1:] = nearest[: count - 1]
+    for q in range(1, count):
+        ends[q] = nearest[q - 1]
     lengths = np.empty(count)
     for q in range(count):
         lengths[q] = _length(new_pos, ends[q], n)
@@ -169,14 +172,14 @@ def _add_link(rng, body, arg, pending, lim):  # pragma: no cover
     i_side, j_side, cumulative = _free_pairs(pos, a, b, int(lim[MAX_DEGREE]), lim[REST_LOW])
     if i_side.size == 0:
         return body, arg, pending
-    pick = min(np.searchsorted(cumulative, draws.random(rng) * cumulative[-1], side="right"), i_side.size - 1)
+    pick = min(first_above(cumulative, draws.random(rng) * cumulative[-1]), i_side.size - 1)
     i, j = i_side[pick], j_side[pick]
     lengths = np.empty(1)
     lengths[0] = _length(pos, i, j)
     r, al, ph = new_links_genes(rng, lim, lengths)
-    body = (pos, np.append(a, i), np.append(b, j), np.append(rest, r[0]), np.append(alpha, al[0]),
-            np.append(phi, ph[0]), omega, beta, renumbered)  # fmt: skip
-    return body, np.append(arg, 0.0), np.append(pending, False)
+    body = (pos, appended(a, i), appended(b, j), appended(rest, r[0]), appended(alpha, al[0]),
+            appended(phi, ph[0]), omega, beta, renumbered)  # fmt: skip
+    return body, appended(arg, 0.0), appended(pending, False)
 
 
 @nb.njit(**_JIT)
@@ -208,8 +211,8 @@ def mutate_body(rng, body, ops):  # pragma: no cover
     fired = np.zeros(codes.size, np.bool_)
     for q in range(codes.size):
         fired[q] = draws.random(rng) < rates[q]
-    if not fired.any() and cumulative.size:
-        fired[np.searchsorted(cumulative, draws.random(rng), side="right")] = True
+    if count_true(fired) == 0 and cumulative.size:
+        fired[first_above(cumulative, draws.random(rng))] = True
     pos, rest, alpha, phi = pos.copy(), rest.copy(), alpha.copy(), phi.copy()
     body = (pos, a, b, rest, alpha, phi, omega, beta, renumbered)
     for q in range(codes.size):
