@@ -33,7 +33,8 @@ def writing(path: str) -> Iterator[None]:
 NOTICE_AFTER = 5.0  # s: numba's cache loads faster, a compilation takes 20 s or more
 COMPILING = "compiling the simulator: first run only, about 20 s (evo warm does it ahead of time)"
 COMPILING_RUN = (
-    "compiling the simulator and breeding: first run only, about a minute (evo warm does it ahead of time)"
+    "compiling the simulator and breeding: first run only, half a minute or more"
+    " (evo warm does it ahead of time)"
 )
 
 

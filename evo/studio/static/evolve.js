@@ -143,7 +143,7 @@ export class Evolve {
     let text, state = s.state;
     if (s.state === "running" && s.generation === null) {
       state = "starting";
-      text = `starting ${run} (seed ${this.runSeed}): evo run is loading; its first run compiles the simulator (about a minute) — ${seconds} s`;
+      text = `starting ${run} (seed ${this.runSeed}): evo run is loading; its first run compiles the simulator (half a minute or more) — ${seconds} s`;
     } else if (s.state === "running" || s.state === "stopping") {
       text = `${s.state}: generation ${s.generation}${of} — ${run} (seed ${this.runSeed})`;
     } else if (s.state === "done" && /stopped/.test(s.message || "")) {
