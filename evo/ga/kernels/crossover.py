@@ -13,7 +13,7 @@ import numba as nb
 import numpy as np
 
 from evo.ga.kernels import draws
-from evo.ga.kernels.arrays import count_true
+from evo.ga.kernels.arrays import appended, count_true
 from evo.ga.kernels.graph import _cut_child, _gathered, _join_pairs, _left_part, _span
 from evo.ga.kernels.links import _bridges_and_cuts, _distinct
 from evo.ga.settings import GenomeSection
@@ -137,6 +137,19 @@ def _free_one(pos, a, b, rest, alpha, phi):  # pragma: no cover
 
 
 @nb.njit(**_JIT)
+def _with_mass(pos, anchor, reach, angle):  # pragma: no cover
+    """``pos`` with one mass more, ``reach`` from mass ``anchor`` at ``angle`` turns (copied row by row:
+    a slice assignment compiles a shape check and its message)."""
+    n = pos.shape[0]
+    out = np.empty((n + 1, 2))
+    for u in range(n):
+        out[u, 0], out[u, 1] = pos[u, 0], pos[u, 1]
+    out[n, 0] = pos[anchor, 0] + reach * math.cos(angle * _TWO_PI)
+    out[n, 1] = pos[anchor, 1] + reach * math.sin(angle * _TWO_PI)
+    return out
+
+
+@nb.njit(**_JIT)
 def _grow(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     """evo.ga.topology._grow: one mass more, near a random mass with a spare degree, linked to it."""
     cap = int(lim[MAX_DEGREE])
@@ -150,27 +163,12 @@ def _grow(pos, a, b, rest, alpha, phi, rng, lim):  # pragma: no cover
     fraction = draws.random(rng)
     low, high = lim[REST_LOW], lim[REST_HIGH]
     reach = low + fraction * (0.5 * (low + high) - low)
-    grown = np.empty((n + 1, 2))
-    for u in range(n):  # loops, not slice assignments: those compile a shape check and its message
-        grown[u, 0], grown[u, 1] = pos[u, 0], pos[u, 1]
-    grown[n, 0] = pos[anchor, 0] + reach * math.cos(angle * _TWO_PI)
-    grown[n, 1] = pos[anchor, 1] + reach * math.sin(angle * _TWO_PI)
+    grown = _with_mass(pos, anchor, reach, angle)
     lengths = np.empty(1)
     lengths[0] = _length(grown, anchor, n)
     new_rest, new_alpha, new_phi = new_links_genes(rng, lim, lengths)
-    m = a.shape[0]
-    out_a, out_b = np.empty(m + 1, np.int64), np.empty(m + 1, np.int64)
-    out_rest, out_alpha, out_phi = np.empty(m + 1), np.empty(m + 1), np.empty(m + 1)
-    for v in range(m):
-        out_a[v], out_b[v], out_rest[v], out_alpha[v], out_phi[v] = a[v], b[v], rest[v], alpha[v], phi[v]
-    out_a[m], out_b[m], out_rest[m], out_alpha[m], out_phi[m] = (
-        anchor,
-        n,
-        new_rest[0],
-        new_alpha[0],
-        new_phi[0],
-    )
-    return grown, out_a, out_b, out_rest, out_alpha, out_phi
+    return (grown, appended(a, anchor), appended(b, n), appended(rest, new_rest[0]),
+            appended(alpha, new_alpha[0]), appended(phi, new_phi[0]))  # fmt: skip
 
 
 @nb.njit(**_JIT)

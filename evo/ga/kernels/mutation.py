@@ -28,6 +28,7 @@ from evo.ga.kernels.crossover import (
     _clip,
     _degree,
     _length,
+    _with_mass,
     _without,
     new_links_genes,
 )
@@ -116,7 +117,7 @@ def _remove_mass(rng, body, arg, pending, lim):  # pragma: no cover
     new_pos = np.empty((n - 1, 2))
     for i in range(n):
         if i != gone:
-            new_pos[new_index[i], 0], new_pos[new_index[i], 1] = pos[i, 0], pos[i, 1]  # see _add_mass
+            new_pos[new_index[i], 0], new_pos[new_index[i], 1] = pos[i, 0], pos[i, 1]  # see _with_mass
     new_a = np.empty(keep.size, np.int64)
     new_b = np.empty(keep.size, np.int64)
     for q in range(keep.size):
@@ -139,11 +140,7 @@ def _add_mass(rng, body, arg, pending, lim):  # pragma: no cover
     fraction = draws.random(rng)
     low, high = lim[REST_LOW], lim[REST_HIGH]
     reach = low + fraction * 0.5 * (high - low)
-    new_pos = np.empty((n + 1, 2))
-    for u in range(n):  # loops, not slice assignments: those compile a shape check and its message
-        new_pos[u, 0], new_pos[u, 1] = pos[u, 0], pos[u, 1]
-    new_pos[n, 0] = pos[anchor, 0] + reach * math.cos(angle * _TWO_PI)
-    new_pos[n, 1] = pos[anchor, 1] + reach * math.sin(angle * _TWO_PI)
+    new_pos = _with_mass(pos, anchor, reach, angle)
     others = spare[spare != anchor]
     gaps = np.empty(others.size)
     for q in range(others.size):
