@@ -12,7 +12,8 @@ and, from round nine, the kernel recording what the compiled reducer reads again
 a generation in one chunk against two, and a run's heap frozen for the collector or not; and, from round
 twelve, how long a generation of the fork pool and of the local dask cluster waits for its worker; and,
 from round thirteen, whole runs at 1 to 8 workers of both backends and their folders' digest (the same
-on every machine it was run on), and where a cold compile of the brood spends its CPU.
+on every machine it was run on), and where a cold compile of the brood spends its CPU; and, from round
+fourteen, the local dask cluster started while the first generations run against started before them.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -28,6 +29,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py dask-waits   # what a dask generation waits for (twelve)
     .venv/bin/python docs/engine_experiments.py workers [ROUNDS]  # 1 to 8 workers, the digest (thirteen)
     .venv/bin/python docs/engine_experiments.py compile      # the brood's cold compile by function (thirteen)
+    .venv/bin/python docs/engine_experiments.py early-start [ROUNDS]  # dask started meanwhile (fourteen)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -35,6 +37,7 @@ from getrusage, the least of the repeats.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -817,6 +820,61 @@ def workers(config, tmp: Path, rounds: int = 3) -> None:
     print(f"folders byte-identical: {len(digests) == 1}, digest {min(digests)}")
 
 
+class _StartedFirst:
+    """The local dask cluster started before the first generation, as before round fourteen: ``make_backend``
+    builds this pool's :class:`~evo.run.backends.dask_pool.DaskPool` without ``early_start``."""
+
+    def __enter__(self) -> None:
+        from evo.run.backends import dask_pool
+
+        self.original = pool = dask_pool.DaskPool
+
+        class StartedFirst(pool):  # type: ignore[misc, valid-type]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **{**kwargs, "early_start": False})
+
+        dask_pool.DaskPool = StartedFirst
+
+    def __exit__(self, *exc: object) -> None:
+        from evo.run.backends import dask_pool
+
+        dask_pool.DaskPool = self.original
+
+
+def early_start(config, tmp: Path, rounds: int = 8) -> None:
+    """Round fourteen: 2-worker walkers runs of 5 and of 120 generations on the fork pool and on the local
+    dask cluster, started while the first generations run in the ``evo run`` process (now) or before
+    them, ``rounds`` interleaved rounds; each kind's least and median wall seconds, its least CPU
+    seconds, and its ratio to the fork pool (issue 29's target 3); and the folders' digests."""
+    import statistics
+
+    for count in (5, 120):
+        cfg = config.replace(run={"generations": count}, pool={"workers": 2})
+        kinds = {
+            "fork pool": (cfg.replace(pool={"backend": "fork"}), False),
+            "dask, started meanwhile (now)": (cfg.replace(pool={"backend": "dask"}), False),
+            "dask, started first (before)": (cfg.replace(pool={"backend": "dask"}), True),
+        }
+        seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
+        digests = set()
+        for _ in range(rounds + 1):  # a first round to warm up, not counted
+            for name, (made, first) in kinds.items():
+                with _StartedFirst() if first else contextlib.nullcontext():
+                    wall, cpu = whole_run(made, tmp / "early")
+                seen[name].append((wall, cpu))
+                digests.add(folder_digest(tmp / "early", IGNORED))
+        print(f"{count} generations, least and median of {rounds} interleaved rounds:")
+        fork = seen["fork pool"][1:]
+        fork_least, fork_median = min(w for w, _ in fork), statistics.median(w for w, _ in fork)
+        for name, runs in seen.items():
+            runs = runs[1:]
+            least, median = min(w for w, _ in runs), statistics.median(w for w, _ in runs)
+            cpu = min(c for _, c in runs)
+            print(f"  {name}: {least:.3f} s / {median:.3f} s wall ({fork_least / least:.3f} x / "
+                  f"{fork_median / median:.3f} x the fork pool's rate), {cpu:.3f} s CPU")  # fmt: skip
+        print(f"  folders byte-identical: {len(digests) == 1}")
+
+
 _COMPILE_PROFILE = """
 import collections, time
 from numba.core import event
@@ -893,8 +951,10 @@ def main() -> None:
         "checkpoints": checkpoints,
         "dask-waits": dask_waits,
         "workers": workers,
+        "early-start": early_start,
     }
-    if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] == "workers"):
+    counted = ("workers", "early-start")  # these take a count of rounds
+    if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")

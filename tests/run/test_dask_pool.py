@@ -196,6 +196,50 @@ def test_a_shared_local_cluster_has_one_worker_fewer_and_this_process_runs_the_l
         assert not pool.share and pool.last_weight == 1.0  # a scheduler's workers: this process only sends
 
 
+def test_a_local_cluster_started_early_leaves_the_first_batches_to_this_process_then_shares_them(spec, tasks):
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks)
+    with DaskPool(where_evaluated, spec, 2, 3, share=True, early_start=True) as pool:
+        assert pool.processes == 1 and pool.last_weight == 1.0  # the first batch is cut for this process
+        done = pool.run(tasks)
+        assert [evaluation for _, evaluation in done] == expected
+        assert {pid for pid, _ in done} == {os.getpid()} and pool.sent == {"runner": 0, "task": 0}
+        batches = 1
+        while pool.processes == 1:  # this process alone until the cluster has started
+            assert batches < 200, "the local cluster never became ready"
+            done = pool.run(tasks)
+            assert [evaluation for _, evaluation in done] == expected
+            batches += 1
+        assert pool.processes == 2 and pool.last_weight == LAST_WEIGHT and pool._worker_count() == 1
+        done = pool.run(tasks)  # now shared with the worker's chunk runner, the same results
+        assert [evaluation for _, evaluation in done] == expected and pool.sent["runner"] >= 1
+    with DaskPool(where_evaluated, spec, 2, 3, early_start=True) as pool:  # without share: no early start
+        assert not pool.early_start and pool.processes == 2
+
+
+def test_a_local_cluster_that_fails_to_start_early_fails_the_next_batch_in_one_line(spec, tasks, monkeypatch):
+    from evo.run.backends.dask_cluster import ForkedCluster
+
+    def broken(self):
+        raise OSError("no port left")
+
+    monkeypatch.setattr(ForkedCluster, "start", broken)
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks[:4])
+    started = time.monotonic()
+    with DaskPool(evaluate_payload, spec, 2, share=True, early_start=True) as pool:
+        assert pool.run(tasks[:4]) == expected  # this process's, while the start fails on its thread
+        if pool._starting is not None:  # still starting when the batch ended
+            pool._starting.join(timeout=30)
+        with pytest.raises(EvaluationFailed) as caught:
+            pool.run(tasks[:4])
+        assert caught.value.index == -1
+        assert caught.value.message == "cannot start a local dask cluster: OSError: no port left"
+        workers = pool._cluster
+    assert workers.alive() == 0  # the forked workers end with the pool
+    assert time.monotonic() - started < pool.worker_wait / 2
+
+
 def test_a_runner_whose_worker_dies_leaves_its_chunks_to_tasks_and_changes_nothing(
     spec, tasks, tmp_path, monkeypatch
 ):

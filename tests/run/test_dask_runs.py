@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -165,6 +167,39 @@ def test_in_process_fork_local_dask_and_a_dask_cluster_write_the_same_files(refe
     worker_pids = set(cluster.worker_pids().values())
     lines = [line for line in log.splitlines() if "plugin 'sprint' loaded and kernels warm" in line]
     assert len(lines) == 2 and {int(line.split()[2]) for line in lines} == worker_pids
+
+
+class _WaitForTheStart(Callback):
+    """Once generation ``at`` is told, waits (up to a minute) for the local cluster's start, which runs on
+    a thread of this process meanwhile, to end: the next batches then go to its worker."""
+
+    def __init__(self, at: int):
+        self.at = at
+
+    def on_generation_told(self, status) -> None:
+        if status.generation == self.at:
+            deadline = time.monotonic() + 60
+            while any(t.name == "evo-dask-start" for t in threading.enumerate()):
+                assert time.monotonic() < deadline, "the local dask cluster never finished starting"
+                time.sleep(0.01)
+
+
+def test_a_local_cluster_with_a_shipped_plugin_starts_while_the_run_goes_on_and_writes_the_same_files(
+    tmp_path,
+):
+    lines = [
+        "[run]", 'name = "tiny"', "seed = 7", "generations = 8", "population = 12",
+        "[evaluation]", "frames = 300", 'plugin = "distance"', "[world]", "max_speed = 50.0",
+    ]  # fmt: skip
+    config = tmp_path / "tiny.toml"
+    config.write_text("\n".join(lines) + "\n")
+    alone = evo.evolve(config, out=tmp_path / "alone", workers=1, progress=False)
+    local = evo.evolve(config, out=tmp_path / "local", workers=2, backend="dask", progress=False,
+                       callbacks=[_WaitForTheStart(at=2)])  # fmt: skip
+    assert snapshot(local.folder) == snapshot(alone.folder)
+    log = (tmp_path / "local" / "run.log").read_text()
+    ran = re.search(r"takes chunks from the next batch on \(this process ran (\d+) alone", log)
+    assert ran is not None and 1 <= int(ran.group(1)) <= 4, log  # generations 0 to 3 at most
 
 
 class _KillAWorker(Callback):

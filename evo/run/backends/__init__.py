@@ -110,6 +110,7 @@ def make_backend(
         worker_setup=worker_setup,
         before_start=before_fork,
         share=share,
+        early_start=True,
     )
 
 

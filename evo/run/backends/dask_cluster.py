@@ -33,9 +33,10 @@ LOCAL_CLUSTER_CONFIG: dict[str, Any] = {
 }
 
 
-def local_cluster(workers: int) -> ForkedCluster:
-    """The local dask cluster of ``workers`` single-threaded workers (:class:`ForkedCluster`)."""
-    return ForkedCluster(workers)
+def local_cluster(workers: int, *, start: bool = True) -> ForkedCluster:
+    """The local dask cluster of ``workers`` single-threaded workers (:class:`ForkedCluster`; with ``start``
+    False, its workers forked and its scheduler not started yet)."""
+    return ForkedCluster(workers, start=start)
 
 
 class ForkedCluster:
@@ -52,12 +53,23 @@ class ForkedCluster:
     objects it was forked with (:func:`~evo.run.backends.dask_worker.freeze_inherited_heap`).
     """
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, *, start: bool = True):
         self._pipes: list[Any] = []
         self._processes: list[Any] = []
         self.cluster: Any = None
         try:
             self._fork(workers)
+            if start:
+                self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def start(self) -> None:
+        """Start the scheduler in this process and send each forked worker its address (they then join
+        it). Called by the constructor unless it was given ``start=False`` (the workers forked, and the
+        scheduler started later, from any thread: the run's own batches go on meanwhile)."""
+        try:
             with dask.config.set(LOCAL_CLUSTER_CONFIG):
                 self.cluster = distributed.LocalCluster(
                     n_workers=0,

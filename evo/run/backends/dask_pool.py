@@ -12,6 +12,7 @@ import logging
 import math
 import pickle
 import queue
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -40,6 +41,7 @@ from evo.run.backends.dask_worker import (
     setup_on_worker,
     versions,
 )
+from evo.run.backends.inprocess import InProcess
 
 __all__ = ["DaskPool"]
 
@@ -93,9 +95,15 @@ class DaskPool:
             the ``workers``: the cluster gets ``workers - 1`` and this process runs, once the other
             chunks are sent to the chunk runners, the last one itself, then those not sent yet (latest
             first); the results are the same whoever runs a chunk.
+        early_start: with ``share``, the first :meth:`run` forks the local cluster's workers and starts
+            the rest (its scheduler, the workers joining it, their setup, the chunk runners) on a thread
+            of this process, and this process runs every batch alone, as :class:`InProcess` does, until
+            the cluster is ready (:attr:`processes` is 1 meanwhile): a run's first generations go on
+            while the cluster starts (docs/performance.md, "Round fourteen").
 
     The cluster is started (or connected to) and checked by the first :meth:`run`, so that every failure
-    reaches the caller as :class:`EvaluationFailed`.
+    reaches the caller as :class:`EvaluationFailed` (with ``early_start``, a failure to start at the
+    first :meth:`run` after it).
     """
 
     def __init__(
@@ -112,9 +120,15 @@ class DaskPool:
         connect_timeout: float = 30.0,
         poll: float = 1.0,
         share: bool = False,
+        early_start: bool = False,
     ):
         self.workers = max(1, workers)
         self.share = share and address is None and self.workers >= 2  # this process runs chunks too
+        self.early_start = early_start and self.share
+        self._starting: threading.Thread | None = None  # the early start under way
+        self._start_failed: EvaluationFailed | None = None  # how it ended, until a run raises it
+        self._ready = False  # the cluster started early is this pool's now
+        self._alone_batches = 0  # batches this process ran alone while the cluster started
         self._job, self._context = job, context
         self.contended = False  # one chunk per worker: dask's scheduler balances (work stealing)
         self.chunksize = chunksize
@@ -143,10 +157,23 @@ class DaskPool:
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
 
     @property
+    def processes(self) -> int:
+        """The processes a batch is cut for (:func:`evo.run.batching.chunk_shares`): 1 while this process
+        runs the batches alone (``early_start``, the cluster not ready), else ``workers``."""
+        return 1 if self._alone else self.workers
+
+    @property
+    def _alone(self) -> bool:
+        return self.early_start and not self._ready
+
+    @property
     def last_weight(self) -> float:
         """How many times a worker's chunk the last chunk of a batch weighs
         (:func:`evo.run.batching.chunk_shares`): :data:`LAST_WEIGHT` where this process runs it beside
-        the chunk runners (``share``), 1 where every chunk goes to a worker."""
+        the chunk runners (``share``), 1 where every chunk goes to a worker (or this process runs them
+        all, the cluster not ready)."""
+        if self._alone:
+            return 1.0
         runners_lost = self._client is not None and self._runners is None
         return LAST_WEIGHT if self.share and not runners_lost else 1.0
 
@@ -155,7 +182,40 @@ class DaskPool:
     def where(self) -> str:
         return f"the dask scheduler at {self.address}" if self.address else "the local dask cluster"
 
-    def _start(self) -> None:
+    def _start_early(self) -> None:
+        """Fork the local cluster's workers here, then start the rest on a thread (:meth:`_start`)."""
+        if self._before_start is not None:
+            self._before_start()
+        try:
+            self._cluster = local_cluster(self.workers - 1, start=False)
+        except Exception as exc:
+            raise EvaluationFailed(-1, None, f"cannot start a local dask cluster: {one_line(exc)}") from None
+        self._starting = threading.Thread(target=self._start_on_thread, name="evo-dask-start", daemon=True)
+        self._starting.start()
+
+    def _start_on_thread(self) -> None:
+        try:
+            self._start(forked=self._cluster)
+        except EvaluationFailed as exc:
+            self._start_failed = exc
+        except BaseException as exc:
+            self._start_failed = EvaluationFailed(-1, None, f"cannot start {self.where}: {one_line(exc)}")
+
+    def _adopt(self) -> None:
+        """Once the early start has ended: the cluster is ready, or the next :meth:`run` raises why not."""
+        if self._starting is not None and not self._starting.is_alive():
+            self._starting.join()
+            self._starting = None
+            self._ready = self._start_failed is None
+            if self._ready:
+                log.info(
+                    "dask: %s takes chunks from the next batch on (this process ran %d alone while it"
+                    " started)", self.where, self._alone_batches,
+                )  # fmt: skip
+
+    def _start(self, forked: Any = None) -> None:
+        """Start the local cluster (``forked``: its workers forked already, by :meth:`_start_early`) or
+        connect to the scheduler; set the run up on the workers; start the chunk runners."""
         start = time.perf_counter()
         if self.address:
             problem = dask_address_problem(self.address)
@@ -166,10 +226,13 @@ class DaskPool:
             except Exception as exc:
                 raise EvaluationFailed(-1, None, f"cannot reach {self.where}: {one_line(exc)}") from None
         else:
-            if self._before_start is not None:
+            if forked is None and self._before_start is not None:
                 self._before_start()
             try:
-                self._cluster = local_cluster(self.workers - self.share)
+                if forked is None:
+                    self._cluster = local_cluster(self.workers - self.share)
+                else:
+                    forked.start()
                 # results fetched from the workers directly, not relayed by the scheduler (this process)
                 self._client = distributed.Client(
                     self._cluster.cluster, set_as_default=False, direct_to_workers=True
@@ -315,6 +378,15 @@ class DaskPool:
         chunks run again elsewhere (by dask); a chunk whose workers keep dying, a lost scheduler, or no
         worker for ``worker_wait`` seconds raise :class:`EvaluationFailed` (``index`` -1).
         """
+        if self._alone:  # the cluster starts meanwhile (``early_start``)
+            if self._start_failed is not None:
+                raise self._start_failed
+            if self._starting is None:
+                self._start_early()
+            out = InProcess(self._job, self._context).run(tasks, progress)
+            self._alone_batches += 1
+            self._adopt()
+            return out
         if self._client is None:
             self._start()
         if expected is None:
@@ -495,6 +567,9 @@ class DaskPool:
         return _chunk_outcome(outcome)
 
     def close(self) -> None:
+        if self._starting is not None:  # an early start ends first (within ``worker_wait``)
+            self._starting.join()
+            self._starting = None
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
         self._last_batch = []
