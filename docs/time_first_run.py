@@ -2,7 +2,12 @@
 docs/performance.md): a fresh clone of this repository in a temporary folder, a new virtual environment,
 `pip install -e .`, then `evo run examples/walkers.toml` and `evo warm` on an empty numba cache.
 
-    python3 docs/time_first_run.py            # prints the wall-clock seconds of each step
+    python3 docs/time_first_run.py              # prints the wall-clock seconds of each step
+    python3 docs/time_first_run.py --installed  # no clone or install: this interpreter, this tree
+
+``--installed`` times the two compiling steps with the Python that runs the script, evo importable
+from it (a machine without pip's index, where evo and its packages were installed beforehand): the
+first `evo run` and a cold `evo warm`, each on an empty numba cache, in this tree's examples/.
 
 pip takes its packages from its cache when they are there (this machine's figure); a machine that must
 download them adds the download time. Nothing outside the temporary folder is written.
@@ -26,7 +31,23 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def installed() -> None:
+    """The first `evo run` and a cold `evo warm` with this interpreter, each on an empty numba cache."""
+    with tempfile.TemporaryDirectory(prefix="evo-first-run-") as tmp:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba-cache")}
+        config = str(REPO / "examples" / "walkers.toml")
+        out = str(Path(tmp) / "walkers")
+        run = _timed([sys.executable, "-m", "evo", "run", config, "--out", out], Path(tmp), env)
+        env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "empty-cache")
+        warm = _timed([sys.executable, "-m", "evo", "warm"], Path(tmp), env)
+    print(f"first evo run (compiling included) {run:.1f} s; cold evo warm {warm:.1f} s (wall clock,"
+          f" {os.cpu_count()} CPUs, no install)")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--installed"]:
+        installed()
+        return
     with tempfile.TemporaryDirectory(prefix="evo-first-run-") as tmp:
         clone = Path(tmp) / "evo"
         subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
