@@ -820,33 +820,14 @@ def workers(config, tmp: Path, rounds: int = 3) -> None:
     print(f"folders byte-identical: {len(digests) == 1}, digest {min(digests)}")
 
 
-class _StartedFirst:
-    """The local dask cluster started before the first generation, as before round fourteen: ``make_backend``
-    builds this pool's :class:`~evo.run.backends.dask_pool.DaskPool` without ``early_start``."""
-
-    def __enter__(self) -> None:
-        from evo.run.backends import dask_pool
-
-        self.original = pool = dask_pool.DaskPool
-
-        class StartedFirst(pool):  # type: ignore[misc, valid-type]
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, **{**kwargs, "early_start": False})
-
-        dask_pool.DaskPool = StartedFirst
-
-    def __exit__(self, *exc: object) -> None:
-        from evo.run.backends import dask_pool
-
-        dask_pool.DaskPool = self.original
-
-
 def early_start(config, tmp: Path, rounds: int = 8) -> None:
     """Round fourteen: 2-worker walkers runs of 5 and of 120 generations on the fork pool and on the local
     dask cluster, started while the first generations run in the ``evo run`` process (now) or before
     them, ``rounds`` interleaved rounds; each kind's least and median wall seconds, its least CPU
     seconds, and its ratio to the fork pool (issue 29's target 3); and the folders' digests."""
     import statistics
+
+    from evo.run.backends.dask_pool import started_first
 
     for count in (5, 120):
         cfg = config.replace(run={"generations": count}, pool={"workers": 2})
@@ -859,7 +840,7 @@ def early_start(config, tmp: Path, rounds: int = 8) -> None:
         digests = set()
         for _ in range(rounds + 1):  # a first round to warm up, not counted
             for name, (made, first) in kinds.items():
-                with _StartedFirst() if first else contextlib.nullcontext():
+                with started_first() if first else contextlib.nullcontext():
                     wall, cpu = whole_run(made, tmp / "early")
                 seen[name].append((wall, cpu))
                 digests.add(folder_digest(tmp / "early", IGNORED))

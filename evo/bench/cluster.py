@@ -89,8 +89,10 @@ def dask_section(args: argparse.Namespace):
     level = logger.level
     logger.addHandler(costs)
     logger.setLevel(logging.INFO)
-    try:
-        with tempfile.TemporaryDirectory(prefix="evo-bench-dask-") as tmp:
+    from evo.run.backends.dask_pool import started_first
+
+    try:  # the cluster started before generation 0, so that generations 1-7 are all the cluster's
+        with tempfile.TemporaryDirectory(prefix="evo-bench-dask-") as tmp, started_first():
             for _ in range(repeats):
                 for name, cfg in (("fork", config), ("dask", on_dask)):
                     first, later = timed_generations(cfg, Path(tmp) / name)

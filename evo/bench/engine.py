@@ -323,7 +323,10 @@ def _dask_bound(config, repeats: int, tmp: Path, fork: dict[str, float]) -> dict
         "fork": (once.replace(pool={"workers": 2, "backend": "fork"}), False),
         "dask": (once.replace(pool={"workers": 2, "backend": "dask"}), False),
     }
-    runs = _runs(once, repeats, tmp, kinds)
+    from evo.run.backends.dask_pool import started_first
+
+    with started_first():  # the whole start and close, not a start cut short by a 1-generation run's end
+        runs = _runs(once, repeats, tmp, kinds)
     extra = runs["dask"]["cpu"] - runs["fork"]["cpu"]
     floor = (fork["cpu"] + max(0.0, extra)) / (os.cpu_count() or 1)
     return {"dask_once_cpu_s": extra, "dask_vs_fork_wall_bound": min(1.0, fork["wall"] / floor)}

@@ -204,12 +204,11 @@ def test_a_local_cluster_started_early_leaves_the_first_batches_to_this_process_
         done = pool.run(tasks)
         assert [evaluation for _, evaluation in done] == expected
         assert {pid for pid, _ in done} == {os.getpid()} and pool.sent == {"runner": 0, "task": 0}
-        batches = 1
+        deadline = time.monotonic() + 120
         while pool.processes == 1:  # this process alone until the cluster has started
-            assert batches < 200, "the local cluster never became ready"
+            assert time.monotonic() < deadline, "the local cluster never became ready"
             done = pool.run(tasks)
             assert [evaluation for _, evaluation in done] == expected
-            batches += 1
         assert pool.processes == 2 and pool.last_weight == LAST_WEIGHT and pool._worker_count() == 1
         done = pool.run(tasks)  # now shared with the worker's chunk runner, the same results
         assert [evaluation for _, evaluation in done] == expected and pool.sent["runner"] >= 1
@@ -217,7 +216,9 @@ def test_a_local_cluster_started_early_leaves_the_first_batches_to_this_process_
         assert not pool.early_start and pool.processes == 2
 
 
-def test_a_local_cluster_that_fails_to_start_early_fails_the_next_batch_in_one_line(spec, tasks, monkeypatch):
+def test_a_local_cluster_that_fails_to_start_early_fails_the_next_batch_in_one_line(
+    spec, tasks, monkeypatch, caplog
+):
     from evo.run.backends.dask_cluster import ForkedCluster
 
     def broken(self):
@@ -226,6 +227,7 @@ def test_a_local_cluster_that_fails_to_start_early_fails_the_next_batch_in_one_l
     monkeypatch.setattr(ForkedCluster, "start", broken)
     with InProcess(evaluate_payload, spec) as local:
         expected = local.run(tasks[:4])
+    said = "dask: cannot start a local dask cluster: OSError: no port left"
     started = time.monotonic()
     with DaskPool(evaluate_payload, spec, 2, share=True, early_start=True) as pool:
         assert pool.run(tasks[:4]) == expected  # this process's, while the start fails on its thread
@@ -233,11 +235,45 @@ def test_a_local_cluster_that_fails_to_start_early_fails_the_next_batch_in_one_l
             pool._starting.join(timeout=30)
         with pytest.raises(EvaluationFailed) as caught:
             pool.run(tasks[:4])
-        assert caught.value.index == -1
-        assert caught.value.message == "cannot start a local dask cluster: OSError: no port left"
+        assert caught.value.index == -1 and "dask: " + caught.value.message == said
         workers = pool._cluster
     assert workers.alive() == 0  # the forked workers end with the pool
     assert time.monotonic() - started < pool.worker_wait / 2
+    assert said not in caplog.text  # said once, by the batch
+    # a run that ends before its next batch: the pool's close says it
+    with DaskPool(evaluate_payload, spec, 2, share=True, early_start=True) as pool:
+        assert pool.run(tasks[:4]) == expected
+        if pool._starting is not None:
+            pool._starting.join(timeout=30)
+    assert said in caplog.text
+
+
+def test_a_pool_closed_while_its_local_cluster_starts_ends_at_once_and_its_workers_with_it(
+    spec, tasks, monkeypatch, caplog
+):
+    from evo.run.backends.dask_cluster import ForkedCluster
+
+    start = ForkedCluster.start
+
+    def mute(self):  # the scheduler starts, its workers never hear of it: the start waits for them
+        pipes, self._pipes = self._pipes, []
+        try:
+            start(self)
+        finally:
+            self._pipes = pipes
+
+    monkeypatch.setattr(ForkedCluster, "start", mute)
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks[:2])
+    pool = DaskPool(evaluate_payload, spec, 2, share=True, early_start=True)
+    assert pool.run(tasks[:2]) == expected
+    workers, thread = pool._cluster, pool._starting
+    assert thread is not None and thread.is_alive()
+    closing = time.monotonic()
+    pool.close()
+    assert time.monotonic() - closing < 10  # the start gave up: no wait for a worker (worker_wait, 60 s)
+    assert not thread.is_alive() and workers.alive() == 0
+    assert "cannot start" not in caplog.text and "had started" not in caplog.text  # a close, not a failure
 
 
 def test_a_runner_whose_worker_dies_leaves_its_chunks_to_tasks_and_changes_nothing(

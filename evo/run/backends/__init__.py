@@ -99,9 +99,9 @@ def make_backend(
     if kind != "dask":
         raise EvoInputError(f"backend: expected one of {', '.join(map(repr, BACKENDS))}, got {kind!r}")
     require_dask()
-    from evo.run.backends.dask_pool import DaskPool
+    from evo.run.backends import dask_pool
 
-    return DaskPool(
+    return dask_pool.DaskPool(
         job,
         context,
         workers,
@@ -110,7 +110,7 @@ def make_backend(
         worker_setup=worker_setup,
         before_start=before_fork,
         share=share,
-        early_start=True,
+        early_start=dask_pool.EARLY_START,
     )
 
 

@@ -119,6 +119,13 @@ class ForkedCluster:
         """How many of the workers' processes are still running."""
         return sum(process.is_alive() for process in self._processes)
 
+    def kill(self) -> None:
+        """Kill the workers' processes at once (from any thread; :meth:`close` then reaps them): a run that
+        ends while its cluster is still starting needs none of them."""
+        for process in list(self._processes):
+            if process.is_alive():
+                process.kill()
+
     def close(self, timeout: float = 10) -> None:
         """Stop the workers (each leaves the scheduler, then exits; one still there after ``timeout``
         seconds is killed), then the scheduler."""

@@ -15,7 +15,7 @@ import queue
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import distributed
@@ -43,16 +43,34 @@ from evo.run.backends.dask_worker import (
 )
 from evo.run.backends.inprocess import InProcess
 
-__all__ = ["DaskPool"]
+__all__ = ["DaskPool", "started_first"]
 
 
 RUNNER_ANSWER = 10.0  # s: how long a new chunk runner may take to answer its first call
+CLOSE_WAIT = 15.0  # s: how long close() waits for an early start it asked to give up
 # with ``share``, the evo run process's chunk (the last) weighs this many times a worker's: a worker's chunk
 # also pays dask's messages and its event loop (docs/performance.md, "Round twelve")
 LAST_WEIGHT = 1.25
 WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size) is taken as known
+# whether make_backend's local clusters start while the run goes on (``early_start``); benchmarks that
+# time the cluster itself turn it off (:func:`started_first`)
+EARLY_START = True
+START_WAIT_STEP = 0.25  # s: how often a start on its thread looks whether the run has ended meanwhile
 
 WorkerSetup = Callable[[Any, str], Any]
+
+
+@contextlib.contextmanager
+def started_first() -> Iterator[None]:
+    """Within it, :func:`evo.run.backends.make_backend`'s local clusters start before the first generation
+    runs, as before round fourteen (for benchmarks that time the cluster's own generations or its start
+    and close; docs/performance.md, "Round fourteen")."""
+    global EARLY_START
+    before, EARLY_START = EARLY_START, False
+    try:
+        yield
+    finally:
+        EARLY_START = before
 
 
 def _chunk_outcome(data: bytes) -> tuple[list, ErrorData | None, float]:
@@ -129,6 +147,8 @@ class DaskPool:
         self._start_failed: EvaluationFailed | None = None  # how it ended, until a run raises it
         self._ready = False  # the cluster started early is this pool's now
         self._alone_batches = 0  # batches this process ran alone while the cluster started
+        self._cancel = threading.Event()  # set by close(): an early start under way gives up
+        self._failure_raised = False  # a run raised the early start's failure
         self._job, self._context = job, context
         self.contended = False  # one chunk per worker: dask's scheduler balances (work stealing)
         self.chunksize = chunksize
@@ -190,8 +210,14 @@ class DaskPool:
             self._cluster = local_cluster(self.workers - 1, start=False)
         except Exception as exc:
             raise EvaluationFailed(-1, None, f"cannot start a local dask cluster: {one_line(exc)}") from None
-        self._starting = threading.Thread(target=self._start_on_thread, name="evo-dask-start", daemon=True)
-        self._starting.start()
+        starting = threading.Thread(target=self._start_on_thread, name="evo-dask-start", daemon=True)
+        try:
+            starting.start()
+        except RuntimeError as exc:  # no thread to be had: the workers go, the run fails in one line
+            self._cluster.close()
+            self._cluster = None
+            raise EvaluationFailed(-1, None, f"cannot start a local dask cluster: {one_line(exc)}") from None
+        self._starting = starting
 
     def _start_on_thread(self) -> None:
         try:
@@ -248,16 +274,33 @@ class DaskPool:
                 -1, None, f"cannot give the run's data to {self.where}: {one_line(exc)}"
             ) from None
         self._registered = True
-        try:
-            self._client.wait_for_workers(1, timeout=self.worker_wait)
-        except TimeoutError:
-            raise EvaluationFailed(
-                -1, None, f"no dask worker joined {self.where} within {self.worker_wait:g} s"
-            ) from None
+        self._wait_for_a_worker(step=self.worker_wait if forked is None else START_WAIT_STEP)
         self.startup_seconds["cluster"] = time.perf_counter() - start
+        self._given_up()
         self._check_workers()
         if not self.address:
+            self._given_up()
             self._start_runners()
+
+    def _wait_for_a_worker(self, step: float) -> None:
+        """Wait up to ``worker_wait`` seconds for a first worker, looking every ``step`` seconds whether
+        the run has ended meanwhile (an early start's thread)."""
+        deadline = time.monotonic() + self.worker_wait
+        while True:
+            try:
+                self._client.wait_for_workers(1, timeout=max(0.01, min(step, deadline - time.monotonic())))
+                return
+            except TimeoutError:
+                self._given_up()
+                if time.monotonic() >= deadline:
+                    raise EvaluationFailed(
+                        -1, None, f"no dask worker joined {self.where} within {self.worker_wait:g} s"
+                    ) from None
+
+    def _given_up(self) -> None:
+        """Raise once :meth:`close` has asked an early start to give up."""
+        if self._cancel.is_set():
+            raise EvaluationFailed(-1, None, f"the run ended before {self.where} had started")
 
     def _start_runners(self) -> None:
         """One chunk runner per worker of the local cluster: a chunk then costs one round trip to its worker
@@ -380,6 +423,7 @@ class DaskPool:
         """
         if self._alone:  # the cluster starts meanwhile (``early_start``)
             if self._start_failed is not None:
+                self._failure_raised = True
                 raise self._start_failed
             if self._starting is None:
                 self._start_early()
@@ -567,9 +611,19 @@ class DaskPool:
         return _chunk_outcome(outcome)
 
     def close(self) -> None:
-        if self._starting is not None:  # an early start ends first (within ``worker_wait``)
-            self._starting.join()
-            self._starting = None
+        starting, self._starting = self._starting, None
+        if starting is not None and starting.is_alive():  # an early start under way: it gives up
+            self._cancel.set()
+            if self._cluster is not None:  # its workers are not needed: waits on them end at once
+                self._cluster.kill()
+            starting.join(CLOSE_WAIT)
+            if starting.is_alive():
+                log.debug("dask: the local cluster's start did not end within %g s of the close", CLOSE_WAIT)
+        elif starting is not None:
+            starting.join()
+        failed = self._start_failed
+        if failed is not None and not self._cancel.is_set() and not self._failure_raised:
+            log.warning("dask: %s", failed.message)  # the run ended before a batch could say so
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
         self._last_batch = []
