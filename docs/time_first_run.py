@@ -31,15 +31,22 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def _compiling(python: str, run: list[str], cwd: Path, env: dict[str, str], tmp: str) -> tuple[float, float]:
+    """Wall seconds of the first `evo run` (with the arguments ``run``) on the numba cache ``env`` names,
+    then of `evo warm` on an empty one."""
+    first = _timed([python, "-m", "evo", "run", *run], cwd, env)
+    empty = {**env, "NUMBA_CACHE_DIR": str(Path(tmp) / "empty-cache")}
+    warm = _timed([python, "-m", "evo", "warm"], cwd, empty)
+    return first, warm
+
+
 def installed() -> None:
     """The first `evo run` and a cold `evo warm` with this interpreter, each on an empty numba cache."""
     with tempfile.TemporaryDirectory(prefix="evo-first-run-") as tmp:
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba-cache")}
         config = str(REPO / "examples" / "walkers.toml")
         out = str(Path(tmp) / "walkers")
-        run = _timed([sys.executable, "-m", "evo", "run", config, "--out", out], Path(tmp), env)
-        env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "empty-cache")
-        warm = _timed([sys.executable, "-m", "evo", "warm"], Path(tmp), env)
+        run, warm = _compiling(sys.executable, [config, "--out", out], Path(tmp), env, tmp)
     print(f"first evo run (compiling included) {run:.1f} s; cold evo warm {warm:.1f} s (wall clock,"
           f" {os.cpu_count()} CPUs, no install)")
 
@@ -55,9 +62,7 @@ def main() -> None:
         python = str(clone / ".venv" / "bin" / "python")
         install = _timed([sys.executable, "-m", "venv", ".venv"], clone, env)
         install += _timed([python, "-m", "pip", "install", "-q", "-e", "."], clone, env)
-        run = _timed([python, "-m", "evo", "run", "examples/walkers.toml"], clone, env)
-        env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "empty-cache")
-        warm = _timed([python, "-m", "evo", "warm"], clone, env)
+        run, warm = _compiling(python, ["examples/walkers.toml"], clone, env, tmp)
     print(f"install {install:.1f} s, first evo run (compiling included) {run:.1f} s: README's first command "
           f"{install + run:.1f} s; cold evo warm {warm:.1f} s (wall clock, {os.cpu_count()} CPUs)")
 

@@ -202,30 +202,42 @@ class DaskPool:
     def where(self) -> str:
         return f"the dask scheduler at {self.address}" if self.address else "the local dask cluster"
 
-    def _start_early(self) -> None:
-        """Fork the local cluster's workers here, then start the rest on a thread (:meth:`_start`)."""
+    @staticmethod
+    def _cannot_start(exc: BaseException) -> EvaluationFailed:
+        return EvaluationFailed(-1, None, f"cannot start a local dask cluster: {one_line(exc)}")
+
+    def _forked(self) -> Any:
+        """The local cluster's workers forked here (after ``before_start``), its scheduler not started
+        yet (:class:`~evo.run.backends.dask_cluster.ForkedCluster`); it is this pool's cluster from now."""
         if self._before_start is not None:
             self._before_start()
         try:
-            self._cluster = local_cluster(self.workers - 1, start=False)
+            self._cluster = local_cluster(self.workers - self.share, start=False)
         except Exception as exc:
-            raise EvaluationFailed(-1, None, f"cannot start a local dask cluster: {one_line(exc)}") from None
-        starting = threading.Thread(target=self._start_on_thread, name="evo-dask-start", daemon=True)
+            raise self._cannot_start(exc) from None
+        return self._cluster
+
+    def _start_early(self) -> None:
+        """Fork the local cluster's workers here, then start the rest on a thread (:meth:`_start`)."""
+        forked = self._forked()
+        starting = threading.Thread(
+            target=self._start_on_thread, args=(forked,), name="evo-dask-start", daemon=True
+        )
         try:
             starting.start()
         except RuntimeError as exc:  # no thread to be had: the workers go, the run fails in one line
-            self._cluster.close()
+            forked.close()
             self._cluster = None
-            raise EvaluationFailed(-1, None, f"cannot start a local dask cluster: {one_line(exc)}") from None
+            raise self._cannot_start(exc) from None
         self._starting = starting
 
-    def _start_on_thread(self) -> None:
+    def _start_on_thread(self, forked: Any) -> None:
         try:
-            self._start(forked=self._cluster)
+            self._start(forked)
         except EvaluationFailed as exc:
             self._start_failed = exc
         except BaseException as exc:
-            self._start_failed = EvaluationFailed(-1, None, f"cannot start {self.where}: {one_line(exc)}")
+            self._start_failed = self._cannot_start(exc)
 
     def _adopt(self) -> None:
         """Once the early start has ended: the cluster is ready, or the next :meth:`run` raises why not."""
@@ -252,21 +264,15 @@ class DaskPool:
             except Exception as exc:
                 raise EvaluationFailed(-1, None, f"cannot reach {self.where}: {one_line(exc)}") from None
         else:
-            if forked is None and self._before_start is not None:
-                self._before_start()
+            cluster = self._forked() if forked is None else forked
             try:
-                if forked is None:
-                    self._cluster = local_cluster(self.workers - self.share)
-                else:
-                    forked.start()
+                cluster.start()
                 # results fetched from the workers directly, not relayed by the scheduler (this process)
                 self._client = distributed.Client(
-                    self._cluster.cluster, set_as_default=False, direct_to_workers=True
+                    cluster.cluster, set_as_default=False, direct_to_workers=True
                 )
             except Exception as exc:
-                raise EvaluationFailed(
-                    -1, None, f"cannot start a local dask cluster: {one_line(exc)}"
-                ) from None
+                raise self._cannot_start(exc) from None
         try:
             self._client.register_plugin(RunData(self._token, self._blob, self._level))
         except Exception as exc:
