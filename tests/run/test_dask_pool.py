@@ -248,6 +248,34 @@ def test_a_local_cluster_that_fails_to_start_early_fails_the_next_batch_in_one_l
     assert said in caplog.text
 
 
+def test_an_early_start_that_fails_once_its_client_exists_fails_the_next_batch_and_closes_all_it_made(
+    spec, tasks, monkeypatch, caplog
+):
+    def refused(self):  # after the scheduler, the client and the worker joining: the run's set-up fails
+        raise EvaluationFailed(-1, None, "dask worker tcp://127.0.0.1:1 cannot load plugin 'distance'")
+
+    monkeypatch.setattr(DaskPool, "_check_workers", refused)
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks[:4])
+    pool = DaskPool(evaluate_payload, spec, 2, share=True, early_start=True)
+    try:
+        assert pool.run(tasks[:4]) == expected
+        if pool._starting is not None:
+            pool._starting.join(timeout=60)
+        client, workers = pool._client, pool._cluster
+        assert client is not None and client.status == "running"  # the start got that far
+        with pytest.raises(EvaluationFailed) as caught:
+            pool.run(tasks[:4])
+        assert caught.value.message == "dask worker tcp://127.0.0.1:1 cannot load plugin 'distance'"
+        with pytest.raises(EvaluationFailed):  # and so does every later batch, without a second cluster
+            pool.run(tasks[:4])
+        assert pool._cluster is workers and pool.sent == {"runner": 0, "task": 0}
+    finally:
+        pool.close()
+    assert client.status == "closed" and workers.alive() == 0
+    assert "cannot load plugin" not in caplog.text  # raised by the batch, not said again at the close
+
+
 def test_a_pool_closed_while_its_local_cluster_starts_ends_at_once_and_its_workers_with_it(
     spec, tasks, monkeypatch, caplog
 ):

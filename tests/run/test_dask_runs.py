@@ -185,7 +185,7 @@ class _WaitForTheStart(Callback):
 
 
 def test_a_local_cluster_with_a_shipped_plugin_starts_while_the_run_goes_on_and_writes_the_same_files(
-    tmp_path,
+    tmp_path, monkeypatch
 ):
     lines = [
         "[run]", 'name = "tiny"', "seed = 7", "generations = 8", "population = 12",
@@ -193,6 +193,14 @@ def test_a_local_cluster_with_a_shipped_plugin_starts_while_the_run_goes_on_and_
     ]  # fmt: skip
     config = tmp_path / "tiny.toml"
     config.write_text("\n".join(lines) + "\n")
+    sent: dict[str, int] = {}
+    close = DaskPool.close
+
+    def noting(pool: DaskPool) -> None:  # what the pool sent to its worker, read as the run ends
+        sent.update(pool.sent)
+        close(pool)
+
+    monkeypatch.setattr(DaskPool, "close", noting)
     alone = evo.evolve(config, out=tmp_path / "alone", workers=1, progress=False)
     local = evo.evolve(config, out=tmp_path / "local", workers=2, backend="dask", progress=False,
                        callbacks=[_WaitForTheStart(at=2)])  # fmt: skip
@@ -200,6 +208,8 @@ def test_a_local_cluster_with_a_shipped_plugin_starts_while_the_run_goes_on_and_
     log = (tmp_path / "local" / "run.log").read_text()
     ran = re.search(r"takes chunks from the next batch on \(this process ran (\d+) alone", log)
     assert ran is not None and 1 <= int(ran.group(1)) <= 4, log  # generations 0 to 3 at most
+    # every later generation (8 in all) sent its worker one chunk, to the worker's chunk runner
+    assert sent == {"runner": 8 - int(ran.group(1)), "task": 0}
 
 
 class _KillAWorker(Callback):
