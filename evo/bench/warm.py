@@ -14,7 +14,7 @@ import time
 
 from evo.bench import Section
 
-__all__ = ["cold_warm", "warm_section"]
+__all__ = ["cold_warm", "critical_path", "warm_section"]
 
 READY = re.compile(r"^(.+): ready \(([0-9.]+) s CPU\)$")
 
@@ -23,8 +23,8 @@ def cold_warm(workers: int | None = None, extra: tuple[str, ...] = ()) -> dict:
     """Run ``python -m evo warm`` with ``NUMBA_CACHE_DIR`` on a new empty folder.
 
     Returns:
-        {"wall_s", "cpu_s" (all its processes), "tasks": {name: CPU s}, "critical_s" (the longest task:
-        the wall time on enough idle cores)}.
+        {"wall_s", "cpu_s" (all its processes), "tasks": {name: CPU s}, "critical_s" (the longest chain of
+        tasks, each after those it waits for: the wall time on enough idle cores)}.
     """
     command = [sys.executable, "-m", "evo", "warm", *extra]
     if workers:
@@ -45,7 +45,25 @@ def cold_warm(workers: int | None = None, extra: tuple[str, ...] = ()) -> dict:
         raise RuntimeError(f"evo warm failed:\n{done.stderr.strip()}")
     tasks = {m[1]: float(m[2]) for m in map(READY.match, done.stdout.splitlines()) if m}
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall_s": wall, "cpu_s": cpu, "tasks": tasks, "critical_s": max(tasks.values(), default=0.0)}
+    return {"wall_s": wall, "cpu_s": cpu, "tasks": tasks, "critical_s": critical_path(tasks)}
+
+
+def critical_path(tasks: dict[str, float]) -> float:
+    """The CPU seconds of the longest chain of ``tasks`` ({name: CPU s}), a task counted after those it
+    waits for (``after`` in :func:`evo.cli.warm.compile_tasks`; breeding after its two parts)."""
+    from evo.cli.warm import compile_tasks
+
+    after = {task.name: task.after for task in compile_tasks(None, any_physics=True)}
+    ends: dict[str, float] = {}
+
+    def end(name: str) -> float:
+        if name not in ends:
+            ends[name] = tasks.get(name, 0.0) + max(
+                (end(first) for first in after.get(name, ())), default=0.0
+            )
+        return ends[name]
+
+    return max((end(name) for name in tasks), default=0.0)
 
 
 def warm_section(args: argparse.Namespace) -> Section:
@@ -56,7 +74,8 @@ def warm_section(args: argparse.Namespace) -> Section:
         "cold `evo warm` (empty NUMBA_CACHE_DIR, fresh interpreter): the default world's kernels and",
         "breeding, compiled in parallel processes; CPU seconds per task (its own process) and of all",
         *(f"{name:>28}: {seconds:6.1f} s CPU" for name, seconds in result["tasks"].items()),
-        f"in all: {result['cpu_s']:.1f} s CPU, {result['wall_s']:.1f} s wall here; the longest task (the wall"
-        f" time on idle cores, one per task): {result['critical_s']:.1f} s (issue 29's target 5: <= 45 s)",
+        f"in all: {result['cpu_s']:.1f} s CPU, {result['wall_s']:.1f} s wall here; the longest chain of tasks"
+        " (breeding after its parts: the wall time on idle cores, one per task):"
+        f" {result['critical_s']:.1f} s (issue 29's target 5: <= 45 s)",
     ]
     return Section("Cold compile: evo warm (issue 29, target 5)", lines, {"warm": result})

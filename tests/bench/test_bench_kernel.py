@@ -39,6 +39,15 @@ def test_the_warm_section_reads_each_tasks_cpu_time(monkeypatch):
     section = warm.warm_section(argparse.Namespace())
     assert section.data["warm"]["critical_s"] == 4.0
     assert any("breeding:    4.0 s CPU" in line for line in section.lines)
+    # breeding waits for its two parts: the chain is theirs, the longer part's, then breeding's
+    spent = {
+        "breeding's crossover": 12.0,
+        "breeding's mutation": 10.0,
+        "breeding": 7.5,
+        "the Euler kernel": 20.0,
+    }
+    assert warm.critical_path(spent) == 20.0 and warm.critical_path({**spent, "breeding": 8.5}) == 20.5
+    assert warm.critical_path({}) == 0.0
     assert warm.READY.match("the Euler kernel in lanes: ready (8.8 s CPU)").groups() == (
         "the Euler kernel in lanes",
         "8.8",
