@@ -50,10 +50,10 @@ def cold_warm(workers: int | None = None, extra: tuple[str, ...] = ()) -> dict:
 
 def critical_path(tasks: dict[str, float]) -> float:
     """The CPU seconds of the longest chain of ``tasks`` ({name: CPU s}), a task counted after those it
-    waits for (``after`` in :func:`evo.cli.warm.compile_tasks`; breeding after its two parts)."""
-    from evo.cli.warm import compile_tasks
+    waits for (``after``: breeding after its two parts, :func:`evo.ga.warm.breeding_tasks`)."""
+    from evo.ga.warm import breeding_tasks
 
-    after = {task.name: task.after for task in compile_tasks(None, any_physics=True)}
+    after = {task.name: task.after for task in breeding_tasks()}
     ends: dict[str, float] = {}
 
     def end(name: str) -> float:

@@ -4,7 +4,6 @@ parallel processes, so that no run pauses for it later (docs/runs.md, "evo run")
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import time
 from collections.abc import Callable
@@ -31,80 +30,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None, help="processes (default: one per CPU)")
 
 
-def _breeding() -> None:
-    from evo.ga.kernels.brood import warm_breeding
-
-    warm_breeding(seeds=False)
-
-
-def _breeding_functions() -> tuple:
-    from evo.ga.kernels import brood
-
-    return (brood._pairs,)
-
-
-def _brood_part(part: str) -> None:
-    from evo.ga.kernels.brood import warm_brood_part
-
-    warm_brood_part(part)
-
-
-def _brood_part_functions(part: str) -> tuple:
-    from evo.ga.kernels.brood import part_functions
-
-    return part_functions(part)
-
-
-def _random_creatures() -> None:
-    from evo.ga.kernels.creatures import warm_random_creatures
-
-    warm_random_creatures()
-
-
-def _random_creatures_functions() -> tuple:
-    from evo.ga.kernels import creatures
-
-    return (creatures.random_body,)
-
-
-def _seeds_functions() -> tuple:
-    from evo.ga import seeds
-
-    return (seeds._generation_seeds,)
-
-
-def _plugin_seeds() -> None:
-    from evo.ga.seeds import plugin_seeds
-
-    plugin_seeds(0, 0, 1)
-
-
 def compile_tasks(world: World | None, any_physics: bool = False, breeding: bool = True) -> list:
     """What to compile for runs in ``world`` (None: every kernel), about the longest first, so that
     parallel processes end close together: breeding's two largest parts, breeding itself once both are
     in numba's cache (it loads them from there), the world's kernels (those in lanes first), then the
     plugin seeds and random creatures. ``breeding`` False: the kernels alone."""
-    from evo.sim.warm import CompileTask, kernel_tasks
+    from evo.ga.warm import breeding_tasks, small_tasks
+    from evo.sim.warm import kernel_tasks
 
-    parts = [
-        CompileTask(
-            f"breeding's {part}",
-            _brood_part,
-            (part,),
-            compiled=functools.partial(_brood_part_functions, part),
-        )
-        for part in ("crossover", "mutation")  # evo.ga.kernels.brood.BROOD_PARTS, the longer first
-    ]
-    breeds = [
-        *parts,
-        CompileTask("breeding", _breeding, after=tuple(t.name for t in parts), compiled=_breeding_functions),
-    ]
     kernels = sorted(kernel_tasks(world, any_physics), key=lambda task: not task.name.endswith(" in lanes"))
-    small = [
-        CompileTask("the plugin seeds", _plugin_seeds, compiled=_seeds_functions),
-        CompileTask("random creatures", _random_creatures, compiled=_random_creatures_functions),
-    ]
-    return [*breeds, *kernels, *small] if breeding else kernels
+    return [*breeding_tasks(), *kernels, *small_tasks()] if breeding else kernels
 
 
 def any_physics(genome, ga) -> bool:

@@ -9,9 +9,7 @@ import textwrap
 
 import pytest
 
-from evo.cli.warm import compile_tasks
 from evo.ga.kernels import brood
-from evo.sim.world import World
 
 # in a fresh interpreter (no overload left by another test): each part compiled (or loaded from numba's
 # cache) for its signature, then the brood's own function typed as numba types it (its untyped passes, SSA
@@ -79,16 +77,6 @@ def test_the_brood_calls_each_part_with_the_types_it_is_compiled_for():
     assert done.returncode == 0, done.stderr
     lines = done.stdout.split("\n")[:-1]
     assert lines == [f"{part} 1 1 True" for part in brood.BROOD_PARTS], done.stdout
-
-
-def test_evo_warm_compiles_the_parts_first_and_the_brood_after_both():
-    tasks = {task.name: task for task in compile_tasks(World())}
-    parts = [f"breeding's {part}" for part in brood.BROOD_PARTS]
-    assert list(tasks)[:3] == [*parts, "breeding"]  # the longest first
-    assert tasks["breeding"].after == tuple(parts)
-    for part, name in zip(brood.BROOD_PARTS, parts, strict=True):
-        assert tasks[name].compiled() == brood.part_functions(part)
-        assert tasks[name].args == (part,)
 
 
 def test_an_unknown_part_is_refused_naming_the_parts():
