@@ -7,6 +7,7 @@ import argparse
 import os
 import time
 from collections.abc import Callable
+from typing import Any
 
 from evo.sim.world import INTEGRATORS, World
 
@@ -38,8 +39,26 @@ def compile_tasks(world: World | None, any_physics: bool = False, breeding: bool
     from evo.ga.warm import breeding_tasks, small_tasks
     from evo.sim.warm import kernel_tasks
 
-    kernels = sorted(kernel_tasks(world, any_physics), key=lambda task: not task.name.endswith(" in lanes"))
-    return [*breeding_tasks(), *kernels, *small_tasks()] if breeding else kernels
+    kernels = kernel_tasks(world, any_physics)
+    return _longest_first([*breeding_tasks(), *kernels, *small_tasks()] if breeding else kernels)
+
+
+def _longest_first(tasks: list) -> list:
+    """``tasks`` in the order to start them: breeding's (its parts, then itself), the kernels in lanes, the
+    other kernels, then the small tasks, each group in its own order."""
+    from evo.ga.warm import breeding_tasks, small_tasks
+
+    breeding = [task.name for task in breeding_tasks()]
+    small = {task.name for task in small_tasks()}
+
+    def rank(task: Any) -> tuple[int, int]:
+        if task.name in breeding:
+            return (0, breeding.index(task.name))
+        if task.name in small:
+            return (3, 0)
+        return (1 if task.name.endswith(" in lanes") else 2, 0)
+
+    return sorted(tasks, key=rank)
 
 
 def any_physics(genome, ga) -> bool:
@@ -57,7 +76,8 @@ def warm_run(world: World, genome, ga, say: Callable[[str], None] | None = None)
     tasks = compile_tasks(world, any_physics(genome, ga))
     if all(in_cache(task) for task in tasks):
         for task in tasks:
-            task.run(*task.args)
+            if task.load:
+                task.run(*task.args)
         return
     compile_ahead(tasks, say=say, load_here=True)
 
@@ -72,7 +92,8 @@ def compile_ahead(
     start, cpu = time.perf_counter(), time.process_time()
     spent = compile_in_processes(tasks, workers, say)
     for task in tasks if load_here else ():
-        task.run(*task.args)
+        if task.load:
+            task.run(*task.args)
     wall = time.perf_counter() - start
     cpu_total = sum(spent.values()) + time.process_time() - cpu
     processes = max(1, min(workers or len(os.sched_getaffinity(0)), len(tasks)))
@@ -89,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
             if task.name not in seen:
                 seen.add(task.name)
                 tasks.append(task)
+    tasks = _longest_first(tasks)  # another integrator's kernels before the small tasks
     summary = compile_ahead(tasks, args.workers, print)
     print(f"ready in {summary}; later runs load them from numba's cache")
     return 0

@@ -30,6 +30,9 @@ __all__ = [
 ]
 
 _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
+# seconds a compile process waits for another's read or write of numba's cache (milliseconds each) before
+# going on without it: only a process that died holding the lock keeps it longer
+CACHE_LOCK_WAIT = 30.0
 # the simulator's kernels, each compiled by one task: (integrator, unit masses, in lanes) of its first call
 KERNELS = {
     "the Euler kernel": ("euler", True, False),
@@ -44,14 +47,17 @@ KERNELS = {
 @dataclass(frozen=True)
 class CompileTask:
     """One compilation: ``name`` (what the user is told), ``run`` a module-level function compiling it
-    (called with ``args`` in a worker process), ``after`` the names of tasks whose cache it loads, and
-    ``compiled``: a function returning the numba functions whose cache says it is done."""
+    (called with ``args`` in a worker process), ``after`` the names of tasks whose cache it loads,
+    ``compiled``: a function returning the numba functions whose cache says it is done, and ``load``:
+    whether the process that asked for it loads it afterwards (False for a part of another task, which
+    that task's cache holds)."""
 
     name: str
     run: Callable[..., Any]
     args: tuple = ()
     after: tuple[str, ...] = field(default=())
     compiled: Callable[[], tuple] | None = None
+    load: bool = True
 
 
 def in_cache(task: CompileTask) -> bool:
@@ -120,6 +126,40 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+def _start_compile_process(lock: Any) -> None:
+    """In a compile process, before its first task: :func:`_die_with_parent`, and numba's cache read and
+    written under ``lock``, shared by the pool's processes (:func:`_one_cache_writer`)."""
+    _die_with_parent()
+    _one_cache_writer(lock)
+
+
+def _one_cache_writer(lock: Any) -> None:
+    """Let the compile processes read and write numba's cache one at a time. numba saves an overload in
+    two steps without a lock (the index, naming a data file, then the data file), so two processes saving
+    overloads of one function at once (a helper that two tasks call with other types) could leave the
+    index naming the other's data, which a later run would load for the wrong types. Where numba's cache
+    class is not as expected, nothing is changed."""
+    try:
+        from numba.core.caching import IndexDataCacheFile
+    except ImportError:  # pragma: no cover -- another numba
+        return
+    for name in ("save", "load"):
+        method = getattr(IndexDataCacheFile, name, None)
+        if method is None or getattr(method, "one_writer", False):
+            continue
+
+        def locked(self: Any, *args: Any, _method: Callable[..., Any] = method, **kwargs: Any) -> Any:
+            held = lock.acquire(timeout=CACHE_LOCK_WAIT)  # not held: its holder died, go on as numba would
+            try:
+                return _method(self, *args, **kwargs)
+            finally:
+                if held:
+                    lock.release()
+
+        locked.one_writer = True  # type: ignore[attr-defined]
+        setattr(IndexDataCacheFile, name, locked)
+
+
 def _timed(run: Callable[..., Any], args: tuple) -> float:
     start = time.process_time()
     run(*args)
@@ -146,7 +186,10 @@ def compile_in_processes(
     done: dict[str, float] = {}
     running: dict[Any, str] = {}
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent) as pool:
+    lock = context.Lock()  # numba's cache, one process at a time (_one_cache_writer)
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_start_compile_process, initargs=(lock,)
+    ) as pool:
         while waiting or running:
             for task in [t for t in waiting if all(name in done for name in t.after)]:
                 if len(running) >= workers:

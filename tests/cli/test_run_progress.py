@@ -85,14 +85,14 @@ def test_evo_warm_compiles_in_processes_what_a_run_calls_and_the_integrators_it_
     started = [line.removeprefix("compiling ") for line in out if line.startswith("compiling ")]
     ready = [line.split(": ready")[0] for line in out if ": ready (" in line]
     parts = ["breeding's crossover", "breeding's mutation"]
-    expected = [
+    expected = [  # the longest first: another integrator's kernel before the small tasks
         *parts,
         "breeding",
         "the Euler kernel in lanes",
         "the Euler kernel",
+        "the PSM kernel",
         "the plugin seeds",
         "random creatures",
-        "the PSM kernel",
     ]
     assert started[:2] == parts and sorted(started) == sorted(expected) and sorted(ready) == sorted(expected)
     # the brood once both its parts are in the cache; the others in the order given as processes free up

@@ -267,8 +267,9 @@ def test_an_early_start_that_fails_once_its_client_exists_fails_the_next_batch_a
         with pytest.raises(EvaluationFailed) as caught:
             pool.run(tasks[:4])
         assert caught.value.message == "dask worker tcp://127.0.0.1:1 cannot load plugin 'distance'"
-        with pytest.raises(EvaluationFailed):  # and so does every later batch, without a second cluster
+        with pytest.raises(EvaluationFailed) as again:  # and so does every later batch, no second cluster
             pool.run(tasks[:4])
+        assert again.value.message == caught.value.message
         assert pool._cluster is workers and pool.sent == {"runner": 0, "task": 0}
     finally:
         pool.close()

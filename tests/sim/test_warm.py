@@ -106,3 +106,47 @@ def _state(pid: int) -> str:
             return stat.read().split(")")[-1].split()[0]
     except OSError:
         return "gone"
+
+
+def cache_is_one_writer() -> None:
+    """A task: fail unless numba's cache is read and written under the pool's lock in this process."""
+    from numba.core.caching import IndexDataCacheFile
+
+    if not (getattr(IndexDataCacheFile.save, "one_writer", False) and IndexDataCacheFile.load.one_writer):
+        raise AssertionError("numba's cache is not read and written one process at a time")
+
+
+def test_compile_processes_read_and_write_numbas_cache_one_at_a_time(monkeypatch):
+    from numba.core.caching import IndexDataCacheFile
+
+    from evo.sim import warm
+
+    compile_in_processes([CompileTask("a", cache_is_one_writer), CompileTask("b", cache_is_one_writer)], 2)
+    # in this process (put back at the end): an overload's index and data written, or read, under the lock
+    monkeypatch.setattr(IndexDataCacheFile, "save", IndexDataCacheFile.save)
+    monkeypatch.setattr(IndexDataCacheFile, "load", IndexDataCacheFile.load)
+    events: list[str] = []
+
+    class Lock:
+        def acquire(self, timeout: float) -> bool:
+            events.append("lock")
+            return True
+
+        def release(self) -> None:
+            events.append("unlock")
+
+    warm._one_cache_writer(Lock())
+    warm._one_cache_writer(Lock())  # once: a second call wraps nothing again
+    cache = SimpleNamespace(
+        _load_index=lambda: events.append("index read") or {},
+        _data_name=lambda i: f"f.{i}",
+        _save_index=lambda overloads: events.append(f"index written {overloads}"),
+        _save_data=lambda name, data: events.append(f"{name} written"),
+        _load_data=lambda name: events.append(f"{name} read"),
+    )
+    IndexDataCacheFile.save(cache, "key", b"code")
+    assert events == ["lock", "index read", "index written {'key': 'f.1'}", "f.1 written", "unlock"]
+    events.clear()
+    cache._load_index = lambda: events.append("index read") or {"key": "f.1"}
+    IndexDataCacheFile.load(cache, "key")
+    assert events == ["lock", "index read", "f.1 read", "unlock"]

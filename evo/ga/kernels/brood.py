@@ -7,7 +7,7 @@ and settings without the ``physics`` mutation; None where it does not apply or a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -34,10 +34,7 @@ from evo.model import Creature
 if TYPE_CHECKING:
     from evo.ga.mutation import MutationPlan
 
-__all__ = [
-    "BROOD_PARTS", "Operators", "compiled_broods", "compiled_children", "compiled_operators",
-    "part_functions", "warm_brood_part", "warm_breeding",
-]  # fmt: skip
+__all__ = ["Operators", "compiled_broods", "compiled_children", "compiled_operators", "warm_breeding"]
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -328,53 +325,6 @@ def _ends(creatures: list[Creature]) -> tuple:
         array.setflags(write=False)
     zero = np.zeros(1, np.int64)
     return (*arrays, np.concatenate([zero, np.cumsum(masses)]), np.concatenate([zero, np.cumsum(links)]))
-
-
-# the compiled brood's two largest callees, each compiled alone (``evo warm``'s tasks "breeding's
-# crossover" and "breeding's mutation", in processes of their own) before :func:`_pairs`, which then loads
-# them from numba's cache instead of compiling them itself (docs/performance.md, "Round fifteen")
-BROOD_PARTS = ("crossover", "mutation")
-
-
-def part_functions(part: str) -> tuple:
-    """The numba function of a part of :data:`BROOD_PARTS`, in a tuple (whose cache says it is done)."""
-    return (_part(part)[0],)
-
-
-def _part(part: str) -> tuple[Any, tuple]:
-    """(the numba function, the argument types :func:`_pairs` calls it with) of a part of
-    :data:`BROOD_PARTS`: a body of the parents' (their ``renumbered`` flag the literal False) for the
-    crossover, a settled or crossed body for the mutation."""
-    from numba import types
-
-    from evo.ga.mutation import MutationPlan
-
-    f64_1, i64_1 = types.Array(types.float64, 1, "C"), types.Array(types.int64, 1, "C")
-    fields = (
-        types.Array(types.float64, 2, "C"),
-        i64_1,
-        i64_1,
-        f64_1,
-        f64_1,
-        f64_1,
-        types.float64,
-        types.float64,
-    )
-    rng = types.Array(types.uint64, 1, "C")
-    if part == "crossover":
-        parent = types.Tuple((*fields, types.literal(False)))
-        return crossover_bodies, (rng, parent, parent, f64_1, types.float64, types.float64)
-    if part == "mutation":
-        ops = compiled_operators(GenomeSection(), GASection(), MutationPlan.of(GASection()))
-        return mutate_body, (rng, types.Tuple((*fields, types.boolean)), nb.typeof(ops))
-    raise ValueError(f"no part {part!r} of the compiled brood; the parts are {', '.join(BROOD_PARTS)}")
-
-
-def warm_brood_part(part: str) -> None:
-    """Compile (or load from numba's cache) one part of :data:`BROOD_PARTS` for the types :func:`_pairs`
-    calls it with, nothing run."""
-    function, signature = _part(part)
-    function.compile(signature)
 
 
 def warm_breeding(

@@ -1,4 +1,4 @@
-"""The compiled brood's parts (evo.ga.kernels.brood.BROOD_PARTS), which ``evo warm`` compiles in processes of
+"""The compiled brood's parts (evo.ga.warm.BROOD_PARTS), which ``evo warm`` compiles in processes of
 their own before the brood: they are compiled for exactly the argument types the brood calls them with, so
 that the brood loads them from numba's cache instead of compiling them again (docs/performance.md, "Round
 fifteen")."""
@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from evo.ga.kernels import brood
+from evo.ga import warm
 
 # in a fresh interpreter (no overload left by another test): each part compiled (or loaded from numba's
 # cache) for its signature, then the brood's own function typed as numba types it (its untyped passes, SSA
@@ -23,6 +23,7 @@ TYPED = textwrap.dedent(
     from numba.core.registry import cpu_target
     from numba.core.typed_passes import NopythonTypeInference
 
+    from evo.ga import warm
     from evo.ga.creatures import random_creature
     from evo.ga.kernels import brood
     from evo.ga.mutation import MutationPlan
@@ -47,9 +48,9 @@ TYPED = textwrap.dedent(
             passes.finalize()
             return [passes]
 
-    for part in brood.BROOD_PARTS:
-        brood.warm_brood_part(part)
-    before = {part: list(brood.part_functions(part)[0].overloads) for part in brood.BROOD_PARTS}
+    for part in warm.BROOD_PARTS:
+        warm.warm_brood_part(part)
+    before = {part: list(warm.part_functions(part)[0].overloads) for part in warm.BROOD_PARTS}
     rng = np.random.default_rng(0)
     genome, ga = GenomeSection(), GASection()
     parents = [random_creature(rng, genome), random_creature(rng, genome)]
@@ -63,8 +64,8 @@ TYPED = textwrap.dedent(
         cpu_target.typing_context, cpu_target.target_context, brood._pairs.py_func,
         tuple(nb.typeof(a) for a in args), None, options, {}, pipeline_class=TypingOnly,
     )
-    after = {part: list(brood.part_functions(part)[0].overloads) for part in brood.BROOD_PARTS}
-    for part in brood.BROOD_PARTS:
+    after = {part: list(warm.part_functions(part)[0].overloads) for part in warm.BROOD_PARTS}
+    for part in warm.BROOD_PARTS:
         print(part, len(before[part]), len(after[part]), after[part] == before[part])
     """
 )
@@ -76,11 +77,11 @@ def test_the_brood_calls_each_part_with_the_types_it_is_compiled_for():
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.split("\n")[:-1]
-    assert lines == [f"{part} 1 1 True" for part in brood.BROOD_PARTS], done.stdout
+    assert lines == [f"{part} 1 1 True" for part in warm.BROOD_PARTS], done.stdout
 
 
 def test_an_unknown_part_is_refused_naming_the_parts():
     with pytest.raises(
         ValueError, match="no part 'selection' of the compiled brood; the parts are crossover, mutation"
     ):
-        brood.warm_brood_part("selection")
+        warm.warm_brood_part("selection")
