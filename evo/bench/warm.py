@@ -50,10 +50,12 @@ def cold_warm(workers: int | None = None, extra: tuple[str, ...] = ()) -> dict:
 
 def critical_path(tasks: dict[str, float]) -> float:
     """The CPU seconds of the longest chain of ``tasks`` ({name: CPU s}), a task counted after those it
-    waits for (``after``: breeding after its two parts, :func:`evo.ga.warm.breeding_tasks`)."""
-    from evo.ga.warm import breeding_tasks
+    waits for (each compile task's ``after``: breeding after its two parts)."""
+    from evo.ga.warm import breeding_tasks, small_tasks
+    from evo.sim.warm import kernel_tasks
 
-    after = {task.name: task.after for task in breeding_tasks()}
+    known = [*breeding_tasks(), *kernel_tasks(None), *small_tasks()]
+    after = {task.name: task.after for task in known}
     ends: dict[str, float] = {}
 
     def end(name: str) -> float:
