@@ -29,7 +29,8 @@ from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
 
 __all__ = [
-    "cpu_parts", "engine_section", "generation_children", "run_record_every", "shipping_share", "whole_run",
+    "cpu_parts", "engine_section", "generation_children", "lane_threads_speedup", "run_record_every",
+    "shipping_share", "whole_run",
 ]  # fmt: skip
 
 GENERATIONS = 120  # examples/walkers.toml whole, as issue 29's target 1 is stated
@@ -102,6 +103,35 @@ def run_record_every(config) -> float:
     if bound is not None and bound.record_every:
         return bound.record_every
     return load_ref(config.plugin).record_every
+
+
+def lane_threads_speedup(config, generations: list[list], repeats: int) -> float:
+    """How much faster two lane threads run a run's kernel calls alone than one thread: wall seconds of
+    each generation's children through :func:`evo.sim.batch.lane_runs` (recording as the run does), cut
+    for one thread and run in this one, over the same cut for two lane threads and run on them, least of
+    ``repeats`` interleaved. No Python runs between the calls: the most the ``threads`` backend's second
+    worker can give a run of this design on this machine (the children a run simulates one by one are
+    left out of both)."""
+    from evo.sim.batch import LaneThreads, lane_runs
+
+    every = run_record_every(config)
+    world, frames = config.world, config.evaluation.frames
+
+    def run(threads: Any, children_of: list[list]) -> float:
+        start = time.perf_counter()
+        for children in children_of:
+            _, calls = lane_runs(children, world, frames, every, threads=threads)
+            for _ in calls:
+                pass
+        return time.perf_counter() - start
+
+    with LaneThreads(2) as pool:
+        run(pool, [generations[0][:16]])  # compiled (or loaded) before the timing
+        alone = two = float("inf")
+        for _ in range(repeats):
+            alone = min(alone, run(None, generations))
+            two = min(two, run(pool, generations))
+    return alone / two
 
 
 def _kernel_cpu(config, children: list, out: Any) -> None:
@@ -377,6 +407,7 @@ def engine_section(args: argparse.Namespace):
             concurrent = concurrent_kernels(
                 config, [c for generation in children[1:] for c in generation], repeats
             )
+            threaded = lane_threads_speedup(config, children, repeats)
             runs = _runs(config, repeats, Path(tmp) / label, kinds)
             row = {"evaluations": evaluations, "kernel_cpu_s": kernel} | {
                 f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
@@ -390,6 +421,7 @@ def engine_section(args: argparse.Namespace):
             row["fork_vs_one_cpu_per_evaluation"] = runs["fork"]["cpu"] / runs["one"]["cpu"]
             row["fork_vs_one_wall"] = runs["one"]["wall"] / runs["fork"]["wall"]
             row["two_kernels_vs_one_cpu"] = concurrent
+            row["lane_threads_speedup"] = threaded
             digests = {seen["digest"] for seen in runs.values()}
             row["identical_folders"] = len(digests) == 1
             lines.append(
@@ -440,6 +472,15 @@ def engine_section(args: argparse.Namespace):
                     for name, value in parts.items()
                     if name != "total"
                 )
+            )
+            # target 2's ceiling: the kernel and its packing run on the lane threads, the rest between them
+            on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+            row["two_threads_amdahl"] = 1.0 / (1.0 - on_threads + on_threads / threaded)
+            lines.append(
+                f"  target 2's ceiling in this design: the run's kernel calls alone run {threaded:.2f} x"
+                f" as fast on two lane threads as on one (nothing between them); with the rest of 1 worker's"
+                f" CPU ({100 * (1 - on_threads):.0f} %: breeding, scoring, ask, tell, files) on the main"
+                f" thread between them, Amdahl's law gives {row['two_threads_amdahl']:.2f} x"
             )
             out[label] = row
     out["shipping"] = ship = shipping_share(walkers.replace(run={"generations": generations}))

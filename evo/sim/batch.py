@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,13 +58,14 @@ RING_BYTES = 2**19
 
 
 class LaneThreads(ThreadPoolExecutor):
-    """A pool of ``count`` threads for :func:`lane_runs` (the ``threads`` backend's): a thread pool that
-    says how many threads it runs, so that the calls are cut for that many."""
+    """The threads of :func:`lane_runs` (the ``threads`` backend's): ``count`` threads run the kernel
+    calls at once, the one that asks for them and ``count - 1`` of this pool, and the calls are cut for
+    that many."""
 
     def __init__(self, count: int, thread_name_prefix: str = "evo-lanes"):
         if count < 1:
             raise ValueError(f"LaneThreads needs at least 1 thread, got {count}")
-        super().__init__(count, thread_name_prefix=thread_name_prefix)
+        super().__init__(max(1, count - 1), thread_name_prefix=thread_name_prefix)
         self.count = count
 
 
@@ -158,10 +160,10 @@ def lane_runs(
     iterator is consumed. The arguments are those of :func:`simulate_batch`, checked here, at once.
 
     With ``threads`` (an executor: a :class:`LaneThreads` of ``count`` threads, or another, taken for
-    two), the creatures are cut into calls that its threads end close together (:func:`lane_calls`),
-    every call is handed to it at once, the costliest first, and the
-    iterator yields them in the cut's order, each once it is done: the kernels release the GIL, so calls
-    run side by side on as many cores as the executor has threads. Every lane's numbers are the same
+    two), the creatures are cut into calls that ``count`` threads end close together (:func:`lane_calls`),
+    and the calls are run, the costliest first, by ``count - 1`` tasks of the executor and by the thread
+    that reads the iterator, which yields them in the cut's order, each once it is done: the kernels
+    release the GIL, so calls run side by side on ``count`` cores. Every lane's numbers are the same
     either way.
 
     Raises:
@@ -201,19 +203,90 @@ def _threaded(
     stride: int,
     threads: Executor,
 ) -> Iterator[LaneCall]:
-    """The calls of ``cut`` (kernel, members) handed to ``threads`` costliest first (longest processing
-    time first: the threads end close together), yielded in ``cut``'s order."""
-
-    futures: list[Future | None] = [None] * len(cut)
-    for at in sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1])):
-        run, members = cut[at]
-        futures[at] = threads.submit(run, [creatures[k] for k in members], world, n_steps, stride)
+    """The calls of ``cut`` (kernel, members) run by ``count`` workers at once -- ``count - 1`` tasks of
+    ``threads`` and the calling thread itself -- each taking the costliest call not yet taken whenever it
+    is free (longest processing time first: they end close together), and yielded in ``cut``'s order.
+    The caller runs calls while the one to yield next is not done: its first starts without waiting for a
+    thread to wake (docs/performance.md, "Round sixteen")."""
+    order = sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1]))
+    calls = _SharedCalls(cut, creatures, world, n_steps, stride, order)
+    for _ in range(getattr(threads, "count", 2) - 1):
+        threads.submit(calls.run_all)
     try:
-        for (_, members), future in zip(cut, futures, strict=True):
-            yield LaneCall(members, future.result(), stride, world.dt)
-    finally:  # calls not yet started are not wanted once the caller stops (an error, or it let go)
-        for future in futures:
-            future.cancel()
+        for at in range(len(cut)):
+            while not calls.done(at) and calls.run_next(catch=Exception):
+                pass
+            yield LaneCall(cut[at][1], calls.result(at), stride, world.dt)
+    finally:  # calls not yet taken are not wanted once the caller stops (an error, or it let go)
+        calls.stop()
+
+
+class _SharedCalls:
+    """The kernel calls of :func:`_threaded`, taken in ``order`` by whichever thread is free first: each
+    call's records (or what it raised) once it is done."""
+
+    def __init__(
+        self,
+        cut: list[tuple[Callable, list[int]]],
+        creatures: list[Creature],
+        world: World,
+        n_steps: int,
+        stride: int,
+        order: list[int],
+    ):
+        self.cut, self.creatures, self.world, self.n_steps, self.stride = (
+            cut,
+            creatures,
+            world,
+            n_steps,
+            stride,
+        )
+        self.order = order
+        self.taken = 0
+        self.lock = threading.Lock()
+        self.finished = [threading.Event() for _ in cut]
+        self.records: list[_lanes.LaneRecords | None] = [None] * len(cut)
+        self.errors: list[BaseException | None] = [None] * len(cut)
+
+    def run_next(self, catch: type[BaseException] = BaseException) -> bool:
+        """Run the costliest call not yet taken; False when none is left. What the call raises is kept
+        for :meth:`result` when it is a ``catch`` (else it is raised here, the call marked done)."""
+        with self.lock:
+            if self.taken >= len(self.order):
+                return False
+            at = self.order[self.taken]
+            self.taken += 1
+        run, members = self.cut[at]
+        try:
+            self.records[at] = run(
+                [self.creatures[k] for k in members], self.world, self.n_steps, self.stride
+            )
+        except catch as exc:
+            self.errors[at] = exc
+        finally:
+            self.finished[at].set()
+        return True
+
+    def run_all(self) -> None:
+        """A thread's task: run calls until none is left."""
+        while self.run_next():
+            pass
+
+    def done(self, at: int) -> bool:
+        return self.finished[at].is_set()
+
+    def result(self, at: int) -> _lanes.LaneRecords:
+        """Call ``at``'s records once it is done; raises what it raised."""
+        self.finished[at].wait()
+        error = self.errors[at]
+        if error is not None:
+            raise error
+        return self.records[at]  # type: ignore[return-value]
+
+    def stop(self) -> None:
+        """No call not yet taken is run."""
+        with self.lock:
+            self.taken = len(self.order)
 
 
 def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, list[int]]:

@@ -31,6 +31,13 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
             "breeding (compiled, then creatures)",
         ):
             assert parts[phase] > 0, (phase, parts)
+        # target 2's ceiling: the kernel calls alone on two lane threads, and Amdahl's law with the rest of
+        # one worker's CPU serial between them (so never above the kernel calls' own speed-up)
+        assert row["lane_threads_speedup"] > 0
+        assert 0 < row["two_threads_amdahl"] <= max(1.0, row["lane_threads_speedup"]) + 1e-12, row
+        on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+        expected = 1 / (1 - on_threads + on_threads / row["lane_threads_speedup"])
+        assert math.isclose(row["two_threads_amdahl"], expected), row
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
     walkers = fields["walkers"]
@@ -48,6 +55,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
     assert "2 workers (threads, the default)" in text and "2 forked workers" in text
     assert "its start and close alone cost" in text and "recording as the run does" in text
+    assert "target 2's ceiling in this design" in text and "Amdahl's law gives" in text
 
 
 def test_generation_children_are_the_creatures_of_each_generation_in_order():

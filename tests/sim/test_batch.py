@@ -7,6 +7,7 @@ The creatures are mutants of genomes/walker.json (6 masses, 11 links) made with 
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -277,8 +278,8 @@ def test_lane_runs_checks_its_arguments_at_once_not_when_the_calls_run():
 
 @pytest.mark.parametrize("integrator", ["euler", "rk4"])
 def test_lane_runs_on_threads_yield_the_same_calls_in_the_same_order_bit_for_bit(monkeypatch, integrator):
-    """With ``threads``, every kernel call is handed to the executor at once, costliest first, and the
-    calls come back in the order (and with the records) they have without."""
+    """With ``threads``, the kernel calls are taken costliest first (by the executor's task and the reading
+    thread), and the calls come back in the order (and with the records) they have without."""
     from concurrent.futures import ThreadPoolExecutor
 
     monkeypatch.setattr(batch_module, "MAX_LANES", 8)  # several calls, of different costs
@@ -326,3 +327,75 @@ def test_a_kernel_call_failing_on_a_thread_raises_where_its_call_is_read(monkeyp
         assert first.members == list(range(8))
         with pytest.raises(MemoryError, match="no room"):
             next(calls)
+
+
+def test_the_thread_reading_lane_runs_runs_calls_beside_the_lane_threads(monkeypatch):
+    """``LaneThreads(count)``: ``count`` threads run the calls, the reader and ``count - 1`` of the pool
+    (its first call starts without waiting for a thread to wake); ``LaneThreads(1)``: the reader alone.
+    The calls come back in the cut's order either way."""
+    import threading
+
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)
+    real = batch_module._run_euler
+    ran: list[tuple[int, int]] = []  # (thread, first member's position)
+    creatures = mutants(WALKER, 48, seed=24)
+    position = {id(c): k for k, c in enumerate(creatures)}
+
+    def noted(batch, *args):
+        ran.append((threading.get_ident(), position[id(batch[0])]))
+        return real(batch, *args)
+
+    monkeypatch.setattr(batch_module, "_run_euler", noted)
+    _, alone = batch_module.lane_runs(creatures, walker_world(), 30)
+    alone = [call.members for call in alone]
+    for count, threads in ((2, 2), (1, 1), (3, 3)):
+        ran.clear()
+        with batch_module.LaneThreads(count) as pool:
+            _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=pool)
+            assert len(ran) == 0  # nothing runs before the calls are read
+            got = [call.members for call in calls]
+            pool_threads = {thread.ident for thread in pool._threads}
+        assert len(ran) == len(got) >= 6 and sorted(got) == sorted(alone)
+        assert got == sorted(got, key=lambda members: members[0])
+        runners = {thread for thread, _ in ran}
+        reader = threading.get_ident()
+        assert reader in runners  # the reader ran calls itself
+        assert runners - {reader} <= pool_threads and len(pool_threads) <= max(1, count - 1)
+        assert len(runners) <= threads
+
+
+def test_lane_runs_let_go_runs_no_call_not_yet_taken_and_need_no_pool_task_to_run(monkeypatch):
+    """Closing the iterator (the caller stops on an error, or lets go) leaves the calls not yet taken
+    unrun; and the reader runs every call itself when the executor's tasks never start (a pool shut
+    down: its tasks are cancelled)."""
+    from concurrent.futures import Executor
+
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)
+    real = batch_module._run_euler
+    started = []
+
+    def noted(batch, *args):
+        started.append(len(batch))
+        return real(batch, *args)
+
+    class Held(Executor):  # keeps its tasks until the test runs them
+        def __init__(self):
+            self.tasks = []
+
+        def submit(self, fn, *args, **kwargs):
+            self.tasks.append(functools.partial(fn, *args, **kwargs))
+
+    monkeypatch.setattr(batch_module, "_run_euler", noted)
+    creatures = mutants(WALKER, 48, seed=25)
+    held = Held()  # an executor without a count is taken for two: one task beside the reader
+    _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=held)
+    first = next(calls)  # equal costs: the first call in the cut's order is taken first, by the reader
+    calls.close()
+    assert first.members == list(range(8)) and len(held.tasks) == 1
+    held.tasks[0]()  # the pool's task starting late finds no call left to take
+    assert started == [8]
+    started.clear()
+    never = Held()  # its task never runs: the reader runs every call
+    _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=never)
+    assert [call.members for call in calls] == [list(range(k, k + 8)) for k in range(0, 48, 8)]
+    assert len(never.tasks) == 1 and started == [8] * 6

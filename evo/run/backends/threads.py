@@ -1,8 +1,9 @@
 """The threads backend (the default for ``workers >= 2`` where only evo's own code runs): the calling
 process breeds and evaluates each generation as one chunk, as in-process does, and its children's
-kernel calls run on ``workers`` threads side by side (the kernels release the GIL; docs/runs.md,
-"Workers"). One chunk keeps the lanes of a whole generation together and no child crosses a pipe, so
-two threads cost about the CPU of one per evaluation (docs/performance.md, "Round eleven")."""
+kernel calls run on ``workers`` threads side by side, the main thread and ``workers - 1`` lane threads
+(the kernels release the GIL; docs/runs.md, "Workers"). One chunk keeps the lanes of a whole generation
+together and no child crosses a pipe, so two threads cost about the CPU of one per evaluation
+(docs/performance.md, "Round eleven")."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ log = logging.getLogger("evo.run.backends")
 
 
 class Threads(InProcess):
-    """Run the job in the calling process, one chunk at a time, with a pool of ``workers`` threads for
-    the kernel calls (:class:`~evo.sim.batch.LaneThreads`): a context with a
+    """Run the job in the calling process, one chunk at a time, its kernel calls on ``workers`` threads
+    (:class:`~evo.sim.batch.LaneThreads`: the calling thread and a pool of ``workers - 1``): a context with a
     ``with_lane_threads(executor)`` method (the run's :class:`~evo.run.job.BreedContext`) gets the pool;
     any other runs as :class:`InProcess` does. The results are the same as in-process, whatever the
     thread count.
