@@ -13,7 +13,8 @@ a generation in one chunk against two, and a run's heap frozen for the collector
 twelve, how long a generation of the fork pool and of the local dask cluster waits for its worker; and,
 from round thirteen, whole runs at 1 to 8 workers of both backends and their folders' digest (the same
 on every machine it was run on), and where a cold compile of the brood spends its CPU; and, from round
-fourteen, the local dask cluster started while the first generations run against started before them.
+fourteen, the local dask cluster started while the first generations run against started before them;
+and, from round sixteen, a run's kernel calls on two threads with the reader running some of them.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -30,6 +31,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py workers [ROUNDS]  # 1 to 8 workers, the digest (thirteen)
     .venv/bin/python docs/engine_experiments.py compile      # the brood's cold compile by function (thirteen)
     .venv/bin/python docs/engine_experiments.py early-start [ROUNDS]  # dask started meanwhile (fourteen)
+    .venv/bin/python docs/engine_experiments.py lane-threads [ROUNDS]  # the reader runs calls (sixteen)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -898,6 +900,111 @@ def compile_profile(repeats: int = 2) -> None:
             subprocess.run([sys.executable, "-c", _COMPILE_PROFILE], env=env, check=True)
 
 
+def _handed_to_a_pool(pool: Any) -> Any:
+    """``evo.sim.batch._threaded`` as it was before round sixteen: every call handed to ``pool`` at once,
+    the costliest first, the reader waiting for each in the cut's order."""
+    from evo.sim.batch import LaneCall, _members_cost
+
+    def threaded(cut, creatures, world, n_steps, stride, threads):
+        futures = [None] * len(cut)
+        for at in sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1])):
+            run, members = cut[at]
+            futures[at] = pool.submit(run, [creatures[k] for k in members], world, n_steps, stride)
+        try:
+            for (_, members), future in zip(cut, futures, strict=True):
+                yield LaneCall(members, future.result(), stride, world.dt)
+        finally:
+            for future in futures:
+                future.cancel()
+
+    return threaded
+
+
+def lane_threads(config, tmp: Path, rounds: int = 3) -> None:
+    """Round sixteen: a run's kernel calls on two threads, the reader running calls beside one lane thread
+    (now) against every call handed to a pool of two while the reader waits (before). First the bare
+    calls (each generation's children through ``lane_runs``, as the run cuts them, ``rounds`` interleaved
+    rounds): the span, the calls' summed time, how many run at once on average, how long a thread waits
+    for its first call (summed over the generations, averaged over the threads) and how far apart the two
+    threads end; then whole runs (1 worker, 2 threads both ways, interleaved), the wall rate over 1
+    worker's, least and median."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import evo.sim.batch as batch
+    from evo.bench.engine import run_record_every
+
+    children = generation_children(config)
+    every = run_record_every(config)
+    real_run, now = batch._run_euler, batch._threaded
+    calls: list[tuple[int, float, float]] = []
+
+    def noted(*args: Any) -> Any:
+        start = time.perf_counter()
+        out = real_run(*args)
+        calls.append((threading.get_ident(), start, time.perf_counter()))
+        return out
+
+    def bare(threads: Any) -> tuple[float, float, float, float]:
+        span = busy = latency = apart = 0.0
+        for generation in children:
+            calls.clear()
+            start = time.perf_counter()
+            _, made = batch.lane_runs(
+                generation, config.world, config.evaluation.frames, every, threads=threads
+            )
+            for _ in made:
+                pass
+            span += time.perf_counter() - start
+            by_thread: dict[int, list[tuple[float, float]]] = {}
+            for thread, begun, ended in calls:
+                by_thread.setdefault(thread, []).append((begun, ended))
+            busy += sum(ended - begun for _, begun, ended in calls)
+            latency += float(np.mean([min(b for b, _ in runs) - start for runs in by_thread.values()]))
+            ends = [max(e for _, e in runs) for runs in by_thread.values()]
+            apart += max(ends) - min(ends)
+        return span, busy, latency, apart
+
+    kinds = {"before": _handed_to_a_pool, "now": None}
+    seen: dict[str, list[tuple[float, float, float, float]]] = {kind: [] for kind in kinds}
+    with ThreadPoolExecutor(2) as two, batch.LaneThreads(2) as lanes:
+        batch._run_euler = noted
+        try:
+            for _ in range(rounds):
+                for kind, old in kinds.items():
+                    batch._threaded = now if old is None else old(two)
+                    seen[kind].append(bare(lanes))
+        finally:
+            batch._run_euler, batch._threaded = real_run, now
+    for kind, runs in seen.items():
+        span, busy, latency, apart = min(runs)
+        print(
+            f"bare kernel calls, {kind}: span {span:.3f} s (least of {rounds}), calls {busy:.3f} s,"
+            f" {busy / span:.2f} at once; first call after {latency:.3f} s, the threads end"
+            f" {apart:.3f} s apart"
+        )
+    runs: dict[str, list[tuple[float, float]]] = {}
+    whole = {"one": (config.replace(pool={"workers": 1}), None)} | {
+        f"two {kind}": (config.replace(pool={"workers": 2}), old) for kind, old in kinds.items()
+    }
+    with ThreadPoolExecutor(2) as two:
+        try:
+            for _ in range(rounds):
+                for kind, (made, old) in whole.items():
+                    batch._threaded = now if old is None else old(two)
+                    runs.setdefault(kind, []).append(whole_run(made, tmp / kind.replace(" ", "-")))
+        finally:
+            batch._threaded = now
+    one = [wall for wall, _ in runs["one"]]
+    for kind in ("two before", "two now"):
+        walls = [wall for wall, _ in runs[kind]]
+        least, median = min(one) / min(walls), float(np.median(one)) / float(np.median(walls))
+        print(
+            f"whole runs, {kind}: wall {min(walls):.3f} s least, {float(np.median(walls)):.3f} s median;"
+            f" {least:.3f}x / {median:.3f}x 1 worker's rate"
+        )
+
+
 def _three_gaps(config, tmp: Path) -> None:
     for _ in range(3):
         gaps(config, tmp)
@@ -933,8 +1040,9 @@ def main() -> None:
         "dask-waits": dask_waits,
         "workers": workers,
         "early-start": early_start,
+        "lane-threads": lane_threads,
     }
-    counted = ("workers", "early-start")  # these take a count of rounds
+    counted = ("workers", "early-start", "lane-threads")  # these take a count of rounds
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:

@@ -473,14 +473,19 @@ def engine_section(args: argparse.Namespace):
                     if name != "total"
                 )
             )
-            # target 2's ceiling: the kernel and its packing run on the lane threads, the rest between them
+            # target 2's ceiling: the kernel and its packing run on the lane threads, the files on the
+            # writer's thread beside them, the rest on the main thread between them
             on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
-            row["two_threads_amdahl"] = 1.0 / (1.0 - on_threads + on_threads / threaded)
+            serial = (
+                1.0 - on_threads - sum(v for k, v in parts.items() if k.endswith("(thread)")) / parts["total"]
+            )
+            row["two_threads_serial_share"] = serial
+            row["two_threads_amdahl"] = 1.0 / (serial + on_threads / threaded)
             lines.append(
                 f"  target 2's ceiling in this design: the run's kernel calls alone run {threaded:.2f} x"
                 f" as fast on two lane threads as on one (nothing between them); with the rest of 1 worker's"
-                f" CPU ({100 * (1 - on_threads):.0f} %: breeding, scoring, ask, tell, files) on the main"
-                f" thread between them, Amdahl's law gives {row['two_threads_amdahl']:.2f} x"
+                f" CPU but the files ({100 * serial:.0f} %: breeding, scoring, ask, tell) on the main thread"
+                f" between them, Amdahl's law gives {row['two_threads_amdahl']:.2f} x"
             )
             out[label] = row
     out["shipping"] = ship = shipping_share(walkers.replace(run={"generations": generations}))
