@@ -58,14 +58,15 @@ RING_BYTES = 2**19
 
 
 class LaneThreads(ThreadPoolExecutor):
-    """The threads of :func:`lane_runs` (the ``threads`` backend's): ``count`` threads run the kernel
-    calls at once, the one that asks for them and ``count - 1`` of this pool, and the calls are cut for
-    that many."""
+    """A pool of ``count`` threads for :func:`lane_runs` (the ``threads`` backend's): a thread pool that
+    says how many threads it runs, so that the calls are cut for that many. :func:`lane_runs` runs them
+    on ``count`` threads at once: the one that reads its calls and ``count - 1`` of the pool (which
+    starts a thread only when it has no idle one)."""
 
     def __init__(self, count: int, thread_name_prefix: str = "evo-lanes"):
         if count < 1:
             raise ValueError(f"LaneThreads needs at least 1 thread, got {count}")
-        super().__init__(max(1, count - 1), thread_name_prefix=thread_name_prefix)
+        super().__init__(count, thread_name_prefix=thread_name_prefix)
         self.count = count
 
 
@@ -206,13 +207,17 @@ def _threaded(
     """The calls of ``cut`` (kernel, members) run by ``count`` workers at once -- ``count - 1`` tasks of
     ``threads`` and the calling thread itself -- each taking the costliest call not yet taken whenever it
     is free (longest processing time first: they end close together), and yielded in ``cut``'s order.
-    The caller runs calls while the one to yield next is not done: its first starts without waiting for a
-    thread to wake (docs/performance.md, "Round sixteen")."""
+    The caller takes the costliest call before the tasks are handed out (it starts without waiting for a
+    thread to wake), then runs calls while the one to yield next is not done (docs/performance.md,
+    "Round sixteen")."""
     order = sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1]))
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order)
-    for _ in range(getattr(threads, "count", 2) - 1):
-        threads.submit(calls.run_all)
     try:
+        first = calls.take()  # the costliest call is the reader's: it starts at once
+        for _ in range(getattr(threads, "count", 2) - 1):
+            threads.submit(calls.run_all)
+        if first is not None:
+            calls.run(first, catch=Exception)
         for at in range(len(cut)):
             while not calls.done(at) and calls.run_next(catch=Exception):
                 pass
@@ -248,14 +253,17 @@ class _SharedCalls:
         self.records: list[_lanes.LaneRecords | None] = [None] * len(cut)
         self.errors: list[BaseException | None] = [None] * len(cut)
 
-    def run_next(self, catch: type[BaseException] = BaseException) -> bool:
-        """Run the costliest call not yet taken; False when none is left. What the call raises is kept
-        for :meth:`result` when it is a ``catch`` (else it is raised here, the call marked done)."""
+    def take(self) -> int | None:
+        """The costliest call not yet taken (its position in the cut), now taken; None when none is left."""
         with self.lock:
             if self.taken >= len(self.order):
-                return False
-            at = self.order[self.taken]
+                return None
             self.taken += 1
+            return self.order[self.taken - 1]
+
+    def run(self, at: int, catch: type[BaseException] = BaseException) -> None:
+        """Run call ``at``. What it raises is kept for :meth:`result` when it is a ``catch`` (else it is
+        raised here, the call marked done)."""
         run, members = self.cut[at]
         try:
             self.records[at] = run(
@@ -265,6 +273,13 @@ class _SharedCalls:
             self.errors[at] = exc
         finally:
             self.finished[at].set()
+
+    def run_next(self, catch: type[BaseException] = BaseException) -> bool:
+        """Take and run the costliest call not yet taken (:meth:`run`); False when none is left."""
+        at = self.take()
+        if at is None:
+            return False
+        self.run(at, catch)
         return True
 
     def run_all(self) -> None:

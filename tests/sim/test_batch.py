@@ -280,6 +280,7 @@ def test_lane_runs_checks_its_arguments_at_once_not_when_the_calls_run():
 def test_lane_runs_on_threads_yield_the_same_calls_in_the_same_order_bit_for_bit(monkeypatch, integrator):
     """With ``threads``, the kernel calls are taken costliest first (by the executor's task and the reading
     thread), and the calls come back in the order (and with the records) they have without."""
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     monkeypatch.setattr(batch_module, "MAX_LANES", 8)  # several calls, of different costs
@@ -293,15 +294,27 @@ def test_lane_runs_on_threads_yield_the_same_calls_in_the_same_order_bit_for_bit
     real = batch_module._run_euler if integrator == "euler" else batch_module._run_explicit
 
     def noted(batch, *args):
-        order.append(len(batch) * (max(c.n_links for c in batch) + batch_module.CALL_LANES))
+        cost = batch_module._call_cost(len(batch), max(c.n_links for c in batch))
+        order.append((cost, threading.get_ident()))
         return real(batch, *args)
 
+    taken = []  # the calls' costs in the order they are taken (under the calls' lock)
+    take = batch_module._SharedCalls.take
+
+    def noted_take(self):
+        at = take(self)
+        if at is not None:
+            taken.append(batch_module._members_cost(self.creatures, self.cut[at][1]))
+        return at
+
     monkeypatch.setattr(batch_module, "_run_euler" if integrator == "euler" else "_run_explicit", noted)
+    monkeypatch.setattr(batch_module._SharedCalls, "take", noted_take)
     with ThreadPoolExecutor(2) as threads:
         _, threaded = batch_module.lane_runs(creatures, world, 120, record_every=3, threads=threads)
         threaded = list(threaded)
-    assert len(alone) >= 3 and len(order) == len(alone)
-    assert sorted(order[:2]) == sorted(order)[-2:]  # two threads: the two costliest calls went first
+    assert len(alone) >= 3 and len(order) == len(alone) == len(taken)
+    assert taken == sorted(taken, reverse=True)  # the costliest call not yet taken, every time
+    assert max(order)[1] == threading.get_ident()  # the costliest is the reader's, taken before the rest
     assert [c.members for c in threaded] == [c.members for c in alone]
     for got, want in zip(threaded, alone, strict=True):
         assert_identical(got.trajectories(), want.trajectories())
@@ -360,7 +373,7 @@ def test_the_thread_reading_lane_runs_runs_calls_beside_the_lane_threads(monkeyp
         runners = {thread for thread, _ in ran}
         reader = threading.get_ident()
         assert reader in runners  # the reader ran calls itself
-        assert runners - {reader} <= pool_threads and len(pool_threads) <= max(1, count - 1)
+        assert runners - {reader} <= pool_threads and len(pool_threads) <= count - 1
         assert len(runners) <= threads
 
 
