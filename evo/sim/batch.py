@@ -239,13 +239,11 @@ class _SharedCalls:
         stride: int,
         order: list[int],
     ):
-        self.cut, self.creatures, self.world, self.n_steps, self.stride = (
-            cut,
-            creatures,
-            world,
-            n_steps,
-            stride,
-        )
+        self.cut = cut
+        self.creatures = creatures
+        self.world = world
+        self.n_steps = n_steps
+        self.stride = stride
         self.order = order
         self.taken = 0
         self.lock = threading.Lock()

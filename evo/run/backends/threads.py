@@ -1,9 +1,8 @@
 """The threads backend (the default for ``workers >= 2`` where only evo's own code runs): the calling
-process breeds and evaluates each generation as one chunk, as in-process does, and its children's
-kernel calls run on ``workers`` threads side by side, the main thread and ``workers - 1`` lane threads
-(the kernels release the GIL; docs/runs.md, "Workers"). One chunk keeps the lanes of a whole generation
-together and no child crosses a pipe, so two threads cost about the CPU of one per evaluation
-(docs/performance.md, "Round eleven")."""
+process breeds and evaluates each generation as one chunk, as in-process does, and its kernel calls run
+on the main thread and ``workers - 1`` lane threads side by side (the kernels release the GIL; docs/runs.md,
+"Workers"). One chunk keeps a generation's lanes together and no child crosses a pipe, so two threads
+cost about the CPU of one per evaluation (docs/performance.md, "Round eleven")."""
 
 from __future__ import annotations
 
