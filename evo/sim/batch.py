@@ -239,12 +239,8 @@ class _SharedCalls:
         stride: int,
         order: list[int],
     ):
-        self.cut = cut
-        self.creatures = creatures
-        self.world = world
-        self.n_steps = n_steps
-        self.stride = stride
-        self.order = order
+        self.cut, self.creatures, self.order = cut, creatures, order
+        self.world, self.n_steps, self.stride = world, n_steps, stride
         self.taken = 0
         self.lock = threading.Lock()
         self.finished = [threading.Event() for _ in cut]
