@@ -905,7 +905,7 @@ def _handed_to_a_pool(pool: Any) -> Any:
     the costliest first, the reader waiting for each in the cut's order."""
     from evo.sim.batch import LaneCall, _members_cost
 
-    def threaded(cut, creatures, world, n_steps, stride, threads):
+    def threaded(cut, creatures, world, n_steps, stride, threads, count):
         futures = [None] * len(cut)
         for at in sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1])):
             run, members = cut[at]

@@ -193,7 +193,7 @@ def lane_runs(
 
     if threads is None or len(cut) < 2:
         return singles, calls()
-    return singles, _threaded(cut, creatures, world, n_steps, stride, threads)
+    return singles, _threaded(cut, creatures, world, n_steps, stride, threads, count)
 
 
 def _threaded(
@@ -203,6 +203,7 @@ def _threaded(
     n_steps: int,
     stride: int,
     threads: Executor,
+    count: int,
 ) -> Iterator[LaneCall]:
     """The calls of ``cut`` (kernel, members) run by ``count`` workers at once -- ``count - 1`` tasks of
     ``threads`` and the calling thread itself -- each taking the costliest call not yet taken whenever it
@@ -214,7 +215,7 @@ def _threaded(
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order)
     try:
         first = calls.take()  # the costliest call is the reader's: it starts at once
-        for _ in range(getattr(threads, "count", 2) - 1):
+        for _ in range(count - 1):
             threads.submit(calls.run_all)
         if first is not None:
             calls.run(first, catch=Exception)
