@@ -61,6 +61,14 @@ def _longest_first(tasks: list) -> list:
     return sorted(tasks, key=rank)
 
 
+def _load(tasks: list) -> None:
+    """Load (from numba's cache) into this process what the tasks compiled, but the parts another task's
+    cache holds (``CompileTask.load``)."""
+    for task in tasks:
+        if task.load:
+            task.run(*task.args)
+
+
 def any_physics(genome, ga) -> bool:
     """Whether a run's creatures can leave the default physics (then the general kernels run too): the
     ``physics`` mutation on ranges wider than a point, or seed models (which may have any)."""
@@ -75,9 +83,7 @@ def warm_run(world: World, genome, ga, say: Callable[[str], None] | None = None)
 
     tasks = compile_tasks(world, any_physics(genome, ga))
     if all(in_cache(task) for task in tasks):
-        for task in tasks:
-            if task.load:
-                task.run(*task.args)
+        _load(tasks)
         return
     compile_ahead(tasks, say=say, load_here=True)
 
@@ -91,9 +97,8 @@ def compile_ahead(
 
     start, cpu = time.perf_counter(), time.process_time()
     spent = compile_in_processes(tasks, workers, say)
-    for task in tasks if load_here else ():
-        if task.load:
-            task.run(*task.args)
+    if load_here:
+        _load(tasks)
     wall = time.perf_counter() - start
     cpu_total = sum(spent.values()) + time.process_time() - cpu
     processes = max(1, min(workers or len(os.sched_getaffinity(0)), len(tasks)))
