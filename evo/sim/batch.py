@@ -155,6 +155,7 @@ def lane_runs(
     record_every: float = 1,
     *,
     threads: Executor | None = None,
+    laid: tuple[Any, np.ndarray] | None = None,
 ) -> tuple[list[int], Iterator[LaneCall]]:
     """What :func:`simulate_batch` does, left raw: the positions in ``creatures`` to simulate one by one
     (:func:`evo.sim.simulate`), and the batched kernel calls of the others, run one by one as the
@@ -167,6 +168,10 @@ def lane_runs(
     release the GIL, so calls run side by side on ``count`` cores. Every lane's numbers are the same
     either way.
 
+    With ``laid`` (a :class:`evo.sim.laid.Laid` of creatures at rest and free with the applet's physics,
+    and the row of each of ``creatures`` in it), the calls are cut and their lanes packed from its
+    arrays, as from the creatures themselves (round seventeen).
+
     Raises:
         EvoInputError: as :func:`simulate_batch`.
     """
@@ -175,25 +180,49 @@ def lane_runs(
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
-    groups = kernel_groups(creatures, world)
-    in_lanes = {index for indices in groups.values() for index in indices}
-    singles = [index for index in range(len(creatures)) if index not in in_lanes]
-
     count = 1 if threads is None else getattr(threads, "count", 2)
-    cut = [
-        (_run_euler if use_euler_kernel else _run_explicit, [indices[k] for k in chunk])
-        for use_euler_kernel, indices in groups.items()
-        for chunk in lane_calls([creatures[index] for index in indices], count)
-    ]
+    singles, cut = _kernel_calls(creatures, world, count, laid)
 
     def calls() -> Iterator[LaneCall]:
         for run, members in cut:
             batch = [creatures[k] for k in members]
-            yield LaneCall(members, run(batch, world, n_steps, stride), stride, world.dt)
+            yield LaneCall(
+                members, run(batch, world, n_steps, stride, *_rows(laid, members)), stride, world.dt
+            )
 
     if threads is None or len(cut) < 2:
         return singles, calls()
-    return singles, _threaded(cut, creatures, world, n_steps, stride, threads, count)
+    return singles, _threaded(cut, creatures, world, n_steps, stride, threads, count, laid)
+
+
+def _rows(laid: tuple[Any, np.ndarray] | None, members: list[int]) -> tuple:
+    """What a run function takes beside a call's creatures: (the Laid, their rows in it), or nothing."""
+    return () if laid is None else (laid[0], laid[1][members])
+
+
+def _kernel_calls(
+    creatures: list[Creature], world: World, threads: int = 1, laid: tuple[Any, np.ndarray] | None = None
+) -> tuple[list[int], list[tuple[Callable, list[int]]]]:
+    """How :func:`lane_runs` cuts ``creatures`` for ``threads`` threads: the positions to simulate one by
+    one, and the kernel calls as (the function that runs a call's creatures, their positions), in order
+    (:func:`kernel_groups`, then :func:`lane_calls` per kernel; or the same of ``laid``'s arrays)."""
+    if laid is None:
+        groups = kernel_groups(creatures, world)
+    else:
+        record, rows = laid
+        groups = record.groups(rows, world)
+    in_lanes = {index for indices in groups.values() for index in indices}
+    singles = [index for index in range(len(creatures)) if index not in in_lanes]
+    cut = [
+        (_run_euler if use_euler_kernel else _run_explicit, [indices[k] for k in chunk])
+        for use_euler_kernel, indices in groups.items()
+        for chunk in (
+            lane_calls([creatures[index] for index in indices], threads)
+            if laid is None
+            else record.calls(rows[indices], threads)
+        )
+    ]
+    return singles, cut
 
 
 def _threaded(
@@ -204,6 +233,7 @@ def _threaded(
     stride: int,
     threads: Executor,
     count: int,
+    laid: tuple[Any, np.ndarray] | None = None,
 ) -> Iterator[LaneCall]:
     """The calls of ``cut`` (kernel, members) run by ``count`` workers at once -- ``count - 1`` tasks of
     ``threads`` and the calling thread itself -- each taking the costliest call not yet taken whenever it
@@ -212,7 +242,7 @@ def _threaded(
     thread to wake), then runs calls while the one to yield next is not done (docs/performance.md,
     "Round sixteen")."""
     order = sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1]))
-    calls = _SharedCalls(cut, creatures, world, n_steps, stride, order)
+    calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid)
     try:
         first = calls.take()  # the costliest call is the reader's: it starts at once
         for _ in range(count - 1):
@@ -239,8 +269,9 @@ class _SharedCalls:
         n_steps: int,
         stride: int,
         order: list[int],
+        laid: tuple[Any, np.ndarray] | None = None,
     ):
-        self.cut, self.creatures, self.order = cut, creatures, order
+        self.cut, self.creatures, self.order, self.laid = cut, creatures, order, laid
         self.world, self.n_steps, self.stride = world, n_steps, stride
         self.taken = 0
         self.lock = threading.Lock()
@@ -262,8 +293,9 @@ class _SharedCalls:
         run, members = self.cut[at]
         try:
             self.records[at] = run(
-                [self.creatures[k] for k in members], self.world, self.n_steps, self.stride
-            )
+                [self.creatures[k] for k in members], self.world, self.n_steps, self.stride,
+                *_rows(self.laid, members),
+            )  # fmt: skip
         except catch as exc:
             self.errors[at] = exc
         finally:
@@ -338,38 +370,52 @@ def lane_calls(creatures: Sequence[Creature], threads: int = 1) -> list[list[int
     Returns:
         The calls, each a list of positions in ``creatures`` (every position once).
     """
-    same_links: dict[tuple, list[int]] = {}
+    masses = np.fromiter((c.n_masses for c in creatures), np.int64, len(creatures))
+    links = np.fromiter((c.n_links for c in creatures), np.int64, len(creatures))
+    first = np.empty(len(creatures), np.int64)  # the first creature with the same link ends
+    seen: dict[tuple, int] = {}
     for k, c in enumerate(creatures):
-        key = (c.n_masses, c.n_links, c.link_a.tobytes(), c.link_b.tobytes())
-        same_links.setdefault(key, []).append(k)
+        first[k] = seen.setdefault((c.n_masses, c.n_links, c.link_a.tobytes(), c.link_b.tobytes()), k)
+    return _cut(masses, links, first, threads)
+
+
+def _cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads: int) -> list[list[int]]:
+    """:func:`lane_calls` of creatures given as arrays: (n,) ``masses`` and ``links`` counts, and for each
+    the position of the first creature with the same masses count and link ends (itself if none)."""
+    order = np.argsort(first, kind="stable")  # each kind's creatures in order, the kinds in order
+    _, counts = np.unique(first, return_counts=True)
     calls: list[list[int]] = []
-    mixed: list[int] = []
-    for members in same_links.values():
-        if len(members) >= OWN_CALL_LANES:
-            calls += _even_calls(creatures, members, 0)
+    small: list[np.ndarray] = []
+    start = 0
+    for count in counts.tolist():
+        members = order[start : start + count]
+        start += count
+        if count >= OWN_CALL_LANES:
+            calls += _even_calls(masses, members, 0)
         else:
-            mixed += members
-    if mixed:
-        mixed.sort(key=lambda k: (creatures[k].n_links, creatures[k].n_masses, k))
-        links = np.array([creatures[k].n_links for k in mixed])
-        fewest = math.ceil(len(mixed) / _lane_limit(creatures, mixed))
+            small.append(members)
+    if small:
+        mixed = np.concatenate(small)
+        mixed = mixed[np.lexsort((mixed, masses[mixed], links[mixed]))]  # by links, masses, position
+        widest = links[mixed]
+        fewest = math.ceil(len(mixed) / _lane_limit(masses, mixed))
 
         def costs(n_calls: int) -> np.ndarray:  # link-lanes computed, padding and call overhead included
             sizes = np.full(n_calls, len(mixed) // n_calls)  # the cuts of np.array_split
             sizes[: len(mixed) % n_calls] += 1
-            return _call_cost(sizes, links[np.cumsum(sizes) - 1])
+            return _call_cost(sizes, widest[np.cumsum(sizes) - 1])
 
         if threads <= 1:
             best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=lambda n: int(costs(n).sum()))
         else:
-            own = [_members_cost(creatures, call) for call in calls]
+            own = [_call_cost(len(call), int(links[call].max())) for call in calls]
 
             def ends(n_calls: int) -> tuple[int, int]:  # when the threads end them, then link-lanes
                 mine = costs(n_calls)
                 return _makespan([*own, *mine.tolist()], threads), int(mine.sum())
 
             best = min(range(fewest, min(len(mixed), fewest + max(4, threads)) + 1), key=ends)
-        calls += _even_calls(creatures, mixed, best)
+        calls += _even_calls(masses, mixed, best)
     return calls
 
 
@@ -391,15 +437,15 @@ def _makespan(costs: list[int], threads: int) -> int:
     return max(loads)
 
 
-def _lane_limit(creatures: Sequence[Creature], members: list[int]) -> int:
-    rows = max(creatures[k].n_masses for k in members) + 1
+def _lane_limit(masses: np.ndarray, members: np.ndarray) -> int:
+    rows = int(masses[members].max()) + 1
     return max(1, min(MAX_LANES, _batch_kernel.STACK_DOUBLES // rows))
 
 
-def _even_calls(creatures: Sequence[Creature], members: list[int], n_calls: int) -> list[list[int]]:
+def _even_calls(masses: np.ndarray, members: np.ndarray, n_calls: int) -> list[list[int]]:
     """``members`` cut into ``n_calls`` even calls (at least as many as the lane limit asks for)."""
-    n_calls = max(n_calls, math.ceil(len(members) / _lane_limit(creatures, members)))
-    return [[int(k) for k in chunk] for chunk in np.array_split(np.array(members), n_calls)]
+    n_calls = max(n_calls, math.ceil(len(members) / _lane_limit(masses, members)))
+    return [chunk.tolist() for chunk in np.array_split(members, n_calls)]
 
 
 # -- packing: one creature per lane, the lane the last axis ---------------------------------------------
@@ -486,10 +532,14 @@ def _max_speed2(world: World, creatures: list[Creature]) -> np.ndarray:
 
 
 def _lane_records(
-    creatures: list[Creature], n_steps: int, stride: int, mass_of_row: np.ndarray
+    creatures: list[Creature],
+    n_steps: int,
+    stride: int,
+    mass_of_row: np.ndarray,
+    masses: np.ndarray | None = None,
 ) -> _lanes.LaneRecords:
     """Where a kernel call writes (:func:`_records`, and the per-lane counts)."""
-    ring, records, layout = _records(creatures, n_steps, stride, mass_of_row)
+    ring, records, layout = _records(creatures, n_steps, stride, mass_of_row, masses)
     lanes = len(creatures)
     return _lanes.LaneRecords(
         ring, records, layout, np.empty(lanes, dtype=np.int64), np.empty(lanes, dtype=np.int64)
@@ -497,7 +547,11 @@ def _lane_records(
 
 
 def _records(
-    creatures: list[Creature], n_steps: int, stride: int, mass_of_row: np.ndarray
+    creatures: list[Creature],
+    n_steps: int,
+    stride: int,
+    mass_of_row: np.ndarray,
+    masses: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ring (ring_records, 4, rows, lanes) scratch, records (2, total) float64, layout (2 + rows, lanes)
     int64): each lane's positions and velocities, (n_records, its n_masses, 2) C-ordered from
@@ -508,7 +562,8 @@ def _records(
     rows = mass_of_row.shape[0]
     n_records = n_steps // stride + 1
     ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
-    masses = np.array([c.n_masses for c in creatures], dtype=np.int64)
+    if masses is None:  # each creature's masses (given: the same numbers, from a Laid)
+        masses = np.array([c.n_masses for c in creatures], dtype=np.int64)
     sizes = 2 * n_records * masses
     layout = np.concatenate([np.stack([np.cumsum(sizes) - sizes, masses]), mass_of_row])
     try:
@@ -550,17 +605,24 @@ def lanes_of(packed: dict[str, np.ndarray], max_speed2: np.ndarray) -> _lanes.La
     )
 
 
-def _run_euler(creatures: list[Creature], world: World, n_steps: int, stride: int) -> _lanes.LaneRecords:
-    """The semi-implicit Euler fast path (default physics, soda contact) on one batch."""
-    p = _pack(creatures, world, general=False)
+def _run_euler(
+    creatures: list[Creature], world: World, n_steps: int, stride: int, laid: Any = None, rows: Any = None
+) -> _lanes.LaneRecords:
+    """The semi-implicit Euler fast path (default physics, soda contact) on one batch; packed from
+    ``laid``'s ``rows`` (the creatures' rows in a :class:`evo.sim.laid.Laid`) when given."""
+    p = _pack(creatures, world, general=False) if laid is None else laid.pack(rows)
     segments, _, _, fp, ip = kernel_params(world, n_steps, stride)
-    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
+    masses = None if laid is None else laid.masses[rows]
+    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], masses)
     _batch_kernel.run_euler_batch(lanes_of(p, _max_speed2(world, creatures)), segments, fp, ip, out)
     return out
 
 
-def _run_explicit(creatures: list[Creature], world: World, n_steps: int, stride: int) -> _lanes.LaneRecords:
-    """The general explicit kernel (any physics, soda or penalty contact) on one batch."""
+def _run_explicit(
+    creatures: list[Creature], world: World, n_steps: int, stride: int, laid: Any = None, rows: Any = None
+) -> _lanes.LaneRecords:
+    """The general explicit kernel (any physics, soda or penalty contact) on one batch (packed from the
+    creatures, ``laid`` or not)."""
     p = _pack(creatures, world, general=True)
     segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]

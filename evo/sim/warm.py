@@ -15,7 +15,10 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-from evo.sim.batch import MIN_LANES, simulate_batch
+import numpy as np
+
+from evo.sim.batch import MIN_LANES, lane_runs, simulate_batch
+from evo.sim.laid import Laid
 from evo.sim.simulate import simulate, tiny_creature
 from evo.sim.world import CONTACTS, INTEGRATORS, World
 
@@ -72,13 +75,22 @@ def in_cache(task: CompileTask) -> bool:
 
 
 def _kernel_functions(name: str) -> tuple:
-    from evo.sim.kernels import batch_euler, batch_explicit, euler, explicit, implicit, lanes, psm
+    from evo.sim.kernels import batch_euler, batch_explicit, euler, explicit, implicit, laid, lanes, psm
 
     return {
         "the Euler kernel": (euler.run_euler,),
-        "the Euler kernel in lanes": (batch_euler.run_euler_batch, lanes.pack_lanes),
+        "the Euler kernel in lanes": (
+            batch_euler.run_euler_batch,
+            lanes.pack_lanes,
+            laid.first_alike,
+            laid.pack_rows,
+        ),
         "the general explicit kernel": (explicit.run_explicit,),
-        "the general explicit kernel in lanes": (batch_explicit.run_explicit_batch, lanes.pack_lanes),
+        "the general explicit kernel in lanes": (
+            batch_explicit.run_explicit_batch,
+            lanes.pack_lanes,
+            laid.first_alike,
+        ),
         "the backward-Euler kernel": (implicit.run_backward_euler,),
         "the PSM kernel": (psm.run_psm,),
     }[name]
@@ -89,8 +101,15 @@ def warm_kernel(name: str) -> None:
     integrator, unit, lanes = KERNELS[name]
     world = World(integrator=integrator)
     creature = tiny_creature(1.0 if unit else 2.0)
-    if lanes:
-        simulate_batch([creature] * MIN_LANES, world, 2 * world.dt, record_every=world.dt)
+    if lanes:  # and the lanes cut and packed from creatures laid end to end, as a run's children are
+        batch = [creature] * MIN_LANES
+        simulate_batch(batch, world, 2 * world.dt, record_every=world.dt)
+        at_rest = [
+            c.replace(velocities=np.zeros_like(c.velocities), fixed=np.zeros_like(c.fixed)) for c in batch
+        ]
+        laid = (Laid.of(at_rest), np.arange(MIN_LANES))
+        for _ in lane_runs(at_rest, world, 2 * world.dt, world.dt, laid=laid)[1]:
+            pass
     else:
         simulate(creature, world, 2 * world.dt, record_every=world.dt)
 

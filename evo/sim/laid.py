@@ -1,0 +1,134 @@
+"""Creatures laid end to end as arrays (:class:`Laid`): what the batched kernels need of the children a
+compiled breeding call makes, cut into kernel calls and packed into lanes without a Python object per
+creature (docs/performance.md, "Round seventeen").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from evo.model import Creature
+from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES, _cut, _wave_leaders
+from evo.sim.kernels import batch_euler as _batch_kernel
+from evo.sim.kernels.laid import first_alike, pack_rows
+from evo.sim.world import World
+
+__all__ = ["Laid"]
+
+
+class Laid(NamedTuple):
+    """Creatures at rest, none of their masses fixed, with the applet's physics, laid end to end: per
+    creature (n,) ``masses`` and ``links`` counts, ``beta``, ``omega``, ``theta0`` (its wave's phase at
+    frame 0), ``sign`` (-1 for a wave run backwards, else 1) and ``autoreverse`` (uint8); (n + 1,)
+    ``mass_at`` and ``link_at``, where each one's masses and links begin; (masses, 2) ``positions``;
+    (links,) ``link_a``, ``link_b`` (each creature's own mass numbers), ``rest``, ``alpha``, and the cosine
+    and sine of each link's phase (numpy's, as :func:`evo.sim.batch.lane_runs` packs them)."""
+
+    masses: np.ndarray
+    links: np.ndarray
+    mass_at: np.ndarray
+    link_at: np.ndarray
+    positions: np.ndarray
+    link_a: np.ndarray
+    link_b: np.ndarray
+    rest: np.ndarray
+    alpha: np.ndarray
+    cos_phi: np.ndarray
+    sin_phi: np.ndarray
+    beta: np.ndarray
+    omega: np.ndarray
+    theta0: np.ndarray
+    sign: np.ndarray
+    autoreverse: np.ndarray
+
+    @classmethod
+    def of_children(
+        cls,
+        sizes: np.ndarray,
+        positions: np.ndarray,
+        ends: np.ndarray,
+        genes: np.ndarray,
+        waves: np.ndarray,
+        templates: Sequence[Creature],
+    ) -> Laid:
+        """The children of a compiled breeding call (:func:`evo.ga.kernels.brood.compiled_broods`): (n, 2)
+        masses and links ``sizes``, ``positions``, (2, links) ``ends``, (3, links) ``genes`` (rest, alpha,
+        phi), (n, 2) ``waves`` (omega, beta), and the creature each child takes its wave's phase,
+        direction and autoreverse from."""
+        zero = np.zeros(1, np.int64)
+        return cls(
+            masses=sizes[:, 0],
+            links=sizes[:, 1],
+            mass_at=np.concatenate([zero, np.cumsum(sizes[:, 0])]),
+            link_at=np.concatenate([zero, np.cumsum(sizes[:, 1])]),
+            positions=positions,
+            link_a=ends[0],
+            link_b=ends[1],
+            rest=genes[0],
+            alpha=genes[1],
+            cos_phi=np.cos(genes[2]),
+            sin_phi=np.sin(genes[2]),
+            beta=np.ascontiguousarray(waves[:, 1]),
+            omega=np.ascontiguousarray(waves[:, 0]),
+            theta0=np.array([float(t.wave_phase) for t in templates], dtype=np.float64),
+            sign=np.array([-1.0 if t.wave_reverse else 1.0 for t in templates]),
+            autoreverse=np.array([t.autoreverse for t in templates], dtype=np.uint8),
+        )
+
+    @classmethod
+    def of(cls, creatures: Sequence[Creature]) -> Laid:
+        """``creatures`` (at rest, none fixed, the applet's physics) laid end to end."""
+        sizes = np.array([(c.n_masses, c.n_links) for c in creatures], dtype=np.int64).reshape(-1, 2)
+        return cls.of_children(
+            sizes,
+            np.concatenate([c.positions for c in creatures]).reshape(-1, 2),
+            np.concatenate([np.stack([c.link_a, c.link_b]) for c in creatures], axis=1).reshape(2, -1),
+            np.concatenate([np.stack([c.rest, c.alpha, c.phi]) for c in creatures], axis=1).reshape(3, -1),
+            np.array([(c.omega, c.beta) for c in creatures], dtype=np.float64).reshape(-1, 2),
+            creatures,
+        )
+
+    def groups(self, rows: np.ndarray, world: World) -> dict[bool, list[int]]:
+        """:func:`evo.sim.batch.kernel_groups` of the creatures ``rows``: positions in ``rows``."""
+        if world.integrator not in BATCHED_INTEGRATORS:
+            return {}
+        fits = np.flatnonzero((self.masses[rows] + 1) * MIN_LANES <= _batch_kernel.STACK_DOUBLES)
+        if fits.size < MIN_LANES:
+            return {}
+        return {world.integrator == "euler" and world.contact == "soda": fits.tolist()}
+
+    def calls(self, rows: np.ndarray, threads: int = 1) -> list[list[int]]:
+        """:func:`evo.sim.batch.lane_calls` of the creatures ``rows``: positions in ``rows``."""
+        first = first_alike(rows, self.masses, self.links, self.link_at, self.link_a, self.link_b)
+        return _cut(self.masses[rows], self.links[rows], first, threads)
+
+    def pack(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """What ``evo.sim.batch._pack`` makes of the creatures ``rows`` (one per lane; the Euler fast
+        path's arrays), array for array."""
+        pos, vel, free, ends, genes, mass_of_row, uniform, uniform_b, _ = pack_rows(
+            rows, self.masses, self.links, self.mass_at, self.link_at, self.positions, self.link_a,
+            self.link_b, self.rest, self.alpha, self.beta, self.cos_phi, self.sin_phi,
+        )  # fmt: skip
+        packed = {
+            "pos": pos,
+            "vel": vel,
+            "free": free,
+            "link_a": ends[0],
+            "link_b": ends[1],
+            "uniform": uniform,
+            "uniform_b": uniform_b,
+            "mass_of_row": mass_of_row,
+            "rest": genes[0],
+            "amp": genes[1],
+            "cos_phi": genes[2],
+            "sin_phi": genes[3],
+            "omega": self.omega[rows],
+            "theta0": self.theta0[rows],
+            "sign": self.sign[rows],
+            "autoreverse": self.autoreverse[rows],
+        }
+        packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
+        return packed

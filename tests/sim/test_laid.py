@@ -1,0 +1,111 @@
+"""Creatures laid end to end (:class:`evo.sim.laid.Laid`): the calls cut and the lanes packed from its
+arrays must be exactly those cut and packed from the creatures, and ``lane_runs`` with a Laid must give
+every lane's numbers bit for bit as without one, on one thread or two, whatever the rows' order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_batch_mixed import WALKER_WORLD, random_creature
+
+from evo.sim import World
+from evo.sim import batch as batch_module
+from evo.sim.batch import MIN_LANES, LaneThreads, kernel_groups, lane_calls, lane_runs
+from evo.sim.laid import Laid
+
+
+def at_rest(seed: int, count: int, sizes=(2, 14)) -> list:
+    """``count`` creatures at rest, none fixed, the applet's physics (as the compiled brood makes them):
+    random sizes, and a third of them in runs of one topology (calls of their own)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        n = int(rng.integers(sizes[0], sizes[1] + 1))
+        creature = random_creature(rng, n, int(rng.integers(0, 2 * n)), f"c{len(out)}")
+        creature = creature.replace(velocities=np.zeros((n, 2)))
+        out.append(creature)
+        if rng.random() < 0.05:  # a run of its topology, its genes changed
+            for k in range(int(rng.integers(MIN_LANES, 2 * MIN_LANES))):
+                out.append(creature.replace(rest=creature.rest * (1.0 + 0.01 * k), phi=creature.phi + k))
+    return out[:count]
+
+
+def assert_same_packing(creatures: list, laid: Laid, rows: np.ndarray, members: list[int]) -> None:
+    world = World().updated(WALKER_WORLD)
+    made = batch_module._pack([creatures[k] for k in members], world, general=False)
+    packed = laid.pack(rows[members])
+    assert made.keys() == packed.keys()
+    for name, array in made.items():
+        assert packed[name].dtype == array.dtype and np.array_equal(packed[name], array), name
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_laid_out_generation_is_cut_and_packed_as_its_creatures_are(seed):
+    creatures = at_rest(seed, 190)
+    world = World().updated(WALKER_WORLD)
+    order = np.random.default_rng(seed).permutation(len(creatures))  # the rows in any order
+    laid = Laid.of([creatures[k] for k in order])
+    rows = np.argsort(order)  # creature k's row
+    assert laid.groups(rows, world) == kernel_groups(creatures, world)
+    ends = [(c.link_a.tobytes(), c.link_b.tobytes()) for c in creatures]
+    assert any(len({ends[k] for k in call}) == 1 for call in lane_calls(creatures))  # calls of their own
+    for threads in (1, 2, 3):
+        assert laid.calls(rows, threads) == lane_calls(creatures, threads)
+    for members in lane_calls(creatures, 2):
+        assert_same_packing(creatures, laid, rows, members)
+
+
+def test_creatures_that_share_link_ends_but_not_their_masses_count_are_told_apart():
+    """A mass no link names changes the creature's kind (its own call) though every link end is the same."""
+    rng = np.random.default_rng(5)
+    base = random_creature(rng, 5, 3, "base").replace(velocities=np.zeros((5, 2)))
+    bigger = base.replace(
+        positions=np.vstack([base.positions, [[1.0, 1.0]]]),
+        velocities=np.zeros((6, 2)),
+        fixed=np.zeros(6, dtype=bool),
+    )
+    creatures = [base] * MIN_LANES + [bigger] * MIN_LANES
+    laid = Laid.of(creatures)
+    rows = np.arange(len(creatures))
+    assert laid.calls(rows) == lane_calls(creatures) == [list(range(8)), list(range(8, 16))]
+
+
+@pytest.mark.parametrize("threads", [None, 2])
+def test_lane_runs_with_a_laid_out_generation_give_every_lane_bit_for_bit(threads):
+    creatures = at_rest(4, 120)
+    world = World().updated(WALKER_WORLD)
+    order = np.random.default_rng(4).permutation(len(creatures))
+    laid = (Laid.of([creatures[k] for k in order]), np.argsort(order))
+
+    def lanes(**given) -> list:
+        pool = LaneThreads(threads) if threads else None
+        try:
+            singles, calls = lane_runs(creatures, world, 90, 3, threads=pool, **given)
+            return [singles, *((call.members, call.trajectories()) for call in calls)]
+        finally:
+            if pool is not None:
+                pool.shutdown()
+
+    plain, laid_out = lanes(), lanes(laid=laid)
+    assert plain[0] == laid_out[0] and len(plain) == len(laid_out) > 2
+    for (members, trajectories), (same, others) in zip(plain[1:], laid_out[1:], strict=True):
+        assert members == same
+        for a, b in zip(trajectories, others, strict=True):
+            assert np.array_equal(a.positions, b.positions) and np.array_equal(a.velocities, b.velocities)
+            assert a.exploded == b.exploded
+
+
+def test_lane_runs_pack_from_the_laid_arrays_not_from_the_creatures(monkeypatch):
+    """With a Laid, the Euler kernel's lanes come from its arrays: creatures whose own arrays were
+    replaced after it was laid out are simulated as they were laid out."""
+    creatures = at_rest(6, 40)
+    world = World().updated(WALKER_WORLD)
+    laid = (Laid.of(creatures), np.arange(len(creatures)))
+    moved = [c.replace(positions=c.positions + 5.0) for c in creatures]
+
+    def last_positions(batch: list, **given) -> np.ndarray:
+        _, calls = lane_runs(batch, world, 30, 30, **given)
+        return np.concatenate([t.positions[0].ravel() for call in calls for t in call.trajectories()])
+
+    assert np.array_equal(last_positions(moved, laid=laid), last_positions(creatures))
+    assert not np.array_equal(last_positions(moved), last_positions(creatures))
