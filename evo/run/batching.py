@@ -59,15 +59,21 @@ def prepare_broods(
         One :class:`Bred` (or None) per brood.
     """
     spec = context.spec
-    out = bred_broods(broods, context)
+    found: list = []  # the compiled call's children laid end to end, and their rows by brood
+    out = bred_broods(broods, context, found if simulate is None else None)
     members: list[tuple[Bred, int, Creature]] = []
-    for brood, bred in zip(broods, out, strict=True):
+    rows: list[int | None] = []
+    by_brood = found[0][1] if found else [None] * len(broods)
+    for brood, bred, at in zip(broods, out, by_brood, strict=True):
         if bred is None:
             continue
         for k, (child, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True)):
             if child is not None and seed is not None:
                 members.append((bred, k, child))
+                rows.append(None if at is None else at[k])
     creatures = [child for _, _, child in members]
+    # every child to simulate was made by that call, as it stands: its lanes are packed from its arrays
+    laid = (found[0][0], np.array(rows, dtype=np.int64)) if found and None not in rows else None
     if simulate is not None:
         try:
             made = simulate(creatures, context)
@@ -83,7 +89,12 @@ def prepare_broods(
         every = bound.record_every
     try:
         singles, calls = lane_runs(
-            creatures, spec.world, spec.frames, every, threads=getattr(context, "lane_threads", None)
+            creatures,
+            spec.world,
+            spec.frames,
+            every,
+            threads=getattr(context, "lane_threads", None),
+            laid=laid,
         )
     except Exception:  # simulated one by one instead, where the error is reported in order
         COUNTS["single"] += len(members)
@@ -107,12 +118,17 @@ def prepare_broods(
     return out
 
 
-def bred_broods(broods: Sequence[Brood], context: Any) -> list[Bred | None]:
+def bred_broods(broods: Sequence[Brood], context: Any, laid: list | None = None) -> list[Bred | None]:
     """Every brood of a chunk bred (:func:`evo.ga.brood.breed_many`: the pair broods in one compiled
     call), nothing simulated yet: one :class:`Bred` per brood, or None where its breeding fails (its job
-    breeds it again and meets the same error there, in order)."""
+    breeds it again and meets the same error there, in order). ``laid``: as ``breed_many``'s."""
     made = breed_many(
-        broods, context.genome, context.ga, world=context.spec.world, settings=context.breed_settings
+        broods,
+        context.genome,
+        context.ga,
+        world=context.spec.world,
+        settings=context.breed_settings,
+        laid=laid,
     )
     return [None if children is None else Bred(children) for children in made]
 

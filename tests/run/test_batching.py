@@ -140,6 +140,42 @@ def test_prepared_broods_hold_the_children_breed_makes_and_the_scores_or_traject
     assert batched > 0
 
 
+def test_children_the_compiled_brood_made_are_simulated_from_its_arrays_laid_end_to_end(monkeypatch):
+    """Every child to simulate came out of the chunk's compiled breeding call: ``lane_runs`` gets that
+    call's arrays (:class:`evo.sim.laid.Laid`) and each child's row in them; generation 0's random
+    creatures, bred in Python, are simulated from the creatures themselves."""
+    from evo.sim.laid import Laid
+
+    seen: list = []
+    real = batching.lane_runs
+
+    def noted(creatures, *args, laid=None, **kwargs):
+        seen.append((list(creatures), laid))
+        return real(creatures, *args, laid=laid, **kwargs)
+
+    monkeypatch.setattr(batching, "lane_runs", noted)
+    broods, c = broods_of_a_converged_population()
+    context = BreedContext(c.evaluation_spec(), c.genome, c.ga)
+    batching.prepare_broods(broods, context)
+    ((creatures, (record, rows)),) = seen
+    assert len(rows) == len(creatures) > MIN_LANES
+    for child, row in zip(creatures, rows.tolist(), strict=True):
+        alone = Laid.of([child])
+        for name in ("positions", "link_a", "link_b", "rest", "alpha", "cos_phi", "omega", "beta", "theta0"):
+            part = getattr(record, name)
+            if name in ("positions",):
+                part = part[record.mass_at[row] : record.mass_at[row + 1]]
+            elif part.size == record.masses.size:
+                part = part[row : row + 1]
+            else:
+                part = part[record.link_at[row] : record.link_at[row + 1]]
+            assert np.array_equal(part, getattr(alone, name)), name
+    seen.clear()
+    first = Evolution(c.loop_settings()).ask().broods  # random creatures
+    batching.prepare_broods(list(first), context)
+    assert [laid for _, laid in seen] == [None]
+
+
 @fitness_plugin("rightward", weights=(1.0,), record_every=10)
 def rightward(result, *, settle_frames: int = 0) -> float:
     """Centroid x displacement (px) from frame `settle_frames` to the end."""

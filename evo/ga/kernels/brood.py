@@ -251,11 +251,17 @@ def _compiled_parents(parents: Sequence[Creature], mutate: Sequence[bool], seed:
     return all(getattr(p, "has_default_physics", False) and p.link_a.dtype == np.int64 for p in parents)
 
 
-def compiled_broods(broods: Sequence, ops: Operators) -> list[list[Creature | None] | None]:
+def compiled_broods(
+    broods: Sequence, ops: Operators, laid: list | None = None
+) -> list[list[Creature | None] | None]:
     """:func:`compiled_children` of every PAIR brood of ``broods`` (objects with ``seed``, ``parents``,
     ``mate`` and ``mutate``), bred in one compiled call: the same children, array for array, without a
     compiled call and its argument checks per brood. None for a brood the compiled path does not apply
-    to or bails out of (the caller breeds it in Python, as :func:`evo.ga.brood.breed` does)."""
+    to or bails out of (the caller breeds it in Python, as :func:`evo.ga.brood.breed` does).
+
+    With ``laid`` (a list), the new children's arrays end to end are appended to it, as they come out of
+    the compiled call: (:class:`evo.sim.laid.Laid`, and per brood its children's rows in it, None for an
+    unchanged copy; None for a brood not bred here)."""
     out: list[list[Creature | None] | None] = [None] * len(broods)
     rows: dict[int, int] = {}  # a parent of many broods goes in once
     creatures: list[Creature] = []
@@ -287,6 +293,8 @@ def compiled_broods(broods: Sequence, ops: Operators) -> list[list[Creature | No
     lim = ops.limits
     apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
     counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
+    rows: list[list[int | None] | None] = [None] * len(broods)
+    templates: list[Creature] = []
     i = j = c = 0
     for index, good, (_, mate, *mutated) in zip(picked, ok.tolist(), flags, strict=True):
         if not good:
@@ -294,16 +302,24 @@ def compiled_broods(broods: Sequence, ops: Operators) -> list[list[Creature | No
         parents = broods[index].parents
         world = parents[0].world if mate else None
         kids: list[Creature | None] = []
+        rows[index] = at = []
         for k, template in enumerate(parents):
             if not (mate or mutated[k]):
                 kids.append(None)
+                at.append(None)
                 continue
+            at.append(c)
+            templates.append(template)
             (n, m), (omega, beta) = counts[c], wave_values[c]
             # copies: a view would keep the whole chunk's arrays alive as long as any one child lives
             own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
             kids.append(assemble(*own, omega, beta, renumbered_flags[c], template, world))
             i, j, c = i + n, j + m, c + 1
         out[index] = kids
+    if laid is not None:
+        from evo.sim.laid import Laid
+
+        laid.append((Laid.of_children(sizes, positions, links, genes, waves, templates), rows))
     return out
 
 

@@ -277,3 +277,40 @@ def test_breed_many_gives_what_breed_gives_and_none_where_breed_raises():
             assert children is not None and len(children) == len(expected)
             for x, y in zip(children, expected, strict=True):
                 assert_same_creature(x, y)
+
+
+def test_the_chunk_s_children_come_laid_end_to_end_row_by_row_as_they_stand():
+    """``compiled_broods(..., laid)`` lays the children it made end to end, a row each, in the order it
+    made them; ``breed_many`` passes that on (rows by brood; none for a brood bred in Python) where the
+    children stand as made, and lays nothing out where the world's ground may lift them."""
+    from evo.ga.brood import RANDOM, breed_many
+    from evo.sim import World
+    from evo.sim.laid import Laid
+
+    genome, ga = GenomeSection(), GASection()
+    ops = BreedSettings.of(genome, ga).compiled
+    broods = mixed_broods(genome, ga)
+    laid: list = []
+    made = brood_kernels.compiled_broods(broods, ops, laid)
+    ((record, rows),) = laid
+    kids = [kid for children in made if children for kid in children if kid is not None]
+    order = [row for at in rows if at for row in at if row is not None]
+    assert order == list(range(len(kids))) == list(range(record.masses.size))
+    for children, at in zip(made, rows, strict=True):
+        assert (children is None) == (at is None)
+        for kid, row in zip(children or (), at or (), strict=True):
+            assert (kid is None) == (row is None)
+    expected = Laid.of(kids)
+    for name, array in expected._asdict().items():
+        assert getattr(record, name).dtype == array.dtype, name
+        assert np.array_equal(getattr(record, name), array), name
+    broods.insert(0, Brood(RANDOM, 41, (), False, (False,), (1,)))  # bred in Python: no rows
+    found: list = []
+    again = breed_many(broods, genome, ga, world=World(), laid=found)
+    ((record, rows),) = found
+    assert rows[0] is None and rows[4] is None and again[0] is not None and again[4] is not None
+    assert [row for at in rows if at for row in at if row is not None] == list(range(len(kids)))
+    hills = World(ground={"type": "hills", "amplitude": 12.0, "wavelength": 150.0})
+    nothing: list = []
+    breed_many(broods, genome, ga, world=hills, laid=nothing)
+    assert nothing == []
