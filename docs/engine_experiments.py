@@ -14,7 +14,8 @@ twelve, how long a generation of the fork pool and of the local dask cluster wai
 from round thirteen, whole runs at 1 to 8 workers of both backends and their folders' digest (the same
 on every machine it was run on), and where a cold compile of the brood spends its CPU; and, from round
 fourteen, the local dask cluster started while the first generations run against started before them;
-and, from round sixteen, a run's kernel calls on two threads with the reader running some of them.
+and, from round sixteen, a run's kernel calls on two threads with the reader running some of them; and,
+from round seventeen, where those calls lose on two threads against two processes.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -32,6 +33,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py compile      # the brood's cold compile by function (thirteen)
     .venv/bin/python docs/engine_experiments.py early-start [ROUNDS]  # dask started meanwhile (fourteen)
     .venv/bin/python docs/engine_experiments.py lane-threads [ROUNDS]  # the reader runs calls (sixteen)
+    .venv/bin/python docs/engine_experiments.py lane-losses [ROUNDS]  # threads against processes (17)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1005,6 +1007,88 @@ def lane_threads(config, tmp: Path, rounds: int = 3) -> None:
         )
 
 
+def lane_losses(config, tmp: Path, rounds: int = 3) -> None:
+    """Round seventeen: where a run's kernel calls lose on two lane threads, against the same calls in two
+    processes. Each generation's children through ``lane_runs`` on one thread and on two (``rounds``
+    interleaved rounds, summed over the generations, the least round): the span; the cut (from the call
+    of ``lane_runs`` to its calls cut), when each thread starts its first call after the cut, how far
+    apart they end, the calls' summed time against one thread's; then the calls split in two halves of
+    equal measured time run by two processes, with a barrier after each generation and without
+    (:func:`evo.bench.engine.process_halves_speedup`)."""
+    import threading
+
+    import evo.sim.batch as batch
+    from evo.bench.engine import laid_out, process_halves_speedup, run_record_every
+
+    children = generation_children(config)
+    laid = laid_out(children)  # as the run has them (round seventeen)
+    every = run_record_every(config)
+    real_run, real_cut = batch._run_euler, batch._kernel_calls
+    me = threading.get_ident()
+    calls: list[tuple[int, float, float]] = []
+    cut_at: list[float] = []
+
+    def noted(*args: Any) -> Any:
+        start = time.perf_counter()
+        out = real_run(*args)
+        calls.append((threading.get_ident(), start, time.perf_counter()))
+        return out
+
+    def cut(*args: Any) -> Any:
+        out = real_cut(*args)
+        cut_at.append(time.perf_counter())
+        return out
+
+    def bare(threads: Any) -> dict[str, float]:
+        seen = dict.fromkeys(("span", "cut", "reader", "lane", "apart", "calls"), 0.0)
+        for generation, rows in zip(children, laid, strict=True):
+            calls.clear()
+            start = time.perf_counter()
+            _, made = batch.lane_runs(
+                generation, config.world, config.evaluation.frames, every, threads=threads, laid=rows
+            )
+            for _ in made:
+                pass
+            seen["span"] += time.perf_counter() - start
+            seen["cut"] += cut_at[-1] - start
+            seen["calls"] += sum(ended - begun for _, begun, ended in calls)
+            firsts: dict[int, float] = {}
+            ends: dict[int, float] = {}
+            for thread, begun, ended in calls:
+                firsts[thread] = min(firsts.get(thread, begun), begun)
+                ends[thread] = max(ends.get(thread, ended), ended)
+            seen["reader"] += firsts.get(me, cut_at[-1]) - cut_at[-1]
+            seen["lane"] += sum(at - cut_at[-1] for thread, at in firsts.items() if thread != me)
+            if len(ends) == 2:
+                seen["apart"] += max(ends.values()) - min(ends.values())
+        return seen
+
+    runs: dict[str, list[dict[str, float]]] = {"one thread": [], "two threads": []}
+    with batch.LaneThreads(2) as lanes:
+        batch._run_euler, batch._kernel_calls = noted, cut
+        try:
+            for _ in range(rounds):
+                runs["one thread"].append(bare(None))
+                runs["two threads"].append(bare(lanes))
+        finally:
+            batch._run_euler, batch._kernel_calls = real_run, real_cut
+    one, two = (min(seen, key=lambda s: s["span"]) for seen in runs.values())
+    print(
+        f"one thread: span {one['span']:.3f} s, the cut {one['cut']:.3f} s, calls {one['calls']:.3f} s;"
+        f" two lane threads: span {two['span']:.3f} s ({one['span'] / two['span']:.2f}x), the cut"
+        f" {two['cut']:.3f} s, then the reader's first call after {two['reader']:.3f} s, the lane thread's"
+        f" after {two['lane']:.3f} s, the threads end {two['apart']:.3f} s apart, calls {two['calls']:.3f} s"
+        f" ({two['calls'] / one['calls']:.3f}x one thread's); least span of {rounds}, summed over"
+        f" {len(children)} generations"
+    )
+    synced = process_halves_speedup(config, children, rounds)
+    free = process_halves_speedup(config, children, rounds, barrier=False)
+    print(
+        f"the calls in two processes, halves of equal measured time: {synced:.3f}x with a barrier after"
+        f" each generation, {free:.3f}x without (least of {rounds})"
+    )
+
+
 def _three_gaps(config, tmp: Path) -> None:
     for _ in range(3):
         gaps(config, tmp)
@@ -1041,8 +1125,9 @@ def main() -> None:
         "workers": workers,
         "early-start": early_start,
         "lane-threads": lane_threads,
+        "lane-losses": lane_losses,
     }
-    counted = ("workers", "early-start", "lane-threads")  # these take a count of rounds
+    counted = ("workers", "early-start", "lane-threads", "lane-losses")  # these take a count of rounds
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:

@@ -29,8 +29,8 @@ from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
 
 __all__ = [
-    "cpu_parts", "engine_section", "generation_children", "lane_threads_speedup", "run_record_every",
-    "shipping_share", "whole_run",
+    "balanced_halves", "cpu_parts", "engine_section", "generation_children", "laid_out",
+    "lane_threads_speedup", "process_halves_speedup", "run_record_every", "shipping_share", "whole_run",
 ]  # fmt: skip
 
 GENERATIONS = 120  # examples/walkers.toml whole, as issue 29's target 1 is stated
@@ -105,22 +105,38 @@ def run_record_every(config) -> float:
     return load_ref(config.plugin).record_every
 
 
+def laid_out(generations: list[list]) -> list:
+    """Each generation's children laid end to end with their rows (:class:`evo.sim.laid.Laid`), as a run
+    hands them to its lanes: from generation 1 on, where every child is at rest, free and of the applet's
+    physics (as the compiled brood makes them); None for the others."""
+    from evo.sim.laid import Laid
+
+    def fits(c: Any) -> bool:
+        return c.has_default_physics and not c.velocities.any() and not c.fixed.any()
+
+    return [
+        (Laid.of(children), np.arange(len(children))) if g and children and all(map(fits, children)) else None
+        for g, children in enumerate(generations)
+    ]
+
+
 def lane_threads_speedup(config, generations: list[list], repeats: int) -> float:
     """How much faster two lane threads run a run's kernel calls alone than one thread: wall seconds of
-    each generation's children through :func:`evo.sim.batch.lane_runs` (recording as the run does), cut
-    for one thread and run in this one, over the same cut for two lane threads and run on them, least of
-    ``repeats`` interleaved. No Python runs between the calls: the most the ``threads`` backend's second
-    worker can give a run of this design on this machine (the children a run simulates one by one are
-    left out of both)."""
+    each generation's children through :func:`evo.sim.batch.lane_runs` (recording as the run does, from
+    their arrays laid end to end as the run has them: :func:`laid_out`), cut for one thread and run in
+    this one, over the same cut for two lane threads and run on them, least of ``repeats`` interleaved.
+    No Python runs between the calls: the most the ``threads`` backend's second worker can give a run of
+    this design on this machine (the children a run simulates one by one are left out of both)."""
     from evo.sim.batch import LaneThreads, lane_runs
 
     every = run_record_every(config)
     world, frames = config.world, config.evaluation.frames
+    laid = laid_out(generations)
 
     def run(threads: Any, children_of: list[list]) -> float:
         start = time.perf_counter()
-        for children in children_of:
-            _, calls = lane_runs(children, world, frames, every, threads=threads)
+        for children, rows in zip(children_of, laid, strict=False):
+            _, calls = lane_runs(children, world, frames, every, threads=threads, laid=rows)
             for _ in calls:
                 pass
         return time.perf_counter() - start
@@ -132,6 +148,93 @@ def lane_threads_speedup(config, generations: list[list], repeats: int) -> float
             alone = min(alone, run(None, generations))
             two = min(two, run(pool, generations))
     return alone / two
+
+
+def balanced_halves(costs: list[float]) -> tuple[list[int], list[int]]:
+    """The positions of ``costs`` in two halves of near-equal sums: the costliest first, each to the half
+    with the smaller sum so far (ties to the first), each half in the order its positions were given."""
+    halves: tuple[list[int], list[int]] = ([], [])
+    sums = [0.0, 0.0]
+    for at in sorted(range(len(costs)), key=lambda k: -costs[k]):
+        half = 0 if sums[0] <= sums[1] else 1
+        halves[half].append(at)
+        sums[half] += costs[at]
+    return sorted(halves[0]), sorted(halves[1])
+
+
+def _run_half(calls: list[list], world: Any, steps: tuple[int, int], start: Any, between: Any) -> None:
+    """In a forked process: each generation's kernel calls of one half, ``between`` (a barrier of the
+    two halves) passed after each generation, once ``start`` (the parent's barrier) is passed."""
+    start.wait()
+    for generation in calls:
+        for run, batch, rows in generation:
+            run(batch, world, *steps, *rows)
+        if between is not None:
+            between.wait()
+
+
+def process_halves_speedup(config, generations: list[list], repeats: int, *, barrier: bool = True) -> float:
+    """How much faster two processes run a run's kernel calls than one, with nothing but a barrier after
+    each generation between them (none without ``barrier``): each generation's kernel calls, cut for two
+    threads as the ``threads`` backend cuts them, split into two halves balanced on their times measured
+    here (:func:`balanced_halves`), against the calls cut for one thread run in this process; wall
+    seconds, least of ``repeats`` interleaved. No GIL, no cut, no Python between the calls: about the
+    most any design whose generations wait for their children gets from a second core of this machine on
+    these calls."""
+    import multiprocessing
+
+    from evo.sim.batch import _kernel_calls, _rows, lane_runs, steps_for
+
+    every = run_record_every(config)
+    world, frames = config.world, config.evaluation.frames
+    steps = (steps_for(frames, world.dt), steps_for(every, world.dt, "record_every"))
+    laid = laid_out(generations)
+    cut = [
+        [
+            (run, [children[k] for k in members], _rows(rows, members))
+            for run, members in _kernel_calls(children, world, 2, rows)[1]
+        ]
+        for children, rows in zip(generations, laid, strict=True)
+    ]
+    for run, batch, _ in cut[0][:1]:  # compiled (or loaded) before the timing
+        run(batch[:8], world, *steps)
+    halves: tuple[list, list] = ([], [])
+    for calls in cut:  # each call timed once, then the generation's calls split by those times
+        costs = []
+        for run, batch, rows in calls:
+            start = time.perf_counter()
+            run(batch, world, *steps, *rows)
+            costs.append(time.perf_counter() - start)
+        for half, positions in zip(halves, balanced_halves(costs), strict=True):
+            half.append([calls[at] for at in positions])
+
+    def alone() -> float:
+        start = time.perf_counter()
+        for children, rows in zip(generations, laid, strict=True):
+            for _ in lane_runs(children, world, frames, every, laid=rows)[1]:
+                pass
+        return time.perf_counter() - start
+
+    fork = multiprocessing.get_context("fork")
+
+    def two() -> float:
+        start, between = fork.Barrier(3), fork.Barrier(2) if barrier else None
+        processes = [
+            fork.Process(target=_run_half, args=(half, world, steps, start, between)) for half in halves
+        ]
+        for process in processes:
+            process.start()
+        start.wait()
+        began = time.perf_counter()
+        for process in processes:
+            process.join()
+        return time.perf_counter() - began
+
+    one = both = float("inf")
+    for _ in range(repeats):
+        one = min(one, alone())
+        both = min(both, two())
+    return one / both
 
 
 def _kernel_cpu(config, children: list, out: Any) -> None:
@@ -408,6 +511,7 @@ def engine_section(args: argparse.Namespace):
                 config, [c for generation in children[1:] for c in generation], repeats
             )
             threaded = lane_threads_speedup(config, children, repeats)
+            in_processes = process_halves_speedup(config, children, repeats)
             runs = _runs(config, repeats, Path(tmp) / label, kinds)
             row = {"evaluations": evaluations, "kernel_cpu_s": kernel} | {
                 f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
@@ -422,6 +526,7 @@ def engine_section(args: argparse.Namespace):
             row["fork_vs_one_wall"] = runs["one"]["wall"] / runs["fork"]["wall"]
             row["two_kernels_vs_one_cpu"] = concurrent
             row["lane_threads_speedup"] = threaded
+            row["process_halves_speedup"] = in_processes
             digests = {seen["digest"] for seen in runs.values()}
             row["identical_folders"] = len(digests) == 1
             lines.append(
@@ -486,6 +591,20 @@ def engine_section(args: argparse.Namespace):
                 f" as fast on two lane threads as on one (nothing between them); with the rest of 1 worker's"
                 f" CPU but the files ({100 * serial:.0f} %: breeding, scoring, ask, tell) on the main thread"
                 f" between them, Amdahl's law gives {row['two_threads_amdahl']:.2f} x"
+            )
+            # the serial share s at which 1 / (s + (1 - s) / p) is the target's 1.85 x
+            needed = (1 / 1.85 - 1 / in_processes) / (1 - 1 / in_processes) if in_processes > 1.85 else 0.0
+            row["two_workers_serial_share_needed"] = needed
+            lines.append(
+                f"  target 2's ceiling on this machine: the same kernel calls, each generation's split in two"
+                f" halves of equal measured time, run {in_processes:.2f} x as fast in two processes as in"
+                f" one, with nothing but a barrier between generations (no GIL, no cut, no Python); "
+                + (
+                    f"a run whose kernel calls scale so reaches 1.85 x with at most {100 * needed:.1f} % of"
+                    f" 1 worker's CPU serial ({100 * serial:.0f} % here)"
+                    if needed > 0
+                    else "even the kernel calls alone do not reach 1.85 x here"
+                )
             )
             out[label] = row
     out["shipping"] = ship = shipping_share(walkers.replace(run={"generations": generations}))

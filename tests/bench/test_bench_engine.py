@@ -43,6 +43,15 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert math.isclose(
             row["two_threads_amdahl"], 1 / (serial + on_threads / row["lane_threads_speedup"])
         )
+        # and on this machine: the same calls in two processes, halves of equal measured time; the serial
+        # share at which Amdahl's law with that speed-up gives the target's 1.85 x
+        speedup = row["process_halves_speedup"]
+        assert speedup > 0, row
+        needed = row["two_workers_serial_share_needed"]
+        if speedup > 1.85:
+            assert 0 < needed < 1 and math.isclose(1 / (needed + (1 - needed) / speedup), 1.85), row
+        else:
+            assert needed == 0, row
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
     walkers = fields["walkers"]
@@ -70,3 +79,15 @@ def test_generation_children_are_the_creatures_of_each_generation_in_order():
     assert all(0 < len(children) <= 6 for children in generations[1:])
     again = engine.generation_children(config)
     assert again[2][0].positions.tobytes() == generations[2][0].positions.tobytes()
+
+
+def test_balanced_halves_cover_every_call_once_costliest_first_to_the_lighter_half():
+    costs = [5.0, 1.0, 4.0, 3.0, 3.0, 2.0]
+    first, second = engine.balanced_halves(costs)
+    assert sorted(first + second) == list(range(len(costs)))  # each call once
+    assert first == sorted(first) and second == sorted(second)  # in the order the calls were given
+    # 5 first (5, 0); 4 second (5, 4); the first 3 second (5, 7); the other 3 first (8, 7); 2 second
+    # (8, 9); 1 first (9, 9)
+    assert (first, second) == ([0, 1, 4], [2, 3, 5])
+    assert engine.balanced_halves([]) == ([], [])
+    assert engine.balanced_halves([1.0]) == ([0], [])  # a tie goes to the first half
