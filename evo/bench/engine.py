@@ -162,15 +162,19 @@ def balanced_halves(costs: list[float]) -> tuple[list[int], list[int]]:
     return sorted(halves[0]), sorted(halves[1])
 
 
-def _run_half(calls: list[list], world: Any, steps: tuple[int, int], start: Any, between: Any) -> None:
+def _run_half(
+    calls: list[list], world: Any, steps: tuple[int, int], start: Any, between: Any, out: Any
+) -> None:
     """In a forked process: each generation's kernel calls of one half, ``between`` (a barrier of the
-    two halves) passed after each generation, once ``start`` (the parent's barrier) is passed."""
+    two halves) passed after each generation, once ``start`` (the parent's barrier) is passed; then the
+    time it ended (``time.perf_counter``, one clock for every process) sent on ``out``."""
     start.wait()
     for generation in calls:
         for run, batch, rows in generation:
             run(batch, world, *steps, *rows)
         if between is not None:
             between.wait()
+    out.send(time.perf_counter())
 
 
 def process_halves_speedup(config, generations: list[list], repeats: int, *, barrier: bool = True) -> float:
@@ -217,18 +221,21 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
 
     fork = multiprocessing.get_context("fork")
 
-    def two() -> float:
+    def two() -> float:  # from the start barrier to the later half's end (not the processes' exits)
         start, between = fork.Barrier(3), fork.Barrier(2) if barrier else None
+        pipes = [fork.Pipe(duplex=False) for _ in halves]
         processes = [
-            fork.Process(target=_run_half, args=(half, world, steps, start, between)) for half in halves
+            fork.Process(target=_run_half, args=(half, world, steps, start, between, sending))
+            for half, (_, sending) in zip(halves, pipes, strict=True)
         ]
         for process in processes:
             process.start()
         start.wait()
         began = time.perf_counter()
+        ended = max(receiving.recv() for receiving, _ in pipes)
         for process in processes:
             process.join()
-        return time.perf_counter() - began
+        return ended - began
 
     one = both = float("inf")
     for _ in range(repeats):
