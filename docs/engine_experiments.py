@@ -1008,7 +1008,9 @@ def lane_threads(config, tmp: Path, rounds: int = 3) -> None:
 
 
 def lane_losses(config, tmp: Path, rounds: int = 3) -> None:
-    """Round seventeen: where a run's kernel calls lose on two lane threads, against the same calls in two
+    """Round seventeen: the Python a generation's lanes take (the cut into calls and each call's packing,
+    from the creatures and from their arrays laid end to end as a run now has them, least of ``rounds``);
+    then where a run's kernel calls lose on two lane threads, against the same calls in two
     processes. Each generation's children through ``lane_runs`` on one thread and on two (``rounds``
     interleaved rounds, summed over the generations, the least round): the span; the cut (from the call
     of ``lane_runs`` to its calls cut), when each thread starts its first call after the cut, how far
@@ -1024,6 +1026,24 @@ def lane_losses(config, tmp: Path, rounds: int = 3) -> None:
     laid = laid_out(children)  # as the run has them (round seventeen)
     every = run_record_every(config)
     real_run, real_cut = batch._run_euler, batch._kernel_calls
+
+    def packing(laid_out_too: bool) -> float:  # ms per generation
+        start = time.perf_counter()
+        for generation, rows in zip(children, laid, strict=True):
+            rows = rows if laid_out_too else None
+            for _, members in real_cut(generation, config.world, 2, rows)[1]:
+                if rows is None:
+                    batch._pack([generation[k] for k in members], config.world, general=False)
+                else:
+                    rows[0].pack(rows[1][members])
+        return 1e3 * (time.perf_counter() - start) / len(children)
+
+    alone = min(packing(False) for _ in range(rounds))
+    laid_too = min(packing(True) for _ in range(rounds))
+    print(
+        f"a generation's lanes, cut for two threads and packed: {alone:.3f} ms from the creatures,"
+        f" {laid_too:.3f} ms from their arrays laid end to end (least of {rounds})"
+    )
     me = threading.get_ident()
     calls: list[tuple[int, float, float]] = []
     cut_at: list[float] = []
