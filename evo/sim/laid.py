@@ -80,7 +80,18 @@ class Laid(NamedTuple):
 
     @classmethod
     def of(cls, creatures: Sequence[Creature]) -> Laid:
-        """``creatures`` (at rest, none fixed, the applet's physics) laid end to end."""
+        """``creatures`` laid end to end.
+
+        Raises:
+            ValueError: a creature that moves at frame 0, has a fixed mass or other physics than the
+                applet's (a Laid holds none of those).
+        """
+        for k, c in enumerate(creatures):
+            if c.velocities.any() or c.fixed.any() or not c.has_default_physics:
+                raise ValueError(
+                    f"creature {k} ({c.name!r}) is not at rest, free and of the applet's physics: it cannot"
+                    " be laid out"
+                )
         sizes = np.array([(c.n_masses, c.n_links) for c in creatures], dtype=np.int64).reshape(-1, 2)
         return cls.of_children(
             sizes,

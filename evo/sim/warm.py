@@ -102,13 +102,10 @@ def warm_kernel(name: str) -> None:
     world = World(integrator=integrator)
     creature = tiny_creature(1.0 if unit else 2.0)
     if lanes:  # and the lanes cut and packed from creatures laid end to end, as a run's children are
-        batch = [creature] * MIN_LANES
-        simulate_batch(batch, world, 2 * world.dt, record_every=world.dt)
-        at_rest = [
-            c.replace(velocities=np.zeros_like(c.velocities), fixed=np.zeros_like(c.fixed)) for c in batch
-        ]
-        laid = (Laid.of(at_rest), np.arange(MIN_LANES))
-        for _ in lane_runs(at_rest, world, 2 * world.dt, world.dt, laid=laid)[1]:
+        simulate_batch([creature] * MIN_LANES, world, 2 * world.dt, record_every=world.dt)
+        laid_out = [tiny_creature()] * MIN_LANES  # what a Laid holds: the applet's physics
+        laid = (Laid.of(laid_out), np.arange(MIN_LANES))
+        for _ in lane_runs(laid_out, world, 2 * world.dt, world.dt, laid=laid)[1]:
             pass
     else:
         simulate(creature, world, 2 * world.dt, record_every=world.dt)

@@ -109,3 +109,16 @@ def test_lane_runs_pack_from_the_laid_arrays_not_from_the_creatures(monkeypatch)
 
     assert np.array_equal(last_positions(moved, laid=laid), last_positions(creatures))
     assert not np.array_equal(last_positions(moved), last_positions(creatures))
+
+
+def test_only_creatures_at_rest_free_and_of_the_applet_s_physics_are_laid_out():
+    creature = at_rest(7, 1)[0]
+    n, m = creature.n_masses, creature.n_links
+    assert Laid.of([creature]).masses.tolist() == [n]
+    for odd in (
+        creature.replace(velocities=np.ones((n, 2))),
+        creature.replace(fixed=np.eye(1, n, dtype=bool)[0]),
+        creature.replace(stiffness=np.full(m, 2.0)),
+    ):
+        with pytest.raises(ValueError, match="creature 1 .* cannot be laid out"):
+            Laid.of([creature, odd])

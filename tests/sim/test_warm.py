@@ -150,3 +150,18 @@ def test_compile_processes_read_and_write_numbas_cache_one_at_a_time(monkeypatch
     cache._load_index = lambda: events.append("index read") or {"key": "f.1"}
     IndexDataCacheFile.load(cache, "key")
     assert events == ["lock", "index read", "f.1 read", "unlock"]
+
+
+def test_every_kernel_in_lanes_is_warmed_with_the_lanes_cut_and_packed_from_laid_out_creatures():
+    """A lanes task runs the kernel from creatures and from a Laid (a run's children come laid out), so
+    the Laid's two kernels are compiled with it; the task names them for the cache check."""
+    from evo.sim.kernels import laid
+    from evo.sim.warm import KERNELS, _kernel_functions, warm_kernel
+
+    in_lanes = [name for name, (_, _, lanes) in KERNELS.items() if lanes]
+    assert len(in_lanes) == 2
+    for name in in_lanes:
+        warm_kernel(name)
+        assert laid.first_alike in _kernel_functions(name)
+    assert laid.first_alike.signatures and laid.pack_rows.signatures
+    assert laid.pack_rows in _kernel_functions("the Euler kernel in lanes")
