@@ -606,7 +606,12 @@ def lanes_of(packed: dict[str, np.ndarray], max_speed2: np.ndarray) -> _lanes.La
 
 
 def _run_euler(
-    creatures: list[Creature], world: World, n_steps: int, stride: int, laid: Any = None, rows: Any = None
+    creatures: list[Creature],
+    world: World,
+    n_steps: int,
+    stride: int,
+    laid: Any = None,
+    rows: np.ndarray | None = None,
 ) -> _lanes.LaneRecords:
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch; packed from
     ``laid``'s ``rows`` (the creatures' rows in a :class:`evo.sim.laid.Laid`) when given."""
@@ -619,7 +624,12 @@ def _run_euler(
 
 
 def _run_explicit(
-    creatures: list[Creature], world: World, n_steps: int, stride: int, laid: Any = None, rows: Any = None
+    creatures: list[Creature],
+    world: World,
+    n_steps: int,
+    stride: int,
+    laid: Any = None,
+    rows: np.ndarray | None = None,
 ) -> _lanes.LaneRecords:
     """The general explicit kernel (any physics, soda or penalty contact) on one batch (packed from the
     creatures, ``laid`` or not)."""

@@ -93,11 +93,12 @@ class Laid(NamedTuple):
                     " be laid out"
                 )
         sizes = np.array([(c.n_masses, c.n_links) for c in creatures], dtype=np.int64).reshape(-1, 2)
+        none = [np.zeros((0, 2)), np.zeros((2, 0), np.int64), np.zeros((3, 0))]  # for no creature at all
         return cls.of_children(
             sizes,
-            np.concatenate([c.positions for c in creatures]).reshape(-1, 2),
-            np.concatenate([np.stack([c.link_a, c.link_b]) for c in creatures], axis=1).reshape(2, -1),
-            np.concatenate([np.stack([c.rest, c.alpha, c.phi]) for c in creatures], axis=1).reshape(3, -1),
+            np.concatenate([none[0], *(c.positions for c in creatures)]),
+            np.concatenate([none[1], *(np.stack([c.link_a, c.link_b]) for c in creatures)], axis=1),
+            np.concatenate([none[2], *(np.stack([c.rest, c.alpha, c.phi]) for c in creatures)], axis=1),
             np.array([(c.omega, c.beta) for c in creatures], dtype=np.float64).reshape(-1, 2),
             creatures,
         )

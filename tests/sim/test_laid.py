@@ -122,3 +122,9 @@ def test_only_creatures_at_rest_free_and_of_the_applet_s_physics_are_laid_out():
     ):
         with pytest.raises(ValueError, match="creature 1 .* cannot be laid out"):
             Laid.of([creature, odd])
+
+
+def test_no_creatures_lay_out_as_empty_arrays():
+    laid = Laid.of([])
+    assert laid.masses.shape == (0,) and laid.positions.shape == (0, 2) and laid.link_a.shape == (0,)
+    assert laid.mass_at.tolist() == [0] and laid.calls(np.zeros(0, np.int64)) == []

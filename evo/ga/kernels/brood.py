@@ -293,7 +293,7 @@ def compiled_broods(
     lim = ops.limits
     apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
     counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
-    rows: list[list[int | None] | None] = [None] * len(broods)
+    child_rows: list[list[int | None] | None] = [None] * len(broods)  # each child's row in the Laid
     templates: list[Creature] = []
     i = j = c = 0
     for index, good, (_, mate, *mutated) in zip(picked, ok.tolist(), flags, strict=True):
@@ -302,7 +302,7 @@ def compiled_broods(
         parents = broods[index].parents
         world = parents[0].world if mate else None
         kids: list[Creature | None] = []
-        rows[index] = at = []
+        child_rows[index] = at = []
         for k, template in enumerate(parents):
             if not (mate or mutated[k]):
                 kids.append(None)
@@ -319,7 +319,7 @@ def compiled_broods(
     if laid is not None:
         from evo.sim.laid import Laid
 
-        laid.append((Laid.of_children(sizes, positions, links, genes, waves, templates), rows))
+        laid.append((Laid.of_children(sizes, positions, links, genes, waves, templates), child_rows))
     return out
 
 
