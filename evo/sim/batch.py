@@ -486,7 +486,32 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
         np.cos(phi),
         np.sin(phi),
     )
-    packed = {
+    waves = (
+        np.array([c.omega for c in creatures], dtype=np.float64),
+        np.array([c.wave_phase for c in creatures], dtype=np.float64),
+        np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures]),
+        np.array([c.autoreverse for c in creatures], dtype=np.uint8),
+    )
+    packed = _packed_lanes((pos, vel, free, ends, genes, mass_of_row, uniform, uniform_b), *waves)
+    if general:  # S·k̄ and the dashpots of every link, 1/M of every mass, scattered as the lanes' genes
+        at_mass = (row, np.repeat(np.arange(lanes), masses))
+        at_link = _slots(links)
+        link = np.zeros((2, ends.shape[1], lanes))
+        link[0][at_link] = np.concatenate([c.stiffness for c in creatures]) * float(world.stiffness)
+        link[1][at_link] = np.concatenate([c.dashpot for c in creatures])
+        inv_mass = np.zeros((pos.shape[1], lanes))
+        inv_mass[at_mass] = 1.0 / np.concatenate([c.mass for c in creatures])
+        packed.update(link_k=link[0], dashpot=link[1], inv_mass=inv_mass)
+    return packed
+
+
+def _packed_lanes(
+    lanes: tuple, omega: np.ndarray, theta0: np.ndarray, sign: np.ndarray, autoreverse: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The Euler fast path's arrays by name from ``pack_lanes``' first eight results (``lanes``) and each
+    lane's wave: (lanes,) ``omega``, ``theta0``, ``sign`` and ``autoreverse``, and their wave leaders."""
+    pos, vel, free, ends, genes, mass_of_row, uniform, uniform_b = lanes
+    return {
         "pos": pos,
         "vel": vel,
         "free": free,
@@ -499,22 +524,12 @@ def _pack(creatures: list[Creature], world: World, general: bool) -> dict[str, n
         "amp": genes[1],
         "cos_phi": genes[2],
         "sin_phi": genes[3],
-        "omega": np.array([c.omega for c in creatures], dtype=np.float64),
-        "theta0": np.array([c.wave_phase for c in creatures], dtype=np.float64),
-        "sign": np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures]),
-        "autoreverse": np.array([c.autoreverse for c in creatures], dtype=np.uint8),
+        "omega": omega,
+        "theta0": theta0,
+        "sign": sign,
+        "autoreverse": autoreverse,
+        "wave_leader": _wave_leaders(omega, theta0, sign),
     }
-    if general:  # S·k̄ and the dashpots of every link, 1/M of every mass, scattered as the lanes' genes
-        at_mass = (row, np.repeat(np.arange(lanes), masses))
-        at_link = _slots(links)
-        link = np.zeros((2, ends.shape[1], lanes))
-        link[0][at_link] = np.concatenate([c.stiffness for c in creatures]) * float(world.stiffness)
-        link[1][at_link] = np.concatenate([c.dashpot for c in creatures])
-        inv_mass = np.zeros((pos.shape[1], lanes))
-        inv_mass[at_mass] = 1.0 / np.concatenate([c.mass for c in creatures])
-        packed.update(link_k=link[0], dashpot=link[1], inv_mass=inv_mass)
-    packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
-    return packed
 
 
 def _slots(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -624,15 +639,10 @@ def _run_euler(
 
 
 def _run_explicit(
-    creatures: list[Creature],
-    world: World,
-    n_steps: int,
-    stride: int,
-    laid: Any = None,
-    rows: np.ndarray | None = None,
+    creatures: list[Creature], world: World, n_steps: int, stride: int, *_laid: Any
 ) -> _lanes.LaneRecords:
-    """The general explicit kernel (any physics, soda or penalty contact) on one batch (packed from the
-    creatures, ``laid`` or not)."""
+    """The general explicit kernel (any physics, soda or penalty contact) on one batch, packed from the
+    creatures (a Laid and rows, :func:`_run_euler`'s, are taken and not read)."""
     p = _pack(creatures, world, general=True)
     segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evo.model import Creature
-from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES, _cut, _wave_leaders
+from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES, _cut, _packed_lanes
 from evo.sim.kernels import batch_euler as _batch_kernel
 from evo.sim.kernels.laid import first_alike, pack_rows
 from evo.sim.world import World
@@ -120,27 +120,9 @@ class Laid(NamedTuple):
     def pack(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """What ``evo.sim.batch._pack`` makes of the creatures ``rows`` (one per lane; the Euler fast
         path's arrays), array for array."""
-        pos, vel, free, ends, genes, mass_of_row, uniform, uniform_b, _ = pack_rows(
+        lanes = pack_rows(
             rows, self.masses, self.links, self.mass_at, self.link_at, self.positions, self.link_a,
             self.link_b, self.rest, self.alpha, self.beta, self.cos_phi, self.sin_phi,
         )  # fmt: skip
-        packed = {
-            "pos": pos,
-            "vel": vel,
-            "free": free,
-            "link_a": ends[0],
-            "link_b": ends[1],
-            "uniform": uniform,
-            "uniform_b": uniform_b,
-            "mass_of_row": mass_of_row,
-            "rest": genes[0],
-            "amp": genes[1],
-            "cos_phi": genes[2],
-            "sin_phi": genes[3],
-            "omega": self.omega[rows],
-            "theta0": self.theta0[rows],
-            "sign": self.sign[rows],
-            "autoreverse": self.autoreverse[rows],
-        }
-        packed["wave_leader"] = _wave_leaders(packed["omega"], packed["theta0"], packed["sign"])
-        return packed
+        waves = self.omega[rows], self.theta0[rows], self.sign[rows], self.autoreverse[rows]
+        return _packed_lanes(lanes[:8], *waves)
