@@ -13,6 +13,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -167,14 +168,21 @@ def _run_half(
 ) -> None:
     """In a forked process: each generation's kernel calls of one half, ``between`` (a barrier of the
     two halves) passed after each generation, once ``start`` (the parent's barrier) is passed; then the
-    time it ended (``time.perf_counter``, one clock for every process) sent on ``out``."""
-    start.wait()
-    for generation in calls:
-        for run, batch, rows in generation:
-            run(batch, world, *steps, *rows)
-        if between is not None:
-            between.wait()
-    out.send(time.perf_counter())
+    time it ended (``time.perf_counter``, one clock for every process) sent on ``out``, or None if it
+    failed (the barriers broken, so that no process waits for it)."""
+    try:
+        start.wait()
+        for generation in calls:
+            for run, batch, rows in generation:
+                run(batch, world, *steps, *rows)
+            if between is not None:
+                between.wait()
+        out.send(time.perf_counter())
+    except BaseException:
+        for barrier in (start, between):
+            if barrier is not None:
+                barrier.abort()
+        out.send(None)
 
 
 def process_halves_speedup(config, generations: list[list], repeats: int, *, barrier: bool = True) -> float:
@@ -230,12 +238,22 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
         ]
         for process in processes:
             process.start()
-        start.wait()
-        began = time.perf_counter()
-        ended = max(receiving.recv() for receiving, _ in pipes)
+        for _, sending in pipes:  # the processes' copies only: a process that dies ends its pipe
+            sending.close()
+        try:
+            start.wait(timeout=120)
+            began = time.perf_counter()
+            ends = [receiving.recv() for receiving, _ in pipes]
+        except (threading.BrokenBarrierError, EOFError):
+            ends = [None]
+        if None in ends:  # the other process may wait at a barrier for the one that died
+            for process in processes:
+                process.terminate()
         for process in processes:
             process.join()
-        return ended - began
+        if None in ends:
+            raise RuntimeError("a process running half of the kernel calls failed")
+        return max(ends) - began
 
     one = both = float("inf")
     for _ in range(repeats):

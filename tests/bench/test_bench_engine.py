@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+
+import pytest
 
 from evo.bench import engine
 
@@ -91,3 +94,24 @@ def test_balanced_halves_cover_every_call_once_costliest_first_to_the_lighter_ha
     assert (first, second) == ([0, 1, 4], [2, 3, 5])
     assert engine.balanced_halves([]) == ([], [])
     assert engine.balanced_halves([1.0]) == ([0], [])  # a tie goes to the first half
+
+
+def test_a_half_that_fails_in_its_process_is_an_error_not_a_hang(monkeypatch):
+    """A kernel call that raises in one of the two processes breaks the barriers and fails the
+    measurement with one error; the other process does not wait for it."""
+    from evo.bench.evolution import walkers_config
+    from evo.sim import batch
+
+    config = walkers_config(3).replace(run={"population": 24}, evaluation={"frames": 60})
+    children = engine.generation_children(config)
+    real = batch._run_euler
+    parent = os.getpid()
+
+    def fails_in_a_child(*args):
+        if os.getpid() != parent:
+            raise MemoryError("no room")
+        return real(*args)
+
+    monkeypatch.setattr(batch, "_run_euler", fails_in_a_child)
+    with pytest.raises(RuntimeError, match="half of the kernel calls failed"):
+        engine.process_halves_speedup(config, children, 1)
