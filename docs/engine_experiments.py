@@ -905,13 +905,14 @@ def compile_profile(repeats: int = 2) -> None:
 def _handed_to_a_pool(pool: Any) -> Any:
     """``evo.sim.batch._threaded`` as it was before round sixteen: every call handed to ``pool`` at once,
     the costliest first, the reader waiting for each in the cut's order."""
-    from evo.sim.batch import LaneCall, _members_cost
+    from evo.sim.batch import LaneCall, _members_cost, _rows
 
-    def threaded(cut, creatures, world, n_steps, stride, threads, count):
+    def threaded(cut, creatures, world, n_steps, stride, threads, count, laid=None):
         futures = [None] * len(cut)
         for at in sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1])):
             run, members = cut[at]
-            futures[at] = pool.submit(run, [creatures[k] for k in members], world, n_steps, stride)
+            batch = [creatures[k] for k in members]
+            futures[at] = pool.submit(run, batch, world, n_steps, stride, *_rows(laid, members))
         try:
             for (_, members), future in zip(cut, futures, strict=True):
                 yield LaneCall(members, future.result(), stride, world.dt)
