@@ -112,13 +112,28 @@ def laid_out(generations: list[list]) -> list:
     physics (as the compiled brood makes them); None for the others."""
     from evo.sim.laid import Laid
 
-    def fits(c: Any) -> bool:
-        return c.has_default_physics and not c.velocities.any() and not c.fixed.any()
-
     return [
-        (Laid.of(children), np.arange(len(children))) if g and children and all(map(fits, children)) else None
+        (Laid.of(children), np.arange(len(children)))
+        if g and children and all(map(Laid.holds, children))
+        else None
         for g, children in enumerate(generations)
     ]
+
+
+def _kernel_calls_seconds(config, generations: list[list], laid: list, threads: Any = None) -> float:
+    """Wall seconds of each generation's children through :func:`evo.sim.batch.lane_runs` (recording as
+    the run does, from ``laid``: :func:`laid_out`'s, one per generation), on ``threads`` (None: this one)."""
+    from evo.sim.batch import lane_runs
+
+    every = run_record_every(config)
+    start = time.perf_counter()
+    for children, rows in zip(generations, laid, strict=False):
+        _, calls = lane_runs(
+            children, config.world, config.evaluation.frames, every, threads=threads, laid=rows
+        )
+        for _ in calls:
+            pass
+    return time.perf_counter() - start
 
 
 def lane_threads_speedup(config, generations: list[list], repeats: int) -> float:
@@ -128,26 +143,15 @@ def lane_threads_speedup(config, generations: list[list], repeats: int) -> float
     this one, over the same cut for two lane threads and run on them, least of ``repeats`` interleaved.
     No Python runs between the calls: the most the ``threads`` backend's second worker can give a run of
     this design on this machine (the children a run simulates one by one are left out of both)."""
-    from evo.sim.batch import LaneThreads, lane_runs
+    from evo.sim.batch import LaneThreads
 
-    every = run_record_every(config)
-    world, frames = config.world, config.evaluation.frames
     laid = laid_out(generations)
-
-    def run(threads: Any, children_of: list[list]) -> float:
-        start = time.perf_counter()
-        for children, rows in zip(children_of, laid, strict=False):
-            _, calls = lane_runs(children, world, frames, every, threads=threads, laid=rows)
-            for _ in calls:
-                pass
-        return time.perf_counter() - start
-
     with LaneThreads(2) as pool:
-        run(pool, [generations[0][:16]])  # compiled (or loaded) before the timing
+        _kernel_calls_seconds(config, [generations[0][:16]], laid, pool)  # compiled (or loaded) first
         alone = two = float("inf")
         for _ in range(repeats):
-            alone = min(alone, run(None, generations))
-            two = min(two, run(pool, generations))
+            alone = min(alone, _kernel_calls_seconds(config, generations, laid))
+            two = min(two, _kernel_calls_seconds(config, generations, laid, pool))
     return alone / two
 
 
@@ -195,7 +199,7 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
     these calls."""
     import multiprocessing
 
-    from evo.sim.batch import _kernel_calls, _rows, lane_runs, steps_for
+    from evo.sim.batch import _kernel_calls, _rows, steps_for
 
     every = run_record_every(config)
     world, frames = config.world, config.evaluation.frames
@@ -219,13 +223,6 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
             costs.append(time.perf_counter() - start)
         for half, positions in zip(halves, balanced_halves(costs), strict=True):
             half.append([calls[at] for at in positions])
-
-    def alone() -> float:
-        start = time.perf_counter()
-        for children, rows in zip(generations, laid, strict=True):
-            for _ in lane_runs(children, world, frames, every, laid=rows)[1]:
-                pass
-        return time.perf_counter() - start
 
     fork = multiprocessing.get_context("fork")
 
@@ -257,7 +254,7 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
 
     one = both = float("inf")
     for _ in range(repeats):
-        one = min(one, alone())
+        one = min(one, _kernel_calls_seconds(config, generations, laid))
         both = min(both, two())
     return one / both
 

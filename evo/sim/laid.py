@@ -78,6 +78,11 @@ class Laid(NamedTuple):
             autoreverse=np.array([t.autoreverse for t in templates], dtype=np.uint8),
         )
 
+    @staticmethod
+    def holds(creature: Creature) -> bool:
+        """Whether a Laid can hold ``creature``: at rest at frame 0, no mass fixed, the applet's physics."""
+        return creature.has_default_physics and not creature.velocities.any() and not creature.fixed.any()
+
     @classmethod
     def of(cls, creatures: Sequence[Creature]) -> Laid:
         """``creatures`` laid end to end.
@@ -87,7 +92,7 @@ class Laid(NamedTuple):
                 applet's (a Laid holds none of those).
         """
         for k, c in enumerate(creatures):
-            if c.velocities.any() or c.fixed.any() or not c.has_default_physics:
+            if not cls.holds(c):
                 raise ValueError(
                     f"creature {k} ({c.name!r}) is not at rest, free and of the applet's physics: it cannot"
                     " be laid out"
