@@ -176,23 +176,55 @@ def lane_runs(
         EvoInputError: as :func:`simulate_batch`.
     """
     creatures = list(creatures)
+    n_steps, stride = _steps(world, frames, record_every)
+    count = 1 if threads is None else getattr(threads, "count", 2)
+    singles, cut = _kernel_calls(creatures, world, count, laid)
+    return singles, _started(cut, creatures, world, n_steps, stride, threads, count, laid, now=False)
+
+
+def _steps(world: World, frames: int, record_every: float) -> tuple[int, int]:
+    """(steps to run, steps between records), checked as :func:`lane_runs` says."""
     n_steps = steps_for(frames, world.dt)
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
-    count = 1 if threads is None else getattr(threads, "count", 2)
-    singles, cut = _kernel_calls(creatures, world, count, laid)
+    return n_steps, stride
+
+
+def _started(
+    cut: list[tuple[Callable, list[int]]],
+    creatures: list[Creature] | None,
+    world: World,
+    n_steps: int,
+    stride: int,
+    threads: Executor | None,
+    count: int,
+    laid: tuple[Any, np.ndarray] | None,
+    *,
+    now: bool,
+) -> Iterator[LaneCall]:
+    """The calls of ``cut``, run as :func:`lane_runs` says; with ``now``, threads' tasks take them at once
+    (the iterator is then a started generator: closing it drops the calls no thread has taken)."""
 
     def calls() -> Iterator[LaneCall]:
         for run, members in cut:
-            batch = [creatures[k] for k in members]
             yield LaneCall(
-                members, run(batch, world, n_steps, stride, *_rows(laid, members)), stride, world.dt
-            )
+                members, run(_batch(creatures, members), world, n_steps, stride, *_rows(laid, members)),
+                stride, world.dt,
+            )  # fmt: skip
 
     if threads is None or len(cut) < 2:
-        return singles, calls()
-    return singles, _threaded(cut, creatures, world, n_steps, stride, threads, count, laid)
+        return calls()
+    costs = _call_costs(cut, creatures, laid)
+    reading = _threaded(cut, creatures, world, n_steps, stride, threads, count, laid, costs, now=now)
+    if now:
+        next(reading)  # its tasks are handed out, and from here closing it stops the calls not yet taken
+    return reading  # type: ignore[return-value]
+
+
+def _batch(creatures: list[Creature] | None, members: list[int]) -> list[Creature] | None:
+    """A call's creatures (None where its lanes are packed from a Laid alone)."""
+    return None if creatures is None else [creatures[k] for k in members]
 
 
 def _rows(laid: tuple[Any, np.ndarray] | None, members: list[int]) -> tuple:
@@ -200,24 +232,42 @@ def _rows(laid: tuple[Any, np.ndarray] | None, members: list[int]) -> tuple:
     return () if laid is None else (laid[0], laid[1][members])
 
 
+def _call_costs(
+    cut: list[tuple[Callable, list[int]]],
+    creatures: list[Creature] | None,
+    laid: tuple[Any, np.ndarray] | None,
+) -> list[int]:
+    """:func:`_call_cost` of each call of ``cut`` (from the Laid's link counts where given)."""
+    if laid is None:
+        return [_members_cost(creatures, members) for _, members in cut]  # type: ignore[arg-type]
+    links = laid[0].links[laid[1]]
+    return [_call_cost(len(members), int(links[members].max())) for _, members in cut]
+
+
 def _kernel_calls(
-    creatures: list[Creature], world: World, threads: int = 1, laid: tuple[Any, np.ndarray] | None = None
+    creatures: list[Creature] | None,
+    world: World,
+    threads: int = 1,
+    laid: tuple[Any, np.ndarray] | None = None,
 ) -> tuple[list[int], list[tuple[Callable, list[int]]]]:
     """How :func:`lane_runs` cuts ``creatures`` for ``threads`` threads: the positions to simulate one by
     one, and the kernel calls as (the function that runs a call's creatures, their positions), in order
-    (:func:`kernel_groups`, then :func:`lane_calls` per kernel; or the same of ``laid``'s arrays)."""
+    (:func:`kernel_groups`, then :func:`lane_calls` per kernel; or the same of ``laid``'s arrays, the
+    creatures then unread: None will do)."""
     if laid is None:
-        groups = kernel_groups(creatures, world)
+        groups = kernel_groups(creatures, world)  # type: ignore[arg-type]
+        n = len(creatures)  # type: ignore[arg-type]
     else:
         record, rows = laid
         groups = record.groups(rows, world)
+        n = len(rows)
     in_lanes = {index for indices in groups.values() for index in indices}
-    singles = [index for index in range(len(creatures)) if index not in in_lanes]
+    singles = [index for index in range(n) if index not in in_lanes]
     cut = [
         (_run_euler if use_euler_kernel else _run_explicit, [indices[k] for k in chunk])
         for use_euler_kernel, indices in groups.items()
         for chunk in (
-            lane_calls([creatures[index] for index in indices], threads)
+            lane_calls([creatures[index] for index in indices], threads)  # type: ignore[index]
             if laid is None
             else record.calls(rows[indices], threads)
         )
@@ -227,26 +277,32 @@ def _kernel_calls(
 
 def _threaded(
     cut: list[tuple[Callable, list[int]]],
-    creatures: list[Creature],
+    creatures: list[Creature] | None,
     world: World,
     n_steps: int,
     stride: int,
     threads: Executor,
     count: int,
-    laid: tuple[Any, np.ndarray] | None = None,
-) -> Iterator[LaneCall]:
-    """The calls of ``cut`` (kernel, members) run by ``count`` workers at once -- ``count - 1`` tasks of
-    ``threads`` and the calling thread itself -- each taking the costliest call not yet taken whenever it
-    is free (longest processing time first: they end close together), and yielded in ``cut``'s order.
-    The caller takes the costliest call before the tasks are handed out (it starts without waiting for a
-    thread to wake), then runs calls while the one to yield next is not done (docs/performance.md,
-    "Round sixteen")."""
-    order = sorted(range(len(cut)), key=lambda at: -_members_cost(creatures, cut[at][1]))
+    laid: tuple[Any, np.ndarray] | None,
+    costs: list[int],
+    *,
+    now: bool = False,
+) -> Iterator[LaneCall | None]:
+    """The calls of ``cut`` (kernel, members; ``costs`` theirs) run by ``count`` workers at once --
+    ``count - 1`` tasks of ``threads`` and the calling thread itself -- each taking the costliest call
+    not yet taken whenever it is free (longest processing time first: they end close together), and
+    yielded in ``cut``'s order. The caller takes the costliest call before the tasks are handed out (it
+    starts without waiting for a thread to wake), then runs calls while the one to yield next is not done
+    (docs/performance.md, "Round sixteen"). With ``now``, the tasks are handed out at the first ``next``,
+    which yields None, and the caller joins them from the second on (round eighteen)."""
+    order = sorted(range(len(cut)), key=lambda at: -costs[at])
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid)
     try:
-        first = calls.take()  # the costliest call is the reader's: it starts at once
+        first = None if now else calls.take()  # the costliest call is the reader's: it starts at once
         for _ in range(count - 1):
             threads.submit(calls.run_all)
+        if now:
+            yield None
         if first is not None:
             calls.run(first, catch=Exception)
         for at in range(len(cut)):
@@ -264,7 +320,7 @@ class _SharedCalls:
     def __init__(
         self,
         cut: list[tuple[Callable, list[int]]],
-        creatures: list[Creature],
+        creatures: list[Creature] | None,
         world: World,
         n_steps: int,
         stride: int,
@@ -293,7 +349,7 @@ class _SharedCalls:
         run, members = self.cut[at]
         try:
             self.records[at] = run(
-                [self.creatures[k] for k in members], self.world, self.n_steps, self.stride,
+                _batch(self.creatures, members), self.world, self.n_steps, self.stride,
                 *_rows(self.laid, members),
             )  # fmt: skip
         except catch as exc:
@@ -547,7 +603,7 @@ def _max_speed2(world: World, creatures: list[Creature]) -> np.ndarray:
 
 
 def _lane_records(
-    creatures: list[Creature],
+    creatures: list[Creature] | None,
     n_steps: int,
     stride: int,
     mass_of_row: np.ndarray,
@@ -555,14 +611,14 @@ def _lane_records(
 ) -> _lanes.LaneRecords:
     """Where a kernel call writes (:func:`_records`, and the per-lane counts)."""
     ring, records, layout = _records(creatures, n_steps, stride, mass_of_row, masses)
-    lanes = len(creatures)
+    lanes = layout.shape[1]
     return _lanes.LaneRecords(
         ring, records, layout, np.empty(lanes, dtype=np.int64), np.empty(lanes, dtype=np.int64)
     )
 
 
 def _records(
-    creatures: list[Creature],
+    creatures: list[Creature] | None,
     n_steps: int,
     stride: int,
     mass_of_row: np.ndarray,
@@ -573,12 +629,12 @@ def _records(
     ``layout[0, lane]`` in ``records[0]`` and ``records[1]``, with ``layout[1, lane]`` masses, row i of the
     kernel holding mass ``layout[2 + i, lane]`` (``mass_of_row``). A trajectory is then a view of its own
     block, with no copy, whatever its size beside the batch's largest."""
-    lanes = len(creatures)
+    if masses is None:  # each creature's masses (given: the same numbers, from a Laid; creatures unread)
+        masses = np.array([c.n_masses for c in creatures], dtype=np.int64)  # type: ignore[union-attr]
+    lanes = len(masses)
     rows = mass_of_row.shape[0]
     n_records = n_steps // stride + 1
     ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
-    if masses is None:  # each creature's masses (given: the same numbers, from a Laid)
-        masses = np.array([c.n_masses for c in creatures], dtype=np.int64)
     sizes = 2 * n_records * masses
     layout = np.concatenate([np.stack([np.cumsum(sizes) - sizes, masses]), mass_of_row])
     try:
@@ -621,7 +677,7 @@ def lanes_of(packed: dict[str, np.ndarray], max_speed2: np.ndarray) -> _lanes.La
 
 
 def _run_euler(
-    creatures: list[Creature],
+    creatures: list[Creature] | None,
     world: World,
     n_steps: int,
     stride: int,
@@ -629,12 +685,18 @@ def _run_euler(
     rows: np.ndarray | None = None,
 ) -> _lanes.LaneRecords:
     """The semi-implicit Euler fast path (default physics, soda contact) on one batch; packed from
-    ``laid``'s ``rows`` (the creatures' rows in a :class:`evo.sim.laid.Laid`) when given."""
-    p = _pack(creatures, world, general=False) if laid is None else laid.pack(rows)
+    ``laid``'s ``rows`` (the creatures' rows in a :class:`evo.sim.laid.Laid`) when given, the creatures
+    then unread (None will do)."""
     segments, _, _, fp, ip = kernel_params(world, n_steps, stride)
-    masses = None if laid is None else laid.masses[rows]
-    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], masses)
-    _batch_kernel.run_euler_batch(lanes_of(p, _max_speed2(world, creatures)), segments, fp, ip, out)
+    if laid is None:
+        p = _pack(creatures, world, general=False)
+        out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
+        lanes = lanes_of(p, _max_speed2(world, creatures))
+    else:
+        p = laid.pack(rows)
+        out = _lane_records(None, n_steps, stride, p["mass_of_row"], laid.masses[rows])
+        lanes = lanes_of(p, laid.max_speed2(rows, world))
+    _batch_kernel.run_euler_batch(lanes, segments, fp, ip, out)
     return out
 
 

@@ -5,18 +5,29 @@ creature (docs/performance.md, "Round seventeen").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
 from typing import NamedTuple
 
 import numpy as np
 
 from evo.model import Creature
-from evo.sim.batch import BATCHED_INTEGRATORS, MIN_LANES, _cut, _packed_lanes
+from evo.sim.batch import (
+    BATCHED_INTEGRATORS,
+    MIN_LANES,
+    LaneCall,
+    _cut,
+    _kernel_calls,
+    _packed_lanes,
+    _started,
+    _steps,
+)
 from evo.sim.kernels import batch_euler as _batch_kernel
 from evo.sim.kernels.laid import first_alike, pack_rows
+from evo.sim.simulate import speed_limit
 from evo.sim.world import World
 
-__all__ = ["Laid"]
+__all__ = ["Laid", "laid_runs"]
 
 
 class Laid(NamedTuple):
@@ -122,6 +133,16 @@ class Laid(NamedTuple):
         first = first_alike(rows, self.masses, self.links, self.link_at, self.link_a, self.link_b)
         return _cut(self.masses[rows], self.links[rows], first, threads)
 
+    def max_speed2(self, rows: np.ndarray, world: World) -> np.ndarray:
+        """(len(rows),) each creature's speed limit squared, as ``evo.sim.batch._max_speed2`` computes it
+        from the creatures (:func:`evo.sim.speed_limit` of its masses' positions)."""
+        if world.max_speed is not None:  # the same for every creature
+            return np.full(len(rows), speed_limit(world) ** 2)
+        at, positions = self.mass_at, self.positions
+        return np.array(
+            [speed_limit(world, positions[at[r] : at[r + 1]]) ** 2 for r in rows.tolist()], dtype=np.float64
+        )
+
     def pack(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """What ``evo.sim.batch._pack`` makes of the creatures ``rows`` (one per lane; the Euler fast
         path's arrays), array for array."""
@@ -131,3 +152,29 @@ class Laid(NamedTuple):
         )  # fmt: skip
         waves = self.omega[rows], self.theta0[rows], self.sign[rows], self.autoreverse[rows]
         return _packed_lanes(lanes[:8], *waves)
+
+
+def laid_runs(
+    laid: Laid,
+    rows: np.ndarray,
+    world: World,
+    frames: int,
+    record_every: float = 1,
+    *,
+    threads: Executor | None = None,
+) -> tuple[list[int], Iterator[LaneCall]] | None:
+    """:func:`evo.sim.batch.lane_runs` of the creatures ``laid`` holds at ``rows``, without the creatures
+    (LaneCall.members are positions in ``rows``); with ``threads``, their tasks start on the calls now,
+    before this returns, and the thread that reads the iterator joins them (it may first do other work:
+    round eighteen, docs/performance.md). Closing the iterator drops the calls no thread has taken.
+    None where the world's kernel packs its lanes from the creatures (any but the Euler fast path).
+
+    Raises:
+        EvoInputError: as :func:`evo.sim.batch.lane_runs`.
+    """
+    if world.integrator != "euler" or world.contact != "soda":
+        return None
+    n_steps, stride = _steps(world, frames, record_every)
+    count = 1 if threads is None else getattr(threads, "count", 2)
+    singles, cut = _kernel_calls(None, world, count, (laid, rows))
+    return singles, _started(cut, None, world, n_steps, stride, threads, count, (laid, rows), now=True)

@@ -128,3 +128,94 @@ def test_no_creatures_lay_out_as_empty_arrays():
     laid = Laid.of([])
     assert laid.masses.shape == (0,) and laid.positions.shape == (0, 2) and laid.link_a.shape == (0,)
     assert laid.mass_at.tolist() == [0] and laid.calls(np.zeros(0, np.int64)) == []
+
+
+def test_laid_runs_give_lane_runs_lanes_without_the_creatures_their_calls_started_before_they_are_read(
+    monkeypatch,
+):
+    """``laid_runs`` cuts and runs the calls of the rows alone (the creatures are never read), the same
+    calls, lanes and numbers as ``lane_runs`` of the creatures; with threads, a thread has started on
+    them before the iterator is read."""
+    import threading
+
+    from evo.sim.laid import laid_runs
+
+    creatures = at_rest(8, 120)
+    world = World().updated(WALKER_WORLD)
+    order = np.random.default_rng(8).permutation(len(creatures))
+    laid, rows = Laid.of([creatures[k] for k in order]), np.argsort(order)
+    ran = threading.Event()
+    real = batch_module._run_euler
+
+    def noted(batch, *args):
+        assert batch is None  # packed from the Laid alone
+        ran.set()
+        return real(batch, *args)
+
+    monkeypatch.setattr(batch_module, "_run_euler", noted)  # the cut names the module's kernel function
+    pool = LaneThreads(2)
+    try:
+        singles, calls = laid_runs(laid, rows, world, 90, 3, threads=pool)
+        assert ran.wait(60)  # a thread runs a call before the iterator is read
+        got = [(call.members, call.trajectories()) for call in calls]
+        monkeypatch.undo()
+        plain_singles, plain = lane_runs(creatures, world, 90, 3, threads=pool)
+        plain = [(call.members, call.trajectories()) for call in plain]
+    finally:
+        pool.shutdown()
+    assert singles == plain_singles and [m for m, _ in got] == [m for m, _ in plain] and len(got) > 2
+    for (_, trajectories), (_, others) in zip(got, plain, strict=True):
+        for a, b in zip(trajectories, others, strict=True):
+            assert np.array_equal(a.positions, b.positions) and np.array_equal(a.velocities, b.velocities)
+
+
+def test_closing_laid_runs_calls_drops_those_no_thread_has_taken(monkeypatch):
+    import threading
+
+    from evo.sim.laid import laid_runs
+
+    creatures = at_rest(9, 120)
+    world = World().updated(WALKER_WORLD)
+    laid, rows = Laid.of(creatures), np.arange(len(creatures))
+    go, started, ran = threading.Event(), threading.Event(), []
+    real = batch_module._run_euler
+
+    def held(batch, *args):  # the pool thread's first call waits until the iterator is closed
+        started.set()
+        assert go.wait(60)
+        ran.append(1)
+        return real(batch, *args)
+
+    monkeypatch.setattr(batch_module, "_run_euler", held)
+    pool = LaneThreads(2)
+    try:
+        _, calls = laid_runs(laid, rows, world, 30, 3, threads=pool)
+        assert started.wait(60)
+        calls.close()
+        go.set()
+    finally:
+        pool.shutdown()  # waits for the thread's task
+    assert len(lane_calls(creatures, 2)) > 2 and ran == [1]
+
+
+def test_laid_runs_leave_other_kernels_than_the_euler_fast_path_to_the_creatures():
+    from evo.sim.laid import laid_runs
+
+    creatures = at_rest(10, 20)
+    laid, rows = Laid.of(creatures), np.arange(len(creatures))
+    for other in ({"integrator": "rk4"}, {"contact": "penalty"}):
+        world = World().updated({**WALKER_WORLD, **other})
+        assert laid_runs(laid, rows, world, 30, 3) is None
+    world = World().updated(WALKER_WORLD)
+    assert laid_runs(laid, rows, world, 30, 3) is not None
+
+
+@pytest.mark.parametrize("max_speed", [None, 40.0])
+def test_a_laid_out_creature_s_speed_limit_is_its_own(max_speed):
+    creatures = at_rest(11, 30)
+    world = World().updated({**WALKER_WORLD, "max_speed": max_speed})
+    order = np.random.default_rng(11).permutation(len(creatures))
+    laid, rows = Laid.of([creatures[k] for k in order]), np.argsort(order)
+    limits = laid.max_speed2(rows, world)
+    assert limits.dtype == np.float64
+    assert np.array_equal(limits, batch_module._max_speed2(world, creatures))
