@@ -7,8 +7,9 @@ only from ``numpy.random.default_rng(brood.seed)``, so it gives the same childre
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -107,13 +108,16 @@ def breed_many(
     *,
     world: World | None = None,
     settings: BreedSettings | None = None,
-    laid: list | None = None,
+    laid: list | Callable[[Any, list], Any] | None = None,
 ) -> list[list[Creature | None] | None]:
     """:func:`breed` of each brood, the same children, with the pair broods the compiled operators apply to
     bred in one compiled call (:func:`evo.ga.kernels.brood.compiled_broods`) instead of one call each.
     The arguments are :func:`breed`'s, with a sequence of broods; with ``laid`` (a list), the children of
     that compiled call, as they stand, laid end to end are appended to it: (:class:`evo.sim.laid.Laid`, and
     per brood its children's rows in it, None for a child not in it; None for a brood none of whose are).
+    ``laid`` may instead be a function, called with those two as soon as the compiled call is done,
+    before the children's creatures are made (so that their kernel calls may start meanwhile); it must
+    not raise.
 
     Returns:
         Per brood, in order: what :func:`breed` returns, or None where it raises (breeding that brood again
@@ -126,21 +130,25 @@ def breed_many(
     if settings.compiled is not None:
         pairs = [index for index, brood in enumerate(broods) if brood.kind == PAIR]
         level = world is None or is_level(world)  # else the children may be lifted after the call
-        found: list = []
+
+        def hand_on(record: Any, pair_rows: list) -> None:  # the pair broods' rows, as rows of ``broods``
+            rows: list[list[int | None] | None] = [None] * len(broods)
+            for index, at in zip(pairs, pair_rows, strict=True):
+                rows[index] = at
+            if isinstance(laid, list):
+                laid.append((record, rows))
+            else:
+                laid(record, rows)  # type: ignore[misc]
+
         try:
             made = compiled_broods(
-                [broods[i] for i in pairs], settings.compiled, found if laid is not None and level else None
+                [broods[i] for i in pairs], settings.compiled, hand_on if laid is not None and level else None
             )
         except Exception:  # each brood is bred alone below, where its error is raised and caught
             made = []
         bred_here = bool(made)
         for index, children in zip(pairs, made, strict=False):
             out[index] = children
-        if found:
-            rows: list[list[int | None] | None] = [None] * len(broods)
-            for index, at in zip(pairs, found[0][1], strict=True):
-                rows[index] = at
-            laid.append((found[0][0], rows))
     for index, brood in enumerate(broods):
         try:
             children = out[index]

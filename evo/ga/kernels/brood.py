@@ -6,8 +6,8 @@ and settings without the ``physics`` mutation; None where it does not apply or a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -252,16 +252,17 @@ def _compiled_parents(parents: Sequence[Creature], mutate: Sequence[bool], seed:
 
 
 def compiled_broods(
-    broods: Sequence, ops: Operators, laid: list | None = None
+    broods: Sequence, ops: Operators, laid: list | Callable[[Any, list], Any] | None = None
 ) -> list[list[Creature | None] | None]:
     """:func:`compiled_children` of every PAIR brood of ``broods`` (objects with ``seed``, ``parents``,
     ``mate`` and ``mutate``), bred in one compiled call: the same children, array for array, without a
     compiled call and its argument checks per brood. None for a brood the compiled path does not apply
     to or bails out of (the caller breeds it in Python, as :func:`evo.ga.brood.breed` does).
 
-    With ``laid`` (a list), the new children's arrays end to end are appended to it, as they come out of
-    the compiled call: (:class:`evo.sim.laid.Laid`, and per brood its children's rows in it, None for an
-    unchanged copy; None for a brood not bred here)."""
+    With ``laid`` (a function), it is called with the new children's arrays end to end as they come out
+    of the compiled call, before their creatures are made: (an :class:`evo.sim.laid.Laid`, and per brood
+    its children's rows in it, None for an unchanged copy; None for a brood not bred here); a list gets
+    those two appended as one tuple."""
     out: list[list[Creature | None] | None] = [None] * len(broods)
     rows: dict[int, int] = {}  # a parent of many broods goes in once
     creatures: list[Creature] = []
@@ -292,34 +293,41 @@ def compiled_broods(
     ok, sizes, positions, links, genes, waves, renumbered, arg, pending = bred
     lim = ops.limits
     apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
-    counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
-    child_rows: list[list[int | None] | None] = [None] * len(broods)  # each child's row in the Laid
-    templates: list[Creature] = []
-    i = j = c = 0
+    child_rows: list[list[int | None] | None] = [None] * len(broods)  # each child's row in the chunk
+    templates: list[Creature] = []  # the creature each child takes its name, wave and world from
     for index, good, (_, mate, *mutated) in zip(picked, ok.tolist(), flags, strict=True):
-        if not good:
-            continue
-        parents = broods[index].parents
-        world = parents[0].world if mate else None
-        kids: list[Creature | None] = []
-        child_rows[index] = at = []
-        for k, template in enumerate(parents):
-            if not (mate or mutated[k]):
-                kids.append(None)
-                at.append(None)
-                continue
-            at.append(c)
-            templates.append(template)
-            (n, m), (omega, beta) = counts[c], wave_values[c]
-            # copies: a view would keep the whole chunk's arrays alive as long as any one child lives
-            own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
-            kids.append(assemble(*own, omega, beta, renumbered_flags[c], template, world))
-            i, j, c = i + n, j + m, c + 1
-        out[index] = kids
+        if good:
+            child_rows[index] = at = []
+            for k, template in enumerate(broods[index].parents):
+                made = mate or mutated[k]
+                at.append(len(templates) if made else None)
+                if made:
+                    templates.append(template)
     if laid is not None:
         from evo.sim.laid import Laid
 
-        laid.append((Laid.of_children(sizes, positions, links, genes, waves, templates), child_rows))
+        record = Laid.of_children(sizes, positions, links, genes, waves, templates)
+        if isinstance(laid, list):  # round seventeen's form
+            laid.append((record, child_rows))
+        else:
+            laid(record, child_rows)
+    counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
+    i = j = 0
+    for index, at in enumerate(child_rows):
+        if at is None:
+            continue
+        world = broods[index].parents[0].world if broods[index].mate else None
+        kids: list[Creature | None] = []
+        for c in at:
+            if c is None:
+                kids.append(None)
+                continue
+            (n, m), (omega, beta) = counts[c], wave_values[c]
+            # copies: a view would keep the whole chunk's arrays alive as long as any one child lives
+            own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
+            kids.append(assemble(*own, omega, beta, renumbered_flags[c], templates[c], world))
+            i, j = i + n, j + m
+        out[index] = kids
     return out
 
 

@@ -279,10 +279,11 @@ def test_breed_many_gives_what_breed_gives_and_none_where_breed_raises():
                 assert_same_creature(x, y)
 
 
-def test_the_chunk_s_children_come_laid_end_to_end_row_by_row_as_they_stand():
-    """``compiled_broods(..., laid)`` lays the children it made end to end, a row each, in the order it
-    made them; ``breed_many`` passes that on (rows by brood; none for a brood bred in Python) where the
-    children stand as made, and lays nothing out where the world's ground may lift them."""
+def test_the_chunk_s_children_come_laid_end_to_end_row_by_row_as_they_stand(monkeypatch):
+    """``compiled_broods(..., laid)`` hands on the children it made laid end to end, a row each, in the
+    order it made them, before it makes their creatures; ``breed_many`` passes that on (rows by brood;
+    none for a brood bred in Python), to a list or a function, where the children stand as made, and lays
+    nothing out where the world's ground may lift them."""
     from evo.ga.brood import RANDOM, breed_many
     from evo.sim import World
     from evo.sim.laid import Laid
@@ -290,9 +291,16 @@ def test_the_chunk_s_children_come_laid_end_to_end_row_by_row_as_they_stand():
     genome, ga = GenomeSection(), GASection()
     ops = BreedSettings.of(genome, ga).compiled
     broods = mixed_broods(genome, ga)
+    assembled: list = []
+    real_assemble = brood_kernels.assemble
+    monkeypatch.setattr(brood_kernels, "assemble", lambda *a: assembled.append(1) or real_assemble(*a))
     laid: list = []
-    made = brood_kernels.compiled_broods(broods, ops, laid)
-    ((record, rows),) = laid
+    made = brood_kernels.compiled_broods(broods, ops, lambda *handed: laid.append((*handed, len(assembled))))
+    ((record, rows, creatures_made_before),) = laid
+    assert creatures_made_before == 0 < len(assembled)
+    appended: list = []  # a list gets the two appended
+    brood_kernels.compiled_broods(broods, ops, appended)
+    assert [rows_appended for _, rows_appended in appended] == [rows]
     kids = [kid for children in made if children for kid in children if kid is not None]
     order = [row for at in rows if at for row in at if row is not None]
     assert order == list(range(len(kids))) == list(range(record.masses.size))
@@ -310,6 +318,10 @@ def test_the_chunk_s_children_come_laid_end_to_end_row_by_row_as_they_stand():
     ((record, rows),) = found
     assert rows[0] is None and rows[4] is None and again[0] is not None and again[4] is not None
     assert [row for at in rows if at for row in at if row is not None] == list(range(len(kids)))
+    handed: list = []
+    breed_many(broods, genome, ga, world=World(), laid=lambda *args: handed.append(args))
+    ((record_handed, rows_handed),) = handed
+    assert rows_handed == rows and np.array_equal(record_handed.positions, record.positions)
     hills = World(ground={"type": "hills", "amplitude": 12.0, "wavelength": 150.0})
     nothing: list = []
     breed_many(broods, genome, ga, world=hills, laid=nothing)
