@@ -5,6 +5,7 @@ broods ordered by their parents' size and cut into chunks of similar evaluation 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from evo.ga.brood import Brood, breed_many
 from evo.model import Creature
 from evo.sim import Trajectory, topology_key
 from evo.sim.batch import MIN_LANES, LaneCall, lane_runs
+from evo.sim.laid import Laid, laid_runs
 
 __all__ = [
     "Bred", "COUNTS", "bound_reducer", "bred_broods", "chunk_ids", "chunk_shares", "prepare_broods",
@@ -26,6 +28,9 @@ __all__ = [
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
+# the interpreter's switch interval (s) while a chunk's creatures are made beside their kernel calls:
+# the lane threads need the GIL for a moment around each call, and would otherwise wait up to 5 ms
+WINDOW_SWITCH_INTERVAL = 1e-4
 # evaluations simulated in this process, in batches and one by one (the bench reports the share)
 COUNTS = {"batched": 0, "single": 0, "reduced": 0}
 
@@ -59,46 +64,47 @@ def prepare_broods(
         One :class:`Bred` (or None) per brood.
     """
     spec = context.spec
-    found: list = []  # the compiled call's children laid end to end, and their rows by brood
-    out = bred_broods(broods, context, found if simulate is None else None)
-    members: list[tuple[Bred, int, Creature]] = []
-    rows: list[int | None] = []
-    by_brood = found[0][1] if found else [None] * len(broods)
-    for brood, bred, at in zip(broods, out, by_brood, strict=True):
-        if bred is None:
-            continue
-        for k, (child, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True)):
-            if child is not None and seed is not None:
-                members.append((bred, k, child))
-                rows.append(None if at is None else at[k])
+    threads = getattr(context, "lane_threads", None)
+    every, nth = recording(spec)  # the plugin sees every nth record
+    bound = context.reducer  # bound once per worker
+    sparse = bound is not None and nth == 1 and bound.record_every not in (None, every)
+    if sparse:  # the reducer reads only a few of the plugin's records: the kernel records only those
+        every = bound.record_every
+    early = _EarlyCalls(broods, spec, every, threads)
+    try:
+        out = bred_broods(broods, context, early if simulate is None else None)
+        members: list[tuple[Bred, int, Creature]] = []
+        rows: list[int | None] = []
+        by_brood = early.laid[1] if early.laid else [None] * len(broods)
+        for brood, bred, at in zip(broods, out, by_brood, strict=True):
+            if bred is None:
+                continue
+            for k, (child, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True)):
+                if child is not None and seed is not None:
+                    members.append((bred, k, child))
+                    rows.append(None if at is None else at[k])
+    finally:
+        early.window_closed()
     creatures = [child for _, _, child in members]
     # every child to simulate was made by that call, as it stands: its lanes are packed from its arrays
-    laid = (found[0][0], np.array(rows, dtype=np.int64)) if found and None not in rows else None
+    laid = (early.laid[0], np.array(rows, dtype=np.int64)) if early.laid and None not in rows else None
     if simulate is not None:
         try:
             made = simulate(creatures, context)
         except Exception:  # made again one by one, where the error is reported in order
             return out
-        for (bred, k, _), value in zip(members, made, strict=True):
-            bred.trajectories[k] = value
+        for (bred, child, _), value in zip(members, made, strict=True):
+            bred.trajectories[child] = value
         return out
-    every, k = recording(spec)
-    bound = context.reducer  # bound once per worker
-    sparse = bound is not None and k == 1 and bound.record_every not in (None, every)
-    if sparse:  # the reducer reads only a few of the plugin's records: the kernel records only those
-        every = bound.record_every
-    try:
-        singles, calls = lane_runs(
-            creatures,
-            spec.world,
-            spec.frames,
-            every,
-            threads=getattr(context, "lane_threads", None),
-            laid=laid,
-        )
-    except Exception:  # simulated one by one instead, where the error is reported in order
-        COUNTS["single"] += len(members)
-        return out
+    started = early.taken(None if laid is None else laid[1])
+    if started is not None:
+        singles, calls = started  # the same children, in the same order: their calls are under way
+    else:
+        try:
+            singles, calls = lane_runs(creatures, spec.world, spec.frames, every, threads=threads, laid=laid)
+        except Exception:  # simulated one by one instead, where the error is reported in order
+            COUNTS["single"] += len(members)
+            return out
     COUNTS["single"] += len(singles)
     done: list[LaneCall] = []
     try:
@@ -114,11 +120,13 @@ def prepare_broods(
         pass
     if done:
         with contextlib.suppress(Exception):  # as above: their children are simulated one by one
-            _score_calls(done, bound, k, members, sparse)
+            _score_calls(done, bound, nth, members, sparse)
     return out
 
 
-def bred_broods(broods: Sequence[Brood], context: Any, laid: list | None = None) -> list[Bred | None]:
+def bred_broods(
+    broods: Sequence[Brood], context: Any, laid: list | Callable[[Any, list], Any] | None = None
+) -> list[Bred | None]:
     """Every brood of a chunk bred (:func:`evo.ga.brood.breed_many`: the pair broods in one compiled
     call), nothing simulated yet: one :class:`Bred` per brood, or None where its breeding fails (its job
     breeds it again and meets the same error there, in order). ``laid``: as ``breed_many``'s."""
@@ -131,6 +139,70 @@ def bred_broods(broods: Sequence[Brood], context: Any, laid: list | None = None)
         laid=laid,
     )
     return [None if children is None else Bred(children) for children in made]
+
+
+class _EarlyCalls:
+    """What :func:`prepare_broods` gives the compiled breeding call as its ``laid``: called with that
+    call's Laid and rows by brood before the children's creatures are made, it starts their kernel calls
+    on the lane threads (:func:`evo.sim.laid.laid_runs`) where every child to simulate is in it, and until
+    :meth:`window_closed` lets those threads take the GIL sooner from the thread making the creatures
+    (the interpreter's switch interval at most :data:`WINDOW_SWITCH_INTERVAL`: docs/performance.md, "Round
+    eighteen")."""
+
+    def __init__(self, broods: Sequence[Brood], spec: Any, every: float, threads: Any):
+        self.broods, self.spec, self.every, self.threads = broods, spec, every, threads
+        self.laid: tuple[Laid, list] | None = None
+        self.runs: tuple[np.ndarray, tuple[list[int], Any]] | None = None
+        self.switch: float | None = None  # the switch interval to restore
+
+    def __call__(self, record: Laid, by_brood: list) -> None:
+        self.laid = record, by_brood
+        rows = _rows_to_simulate(self.broods, by_brood) if self.threads is not None else None
+        if rows is None:
+            return
+        try:
+            spec = self.spec
+            runs = laid_runs(record, rows, spec.world, spec.frames, self.every, threads=self.threads)
+        except Exception:  # lane_runs meets the same error after breeding
+            return
+        if runs is not None:
+            self.runs = rows, runs
+            self.switch = sys.getswitchinterval()
+            sys.setswitchinterval(min(self.switch, WINDOW_SWITCH_INTERVAL))
+
+    def window_closed(self) -> None:
+        """The creatures are made: the switch interval is the interpreter's again."""
+        if self.switch is not None:
+            sys.setswitchinterval(self.switch)
+            self.switch = None
+
+    def taken(self, rows: np.ndarray | None) -> tuple[list[int], Any] | None:
+        """The started calls where the children to simulate are those they run (their rows, in order);
+        else None, and the calls no thread has taken yet are dropped (a child bred otherwise than the
+        compiled call said: an error met again in order)."""
+        if self.runs is None:
+            return None
+        started, runs = self.runs
+        if rows is not None and np.array_equal(started, rows):
+            return runs
+        runs[1].close()
+        return None
+
+
+def _rows_to_simulate(broods: Sequence[Brood], by_brood: list) -> np.ndarray | None:
+    """The rows, in a compiled breeding call's Laid, of the children :func:`prepare_broods` will simulate,
+    in its order, from that call's rows by brood (before the creatures are made); None where a child to
+    simulate may not be in it (a brood bred otherwise)."""
+    rows: list[int] = []
+    for brood, at in zip(broods, by_brood, strict=True):
+        for k, seed in enumerate(brood.plugin_seeds):
+            if seed is None:
+                continue
+            if at is None:
+                return None
+            if at[k] is not None:
+                rows.append(at[k])
+    return np.array(rows, dtype=np.int64)
 
 
 def _score_calls(

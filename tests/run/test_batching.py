@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import filecmp
+import time
 from pathlib import Path
 
 import numba as nb
@@ -174,6 +175,100 @@ def test_children_the_compiled_brood_made_are_simulated_from_its_arrays_laid_end
     first = Evolution(c.loop_settings()).ask().broods  # random creatures
     batching.prepare_broods(list(first), context)
     assert [laid for _, laid in seen] == [None]
+
+
+def prepared_scores(prepared: list) -> list:
+    """Each brood's children's scores and trajectories' positions, to compare two preparations."""
+    return [
+        None
+        if bred is None
+        else (
+            sorted(bred.scored.items()),
+            [(k, t.positions.tobytes()) for k, t in sorted(bred.trajectories.items())],
+        )
+        for bred in prepared
+    ]
+
+
+def test_with_lane_threads_the_children_s_calls_start_before_their_creatures_are_made(monkeypatch):
+    """With lane threads, the compiled breeding call hands its children's arrays on before it makes
+    their creatures, and a lane thread starts their kernel calls then (with the interpreter's switch
+    interval lowered until the creatures are made, then as it was): the scores are those of one thread."""
+    import sys
+    import threading
+
+    from evo.ga.kernels import brood as brood_kernels
+    from evo.sim import batch as batch_module
+    from evo.sim.batch import LaneThreads
+
+    broods, c = broods_of_a_converged_population()
+    context = BreedContext(c.evaluation_spec(), c.genome, c.ga)
+    alone = prepared_scores(batching.prepare_broods(broods, context))
+    events: list = []
+    real_run, real_assemble = batch_module._run_euler, brood_kernels.assemble
+
+    def run(*args):
+        if threading.current_thread() is not threading.main_thread():
+            events.append("lane thread's call")
+        return real_run(*args)
+
+    def assemble(*args):
+        if not events or events[-1] != "a creature made":
+            events.append("a creature made")
+        if len(events) == 1:  # the first creature waits for the lane thread's first call to start
+            deadline = time.monotonic() + 60
+            while "lane thread's call" not in events and time.monotonic() < deadline:
+                time.sleep(0.001)
+        events.append(sys.getswitchinterval())
+        return real_assemble(*args)
+
+    monkeypatch.setattr(batch_module, "_run_euler", run)
+    monkeypatch.setattr(brood_kernels, "assemble", assemble)
+    before = sys.getswitchinterval()
+    with LaneThreads(2) as pool:
+        threaded = prepared_scores(batching.prepare_broods(broods, context.with_lane_threads(pool)))
+    assert threaded == alone and any(scored for scored, _ in threaded)
+    assert "lane thread's call" in events[: events.index("a creature made") + 3]
+    intervals = [value for value in events if isinstance(value, float)]
+    assert intervals and intervals == pytest.approx([batching.WINDOW_SWITCH_INTERVAL] * len(intervals))
+    assert sys.getswitchinterval() == before
+
+
+def test_calls_started_for_children_bred_otherwise_are_dropped_and_the_children_simulated_as_bred(
+    monkeypatch,
+):
+    """A brood whose breeding fails after the compiled call (here: standing its children on the ground)
+    has no children to simulate: the calls started for the call's children are dropped, and the others'
+    are cut and run again, with the scores of one thread."""
+    from evo.ga import brood as brood_module
+    from evo.sim.batch import LaneThreads
+
+    broods, c = broods_of_a_converged_population()
+    context = BreedContext(c.evaluation_spec(), c.genome, c.ga)
+    real = brood_module._stood
+    failing = {"left": 1}
+
+    def stood(children, world):  # the first brood with a new child fails
+        if failing["left"] and any(child is not None for child in children):
+            failing["left"] = 0
+            raise RuntimeError("no ground here")
+        return real(children, world)
+
+    monkeypatch.setattr(brood_module, "_stood", stood)
+    alone = prepared_scores(batching.prepare_broods(broods, context))
+    closed: list = []
+    real_taken = batching._EarlyCalls.taken
+
+    def taken(early, rows):
+        out = real_taken(early, rows)
+        closed.append(early.runs is not None and out is None)
+        return out
+
+    monkeypatch.setattr(batching._EarlyCalls, "taken", taken)
+    failing["left"] = 1
+    with LaneThreads(2) as pool:
+        threaded = prepared_scores(batching.prepare_broods(broods, context.with_lane_threads(pool)))
+    assert closed == [True] and threaded == alone and alone.count(None) == 1
 
 
 @fitness_plugin("rightward", weights=(1.0,), record_every=10)
