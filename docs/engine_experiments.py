@@ -15,7 +15,8 @@ from round thirteen, whole runs at 1 to 8 workers of both backends and their fol
 on every machine it was run on), and where a cold compile of the brood spends its CPU; and, from round
 fourteen, the local dask cluster started while the first generations run against started before them;
 and, from round sixteen, a run's kernel calls on two threads with the reader running some of them; and,
-from round seventeen, where those calls lose on two threads against two processes.
+from round seventeen, where those calls lose on two threads against two processes; and, from round
+eighteen, the calls started beside the making of the children's creatures.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -34,6 +35,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py early-start [ROUNDS]  # dask started meanwhile (fourteen)
     .venv/bin/python docs/engine_experiments.py lane-threads [ROUNDS]  # the reader runs calls (sixteen)
     .venv/bin/python docs/engine_experiments.py lane-losses [ROUNDS]  # threads against processes (17)
+    .venv/bin/python docs/engine_experiments.py beside-the-calls [ROUNDS]  # calls beside creatures (18)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1115,6 +1117,88 @@ def _three_gaps(config, tmp: Path) -> None:
         gaps(config, tmp)
 
 
+def beside_the_calls(config, tmp: Path, rounds: int = 5) -> None:
+    """Round eighteen: 2-thread walkers runs (``rounds`` interleaved rounds, least and median wall) with a
+    generation's kernel calls started when the compiled breeding hands on its arrays, beside the making
+    of the children's creatures, with the switch interval lowered meanwhile (as shipped) or left at the
+    interpreter's; against the calls started after the creatures (round seventeen's order). For the two
+    first: the windows (from the hand-on to the creatures' end, summed), the lane thread's kernel time
+    inside them, and its median delay from a window's start to its first kernel."""
+    import statistics
+    import threading
+
+    from evo.run import batching
+    from evo.sim.kernels import batch_euler
+
+    two = config.replace(pool={"workers": 2})
+    kernels: list[tuple[str, float, float]] = []
+    windows: list[tuple[float, float]] = []
+    real_kernel, real_laid_runs = batch_euler.run_euler_batch, batching.laid_runs
+    real_call, real_closed = batching._EarlyCalls.__call__, batching._EarlyCalls.window_closed
+    opened: dict[int, float] = {}
+
+    def kernel(*args: Any) -> Any:
+        start = time.perf_counter()
+        out = real_kernel(*args)
+        kernels.append((threading.current_thread().name, start, time.perf_counter()))
+        return out
+
+    def call(early: Any, *args: Any) -> None:
+        real_call(early, *args)
+        if early.runs is not None:
+            opened[id(early)] = time.perf_counter()
+
+    def closed(early: Any) -> None:
+        if id(early) in opened:
+            windows.append((opened.pop(id(early)), time.perf_counter()))
+        real_closed(early)
+
+    variants = {
+        "calls beside the creatures, switch interval 0.1 ms (shipped)": batching.WINDOW_SWITCH_INTERVAL,
+        "calls beside the creatures, the interpreter's switch interval": sys.getswitchinterval(),
+        "calls after the creatures (round seventeen)": None,
+    }
+    seen: dict[str, list] = {name: [] for name in variants}
+    digests = set()
+    batch_euler.run_euler_batch = kernel
+    batching._EarlyCalls.__call__, batching._EarlyCalls.window_closed = call, closed
+    try:
+        for r in range(rounds):
+            for name, interval in variants.items():
+                batching.laid_runs = real_laid_runs if interval is not None else lambda *a, **k: None
+                batching.WINDOW_SWITCH_INTERVAL = interval or 1e-4
+                kernels.clear()
+                windows.clear()
+                folder = tmp / f"beside-{r}-{len(seen[name])}"
+                wall, cpu = whole_run(two, folder)
+                digests.add(folder_digest(folder, ignore=IGNORED))
+                lane = [(a, b) for thread, a, b in kernels if thread != "MainThread"]
+                inside = sum(max(0.0, min(b, end) - max(a, start)) for start, end in windows for a, b in lane)
+                delays = [
+                    min((a for a, _ in lane if a >= start), default=end) - start for start, end in windows
+                ]
+                span = sum(end - start for start, end in windows)
+                seen[name].append((wall, cpu, span, inside, statistics.median(delays) if delays else 0.0))
+    finally:
+        batch_euler.run_euler_batch, batching.laid_runs = real_kernel, real_laid_runs
+        batching._EarlyCalls.__call__, batching._EarlyCalls.window_closed = real_call, real_closed
+        batching.WINDOW_SWITCH_INTERVAL = variants[next(iter(variants))]
+    for name, runs in seen.items():
+        walls = [run[0] for run in runs]
+        line = (
+            f"{name}: wall least {min(walls):.3f} s, median {statistics.median(walls):.3f} s; CPU least"
+            f" {min(run[1] for run in runs):.3f} s"
+        )
+        if variants[name] is not None:
+            span, inside, delay = (statistics.median(run[k] for run in runs) for k in (2, 3, 4))
+            line += (
+                f"; windows {span:.3f} s, the lane thread's kernel inside them {inside:.3f} s, its first"
+                f" kernel {1e3 * delay:.2f} ms after a window opens (medians)"
+            )
+        print(line)
+    print(f"run folders identical across the variants and rounds: {len(digests) == 1}")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1147,8 +1231,10 @@ def main() -> None:
         "early-start": early_start,
         "lane-threads": lane_threads,
         "lane-losses": lane_losses,
+        "beside-the-calls": beside_the_calls,
     }
-    counted = ("workers", "early-start", "lane-threads", "lane-losses")  # these take a count of rounds
+    # these take a count of rounds
+    counted = ("workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls")
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:

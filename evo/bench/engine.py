@@ -360,15 +360,38 @@ _PHASES = (
 )
 
 
+# cpu_breakdown's part of breeding and other that lane threads overlap with the kernel calls
+BESIDE_THE_CALLS = "creatures made beside the kernel calls (of the above)"
+
+
 def cpu_breakdown(config, folder: Path) -> dict[str, float]:
     """Where a whole 1-worker run of ``config`` into ``folder`` spends its CPU: seconds of each phase of
     :data:`_PHASES` (thread CPU time around the named functions; the lanes' phase less the kernel it
     calls), ``total`` (this process, every thread) and ``other`` (the rest: start-up, generation 0's
-    random creatures, the job's bookkeeping, the pool's ends)."""
+    random creatures, the job's bookkeeping, the pool's ends); and, of those, :data:`BESIDE_THE_CALLS`:
+    from the compiled breeding's handing on of the children's arrays to the end of making their creatures,
+    which runs beside their kernel calls on lane threads (round eighteen)."""
     import importlib
+
+    from evo.run.batching import _EarlyCalls
 
     spent = {phase: 0.0 for *_, phase in _PHASES}
     patched: list[tuple[Any, str, Any]] = []
+    window = {"spent": 0.0}  # from the compiled breeding's handing on of its arrays to the creatures' end
+
+    def opened(early: Any, *args: Any) -> None:
+        handed(early, *args)
+        window[id(early)] = time.thread_time()
+
+    def closed(early: Any) -> None:
+        start = window.pop(id(early), None)
+        if start is not None:
+            window["spent"] += time.thread_time() - start
+        ended(early)
+
+    handed, ended = _EarlyCalls.__call__, _EarlyCalls.window_closed
+    patched += [(_EarlyCalls, "__call__", handed), (_EarlyCalls, "window_closed", ended)]
+    _EarlyCalls.__call__, _EarlyCalls.window_closed = opened, closed  # type: ignore[method-assign]
 
     def timed(function: Any, phase: str, deferred: bool = False) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -396,6 +419,7 @@ def cpu_breakdown(config, folder: Path) -> dict[str, float]:
     spent["lanes: packing, records"] -= spent["the batched kernel"]
     spent["total"] = total
     spent["other"] = total - sum(value for key, value in spent.items() if key != "total")
+    spent[BESIDE_THE_CALLS] = window["spent"]
     return spent
 
 
@@ -603,16 +627,19 @@ def engine_section(args: argparse.Namespace):
             # target 2's ceiling: the kernel and its packing run on the lane threads, the files on the
             # writer's thread beside them, the rest on the main thread between them
             on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
-            serial = (
-                1.0 - on_threads - sum(v for k, v in parts.items() if k.endswith("(thread)")) / parts["total"]
-            )
+            # (the creatures made beside the calls: while a lane thread runs them, they take as long as
+            # the calls they overlap, a part of the work that runs on two threads)
+            beside = parts[BESIDE_THE_CALLS] / parts["total"]
+            files = sum(v for k, v in parts.items() if k.endswith("(thread)")) / parts["total"]
+            serial = 1.0 - on_threads - files - beside
             row["two_threads_serial_share"] = serial
-            row["two_threads_amdahl"] = 1.0 / (serial + on_threads / threaded)
+            row["two_threads_amdahl"] = 1.0 / (serial + (on_threads + beside) / threaded)
             lines.append(
                 f"  target 2's ceiling in this design: the run's kernel calls alone run {threaded:.2f} x"
                 f" as fast on two lane threads as on one (nothing between them); with the rest of 1 worker's"
-                f" CPU but the files ({100 * serial:.0f} %: breeding, scoring, ask, tell) on the main thread"
-                f" between them, Amdahl's law gives {row['two_threads_amdahl']:.2f} x"
+                f" CPU but the files and the creatures made beside the calls ({100 * serial:.0f} %: the"
+                f" compiled breeding, scoring, ask, tell) on the main thread between them, Amdahl's law"
+                f" gives {row['two_threads_amdahl']:.2f} x"
             )
             # the serial share s at which 1 / (s + (1 - s) / p) is the target's 1.85 x
             needed = (1 / 1.85 - 1 / in_processes) / (1 - 1 / in_processes) if in_processes > 1.85 else 0.0
