@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,7 +154,7 @@ class _EarlyCalls:
         self.broods, self.spec, self.every, self.threads = broods, spec, every, threads
         self.laid: tuple[Laid, list] | None = None
         self.runs: tuple[np.ndarray, tuple[list[int], Any]] | None = None
-        self.switch: float | None = None  # the switch interval to restore
+        self.open = False  # whether this chunk's window is open (the switch interval lowered)
 
     def __call__(self, record: Laid, by_brood: list) -> None:
         self.laid = record, by_brood
@@ -167,14 +168,15 @@ class _EarlyCalls:
             return
         if runs is not None:
             self.runs = rows, runs
-            self.switch = sys.getswitchinterval()
-            sys.setswitchinterval(min(self.switch, WINDOW_SWITCH_INTERVAL))
+            self.open = True
+            _switching(+1)
 
     def window_closed(self) -> None:
-        """The creatures are made: the switch interval is the interpreter's again."""
-        if self.switch is not None:
-            sys.setswitchinterval(self.switch)
-            self.switch = None
+        """The creatures are made: the switch interval is the interpreter's again (once no other chunk of
+        this process is making its creatures)."""
+        if self.open:
+            self.open = False
+            _switching(-1)
 
     def taken(self, rows: np.ndarray | None) -> tuple[list[int], Any] | None:
         """The started calls where the children to simulate are those they run (their rows, in order);
@@ -187,6 +189,22 @@ class _EarlyCalls:
             return runs
         runs[1].close()
         return None
+
+
+_WINDOWS = {"open": 0, "saved": 0.0}  # chunks of this process making creatures beside their calls
+_WINDOWS_LOCK = threading.Lock()
+
+
+def _switching(change: int) -> None:
+    """Open (+1) or close (-1) a window: the first to open lowers the interpreter's switch interval to at
+    most :data:`WINDOW_SWITCH_INTERVAL`, the last to close puts back what it was."""
+    with _WINDOWS_LOCK:
+        if change > 0 and _WINDOWS["open"] == 0:
+            _WINDOWS["saved"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_WINDOWS["saved"], WINDOW_SWITCH_INTERVAL))
+        _WINDOWS["open"] += change
+        if change < 0 and _WINDOWS["open"] == 0:
+            sys.setswitchinterval(_WINDOWS["saved"])
 
 
 def _rows_to_simulate(broods: Sequence[Brood], by_brood: list) -> np.ndarray | None:

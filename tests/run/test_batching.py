@@ -234,6 +234,24 @@ def test_with_lane_threads_the_children_s_calls_start_before_their_creatures_are
     assert sys.getswitchinterval() == before
 
 
+def test_windows_of_two_chunks_at_once_keep_the_interval_low_until_the_last_closes():
+    """Two chunks of one process making their creatures at once (two runs in two threads): the switch
+    interval stays lowered until both are done, then is what it was before the first."""
+    import sys
+
+    before = sys.getswitchinterval()
+    low = pytest.approx(batching.WINDOW_SWITCH_INTERVAL)
+    try:
+        batching._switching(+1)
+        batching._switching(+1)
+        batching._switching(-1)
+        assert sys.getswitchinterval() == low
+        batching._switching(-1)
+        assert sys.getswitchinterval() == before
+    finally:
+        sys.setswitchinterval(before)
+
+
 def test_calls_started_for_children_bred_otherwise_are_dropped_and_the_children_simulated_as_bred(
     monkeypatch,
 ):
