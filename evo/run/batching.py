@@ -66,11 +66,7 @@ def prepare_broods(
     """
     spec = context.spec
     threads = getattr(context, "lane_threads", None)
-    every, nth = recording(spec)  # the plugin sees every nth record
-    bound = context.reducer  # bound once per worker
-    sparse = bound is not None and nth == 1 and bound.record_every not in (None, every)
-    if sparse:  # the reducer reads only a few of the plugin's records: the kernel records only those
-        every = bound.record_every
+    every, nth, bound, sparse = _lanes_recording(context) if simulate is None else (1.0, 1, None, False)
     early = _EarlyCalls(broods, spec, every, threads)
     try:
         out = bred_broods(broods, context, early if simulate is None else None)
@@ -123,6 +119,16 @@ def prepare_broods(
         with contextlib.suppress(Exception):  # as above: their children are simulated one by one
             _score_calls(done, bound, nth, members, sparse)
     return out
+
+
+def _lanes_recording(context: Any) -> tuple[float, int, BoundReducer | None, bool]:
+    """How a chunk's lanes record: (frames between the kernel's records, every nth of which the plugin
+    sees; the plugin's compiled reducer bound once per worker, or None; whether the kernel records only
+    the reducer's few records)."""
+    every, nth = recording(context.spec)
+    bound = context.reducer
+    sparse = bound is not None and nth == 1 and bound.record_every not in (None, every)
+    return (bound.record_every if sparse else every), nth, bound, sparse  # type: ignore[union-attr]
 
 
 def bred_broods(
