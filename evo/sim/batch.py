@@ -175,20 +175,34 @@ def lane_runs(
     Raises:
         EvoInputError: as :func:`simulate_batch`.
     """
-    creatures = list(creatures)
-    n_steps, stride = _steps(world, frames, record_every)
-    count = 1 if threads is None else getattr(threads, "count", 2)
-    singles, cut = _kernel_calls(creatures, world, count, laid)
-    return singles, _started(cut, creatures, world, n_steps, stride, threads, count, laid, now=False)
+    return _runs(list(creatures), world, frames, record_every, threads, laid, now=False)
 
 
-def _steps(world: World, frames: int, record_every: float) -> tuple[int, int]:
-    """(steps to run, steps between records), checked as :func:`lane_runs` says."""
+def _runs(
+    creatures: list[Creature] | None,
+    world: World,
+    frames: int,
+    record_every: float,
+    threads: Executor | None,
+    laid: tuple[Any, np.ndarray] | None,
+    *,
+    now: bool,
+) -> tuple[list[int], Iterator[LaneCall]]:
+    """:func:`lane_runs` (and :func:`evo.sim.laid.laid_runs`, ``creatures`` None and the calls started
+    ``now``): the arguments checked, the calls cut and run."""
     n_steps = steps_for(frames, world.dt)
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
-    return n_steps, stride
+    count = 1 if threads is None else getattr(threads, "count", 2)
+    singles, cut = _kernel_calls(creatures, world, count, laid)
+    return singles, _started(cut, creatures, world, n_steps, stride, threads, count, laid, now=now)
+
+
+def _euler_fast_path(world: World) -> bool:
+    """Whether ``world`` runs creatures of the applet's physics on the semi-implicit Euler fast path (its
+    integrator and the soda contact), in lanes as alone."""
+    return world.integrator == "euler" and world.contact == "soda"
 
 
 def _started(
@@ -402,7 +416,7 @@ def kernel_groups(creatures: Sequence[Creature], world: World) -> dict[bool, lis
     """
     if world.integrator not in BATCHED_INTEGRATORS:
         return {}
-    fast = world.integrator == "euler" and world.contact == "soda"
+    fast = _euler_fast_path(world)
     groups: dict[bool, list[int]] = {True: [], False: []}
     for index, creature in enumerate(creatures):
         if (creature.n_masses + 1) * MIN_LANES <= _batch_kernel.STACK_DOUBLES:
@@ -597,9 +611,15 @@ def _slots(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _max_speed2(world: World, creatures: list[Creature]) -> np.ndarray:
     """(lanes,) each creature's speed limit squared, as :func:`evo.sim.simulate` computes it (it depends
     on the creature's size when the world sets none)."""
+    return _speed_limits2(world, [c.positions for c in creatures])
+
+
+def _speed_limits2(world: World, bodies: Sequence[np.ndarray]) -> np.ndarray:
+    """(len(bodies),) the speed limit squared of each body starting at its (n, 2) positions
+    (:func:`evo.sim.speed_limit`: the world's own where it sets one)."""
     if world.max_speed is not None:  # the same for every creature
-        return np.full(len(creatures), speed_limit(world) ** 2)
-    return np.array([speed_limit(world, c.positions) ** 2 for c in creatures], dtype=np.float64)
+        return np.full(len(bodies), speed_limit(world) ** 2)
+    return np.array([speed_limit(world, positions) ** 2 for positions in bodies], dtype=np.float64)
 
 
 def _lane_records(

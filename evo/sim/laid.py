@@ -17,14 +17,13 @@ from evo.sim.batch import (
     MIN_LANES,
     LaneCall,
     _cut,
-    _kernel_calls,
+    _euler_fast_path,
     _packed_lanes,
-    _started,
-    _steps,
+    _runs,
+    _speed_limits2,
 )
 from evo.sim.kernels import batch_euler as _batch_kernel
 from evo.sim.kernels.laid import first_alike, pack_rows
-from evo.sim.simulate import speed_limit
 from evo.sim.world import World
 
 __all__ = ["Laid", "laid_runs"]
@@ -126,7 +125,7 @@ class Laid(NamedTuple):
         fits = np.flatnonzero((self.masses[rows] + 1) * MIN_LANES <= _batch_kernel.STACK_DOUBLES)
         if fits.size < MIN_LANES:
             return {}
-        return {world.integrator == "euler" and world.contact == "soda": fits.tolist()}
+        return {_euler_fast_path(world): fits.tolist()}
 
     def calls(self, rows: np.ndarray, threads: int = 1) -> list[list[int]]:
         """:func:`evo.sim.batch.lane_calls` of the creatures ``rows``: positions in ``rows``."""
@@ -136,12 +135,8 @@ class Laid(NamedTuple):
     def max_speed2(self, rows: np.ndarray, world: World) -> np.ndarray:
         """(len(rows),) each creature's speed limit squared, as ``evo.sim.batch._max_speed2`` computes it
         from the creatures (:func:`evo.sim.speed_limit` of its masses' positions)."""
-        if world.max_speed is not None:  # the same for every creature
-            return np.full(len(rows), speed_limit(world) ** 2)
         at, positions = self.mass_at, self.positions
-        return np.array(
-            [speed_limit(world, positions[at[r] : at[r + 1]]) ** 2 for r in rows.tolist()], dtype=np.float64
-        )
+        return _speed_limits2(world, [positions[at[r] : at[r + 1]] for r in rows.tolist()])
 
     def pack(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """What ``evo.sim.batch._pack`` makes of the creatures ``rows`` (one per lane; the Euler fast
@@ -172,9 +167,6 @@ def laid_runs(
     Raises:
         EvoInputError: as :func:`evo.sim.batch.lane_runs`.
     """
-    if world.integrator != "euler" or world.contact != "soda":
+    if not _euler_fast_path(world):
         return None
-    n_steps, stride = _steps(world, frames, record_every)
-    count = 1 if threads is None else getattr(threads, "count", 2)
-    singles, cut = _kernel_calls(None, world, count, (laid, rows))
-    return singles, _started(cut, None, world, n_steps, stride, threads, count, (laid, rows), now=True)
+    return _runs(None, world, frames, record_every, threads, (laid, rows), now=True)
