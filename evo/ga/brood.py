@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from evo.ga.kernels.brood import compiled_broods, compiled_children
+from evo.ga.kernels.brood import compiled_broods, compiled_children, hand_on
 from evo.ga.kernels.creatures import compiled_random_creature
 from evo.ga.kernels.pcg import brood_generator
 from evo.ga.settings import GASection, GenomeSection
@@ -131,18 +131,15 @@ def breed_many(
         pairs = [index for index, brood in enumerate(broods) if brood.kind == PAIR]
         level = world is None or is_level(world)  # else the children may be lifted after the call
 
-        def hand_on(record: Any, pair_rows: list) -> None:  # the pair broods' rows, as rows of ``broods``
+        def handed(record: Any, pair_rows: list) -> None:  # the pair broods' rows, as rows of ``broods``
             rows: list[list[int | None] | None] = [None] * len(broods)
             for index, at in zip(pairs, pair_rows, strict=True):
                 rows[index] = at
-            if isinstance(laid, list):
-                laid.append((record, rows))
-            else:
-                laid(record, rows)  # type: ignore[misc]
+            hand_on(laid, record, rows)  # type: ignore[arg-type]
 
         try:
             made = compiled_broods(
-                [broods[i] for i in pairs], settings.compiled, hand_on if laid is not None and level else None
+                [broods[i] for i in pairs], settings.compiled, handed if laid is not None and level else None
             )
         except Exception:  # each brood is bred alone below, where its error is raised and caught
             made = []

@@ -306,11 +306,7 @@ def compiled_broods(
     if laid is not None:
         from evo.sim.laid import Laid
 
-        record = Laid.of_children(sizes, positions, links, genes, waves, templates)
-        if isinstance(laid, list):  # round seventeen's form
-            laid.append((record, child_rows))
-        else:
-            laid(record, child_rows)
+        hand_on(laid, Laid.of_children(sizes, positions, links, genes, waves, templates), child_rows)
     counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
     i = j = 0
     for index, at in enumerate(child_rows):
@@ -329,6 +325,15 @@ def compiled_broods(
             i, j = i + n, j + m
         out[index] = kids
     return out
+
+
+def hand_on(laid: list | Callable[[Any, list], Any], record: Any, rows: list) -> None:
+    """Give children laid end to end and their rows to ``laid``: appended to a list as one tuple (round
+    seventeen's form), else called with the two."""
+    if isinstance(laid, list):
+        laid.append((record, rows))
+    else:
+        laid(record, rows)
 
 
 def _ends(creatures: list[Creature]) -> tuple:
