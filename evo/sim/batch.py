@@ -188,15 +188,21 @@ def _runs(
     *,
     now: bool,
 ) -> tuple[list[int], Iterator[LaneCall]]:
-    """:func:`lane_runs` (and :func:`evo.sim.laid.laid_runs`, ``creatures`` None and the calls started
-    ``now``): the arguments checked, the calls cut and run."""
+    """:func:`lane_runs` (and :func:`evo.sim.laid.laid_runs`: ``creatures`` None, and with ``now`` the
+    threads' tasks take the calls at once, the iterator then a started generator whose closing drops the
+    calls no thread has taken): the arguments checked, the calls cut and run."""
     n_steps = steps_for(frames, world.dt)
     stride = steps_for(record_every, world.dt, "record_every")
     if stride <= 0:
         raise EvoInputError(f"record_every must be > 0 frames, got {record_every}")
     count = 1 if threads is None else getattr(threads, "count", 2)
     singles, cut = _kernel_calls(creatures, world, count, laid)
-    return singles, _started(cut, creatures, world, n_steps, stride, threads, count, laid, now=now)
+    if threads is None or len(cut) < 2:
+        return singles, _in_turn(cut, creatures, world, n_steps, stride, laid)
+    reading = _threaded(cut, creatures, world, n_steps, stride, threads, count, laid, now=now)
+    if now:
+        next(reading)  # its tasks are handed out, and from here closing it stops the calls not yet taken
+    return singles, reading  # type: ignore[return-value]
 
 
 def _euler_fast_path(world: World) -> bool:
@@ -205,35 +211,20 @@ def _euler_fast_path(world: World) -> bool:
     return world.integrator == "euler" and world.contact == "soda"
 
 
-def _started(
+def _in_turn(
     cut: list[tuple[Callable, list[int]]],
     creatures: list[Creature] | None,
     world: World,
     n_steps: int,
     stride: int,
-    threads: Executor | None,
-    count: int,
     laid: tuple[Any, np.ndarray] | None,
-    *,
-    now: bool,
 ) -> Iterator[LaneCall]:
-    """The calls of ``cut``, run as :func:`lane_runs` says; with ``now``, threads' tasks take them at once
-    (the iterator is then a started generator: closing it drops the calls no thread has taken)."""
-
-    def calls() -> Iterator[LaneCall]:
-        for run, members in cut:
-            yield LaneCall(
-                members, run(_batch(creatures, members), world, n_steps, stride, *_rows(laid, members)),
-                stride, world.dt,
-            )  # fmt: skip
-
-    if threads is None or len(cut) < 2:
-        return calls()
-    costs = _call_costs(cut, creatures, laid)
-    reading = _threaded(cut, creatures, world, n_steps, stride, threads, count, laid, costs, now=now)
-    if now:
-        next(reading)  # its tasks are handed out, and from here closing it stops the calls not yet taken
-    return reading  # type: ignore[return-value]
+    """The calls of ``cut`` run one after another by the thread that reads them."""
+    for run, members in cut:
+        yield LaneCall(
+            members, run(_batch(creatures, members), world, n_steps, stride, *_rows(laid, members)),
+            stride, world.dt,
+        )  # fmt: skip
 
 
 def _batch(creatures: list[Creature] | None, members: list[int]) -> list[Creature] | None:
@@ -298,17 +289,17 @@ def _threaded(
     threads: Executor,
     count: int,
     laid: tuple[Any, np.ndarray] | None,
-    costs: list[int],
     *,
     now: bool = False,
 ) -> Iterator[LaneCall | None]:
-    """The calls of ``cut`` (kernel, members; ``costs`` theirs) run by ``count`` workers at once --
+    """The calls of ``cut`` (kernel, members) run by ``count`` workers at once --
     ``count - 1`` tasks of ``threads`` and the calling thread itself -- each taking the costliest call
     not yet taken whenever it is free (longest processing time first: they end close together), and
     yielded in ``cut``'s order. The caller takes the costliest call before the tasks are handed out (it
     starts without waiting for a thread to wake), then runs calls while the one to yield next is not done
     (docs/performance.md, "Round sixteen"). With ``now``, the tasks are handed out at the first ``next``,
     which yields None, and the caller joins them from the second on (round eighteen)."""
+    costs = _call_costs(cut, creatures, laid)
     order = sorted(range(len(cut)), key=lambda at: -costs[at])
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid)
     try:
