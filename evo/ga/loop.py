@@ -84,6 +84,8 @@ class Evolution:
         # the ask under way: survivors, its plan, each brood's parent individuals
         self._pending: tuple[list[Individual], Plan, list[list[Individual | None]]] | None = None
         self._before_ask: dict[str, Any] = {}  # the generator's state before the ask under way
+        self._unfinished: Callable[[], dict[str, Any]] | None = None  # a tell_later's second part
+        self._told_later = False  # the last tell was tell_later: state() holds during the next ask
         self._distances: dict[tuple[str, str], float] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -257,8 +259,31 @@ class Evolution:
             RuntimeError: ``tell`` without a preceding :meth:`ask`.
             ValueError: not one result per child, or a result that does not fit its child.
         """
+        record = self.tell_later(results)()
+        self._told_later = False
+        return record
+
+    def tell_later(self, results: Sequence[ChildResult]) -> Callable[[], dict[str, Any]]:
+        """:meth:`tell` in two parts, for a run loop that does the second beside the next generation's work:
+        the population moves on now (the next :meth:`ask` reads nothing else, so it may follow at once),
+        and the function returned offers it to the hall of fame and records the logbook's row, once (later
+        calls return the same record). Whatever reads those (:meth:`state`, the next tell, a refinement)
+        does the second part first if it is still due. Between that next ``ask`` and its tell,
+        :meth:`state` is this tell's (its generator's state the one before that ask).
+
+        Args:
+            results: one result per child, in the order of the plan, as :meth:`tell` takes them.
+
+        Returns:
+            The second part: ``finish() -> record``, the record :meth:`tell` returns.
+
+        Raises:
+            RuntimeError: without a preceding :meth:`ask`.
+            ValueError: not one result per child, or a result that does not fit its child.
+        """
         if self._pending is None:
             raise RuntimeError("tell() called without ask()")
+        self._finish_told()
         survivors, plan, parents_of = self._pending
         s = self.settings
         results = checked_results(plan, results, len(s.weights))
@@ -289,17 +314,35 @@ class Evolution:
             population = tools.selNSGA2(self.population + children, s.population)
         else:
             population = survivors + children
-        self.hall_of_fame.update(population if not s.multi_objective else population + children)
+        offered = population if not s.multi_objective else population + children
         self.population = list(population)
-        self._forget_distances()
         self.generation = g
         self._pending = None
-        record = self._record(g, todo)
-        self.logbook.record(**record)
-        return record
+        self._told_later = True
+        done: list[dict[str, Any]] = []
 
-    def _record(self, generation: int, evaluated: list[Individual]) -> dict[str, Any]:
-        compiled = column_statistics(self.population)
+        def finish() -> dict[str, Any]:
+            if not done:
+                self._unfinished = None
+                self.hall_of_fame.update(offered)
+                self._forget_distances()
+                record = self._record(g, todo, population)
+                self.logbook.record(**record)
+                done.append(record)
+            return done[0]
+
+        self._unfinished = finish
+        return finish
+
+    def _finish_told(self) -> None:
+        """The second part of a :meth:`tell_later`, if it is still due."""
+        if self._unfinished is not None:
+            self._unfinished()
+
+    def _record(
+        self, generation: int, evaluated: list[Individual], population: list[Individual] | None = None
+    ) -> dict[str, Any]:
+        compiled = column_statistics(self.population if population is None else population)
         record: dict[str, Any] = {"generation": generation, "evaluations": len(evaluated)}
         for k, (name, weight) in enumerate(zip(self.settings.objectives, self.settings.weights, strict=True)):
             record[f"{name}_best"] = compiled["max"][k] if weight > 0 else compiled["min"][k]
@@ -314,6 +357,7 @@ class Evolution:
     @property
     def best(self) -> Individual | None:
         """The best individual found so far (first of the hall of fame)."""
+        self._finish_told()
         return self.hall_of_fame[0] if len(self.hall_of_fame) else None
 
     # -- memetic refinement ([ga] refine; the step is evo/run/memetic.py) -----------------------------
@@ -328,6 +372,7 @@ class Evolution:
         Returns:
             The last logbook record, updated.
         """
+        self._finish_told()
         record = self.logbook[-1]
         if refined:
             self.population = [refined.get(ind.id, ind) for ind in self.population]
@@ -340,7 +385,8 @@ class Evolution:
 
     # -- state -------------------------------------------------------------------------------------
     def state(self) -> EvolutionState:
-        """The whole state now, cheaply (valid between a ``tell`` and the next ``ask``). Told individuals
+        """The whole state now, cheaply (valid between a ``tell`` and the next ``ask``, and after a
+        :meth:`tell_later` until the next tell: then the state that ask started from). Told individuals
         never change, so the state may be turned into JSON later, in another thread
         (:mod:`evo.io.checkpoint`).
 
@@ -348,16 +394,17 @@ class Evolution:
             The :class:`EvolutionState`; :meth:`from_state` of it continues exactly.
 
         Raises:
-            RuntimeError: called between :meth:`ask` and :meth:`tell`.
+            RuntimeError: called between :meth:`ask` and :meth:`tell` (after a plain tell).
         """
-        if self._pending is not None:
+        if self._pending is not None and not self._told_later:
             raise RuntimeError("the state is only complete between tell() and ask()")
+        self._finish_told()
         return EvolutionState(
             generation=self.generation,
             seed=self.settings.seed,
             objectives=tuple(self.settings.objectives),
             weights=tuple(self.settings.weights),
-            rng=self.rng.bit_generator.state,
+            rng=self.rng.bit_generator.state if self._pending is None else copy.deepcopy(self._before_ask),
             population=tuple(self.population),
             hall_of_fame=tuple(self.hall_of_fame),
             logbook=tuple(dict(record) for record in self.logbook),

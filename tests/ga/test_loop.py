@@ -84,6 +84,45 @@ def test_an_ask_taken_back_leaves_the_state_as_it_was_and_the_run_goes_on_unchan
         other.take_back()  # nothing under way
 
 
+@pytest.mark.parametrize("settings, score", [(SINGLE, single), (DOUBLE, double)], ids=["single", "nsga2"])
+def test_a_tell_in_two_parts_with_the_next_ask_between_them_runs_as_tell_does(settings, score):
+    """tell_later: the population moves on at once, the next ask comes before the second part (the hall
+    of fame and the logbook), and the run, its records and its states are those of plain tells; during
+    that ask the state is the one told (its generator's state the one before the ask)."""
+    plain, later = Evolution(settings), Evolution(settings)
+    finish, told, expected, got = None, "", [], []
+    for g in range(5):
+        expected.append(step(plain, score))
+        kids = children(later)  # generation g's ask: the second part of g - 1's tell still due
+        if finish is not None:
+            assert len(later.logbook) == g - 1
+            assert json.dumps(evolution_to_dict(later)) == told  # read: the second part done first
+            assert len(later.logbook) == g
+            got.append(finish())
+        finish = later.tell_later(results(kids, score))
+        told = json.dumps(evolution_to_dict(plain))
+    got.append(finish())
+    assert got == expected and finish() is got[-1]  # once: the same record
+    assert json.dumps(evolution_to_dict(later)) == told
+    later.ask()
+    assert json.dumps(evolution_to_dict(later)) == told
+    later.take_back()
+    assert json.dumps(evolution_to_dict(later)) == told
+    plain.ask()
+    with pytest.raises(RuntimeError):  # after a plain tell, the state is not complete during the ask
+        plain.state()
+
+
+def test_the_second_part_of_a_tell_is_done_by_whatever_reads_what_it_makes():
+    evolution = run(SINGLE, 2)
+    for read in (lambda e: e.state(), lambda e: e.best, lambda e: e.tell(results(children(e)))):
+        finish = evolution.tell_later(results(children(evolution)))
+        generation, rows = evolution.generation, len(evolution.logbook)
+        read(evolution)  # the next tell: its own row after the one due
+        assert len(evolution.logbook) > rows and evolution.logbook[rows] == finish()
+        assert evolution.logbook[rows]["generation"] == generation
+
+
 def test_elitism_keeps_the_best_fitness_from_ever_getting_worse():
     evolution = Evolution(SINGLE)
     bests = [step(evolution)["size_best"] for _ in range(6)]
