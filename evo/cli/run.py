@@ -78,7 +78,7 @@ def _graceful_interrupt() -> Iterator[list[int]]:
 
 class _StopOnRequest(Callback):
     """Stops the run after the generation under way once the user asked (the first Ctrl-C or SIGTERM):
-    when it is told, before the next one is started (its report may come while the next one runs)."""
+    when it is told (the next one's work, under way, is dropped; its report may come meanwhile)."""
 
     def __init__(self, requested: list[int]):
         self.requested = requested

@@ -47,7 +47,10 @@ class Bred:
 
 
 def prepare_broods(
-    broods: Sequence[Brood], context: Any, simulate: Callable[[list[Creature], Any], list] | None = None
+    broods: Sequence[Brood],
+    context: Any,
+    simulate: Callable[[list[Creature], Any], list] | None = None,
+    beside: Callable[[], None] | None = None,
 ) -> list[Bred | None]:
     """Breed every brood of a chunk (:func:`bred_broods`), then simulate all its new children together in
     lanes (:func:`evo.sim.batch.lane_runs`) and score them with the plugin's compiled reducer straight
@@ -60,6 +63,9 @@ def prepare_broods(
         context: the run's :class:`~evo.run.job.BreedContext`.
         simulate: makes what the children's evaluations take instead, ``simulate(children, context)``
             (one value per child; a robust run's samples); an error leaves them to their evaluations.
+        beside: the caller's own work, called once (it must not raise): with lane threads, just after
+            the kernel calls start, beside them (:class:`_EarlyCalls`); else just after the compiled
+            breeding call, or once the broods are bred.
 
     Returns:
         One :class:`Bred` (or None) per brood.
@@ -67,9 +73,10 @@ def prepare_broods(
     spec = context.spec
     threads = getattr(context, "lane_threads", None)
     every, nth, bound, sparse = _lanes_recording(context) if simulate is None else (1.0, 1, None, False)
-    early = _EarlyCalls(broods, spec, every, threads)
+    early = _EarlyCalls(broods, spec, every, threads, beside)
     try:
         out = bred_broods(broods, context, early if simulate is None else None)
+        early.beside()  # if the compiled breeding did not call it (no brood bred there)
         members: list[tuple[Bred, int, Creature]] = []
         rows: list[int | None] = []
         by_brood = early.laid[1] if early.laid else [None] * len(broods)
@@ -154,10 +161,13 @@ class _EarlyCalls:
     on the lane threads (:func:`evo.sim.laid.laid_runs`) where every child to simulate is in it, and until
     :meth:`window_closed` lets those threads take the GIL sooner from the thread making the creatures
     (the interpreter's switch interval at most :data:`WINDOW_SWITCH_INTERVAL`: docs/performance.md, "Round
-    eighteen")."""
+    eighteen"). The caller's ``beside`` work is done there too, first (once: :meth:`beside`)."""
 
-    def __init__(self, broods: Sequence[Brood], spec: Any, every: float, threads: Any):
+    def __init__(
+        self, broods: Sequence[Brood], spec: Any, every: float, threads: Any, beside: Callable | None = None
+    ):
         self.broods, self.spec, self.every, self.threads = broods, spec, every, threads
+        self._beside = beside
         self.laid: tuple[Laid, list] | None = None
         self.runs: tuple[np.ndarray, tuple[list[int], Any]] | None = None
         self.open = False  # whether this chunk's window is open (the switch interval lowered)
@@ -165,17 +175,23 @@ class _EarlyCalls:
     def __call__(self, record: Laid, by_brood: list) -> None:
         self.laid = record, by_brood
         rows = _rows_to_simulate(self.broods, by_brood) if self.threads is not None else None
-        if rows is None:
-            return
-        try:
-            spec = self.spec
-            runs = laid_runs(record, rows, spec.world, spec.frames, self.every, threads=self.threads)
-        except Exception:  # lane_runs meets the same error after breeding
-            return
-        if runs is not None:
-            self.runs = rows, runs
-            self.open = True
-            _switching(+1)
+        if rows is not None:
+            try:
+                spec = self.spec
+                runs = laid_runs(record, rows, spec.world, spec.frames, self.every, threads=self.threads)
+            except Exception:  # lane_runs meets the same error after breeding
+                runs = None
+            if runs is not None:
+                self.runs = rows, runs
+                self.open = True
+                _switching(+1)
+        self.beside()
+
+    def beside(self) -> None:
+        """The caller's work, once (in the window when the calls started)."""
+        work, self._beside = self._beside, None
+        if work is not None:
+            work()
 
     def window_closed(self) -> None:
         """The creatures are made: the switch interval is the interpreter's again (once no other chunk of

@@ -113,13 +113,17 @@ def _one_generation(
     backend: Any,
     callbacks: list[Callback],
     before: Callable[[], None] | None = None,
-) -> Told:
+    beside: Callable[[], None] | None = None,
+) -> Callable[[], Told]:
     """One generation: ask, breed and evaluate, tell. ``before`` (reporting the generation before, whose
     checkpoint is written meanwhile) is called once the work is out with the workers (worker processes:
     as soon as it is sent; in-process: after the first brood evaluated once the write is done, else when
-    all are), or the generation fails; the callbacks hear of
-    this generation's start after it. Returns the generation's ``run.log`` line and status, for the
-    callbacks to report."""
+    all are), or the generation fails; the callbacks hear of this generation's start after it.
+    ``beside`` (the generation before's bookkeeping, :class:`_Later`) is called while the work is out:
+    in-process, beside the chunk's kernel calls (:func:`evo.run.batching.prepare_broods`), else with
+    ``before``. Returns the tell's second part (the hall of fame, the statistics, the callbacks'
+    ``on_generation_told``), once, giving the generation's ``run.log`` line and status for the callbacks
+    to report: called at once, or beside the next generation's work."""
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
@@ -147,10 +151,14 @@ def _one_generation(
                 callback.on_evaluated(count)
 
     def poll() -> None:  # in-process, after each brood: report the generation before once it is written
-        if waiting[0] is not None and _written(callbacks):
-            begin()
+        if waiting[0] is not None:
+            if beside is not None:
+                beside()  # its checkpoint started, if the chunk did not already
+            if _written(callbacks):
+                begin()
 
     evaluated.poll = poll  # type: ignore[attr-defined]
+    evaluated.beside = beside  # type: ignore[attr-defined]
     if before is None:
         begin()
     try:
@@ -168,30 +176,75 @@ def _one_generation(
         per_brood[task.index] = result
     results = [child for children in per_brood for child in children]  # in the plan's order
     done = time.perf_counter()
-    record = refine_generation(prepared.config, evolution, evolution.tell(results))  # [ga] refine
+    tell_later = getattr(evolution, "tell_later", None)
+    if tell_later is not None:
+        finish_tell = tell_later(results)
+    else:  # a search told in one part
+        record = evolution.tell(results)
+        finish_tell = lambda: record  # noqa: E731
     told = time.perf_counter()
-    first = prepared.plugin.objectives[0]
-    timed_out = sum(r.evaluation is not None and r.evaluation.timed_out for r in results)
-    report = (
-        "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
-        "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
-        g, evaluations, record["exploded"],
-        f", {timed_out} timed out (worst fitness)" if timed_out else "",
-        first, record[f"{first}_best"], record[f"{first}_mean"],
-        asked - start, done - asked, evaluations / max(done - asked, 1e-9), told - done,
-    )  # fmt: skip
-    objectives = tuple(prepared.plugin.objectives)
-    status = GenerationStatus(
-        generation=g,
-        generations=prepared.config.run.generations,
-        evaluations=evaluations,
-        stats=dict(record),
-        hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
-        seconds=told - start,
-    )
-    for callback in callbacks:
-        callback.on_generation_told(status)
-    return report, status
+    made: list[Told] = []
+
+    def finish() -> Told:
+        if made:
+            return made[0]
+        started = time.perf_counter()
+        record = refine_generation(prepared.config, evolution, finish_tell())  # [ga] refine
+        kept = time.perf_counter() - started + told - done  # the tell's two parts
+        first = prepared.plugin.objectives[0]
+        timed_out = sum(r.evaluation is not None and r.evaluation.timed_out for r in results)
+        report = (
+            "generation %d: %d evaluations, %d exploded%s; %s best %.6g mean %.6g; selection %.3f s, "
+            "breeding and evaluation %.3f s (%.1f evaluations/s), hall of fame and statistics %.3f s",
+            g, evaluations, record["exploded"],
+            f", {timed_out} timed out (worst fitness)" if timed_out else "",
+            first, record[f"{first}_best"], record[f"{first}_mean"],
+            asked - start, done - asked, evaluations / max(done - asked, 1e-9), kept,
+        )  # fmt: skip
+        objectives = tuple(prepared.plugin.objectives)
+        status = GenerationStatus(
+            generation=g,
+            generations=prepared.config.run.generations,
+            evaluations=evaluations,
+            stats=dict(record),
+            hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+            seconds=done - start + kept,
+        )
+        made.append((report, status))
+        for callback in callbacks:
+            callback.on_generation_told(status)
+        return made[0]
+
+    return finish
+
+
+class _Later:
+    """A told generation's second part (:meth:`evo.ga.loop.Evolution.tell_later`, then the callbacks'
+    ``on_generation_told``: its checkpoint starts there), done beside the next generation's work: at most
+    once, and never raising there (inside a chunk, an error could pass for a child's); :meth:`told` gives
+    the result, or raises what it raised."""
+
+    def __init__(self, finish: Callable[[], Told]):
+        self._finish = finish
+        self._told: Told | None = None
+        self._error: BaseException | None = None
+        self._ran = False
+
+    def __call__(self) -> None:
+        if self._ran:
+            return
+        self._ran = True
+        try:
+            self._told = self._finish()
+        except BaseException as exc:  # raised again by told(), outside the chunk
+            self._error = exc
+
+    def told(self) -> Told:
+        self()
+        if self._error is not None:
+            raise self._error
+        assert self._told is not None
+        return self._told
 
 
 def _overlaps(prepared: Prepared) -> bool:
@@ -200,9 +253,17 @@ def _overlaps(prepared: Prepared) -> bool:
     return prepared.folder is not None and isinstance(prepared.evolution, Evolution)
 
 
+def _defers(prepared: Prepared) -> bool:
+    """Whether a generation's bookkeeping (its tell's second part, its callbacks' ``on_generation_told``)
+    waits for the next generation's work to be out: when its checkpoint does (:func:`_overlaps`), unless
+    a refinement changes the population after the tell (the next ``ask`` reads it)."""
+    return _overlaps(prepared) and prepared.config.ga.refine is None
+
+
 def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
-    """Run generations until the last or a stop. With a run folder (the GA), each generation is reported
-    while the next is bred and evaluated (its checkpoint written meanwhile: docs/runs.md, "Workers").
+    """Run generations until the last or a stop. With a run folder (the GA), each generation's
+    bookkeeping is done and its checkpoint written while the next is bred and evaluated, and it is
+    reported once written (docs/runs.md, "Workers").
 
     Args:
         prepared: the run (its evolution goes on in place).
@@ -217,8 +278,9 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
     """
     evolution = prepared.evolution
     generations = prepared.config.run.generations
-    overlap = _overlaps(prepared)
+    overlap, defer = _overlaps(prepared), _defers(prepared)
     told: Told | None = None
+    later: _Later | None = None  # the generation before, its bookkeeping still due
 
     def stopped_after(told: Told) -> bool:
         if _report(told, callbacks) and evolution.generation + 1 < generations:
@@ -227,24 +289,31 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
         return False
 
     while evolution.generation + 1 < generations:
-        if told is None or not overlap or told[1].stop_requested:  # stopped when told: nothing to drop
+        if later is None and (told is None or not overlap or told[1].stop_requested):
+            # the first generation, or the one before reported first (stopped when told: nothing to drop)
             if told is not None and stopped_after(told):
                 return True
-            told = _one_generation(prepared, backend, callbacks)
-            continue
-        previous = told
+            finish = _one_generation(prepared, backend, callbacks)
+        else:
+            previous = later if later is not None else _Later(lambda told=told: told)
 
-        def report_previous(previous: Told = previous) -> None:
-            if _report(previous, callbacks):
-                raise _Stopped
+            def report_previous(previous: _Later = previous) -> None:
+                if _report(previous.told(), callbacks):
+                    raise _Stopped
 
-        try:
-            told = _one_generation(prepared, backend, callbacks, report_previous)
-        except _Stopped:
-            evolution.take_back()  # the state is the reported generation's, as a resume has it
-            kill = getattr(backend, "kill", None)
-            if kill is not None:  # nothing the workers still do is wanted
-                kill()
-            log.info("stopped on request after generation %d", evolution.generation)
-            return True
+            try:
+                finish = _one_generation(prepared, backend, callbacks, report_previous, previous)
+            except _Stopped:
+                evolution.take_back()  # the state is the reported generation's, as a resume has it
+                kill = getattr(backend, "kill", None)
+                if kill is not None:  # nothing the workers still do is wanted
+                    kill()
+                log.info("stopped on request after generation %d", evolution.generation)
+                return True
+        if defer and evolution.generation + 1 < generations:
+            later, told = _Later(finish), None
+        else:
+            later, told = None, finish()
+    if later is not None:
+        told = later.told()
     return told is not None and stopped_after(told)

@@ -234,6 +234,50 @@ def test_with_lane_threads_the_children_s_calls_start_before_their_creatures_are
     assert sys.getswitchinterval() == before
 
 
+def test_the_caller_s_work_beside_is_done_once_while_the_lane_thread_runs_the_calls(monkeypatch):
+    """``beside`` (the generation before's bookkeeping, in a run) is called once: with lane threads, in
+    the window, once the children's calls are started and before their creatures are made; without,
+    once the broods are bred. It changes no score."""
+    import sys
+
+    from evo.ga.kernels import brood as brood_kernels
+    from evo.sim.batch import LaneThreads
+
+    broods, c = broods_of_a_converged_population()
+    context = BreedContext(c.evaluation_spec(), c.genome, c.ga)
+    alone = prepared_scores(batching.prepare_broods(broods, context))
+    events: list = []
+    real_assemble = brood_kernels.assemble
+
+    def assemble(*args):
+        events.append("a creature made")
+        return real_assemble(*args)
+
+    def beside():
+        started = sum(len(early.runs[0]) for early in made if early.runs is not None)
+        events.append(("beside", sys.getswitchinterval(), started))
+
+    made: list = []
+    real_early = batching._EarlyCalls
+
+    def early(*args):
+        made.append(real_early(*args))
+        return made[-1]
+
+    monkeypatch.setattr(brood_kernels, "assemble", assemble)
+    monkeypatch.setattr(batching, "_EarlyCalls", early)
+    with LaneThreads(2) as pool:
+        threaded = batching.prepare_broods(broods, context.with_lane_threads(pool), beside=beside)
+    assert prepared_scores(threaded) == alone
+    calls = [e for e in events if e != "a creature made"]
+    assert len(calls) == 1 and events[0] == calls[0]  # before the first creature
+    _, interval, started = calls[0]
+    assert interval == pytest.approx(batching.WINDOW_SWITCH_INTERVAL) and started > 0
+    events.clear(), made.clear()
+    assert prepared_scores(batching.prepare_broods(broods, context, beside=beside)) == alone
+    assert [e for e in events if e != "a creature made"] == [("beside", sys.getswitchinterval(), 0)]
+
+
 def test_windows_of_two_chunks_at_once_keep_the_interval_low_until_the_last_closes():
     """Two chunks of one process making their creatures at once (two runs in two threads): the switch
     interval stays lowered until both are done, then is what it was before the first."""

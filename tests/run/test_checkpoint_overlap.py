@@ -206,7 +206,10 @@ def test_a_failed_evaluation_reports_the_generation_before_and_names_its_checkpo
     assert bests(folder) == set(range(last + 1))
 
 
-def test_a_stop_asked_when_a_generation_is_told_ends_the_run_there_before_the_next_is_asked_for(tmp_path):
+def test_a_stop_asked_when_a_generation_is_told_ends_the_run_there_the_next_one_s_work_dropped(tmp_path):
+    """A generation is told beside the next one's work (its bookkeeping waits for it): a stop asked then
+    drops that work, unannounced (no ``on_generation_start``), its ask taken back."""
+
     class StopWhenTold(Callback):
         def on_generation_told(self, status):
             if status.generation == 1:
@@ -225,3 +228,39 @@ def test_a_stop_asked_when_a_generation_is_told_ends_the_run_there_before_the_ne
     assert checkpointed_generation(tmp_path / "run") == 1
     kept = evo.evolve(tiny(), callbacks=[lambda s: s.stop() if s.generation == 1 else None], progress=False)
     assert result.evolution.state().rng == kept.evolution.state().rng
+
+
+def test_a_generation_is_told_beside_the_next_one_s_kernel_calls_and_its_errors_still_end_the_run(tmp_path):
+    """With lane threads, a generation's bookkeeping and ``on_generation_told`` run in the next one's
+    window (its kernel calls under way, the switch interval lowered); the last one's at the end. What a
+    callback raises there ends the run as it did, before the next generation is announced."""
+    import sys
+
+    from evo.run.batching import WINDOW_SWITCH_INTERVAL
+
+    intervals: dict[int, float] = {}
+    starts: list[int] = []
+
+    class Told(Callback):
+        def on_generation_told(self, status):
+            intervals[status.generation] = sys.getswitchinterval()
+
+        def on_generation_start(self, generation, evaluations):
+            starts.append(generation)
+
+    result = evo.evolve(tiny(workers=2), out=tmp_path / "run", callbacks=[Told()], progress=False)
+    assert result.generation == 4 and sorted(intervals) == list(range(5))
+    assert [intervals[g] for g in range(4)] == pytest.approx([WINDOW_SWITCH_INTERVAL] * 4)
+    assert intervals[4] == sys.getswitchinterval() > WINDOW_SWITCH_INTERVAL
+    same = evo.evolve(tiny(), out=tmp_path / "one", progress=False)
+    assert same.evolution.state().rng == result.evolution.state().rng
+
+    class Fails(Callback):
+        def on_generation_told(self, status):
+            if status.generation == 1:
+                raise ValueError("a callback's own error")
+
+    starts.clear()
+    with pytest.raises(ValueError, match="a callback's own error"):
+        evo.evolve(tiny(workers=2), out=tmp_path / "fails", callbacks=[Fails(), Told()], progress=False)
+    assert starts == [0, 1]

@@ -130,6 +130,7 @@ def run_chunk(
     chunk: Sequence[tuple[int, Any]],
     timed_out: frozenset[tuple[int, int]] = frozenset(),
     between: Callable[[], None] | None = None,
+    beside: Callable[[], None] | None = None,
 ) -> tuple[list[tuple[int, Any]], ErrorData | None]:
     """Run a chunk; stop at the first error and return it as data with what was done so far.
 
@@ -143,6 +144,9 @@ def run_chunk(
             hung and was replaced): :func:`evaluation_time_limit` times them out at once.
         between: called after each payload's job (in-process: the caller's chance to report the
             generation before as soon as it is written); what it raises ends the chunk.
+        beside: the caller's own work (in-process: the generation before's bookkeeping), called once
+            while the chunk's kernel calls run, by a ``prepare`` step that takes it as a keyword
+            (``prepare(payloads, context, beside=beside)``), else before the chunk's first job.
 
     Returns:
         The (task index, result) pairs done, and the first error as data (:func:`error_data`) or None.
@@ -152,7 +156,13 @@ def run_chunk(
     _timed_out = timed_out
     prepare = getattr(job, "prepare", None)
     # a job with a ``prepare`` step gets what it made for the chunk's payloads (e.g. bred broods)
-    prepared = prepare([payload for _, payload in chunk], context) if prepare else None
+    payloads = [payload for _, payload in chunk]
+    if prepare is not None and beside is not None:
+        prepared = prepare(payloads, context, beside=beside)
+    else:
+        if beside is not None:
+            beside()
+        prepared = prepare(payloads, context) if prepare else None
     try:
         with alarm_handler():  # the time limit's handler, once for the chunk
             for position, (index, payload) in enumerate(chunk):

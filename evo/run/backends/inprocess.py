@@ -25,12 +25,15 @@ class InProcess:
     ) -> list[Any]:
         """The job's results for ``tasks``, in order (``expected`` is not needed): one at a time, or by the
         chunks the tasks name (a job with a ``prepare`` step makes use of them). A ``progress`` with a
-        ``poll`` attribute has it called after each task."""
+        ``poll`` attribute has it called after each task, one with a ``beside`` attribute has that
+        called beside the first chunk's kernel calls (:func:`~evo.run.backends.base.run_chunk`)."""
         out = []
         poll = getattr(progress, "poll", None)  # between tasks: see evo.run.generations
+        beside = getattr(progress, "beside", None)
         for chunk in chunks_of(list(tasks), 1):
             payloads = [(task.index, task.payload) for task in chunk]
-            done, error = run_chunk(self.job, self.context, payloads, between=poll)
+            done, error = run_chunk(self.job, self.context, payloads, between=poll, beside=beside)
+            beside = None  # once
             out.extend(result for _, result in done)
             if error is not None:
                 raise EvaluationFailed(*error)
