@@ -36,6 +36,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py lane-threads [ROUNDS]  # the reader runs calls (sixteen)
     .venv/bin/python docs/engine_experiments.py lane-losses [ROUNDS]  # threads against processes (17)
     .venv/bin/python docs/engine_experiments.py beside-the-calls [ROUNDS]  # calls beside creatures (18)
+    .venv/bin/python docs/engine_experiments.py told-beside [ROUNDS]  # bookkeeping beside the calls (19)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -210,7 +211,7 @@ def gaps(config, tmp: Path) -> None:
     fork.ForkPool._run_here = here
     for owner, name in (
         (fork.ForkPool, "run"),
-        (Evolution, "tell"),
+        (Evolution, "tell_later"),  # its first part (round nineteen: the rest beside the next)
         (Evolution, "ask"),
         (generations, "_tasks"),
     ):
@@ -229,7 +230,7 @@ def gaps(config, tmp: Path) -> None:
         t = max(c[1] for c in per_generation[g - 1])
         for step, when in (
             ("the results back in the parent", marks["run", ">"][g - 1]),
-            ("tell", marks["tell", ">"][g - 1]),
+            ("tell", marks["tell_later", ">"][g - 1]),
             ("reporting, callbacks", marks["ask", "<"][g]),
             ("ask", marks["ask", ">"][g]),
             ("chunking", marks["_tasks", ">"][g]),
@@ -1199,6 +1200,67 @@ def beside_the_calls(config, tmp: Path, rounds: int = 5) -> None:
     print(f"run folders identical across the variants and rounds: {len(digests) == 1}")
 
 
+def told_beside(config, tmp: Path, rounds: int = 8) -> None:
+    """Round nineteen: 2-thread walkers runs (``rounds`` interleaved rounds, least and median wall) with
+    each generation's bookkeeping (its tell's second part, statistics, status, ``on_generation_told``)
+    done in the next generation's window, beside its kernel calls (as shipped), against it done at once
+    after the tell (round eighteen's order), each variant first in every other round; with the
+    bookkeeping's summed time (thread CPU), the share of it done while the window was open, and the
+    folders' digest."""
+    import statistics
+
+    from evo.run import batching, generations
+
+    two = config.replace(pool={"workers": 2})
+    real_defers, real_beside = generations._defers, batching._EarlyCalls.beside
+    kept = {"cpu": 0.0, "open": 0.0}
+
+    def beside(early: Any) -> None:
+        start = time.thread_time()
+        due = early._beside is not None
+        real_beside(early)
+        if due:
+            took = time.thread_time() - start
+            kept["cpu"] += took
+            kept["open"] += took if early.open else 0.0
+
+    variants = {
+        "told beside the next generation's kernel calls (shipped)": real_defers,
+        "told at once, before the next ask (round eighteen)": lambda prepared: False,
+    }
+    seen: dict[str, list] = {name: [] for name in variants}
+    digests = set()
+    batching._EarlyCalls.beside = beside  # type: ignore[method-assign]
+    try:
+        for r in range(rounds):
+            order = list(variants.items())
+            for name, defers in order if r % 2 == 0 else order[::-1]:  # each first in half the rounds
+                generations._defers = defers
+                kept.update(cpu=0.0, open=0.0)
+                folder = tmp / f"told-{r}-{len(seen[name])}"
+                wall, cpu = whole_run(two, folder)
+                digests.add(folder_digest(folder, ignore=IGNORED))
+                seen[name].append((wall, cpu, kept["cpu"], kept["open"]))
+    finally:
+        generations._defers, batching._EarlyCalls.beside = real_defers, real_beside
+    for name, runs in seen.items():
+        walls = [run[0] for run in runs]
+        line = (
+            f"{name}: wall least {min(walls):.3f} s, median {statistics.median(walls):.3f} s; CPU least"
+            f" {min(run[1] for run in runs):.3f} s"
+        )
+        if variants[name] is real_defers:
+            spent, inside = (statistics.median(run[k] for run in runs) for k in (2, 3))
+            line += f"; the bookkeeping {spent:.3f} CPU-s, {inside:.3f} of it in the windows (medians)"
+        print(line)
+    ratios = [a[0] / b[0] for a, b in zip(*seen.values(), strict=True)]
+    print(
+        f"shipped / round eighteen, wall, round by round: median {statistics.median(ratios):.3f},"
+        f" {sum(x < 1 for x in ratios)} of {len(ratios)} rounds faster"
+    )
+    print(f"run folders identical across the variants and rounds: {len(digests) == 1}")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1232,9 +1294,10 @@ def main() -> None:
         "lane-threads": lane_threads,
         "lane-losses": lane_losses,
         "beside-the-calls": beside_the_calls,
+        "told-beside": told_beside,
     }
     # these take a count of rounds
-    counted = ("workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls")
+    counted = ("workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside")
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:

@@ -92,7 +92,7 @@ def age_rates(generations: int = AGE_GENERATIONS, window: int = AGE_WINDOW) -> d
     """Generations per second of a small run (8 creatures, 50 frames, its folder written), and the time
     of each generation's checkpoint (history row and ``.npz``, fsyncs included), over ``window``
     generations near its start (from generation 10) and at its end."""
-    from evo.bench.evolution import _Clock, bench_config
+    from evo.bench.evolution import GenerationClock, bench_config
     from evo.run.evolve import run_prepared
     from evo.run.folder.writer import FolderWriter, prepare
 
@@ -108,7 +108,7 @@ def age_rates(generations: int = AGE_GENERATIONS, window: int = AGE_WINDOW) -> d
         pool={"workers": 1},
         run={"checkpoint_interval": 0.0},  # every generation's checkpoint, timed
     )
-    clock = _Clock()
+    clock = GenerationClock()
     with tempfile.TemporaryDirectory(prefix="evo-bench-age-") as tmp:
         prepared = prepare(config, out=Path(tmp) / "run", force=True)
         run_prepared(prepared, [TimedWriter(prepared), clock])

@@ -10,12 +10,10 @@ import importlib.util
 import logging
 import os
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from evo.bench.evolution import FRAMES, POPULATION, REPEATS, bench_config, best_rate
-from evo.run.callbacks import Callback, GenerationStatus, RunStart
+from evo.bench.evolution import FRAMES, POPULATION, REPEATS, GenerationClock, bench_config, best_rate
 from evo.run.evolve import run_prepared
 from evo.run.folder.writer import FolderWriter, prepare
 
@@ -25,30 +23,11 @@ WORKERS = 2
 GENERATIONS = 8  # generation 0 plus seven timed ones: dask's overhead is a few ms a chunk, so more samples
 
 
-class _Clock(Callback):
-    """When the run started and when each generation ended (was told: its checkpoint is written while
-    the next one runs), with its evaluations."""
-
-    def __init__(self) -> None:
-        self.start = 0.0
-        self.ends: list[float] = []
-        self.cpu: list[float] = []  # CPU time of the run's own thread
-        self.evaluations: list[int] = []
-
-    def on_run_start(self, run: RunStart) -> None:
-        self.start = time.perf_counter()
-
-    def on_generation_told(self, status: GenerationStatus) -> None:
-        self.ends.append(time.perf_counter())
-        self.cpu.append(time.thread_time())
-        self.evaluations.append(status.evaluations)
-
-
 def timed_generations(config, folder: Path) -> tuple[float, list[tuple[int, float, float]]]:
     """Run ``config`` into ``folder``: (seconds from the run's start to the end of generation 0, and
     (evaluations, wall seconds, CPU seconds of the run's thread) of each later generation, as
     :func:`~evo.bench.evolution.best_rate` takes them)."""
-    clock = _Clock()
+    clock = GenerationClock()
     prepared = prepare(config, out=folder, force=True)
     run_prepared(prepared, [FolderWriter(prepared), clock])
     ends, cpu = clock.ends, clock.cpu

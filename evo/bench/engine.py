@@ -354,34 +354,38 @@ _PHASES = (
     ("evo.run.batching", "", "bred_broods", "breeding (compiled, then creatures)"),
     ("evo.run.generations", "", "_tasks", "chunking"),
     ("evo.ga.loop", "Evolution", "ask", "selection (ask)"),
-    ("evo.ga.loop", "Evolution", "tell", "tell (hall of fame, statistics)"),
+    ("evo.ga.loop", "Evolution", "tell_later", "tell (hall of fame, statistics)"),
     ("evo.run.folder.writer", "FolderWriter", "_write_checkpoint", "files: checkpoint, history (thread)"),
     ("evo.run.folder.writer", "FolderWriter", "_derived", "files: elites, generation best (thread)"),
 )
 
 
-# cpu_breakdown's part of breeding and other that lane threads overlap with the kernel calls
-BESIDE_THE_CALLS = "creatures made beside the kernel calls (of the above)"
+# cpu_breakdown's part of breeding, tell and other that lane threads overlap with the kernel calls
+BESIDE_THE_CALLS = "bookkeeping and creatures made beside the kernel calls (of the above)"
 
 
 def cpu_breakdown(config, folder: Path) -> dict[str, float]:
     """Where a whole 1-worker run of ``config`` into ``folder`` spends its CPU: seconds of each phase of
-    :data:`_PHASES` (thread CPU time around the named functions; the lanes' phase less the kernel it
-    calls), ``total`` (this process, every thread) and ``other`` (the rest: start-up, generation 0's
+    :data:`_PHASES` (thread CPU time inside the named functions, less that of phases called within:
+    the lanes' phase less the kernel it calls, breeding less the generation before's bookkeeping done
+    beside it), ``total`` (this process, every thread) and ``other`` (the rest: start-up, generation 0's
     random creatures, the job's bookkeeping, the pool's ends); and, of those, :data:`BESIDE_THE_CALLS`:
-    from the compiled breeding's handing on of the children's arrays to the end of making their creatures,
-    which runs beside their kernel calls on lane threads (round eighteen)."""
+    from the compiled breeding's handing on of the children's arrays to the end of making their creatures
+    (the generation before's bookkeeping done first), which runs beside their kernel calls on lane
+    threads (rounds eighteen and nineteen)."""
     import importlib
+    import threading
 
     from evo.run.batching import _EarlyCalls
 
     spent = {phase: 0.0 for *_, phase in _PHASES}
     patched: list[tuple[Any, str, Any]] = []
     window = {"spent": 0.0}  # from the compiled breeding's handing on of its arrays to the creatures' end
+    nested = threading.local()  # per thread: the CPU time of phases called within the one under way
 
     def opened(early: Any, *args: Any) -> None:
-        handed(early, *args)
         window[id(early)] = time.thread_time()
+        handed(early, *args)
 
     def closed(early: Any) -> None:
         start = window.pop(id(early), None)
@@ -395,12 +399,16 @@ def cpu_breakdown(config, folder: Path) -> dict[str, float]:
 
     def timed(function: Any, phase: str, deferred: bool = False) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            outer = getattr(nested, "spent", 0.0)
+            nested.spent = 0.0
             start = time.thread_time()
             try:
                 out = function(*args, **kwargs)
             finally:
-                spent[phase] += time.thread_time() - start
-            return timed(out, phase) if deferred else out  # _derived returns the work it defers
+                took = time.thread_time() - start
+                spent[phase] += took - nested.spent
+                nested.spent = outer + took
+            return timed(out, phase) if deferred else out  # the work it hands back, timed too
 
         return wrapper
 
@@ -410,13 +418,12 @@ def cpu_breakdown(config, folder: Path) -> dict[str, float]:
             target = getattr(target, owner)
         original = getattr(target, name)
         patched.append((target, name, original))
-        setattr(target, name, timed(original, phase, deferred=name == "_derived"))
+        setattr(target, name, timed(original, phase, deferred=name in ("_derived", "tell_later")))
     try:
         _, total = whole_run(config.replace(pool={"workers": 1}), folder)
     finally:
         for target, name, original in reversed(patched):
             setattr(target, name, original)
-    spent["lanes: packing, records"] -= spent["the batched kernel"]
     spent["total"] = total
     spent["other"] = total - sum(value for key, value in spent.items() if key != "total")
     spent[BESIDE_THE_CALLS] = window["spent"]
@@ -627,8 +634,8 @@ def engine_section(args: argparse.Namespace):
             # target 2's ceiling: the kernel and its packing run on the lane threads, the files on the
             # writer's thread beside them, the rest on the main thread between them
             on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
-            # (the creatures made beside the calls: while a lane thread runs them, they take as long as
-            # the calls they overlap, a part of the work that runs on two threads)
+            # (the bookkeeping and creatures made beside the calls: while a lane thread runs them, they
+            # take as long as the calls they overlap, a part of the work that runs on two threads)
             beside = parts[BESIDE_THE_CALLS] / parts["total"]
             files = sum(v for k, v in parts.items() if k.endswith("(thread)")) / parts["total"]
             serial = 1.0 - on_threads - files - beside
@@ -637,7 +644,7 @@ def engine_section(args: argparse.Namespace):
             lines.append(
                 f"  target 2's ceiling in this design: the run's kernel calls alone run {threaded:.2f} x"
                 f" as fast on two lane threads as on one (nothing between them); with the rest of 1 worker's"
-                f" CPU but the files and the creatures made beside the calls ({100 * serial:.0f} %: the"
+                f" CPU but the files and the work beside the calls ({100 * serial:.0f} %: the"
                 f" compiled breeding, scoring, ask, tell) on the main thread between them, Amdahl's law"
                 f" gives {row['two_threads_amdahl']:.2f} x"
             )

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evo.run.callbacks import Callback, GenerationStatus
+from evo.run.callbacks import Callback, GenerationStatus, RunStart
 from evo.run.evolve import run_prepared
 from evo.run.folder.writer import FolderWriter, prepare
 
@@ -41,26 +41,43 @@ def bench_config(population: int = POPULATION, frames: int = FRAMES, generations
     return resolve(parse_config(doc, source="<bench>"))
 
 
-class _Clock(Callback):
-    """Notes when each generation ends (is told: its checkpoint is written, and it is reported, while the
-    next one runs) and how many evaluations it made."""
+class GenerationClock(Callback):
+    """When the run started, and when each generation ended -- its last evaluation came back -- with the
+    CPU time of the run's thread then and the generation's evaluations. A generation's tell, its
+    bookkeeping and its checkpoint come after that moment (its bookkeeping beside the next generation's
+    work, docs/runs.md, "Workers"), so each generation's time holds the tell of the one before."""
 
     def __init__(self) -> None:
+        self.start = 0.0
         self.ends: list[float] = []
         self.cpu: list[float] = []  # CPU time of the run's own thread (not the background writer)
         self.evaluations: list[int] = []
+        self._due = 0  # evaluations of the generation under way not back yet
 
-    def on_generation_told(self, status: GenerationStatus) -> None:
+    def on_run_start(self, run: RunStart) -> None:
+        self.start = time.perf_counter()
+
+    def on_generation_start(self, generation: int, evaluations: int) -> None:
+        self._due = evaluations
+        self.evaluations.append(evaluations)
+        if not evaluations:  # nothing to wait for
+            self._ended()
+
+    def on_evaluated(self, count: int) -> None:
+        self._due -= count
+        if self._due <= 0:
+            self._ended()
+
+    def _ended(self) -> None:
         self.ends.append(time.perf_counter())
         self.cpu.append(time.thread_time())
-        self.evaluations.append(status.evaluations)
 
 
 def timed_run(config, workers: int, folder: Path, *, batch: bool = True) -> list[tuple[int, float, float]]:
     """Run ``config`` into ``folder`` with ``workers`` (and ``[pool] batch``): (evaluations, wall seconds,
     CPU seconds of the run's thread) of each generation after the first, from the end of the one before
     to its own end."""
-    clock = _Clock()
+    clock = GenerationClock()
     config = config.replace(pool={"workers": workers, "batch": batch})
     prepared = prepare(config, out=folder, force=True)
     run_prepared(prepared, [FolderWriter(prepared), clock])
@@ -307,7 +324,7 @@ def memory_probe(generations: int = 500, population: int = 20, frames: int = 200
     config = resolve(parse_config(doc, source="<memory>"))
     samples: list[tuple[int, int]] = []
 
-    class Sampler(_Clock):
+    class Sampler(GenerationClock):
         def on_generation_end(self, status: GenerationStatus) -> None:
             g = status.generation
             if g % 25 == 0 or g == generations - 1:

@@ -35,14 +35,14 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         ):
             assert parts[phase] > 0, (phase, parts)
         # target 2's ceiling: the kernel calls alone on two lane threads, and Amdahl's law with the rest of
-        # one worker's CPU but the files and the creatures made beside the calls serial between them
+        # one worker's CPU but the files and the work beside the calls serial between them
         assert row["lane_threads_speedup"] > 0 and 0 <= row["two_threads_serial_share"] < 1, row
         on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
         files = (
             parts["files: checkpoint, history (thread)"] + parts["files: elites, generation best (thread)"]
         )
-        beside = parts[engine.BESIDE_THE_CALLS] / parts["total"]  # a part of breeding's and other's time
-        breeding = parts["breeding (compiled, then creatures)"]
+        beside = parts[engine.BESIDE_THE_CALLS] / parts["total"]  # of breeding's, tell's and other's time
+        breeding = parts["breeding (compiled, then creatures)"] + parts["tell (hall of fame, statistics)"]
         assert 0 < parts[engine.BESIDE_THE_CALLS] < breeding + parts["other"], parts
         serial = 1 - on_threads - files / parts["total"] - beside  # the files: a thread of their own
         assert math.isclose(row["two_threads_serial_share"], serial), row
