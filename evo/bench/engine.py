@@ -355,6 +355,7 @@ _PHASES = (
     ("evo.run.generations", "", "_tasks", "chunking"),
     ("evo.ga.loop", "Evolution", "ask", "selection (ask)"),
     ("evo.ga.loop", "Evolution", "tell_later", "tell (hall of fame, statistics)"),
+    ("evo.run.generations", "_Later", "__call__", "the generation before's status, callbacks"),
     ("evo.run.folder.writer", "FolderWriter", "_write_checkpoint", "files: checkpoint, history (thread)"),
     ("evo.run.folder.writer", "FolderWriter", "_derived", "files: elites, generation best (thread)"),
 )
@@ -368,8 +369,9 @@ def cpu_breakdown(config, folder: Path) -> dict[str, float]:
     """Where a whole 1-worker run of ``config`` into ``folder`` spends its CPU: seconds of each phase of
     :data:`_PHASES` (thread CPU time inside the named functions, less that of phases called within:
     the lanes' phase less the kernel it calls, breeding less the generation before's bookkeeping done
-    beside it), ``total`` (this process, every thread) and ``other`` (the rest: start-up, generation 0's
-    random creatures, the job's bookkeeping, the pool's ends); and, of those, :data:`BESIDE_THE_CALLS`:
+    inside it: its tell's second part, its status and callbacks), ``total`` (this process, every
+    thread) and ``other`` (the rest: start-up, generation 0's random creatures, the job's bookkeeping,
+    the pool's ends); and, of those, :data:`BESIDE_THE_CALLS`:
     from the compiled breeding's handing on of the children's arrays to the end of making their creatures
     (the generation before's bookkeeping done first), which runs beside their kernel calls on lane
     threads (rounds eighteen and nineteen)."""

@@ -32,6 +32,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
             "the batched kernel",
             "scoring (compiled reducers)",
             "breeding (compiled, then creatures)",
+            "the generation before's status, callbacks",
         ):
             assert parts[phase] > 0, (phase, parts)
         # target 2's ceiling: the kernel calls alone on two lane threads, and Amdahl's law with the rest of
@@ -42,7 +43,14 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
             parts["files: checkpoint, history (thread)"] + parts["files: elites, generation best (thread)"]
         )
         beside = parts[engine.BESIDE_THE_CALLS] / parts["total"]  # of breeding's, tell's and other's time
-        breeding = parts["breeding (compiled, then creatures)"] + parts["tell (hall of fame, statistics)"]
+        breeding = sum(
+            parts[name]
+            for name in (
+                "breeding (compiled, then creatures)",
+                "tell (hall of fame, statistics)",
+                "the generation before's status, callbacks",
+            )
+        )
         assert 0 < parts[engine.BESIDE_THE_CALLS] < breeding + parts["other"], parts
         serial = 1 - on_threads - files / parts["total"] - beside  # the files: a thread of their own
         assert math.isclose(row["two_threads_serial_share"], serial), row
