@@ -1201,17 +1201,16 @@ def beside_the_calls(config, tmp: Path, rounds: int = 5) -> None:
 
 
 def told_beside(config, tmp: Path, rounds: int = 8) -> None:
-    """Round nineteen: 2-thread walkers runs (``rounds`` interleaved rounds, least and median wall) with
-    each generation's bookkeeping (its tell's second part, statistics, status, ``on_generation_told``)
-    done in the next generation's window, beside its kernel calls (as shipped), against it done at once
-    after the tell (round eighteen's order), each variant first in every other round; with the
-    bookkeeping's summed time (thread CPU), the share of it done while the window was open, and the
-    folders' digest."""
+    """Round nineteen: walkers runs with 2 threads and with 1 worker (``rounds`` interleaved rounds,
+    least and median wall, least CPU) with each generation's bookkeeping (its tell's second part,
+    statistics, status, ``on_generation_told``) done in the next generation's window, beside its kernel
+    calls (as shipped), against it done at once after the tell (round eighteen's order), each variant
+    first in every other round; with the bookkeeping's summed time (thread CPU), the share of it done
+    while a window was open (lane threads only), and the folders' digest."""
     import statistics
 
     from evo.run import batching, generations
 
-    two = config.replace(pool={"workers": 2})
     real_defers, real_beside = generations._defers, batching._EarlyCalls.beside
     kept = {"cpu": 0.0, "open": 0.0}
 
@@ -1228,37 +1227,41 @@ def told_beside(config, tmp: Path, rounds: int = 8) -> None:
         "told beside the next generation's kernel calls (shipped)": real_defers,
         "told at once, before the next ask (round eighteen)": lambda prepared: False,
     }
-    seen: dict[str, list] = {name: [] for name in variants}
+    seen: dict[tuple[int, str], list] = {(w, name): [] for w in (2, 1) for name in variants}
     digests = set()
     batching._EarlyCalls.beside = beside  # type: ignore[method-assign]
     try:
         for r in range(rounds):
-            order = list(variants.items())
-            for name, defers in order if r % 2 == 0 else order[::-1]:  # each first in half the rounds
-                generations._defers = defers
-                kept.update(cpu=0.0, open=0.0)
-                folder = tmp / f"told-{r}-{len(seen[name])}"
-                wall, cpu = whole_run(two, folder)
-                digests.add(folder_digest(folder, ignore=IGNORED))
-                seen[name].append((wall, cpu, kept["cpu"], kept["open"]))
+            for workers in (2, 1):
+                order = list(variants.items())
+                for name, defers in order if r % 2 == 0 else order[::-1]:  # each first in half the rounds
+                    generations._defers = defers
+                    kept.update(cpu=0.0, open=0.0)
+                    folder = tmp / f"told-{workers}-{r}-{len(seen[workers, name])}"
+                    wall, cpu = whole_run(config.replace(pool={"workers": workers}), folder)
+                    digests.add(folder_digest(folder, ignore=IGNORED))
+                    seen[workers, name].append((wall, cpu, kept["cpu"], kept["open"]))
     finally:
         generations._defers, batching._EarlyCalls.beside = real_defers, real_beside
-    for name, runs in seen.items():
-        walls = [run[0] for run in runs]
-        line = (
-            f"{name}: wall least {min(walls):.3f} s, median {statistics.median(walls):.3f} s; CPU least"
-            f" {min(run[1] for run in runs):.3f} s"
+    for workers in (2, 1):
+        print(f"{workers} {'threads' if workers > 1 else 'worker'}:")
+        for name in variants:
+            runs = seen[workers, name]
+            walls = [run[0] for run in runs]
+            line = (
+                f"  {name}: wall least {min(walls):.3f} s, median {statistics.median(walls):.3f} s; CPU"
+                f" least {min(run[1] for run in runs):.3f} s"
+            )
+            if variants[name] is real_defers:
+                spent, inside = (statistics.median(run[k] for run in runs) for k in (2, 3))
+                line += f"; the bookkeeping {spent:.3f} CPU-s, {inside:.3f} of it in windows (medians)"
+            print(line)
+        ratios = [a[0] / b[0] for a, b in zip(*(seen[workers, name] for name in variants), strict=True)]
+        print(
+            f"  shipped / round eighteen, wall, round by round: median {statistics.median(ratios):.3f},"
+            f" {sum(x < 1 for x in ratios)} of {len(ratios)} rounds faster"
         )
-        if variants[name] is real_defers:
-            spent, inside = (statistics.median(run[k] for run in runs) for k in (2, 3))
-            line += f"; the bookkeeping {spent:.3f} CPU-s, {inside:.3f} of it in the windows (medians)"
-        print(line)
-    ratios = [a[0] / b[0] for a, b in zip(*seen.values(), strict=True)]
-    print(
-        f"shipped / round eighteen, wall, round by round: median {statistics.median(ratios):.3f},"
-        f" {sum(x < 1 for x in ratios)} of {len(ratios)} rounds faster"
-    )
-    print(f"run folders identical across the variants and rounds: {len(digests) == 1}")
+    print(f"run folders identical across the worker counts, variants and rounds: {len(digests) == 1}")
 
 
 def main() -> None:
