@@ -310,6 +310,9 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
                     kill()
                 log.info("stopped on request after generation %d", evolution.generation)
                 return True
+            except BaseException:  # an interrupt or an error before its report: its checkpoint still starts
+                previous()
+                raise
         if defer and evolution.generation + 1 < generations:
             later, told = _Later(finish), None
         else:

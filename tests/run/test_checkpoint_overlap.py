@@ -264,3 +264,24 @@ def test_a_generation_is_told_beside_the_next_one_s_kernel_calls_and_its_errors_
     with pytest.raises(ValueError, match="a callback's own error"):
         evo.evolve(tiny(workers=2), out=tmp_path / "fails", callbacks=[Fails(), Told()], progress=False)
     assert starts == [0, 1]
+
+
+def test_an_interrupt_before_the_next_generation_s_window_still_checkpoints_the_generation_before(
+    tmp_path, monkeypatch
+):
+    """A generation's bookkeeping waits for the next generation's window; an interrupt (a second Ctrl-C)
+    or an error before it still starts that generation's checkpoint, as when it was told at once."""
+    from evo.run import batching
+
+    real_bred, calls = batching.bred_broods, []
+
+    def bred(broods, context, laid=None):
+        calls.append(1)
+        if len(calls) == 3:  # generation 2's breeding, before its window
+            raise KeyboardInterrupt
+        return real_bred(broods, context, laid)
+
+    monkeypatch.setattr(batching, "bred_broods", bred)
+    with pytest.raises(KeyboardInterrupt):
+        evo.evolve(tiny(), out=tmp_path / "run", progress=False)
+    assert checkpointed_generation(tmp_path / "run") == 1
