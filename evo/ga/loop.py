@@ -201,6 +201,15 @@ class Evolution:
         if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
         self._before_ask = self.rng.bit_generator.state
+        try:
+            self._pending = self._planned()
+        except BaseException:  # all or nothing: an interrupted ask leaves the generator as it was
+            self.rng.bit_generator.state = self._before_ask
+            raise
+        return self._pending[1]
+
+    def _planned(self) -> tuple[list[Individual], Plan, list[list[Individual | None]]]:
+        """The next generation's survivors, plan and each brood's parent individuals (:meth:`ask`)."""
         s = self.settings
         g = self.generation + 1
         survivors: list[Individual] = []
@@ -227,9 +236,7 @@ class Evolution:
                 index += flag
             broods.append(Brood(kind, seed, creatures, mate, mutate, tuple(seeds)))
             parents_of.append(parents)
-        asked = Plan(g, tuple(broods))
-        self._pending = (survivors, asked, parents_of)
-        return asked
+        return survivors, Plan(g, tuple(broods)), parents_of
 
     def take_back(self) -> None:
         """Undo the :meth:`ask` under way, as if it had not been made: its draws and its broods go (a run
@@ -269,7 +276,8 @@ class Evolution:
         and the function returned offers it to the hall of fame and records the logbook's row, once (later
         calls return the same record). Whatever reads those (:meth:`state`, the next tell, a refinement)
         does the second part first if it is still due. Between that next ``ask`` and its tell,
-        :meth:`state` is this tell's (its generator's state the one before that ask).
+        :meth:`state` is this tell's (its generator's state the one before that ask). Until the second
+        part is done, the attributes ``hall_of_fame`` and ``logbook`` are those of the tell before.
 
         Args:
             results: one result per child, in the order of the plan, as :meth:`tell` takes them.

@@ -113,6 +113,25 @@ def test_a_tell_in_two_parts_with_the_next_ask_between_them_runs_as_tell_does(se
         plain.state()
 
 
+def test_an_ask_interrupted_after_its_draws_leaves_the_generator_as_it_was(monkeypatch):
+    from evo.ga import loop
+
+    original, interrupted = run(SINGLE, 2), run(SINGLE, 2)
+    real = loop.plugin_seeds
+
+    def late(*args):
+        real(*args)
+        raise KeyboardInterrupt  # after every draw of the run's generator
+
+    monkeypatch.setattr(loop, "plugin_seeds", late)
+    before = json.dumps(evolution_to_dict(interrupted))
+    with pytest.raises(KeyboardInterrupt):
+        interrupted.ask()
+    assert json.dumps(evolution_to_dict(interrupted)) == before
+    monkeypatch.setattr(loop, "plugin_seeds", real)
+    assert step(interrupted) == step(original)
+
+
 def test_the_second_part_of_a_tell_is_done_by_whatever_reads_what_it_makes():
     evolution = run(SINGLE, 2)
     for read in (lambda e: e.state(), lambda e: e.best, lambda e: e.tell(results(children(e)))):
