@@ -120,10 +120,11 @@ def _one_generation(
     as soon as it is sent; in-process: after the first brood evaluated once the write is done, else when
     all are), or the generation fails; the callbacks hear of this generation's start after it.
     ``beside`` (the generation before's bookkeeping, :class:`_Later`) is called while the work is out:
-    in-process, beside the chunk's kernel calls (:func:`evo.run.batching.prepare_broods`), else with
-    ``before``. Returns the tell's second part (the hall of fame, the statistics, the callbacks'
-    ``on_generation_told``), once, giving the generation's ``run.log`` line and status for the callbacks
-    to report: called at once, or beside the next generation's work."""
+    in-process, beside the chunk's kernel calls (:func:`evo.run.batching.prepare_broods`); with worker
+    processes, before this process's own chunk, else with ``before``. Returns the tell's second part
+    (the hall of fame, the statistics, the callbacks' ``on_generation_told``), once, giving the
+    generation's ``run.log`` line and status for the callbacks to report: called at once, or beside the
+    next generation's work."""
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
@@ -221,13 +222,13 @@ def _one_generation(
 class _Later:
     """A told generation's second part (:meth:`evo.ga.loop.Evolution.tell_later`, then the callbacks'
     ``on_generation_told``: its checkpoint starts there), done beside the next generation's work: at most
-    once, and never raising there (inside a chunk, an error could pass for a child's); :meth:`told` gives
-    the result, or raises what it raised."""
+    once, and never raising an error there (inside a chunk, it could pass for a child's; an interrupt
+    goes on at once); :meth:`told` gives the result, or raises the error it met."""
 
     def __init__(self, finish: Callable[[], Told]):
         self._finish = finish
         self._told: Told | None = None
-        self._error: BaseException | None = None
+        self._error: Exception | None = None
         self._ran = False
 
     def __call__(self) -> None:
@@ -236,7 +237,7 @@ class _Later:
         self._ran = True
         try:
             self._told = self._finish()
-        except BaseException as exc:  # raised again by told(), outside the chunk
+        except Exception as exc:  # raised again by told(), outside the chunk
             self._error = exc
 
     def told(self) -> Told:

@@ -266,22 +266,33 @@ def test_a_generation_is_told_beside_the_next_one_s_kernel_calls_and_its_errors_
     assert starts == [0, 1]
 
 
+@pytest.mark.parametrize("where", ["ask", "breeding"])
 def test_an_interrupt_before_the_next_generation_s_window_still_checkpoints_the_generation_before(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, where
 ):
     """A generation's bookkeeping waits for the next generation's window; an interrupt (a second Ctrl-C)
-    or an error before it still starts that generation's checkpoint, as when it was told at once."""
+    or an error before it -- in the next ask, after its draws, or in its breeding -- still checkpoints
+    that generation as told at once, and the run resumes from it to the uninterrupted run's files."""
+    from test_checkpoint_interval import files
+
+    from evo.ga import loop
     from evo.run import batching
 
-    real_bred, calls = batching.bred_broods, []
+    module, name = (loop, "plugin_seeds") if where == "ask" else (batching, "bred_broods")
+    real, calls = getattr(module, name), []
 
-    def bred(broods, context, laid=None):
+    def interrupted(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 3:  # generation 2's breeding, before its window
+        if len(calls) == 3:  # generation 2's (ask's last draws, or its breeding before its window)
             raise KeyboardInterrupt
-        return real_bred(broods, context, laid)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(batching, "bred_broods", bred)
+    monkeypatch.setattr(module, name, interrupted)
+    folder = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
-        evo.evolve(tiny(), out=tmp_path / "run", progress=False)
-    assert checkpointed_generation(tmp_path / "run") == 1
+        evo.evolve(tiny(), out=folder, progress=False)
+    assert checkpointed_generation(folder) == 1
+    monkeypatch.setattr(module, name, real)
+    evo.evolve(tiny(), out=folder, resume=True, progress=False)
+    evo.evolve(tiny(), out=tmp_path / "whole", progress=False)
+    assert files(folder) == files(tmp_path / "whole")

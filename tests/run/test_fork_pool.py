@@ -73,6 +73,26 @@ def test_progress_counts_every_task_once_and_says_when_the_work_is_out(spec, tas
     assert sum(seen) == 2 * len(tasks) and seen.count(0) == 1
 
 
+def test_the_caller_s_own_work_beside_runs_before_this_process_s_chunk_while_the_workers_work(spec, tasks):
+    """A ``progress`` with a ``beside`` attribute (the run's generation before's bookkeeping) has it
+    called once, before this process runs its own chunk, not after."""
+    import time
+
+    import backend_jobs
+
+    calls: list[float] = []
+
+    def progress(weight: int) -> None:
+        pass
+
+    progress.beside = lambda: calls.append(time.monotonic())  # type: ignore[attr-defined]
+    backend_jobs.STARTED_HERE.clear()
+    with ForkPool(backend_jobs.parent_timed, spec, workers=2, share=True) as pool:
+        done = pool.run(chunked(tasks, 2), progress)
+    assert len(done) == len(tasks) and len(calls) == 1 and backend_jobs.STARTED_HERE
+    assert calls[0] < min(backend_jobs.STARTED_HERE)
+
+
 @pytest.mark.parametrize(
     ("failing", "reported"),
     [

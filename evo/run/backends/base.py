@@ -144,9 +144,10 @@ def run_chunk(
             hung and was replaced): :func:`evaluation_time_limit` times them out at once.
         between: called after each payload's job (in-process: the caller's chance to report the
             generation before as soon as it is written); what it raises ends the chunk.
-        beside: the caller's own work (in-process: the generation before's bookkeeping), called once
-            while the chunk's kernel calls run, by a ``prepare`` step that takes it as a keyword
-            (``prepare(payloads, context, beside=beside)``), else before the chunk's first job.
+        beside: the caller's own work (in-process: the generation before's bookkeeping), called once:
+            by the job's ``prepare`` step, given it as a keyword (``prepare(payloads, context,
+            beside=beside)``: only for a job whose ``prepare`` takes it, as evo.run.job's does; the
+            batched one calls it while the chunk's kernel calls run), else before the chunk's first job.
 
     Returns:
         The (task index, result) pairs done, and the first error as data (:func:`error_data`) or None.

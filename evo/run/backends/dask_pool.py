@@ -524,6 +524,9 @@ class DaskPool:
         mine = waiting.pop(0) if self.share and len(chunks) > 1 else None  # the last chunk: this process's
         for runner in range(len(runners)):
             send(runner)
+        beside = getattr(progress, "beside", None)
+        if mine is not None and beside is not None:  # the caller's own work, while the workers have theirs
+            beside()
         while mine is not None:  # then the latest not sent yet, while none failed
             pairs, error = run_chunk(self._job, self._context, chunks[mine])
             done[mine] = pairs

@@ -382,6 +382,9 @@ class ForkPool:
                 last = task.chunk
             else:
                 if chunk and self.share and not errors:
+                    beside = getattr(progress, "beside", None)
+                    if beside is not None:  # the caller's own work, while the workers have theirs
+                        beside()
                     run_here(chunk)  # the last chunk, and those the workers have not started
                 elif chunk:
                     waiting.append(chunk)
