@@ -165,9 +165,10 @@ class Callback:
         """
 
     def on_generation_told(self, status: GenerationStatus) -> None:
-        """Called once a generation is told: in a GA run with a run folder, beside the next generation's
-        work (once its broods are bred, as their kernel calls start; with worker processes, once the
-        work is sent out), otherwise before the next one is asked for. The generation is reported
+        """Called once a generation is told: in a GA run with a run folder (and no ``[ga] refine``), beside
+        the next generation's work (once its broods are bred, as their kernel calls start; with worker
+        processes, once the work is sent out), otherwise (and for the last generation) before the next
+        one is asked for. The generation is reported
         (:meth:`on_generation_end`) later, once every callback's work started here is done (the run
         folder starts its durable checkpoint write here, when the generation is one it checkpoints:
         ``[run] checkpoint_interval``). ``status.stop()`` here ends the run after this generation, the
