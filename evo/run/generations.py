@@ -122,9 +122,9 @@ def _one_generation(
     ``beside`` (the generation before's bookkeeping, :class:`_Later`) is called while the work is out:
     in-process, beside the chunk's kernel calls (:func:`evo.run.batching.prepare_broods`); with worker
     processes, before this process's own chunk, else with ``before``. Returns the tell's second part
-    (the hall of fame, the statistics, the callbacks' ``on_generation_told``), once, giving the
-    generation's ``run.log`` line and status for the callbacks to report: called at once, or beside the
-    next generation's work."""
+    (the hall of fame, the statistics, the callbacks' ``on_generation_told``), giving the generation's
+    ``run.log`` line and status for the callbacks to report: run once, by a :class:`_Later`, at once or
+    beside the next generation's work."""
     evolution = prepared.evolution
     g = evolution.generation + 1
     start = time.perf_counter()
@@ -184,11 +184,8 @@ def _one_generation(
         record = evolution.tell(results)
         finish_tell = lambda: record  # noqa: E731
     told = time.perf_counter()
-    made: list[Told] = []
 
     def finish() -> Told:
-        if made:
-            return made[0]
         started = time.perf_counter()
         record = refine_generation(prepared.config, evolution, finish_tell())  # [ga] refine
         kept = time.perf_counter() - started + told - done  # the tell's two parts
@@ -211,10 +208,9 @@ def _one_generation(
             hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
             seconds=done - start + kept,
         )
-        made.append((report, status))
         for callback in callbacks:
             callback.on_generation_told(status)
-        return made[0]
+        return report, status
 
     return finish
 
@@ -230,6 +226,11 @@ class _Later:
         self._told: Told | None = None
         self._error: Exception | None = None
         self._ran = False
+
+    @property
+    def done(self) -> bool:
+        """Whether it has run (told at once, or beside the next generation's work by now)."""
+        return self._ran
 
     def __call__(self) -> None:
         if self._ran:
@@ -280,8 +281,7 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
     evolution = prepared.evolution
     generations = prepared.config.run.generations
     overlap, defer = _overlaps(prepared), _defers(prepared)
-    told: Told | None = None
-    later: _Later | None = None  # the generation before, its bookkeeping still due
+    previous: _Later | None = None  # the generation before: told at once, or its bookkeeping still due
 
     def stopped_after(told: Told) -> bool:
         if _report(told, callbacks) and evolution.generation + 1 < generations:
@@ -290,13 +290,12 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
         return False
 
     while evolution.generation + 1 < generations:
-        if later is None and (told is None or not overlap or told[1].stop_requested):
+        if previous is None or (previous.done and (not overlap or previous.told()[1].stop_requested)):
             # the first generation, or the one before reported first (stopped when told: nothing to drop)
-            if told is not None and stopped_after(told):
+            if previous is not None and stopped_after(previous.told()):
                 return True
             finish = _one_generation(prepared, backend, callbacks)
         else:
-            previous = later if later is not None else _Later(lambda told=told: told)
 
             def report_previous(previous: _Later = previous) -> None:
                 if _report(previous.told(), callbacks):
@@ -314,10 +313,7 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
             except BaseException:  # an interrupt or an error before its report: its checkpoint still starts
                 previous()
                 raise
-        if defer and evolution.generation + 1 < generations:
-            later, told = _Later(finish), None
-        else:
-            later, told = None, finish()
-    if later is not None:
-        told = later.told()
-    return told is not None and stopped_after(told)
+        previous = _Later(finish)
+        if not defer or evolution.generation + 1 >= generations:
+            previous.told()  # told at once (what it raises, raised here)
+    return previous is not None and stopped_after(previous.told())
