@@ -334,7 +334,7 @@ class Evolution:
                 self._unfinished = None
                 self.hall_of_fame.update(offered)
                 self._forget_distances()
-                record = self._record(g, todo, population)
+                record = self._record(g, todo)  # the population is still this tell's
                 self.logbook.record(**record)
                 done.append(record)
             return done[0]
@@ -347,10 +347,8 @@ class Evolution:
         if self._unfinished is not None:
             self._unfinished()
 
-    def _record(
-        self, generation: int, evaluated: list[Individual], population: list[Individual] | None = None
-    ) -> dict[str, Any]:
-        compiled = column_statistics(self.population if population is None else population)
+    def _record(self, generation: int, evaluated: list[Individual]) -> dict[str, Any]:
+        compiled = column_statistics(self.population)
         record: dict[str, Any] = {"generation": generation, "evaluations": len(evaluated)}
         for k, (name, weight) in enumerate(zip(self.settings.objectives, self.settings.weights, strict=True)):
             record[f"{name}_best"] = compiled["max"][k] if weight > 0 else compiled["min"][k]
