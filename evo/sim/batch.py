@@ -12,7 +12,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -123,12 +123,14 @@ class LaneCall:
     given to :func:`lane_runs`), and ``out`` (:class:`~evo.sim.kernels.lanes.LaneRecords`) holds its
     records, recorded every ``stride`` steps of ``dt`` frames. Consumers that reduce the records in
     compiled code (:func:`evo.fitness.reducers.reduce_lanes`) read ``out`` directly; :meth:`trajectories`
-    makes the :class:`~evo.sim.simulate.Trajectory` s :func:`simulate_batch` returns (views, no copy)."""
+    makes the :class:`~evo.sim.simulate.Trajectory` s :func:`simulate_batch` returns (views, no copy).
+    ``after``: what the runs' ``after_each`` made of it, on the thread that ran the call (or None)."""
 
     members: list[int]
     out: _lanes.LaneRecords
     stride: int
     dt: float
+    after: Any = None
 
     def frames(self) -> np.ndarray:
         """(records of the longest lane,) float64: each record's frame, as every trajectory has them."""
@@ -136,7 +138,7 @@ class LaneCall:
 
     def without_scratch(self) -> LaneCall:
         """The same call without its kernel's scratch ring (to keep many calls' records at once)."""
-        return LaneCall(self.members, self.out._replace(ring=_NO_RING), self.stride, self.dt)
+        return LaneCall(self.members, self.out._replace(ring=_NO_RING), self.stride, self.dt, self.after)
 
     def trajectories(self, lanes: Sequence[int] | None = None) -> list[Trajectory]:
         """The trajectories of ``lanes`` (default: every lane, in order)."""
@@ -156,6 +158,7 @@ def lane_runs(
     *,
     threads: Executor | None = None,
     laid: tuple[Any, np.ndarray] | None = None,
+    after_each: Callable[[LaneCall], Any] | None = None,
 ) -> tuple[list[int], Iterator[LaneCall]]:
     """What :func:`simulate_batch` does, left raw: the positions in ``creatures`` to simulate one by one
     (:func:`evo.sim.simulate`), and the batched kernel calls of the others, run one by one as the
@@ -172,10 +175,14 @@ def lane_runs(
     and the row of each of ``creatures`` in it), the calls are cut and their lanes packed from its
     arrays, as from the creatures themselves (round seventeen).
 
+    With ``after_each``, the thread that runs a call then calls it with the call (without its ``after``)
+    and the call is yielded with what it returned as ``after`` (compiled work that releases the GIL runs
+    beside the other calls so: round twenty); what it raises is raised when the call is read.
+
     Raises:
         EvoInputError: as :func:`simulate_batch`.
     """
-    return _runs(list(creatures), world, frames, record_every, threads, laid, now=False)
+    return _runs(list(creatures), world, frames, record_every, threads, laid, after_each, now=False)
 
 
 def _runs(
@@ -185,6 +192,7 @@ def _runs(
     record_every: float,
     threads: Executor | None,
     laid: tuple[Any, np.ndarray] | None,
+    after_each: Callable[[LaneCall], Any] | None = None,
     *,
     now: bool,
 ) -> tuple[list[int], Iterator[LaneCall]]:
@@ -198,8 +206,8 @@ def _runs(
     count = 1 if threads is None else getattr(threads, "count", 2)
     singles, cut = _kernel_calls(creatures, world, count, laid)
     if threads is None or len(cut) < 2:
-        return singles, _in_turn(cut, creatures, world, n_steps, stride, laid)
-    reading = _threaded(cut, creatures, world, n_steps, stride, threads, count, laid, now=now)
+        return singles, _in_turn(cut, creatures, world, n_steps, stride, laid, after_each)
+    reading = _threaded(cut, creatures, world, n_steps, stride, threads, count, laid, after_each, now=now)
     if now:
         next(reading)  # its tasks are handed out, and from here closing it stops the calls not yet taken
     return singles, reading  # type: ignore[return-value]
@@ -218,13 +226,17 @@ def _in_turn(
     n_steps: int,
     stride: int,
     laid: tuple[Any, np.ndarray] | None,
+    after_each: Callable[[LaneCall], Any] | None = None,
 ) -> Iterator[LaneCall]:
     """The calls of ``cut`` run one after another by the thread that reads them."""
     for run, members in cut:
-        yield LaneCall(
-            members, run(_batch(creatures, members), world, n_steps, stride, *_rows(laid, members)),
-            stride, world.dt,
-        )  # fmt: skip
+        records = run(_batch(creatures, members), world, n_steps, stride, *_rows(laid, members))
+        yield _followed(LaneCall(members, records, stride, world.dt), after_each)
+
+
+def _followed(call: LaneCall, after_each: Callable[[LaneCall], Any] | None) -> LaneCall:
+    """The call with what ``after_each`` makes of it as its ``after`` (itself without one)."""
+    return call if after_each is None else replace(call, after=after_each(call))
 
 
 def _batch(creatures: list[Creature] | None, members: list[int]) -> list[Creature] | None:
@@ -289,6 +301,7 @@ def _threaded(
     threads: Executor,
     count: int,
     laid: tuple[Any, np.ndarray] | None,
+    after_each: Callable[[LaneCall], Any] | None = None,
     *,
     now: bool = False,
 ) -> Iterator[LaneCall | None]:
@@ -301,7 +314,7 @@ def _threaded(
     which yields None, and the caller joins them from the second on (round eighteen)."""
     costs = _call_costs(cut, creatures, laid)
     order = sorted(range(len(cut)), key=lambda at: -costs[at])
-    calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid)
+    calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each)
     try:
         first = None if now else calls.take()  # the costliest call is the reader's: it starts at once
         for _ in range(count - 1):
@@ -313,14 +326,14 @@ def _threaded(
         for at in range(len(cut)):
             while not calls.done(at) and calls.run_next(catch=Exception):
                 pass
-            yield LaneCall(cut[at][1], calls.result(at), stride, world.dt)
+            yield calls.result(at)
     finally:  # calls not yet taken are not wanted once the caller stops (an error, or it let go)
         calls.stop()
 
 
 class _SharedCalls:
     """The kernel calls of :func:`_threaded`, taken in ``order`` by whichever thread is free first: each
-    call's records (or what it raised) once it is done."""
+    call (its records, and ``after_each`` of it; or what either raised) once it is done."""
 
     def __init__(
         self,
@@ -331,13 +344,15 @@ class _SharedCalls:
         stride: int,
         order: list[int],
         laid: tuple[Any, np.ndarray] | None = None,
+        after_each: Callable[[LaneCall], Any] | None = None,
     ):
         self.cut, self.creatures, self.order, self.laid = cut, creatures, order, laid
+        self.after_each = after_each
         self.world, self.n_steps, self.stride = world, n_steps, stride
         self.taken = 0
         self.lock = threading.Lock()
         self.finished = [threading.Event() for _ in cut]
-        self.records: list[_lanes.LaneRecords | None] = [None] * len(cut)
+        self.calls: list[LaneCall | None] = [None] * len(cut)
         self.errors: list[BaseException | None] = [None] * len(cut)
 
     def take(self) -> int | None:
@@ -349,14 +364,17 @@ class _SharedCalls:
             return self.order[self.taken - 1]
 
     def run(self, at: int, catch: type[BaseException] = BaseException) -> None:
-        """Run call ``at``. What it raises is kept for :meth:`result` when it is a ``catch`` (else it is
-        raised here, the call marked done)."""
+        """Run call ``at`` (and ``after_each`` of it). What it raises is kept for :meth:`result` when it is a
+        ``catch`` (else it is raised here, the call marked done)."""
         run, members = self.cut[at]
         try:
-            self.records[at] = run(
+            records = run(
                 _batch(self.creatures, members), self.world, self.n_steps, self.stride,
                 *_rows(self.laid, members),
             )  # fmt: skip
+            self.calls[at] = _followed(
+                LaneCall(members, records, self.stride, self.world.dt), self.after_each
+            )
         except catch as exc:
             self.errors[at] = exc
         finally:
@@ -378,13 +396,13 @@ class _SharedCalls:
     def done(self, at: int) -> bool:
         return self.finished[at].is_set()
 
-    def result(self, at: int) -> _lanes.LaneRecords:
-        """Call ``at``'s records once it is done; raises what it raised."""
+    def result(self, at: int) -> LaneCall:
+        """Call ``at`` once it is done; raises what it raised."""
         self.finished[at].wait()
         error = self.errors[at]
         if error is not None:
             raise error
-        return self.records[at]  # type: ignore[return-value]
+        return self.calls[at]  # type: ignore[return-value]
 
     def stop(self) -> None:
         """No call not yet taken is run."""

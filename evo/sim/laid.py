@@ -5,9 +5,9 @@ creature (docs/performance.md, "Round seventeen").
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -157,11 +157,13 @@ def laid_runs(
     record_every: float = 1,
     *,
     threads: Executor | None = None,
+    after_each: Callable[[LaneCall], Any] | None = None,
 ) -> tuple[list[int], Iterator[LaneCall]] | None:
     """:func:`evo.sim.batch.lane_runs` of the creatures ``laid`` holds at ``rows``, without the creatures
     (LaneCall.members are positions in ``rows``); with ``threads``, their tasks start on the calls now,
     before this returns, and the thread that reads the iterator joins them (it may first do other work:
     round eighteen, docs/performance.md). Closing the iterator drops the calls no thread has taken.
+    ``after_each``: as :func:`~evo.sim.batch.lane_runs`'.
     None where the world's kernel packs its lanes from the creatures (any but the Euler fast path).
 
     Raises:
@@ -169,4 +171,4 @@ def laid_runs(
     """
     if not _euler_fast_path(world):
         return None
-    return _runs(None, world, frames, record_every, threads, (laid, rows), now=True)
+    return _runs(None, world, frames, record_every, threads, (laid, rows), after_each, now=True)

@@ -412,3 +412,52 @@ def test_lane_runs_let_go_runs_no_call_not_yet_taken_and_need_no_pool_task_to_ru
     _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=never)
     assert [call.members for call in calls] == [list(range(k, k + 8)) for k in range(0, 48, 8)]
     assert len(never.tasks) == 1 and started == [8] * 6
+
+
+@pytest.mark.parametrize("count", [None, 2, 3])
+def test_after_each_call_the_thread_that_ran_it_does_the_caller_s_work_on_it(monkeypatch, count):
+    """``after_each``: the thread that ran a kernel call calls it with the call right after, and the
+    call comes back with what it returned as ``after``; the records are those without it; what it
+    raises is raised where that call is read. Without threads, the reader does it, in turn."""
+    import threading
+
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)
+    real = batch_module._run_euler
+    ran: dict[int, int] = {}  # a call's first member's position -> the thread that ran it
+    creatures = mutants(WALKER, 40, seed=26)
+    position = {id(c): k for k, c in enumerate(creatures)}
+
+    def noted(batch, *args):
+        ran[position[id(batch[0])]] = threading.get_ident()
+        return real(batch, *args)
+
+    def after(call):
+        assert call.after is None
+        if call.members[0] == plain[-1].members[0]:
+            raise ArithmeticError("not this one")
+        return threading.get_ident(), float(call.out.records.sum())
+
+    monkeypatch.setattr(batch_module, "_run_euler", noted)
+    _, plain = batch_module.lane_runs(creatures, walker_world(), 30)
+    plain = list(plain)
+    pool = None if count is None else batch_module.LaneThreads(count)
+    try:
+        _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=pool, after_each=after)
+        got = []
+        for want in plain:
+            if want is plain[-1]:  # read last: the calls before it came back
+                with pytest.raises(ArithmeticError, match="not this one"):
+                    next(calls)
+                continue
+            call = next(calls)
+            got.append(call)
+            assert call.members == want.members and call.after is not None
+            thread, total = call.after
+            assert thread == ran[call.members[0]]  # the thread that ran the call
+            assert total == float(want.out.records.sum()) and want.after is None
+            assert_identical(call.trajectories(), want.trajectories())
+            assert call.without_scratch().after == call.after
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    assert len(got) == len(plain) - 1 >= 4
