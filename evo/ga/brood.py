@@ -8,6 +8,7 @@ only from ``numpy.random.default_rng(brood.seed)``, so it gives the same childre
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +110,7 @@ def breed_many(
     world: World | None = None,
     settings: BreedSettings | None = None,
     laid: list | Callable[[Any, list], Any] | None = None,
+    threads: Executor | None = None,
 ) -> list[list[Creature | None] | None]:
     """:func:`breed` of each brood, the same children, with the pair broods the compiled operators apply to
     bred in one compiled call (:func:`evo.ga.kernels.brood.compiled_broods`) instead of one call each.
@@ -117,7 +119,8 @@ def breed_many(
     per brood its children's rows in it, None for a child not in it; None for a brood none of whose are).
     ``laid`` may instead be a function, called with those two as soon as the compiled call is done,
     before the children's creatures are made (so that their kernel calls may start meanwhile); it must
-    not raise.
+    not raise. With ``threads`` (:class:`evo.sim.batch.LaneThreads`), that compiled call is made in
+    parts on its threads at once (the same children).
 
     Returns:
         Per brood, in order: what :func:`breed` returns, or None where it raises (breeding that brood again
@@ -139,7 +142,10 @@ def breed_many(
 
         try:
             made = compiled_broods(
-                [broods[i] for i in pairs], settings.compiled, handed if laid is not None and level else None
+                [broods[i] for i in pairs],
+                settings.compiled,
+                handed if laid is not None and level else None,
+                threads,
             )
         except Exception:  # each brood is bred alone below, where its error is raised and caught
             made = []

@@ -7,6 +7,7 @@ and settings without the ``physics`` mutation; None where it does not apply or a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba as nb
@@ -37,6 +38,11 @@ if TYPE_CHECKING:
 __all__ = ["Operators", "compiled_broods", "compiled_children", "compiled_operators", "warm_breeding"]
 
 _JIT = dict(cache=True, nogil=True)
+# a chunk of this many pair broods or more is bred in parts on the lane threads at once (fewer: one call,
+# not worth handing a part to another thread)
+SPLIT_FROM = 16
+# a brood's breeding costs about as much as this many of its parents' links more (its generator, the call)
+_BROOD_COST = 8
 
 
 @nb.njit(**_JIT)
@@ -252,7 +258,10 @@ def _compiled_parents(parents: Sequence[Creature], mutate: Sequence[bool], seed:
 
 
 def compiled_broods(
-    broods: Sequence, ops: Operators, laid: list | Callable[[Any, list], Any] | None = None
+    broods: Sequence,
+    ops: Operators,
+    laid: list | Callable[[Any, list], Any] | None = None,
+    threads: Executor | None = None,
 ) -> list[list[Creature | None] | None]:
     """:func:`compiled_children` of every PAIR brood of ``broods`` (objects with ``seed``, ``parents``,
     ``mate`` and ``mutate``), bred in one compiled call: the same children, array for array, without a
@@ -262,7 +271,9 @@ def compiled_broods(
     With ``laid`` (a function), it is called with the new children's arrays end to end as they come out
     of the compiled call, before their creatures are made: (an :class:`evo.sim.laid.Laid`, and per brood
     its children's rows in it, None for an unchanged copy; None for a brood not bred here); a list gets
-    those two appended as one tuple."""
+    those two appended as one tuple. With ``threads`` (an executor of ``count`` threads, as
+    :class:`evo.sim.batch.LaneThreads`), a chunk of at least :data:`SPLIT_FROM` broods is bred in
+    ``count`` parts of similar cost at once, one by the calling thread (:func:`_bred`): the same arrays."""
     out: list[list[Creature | None] | None] = [None] * len(broods)
     rows: dict[int, int] = {}  # a parent of many broods goes in once
     creatures: list[Creature] = []
@@ -288,8 +299,10 @@ def compiled_broods(
         seeds.append(brood.seed)
     if not picked:
         return out
-    rows_of = np.array(pairs, np.int64)
-    bred = _pairs(np.array(seeds, np.int64), rows_of, np.array(flags, np.bool_), *_ends(creatures), ops)
+    bred = _bred(
+        np.array(seeds, np.int64), np.array(pairs, np.int64), np.array(flags, np.bool_), _ends(creatures),
+        ops, threads,
+    )  # fmt: skip
     ok, sizes, positions, links, genes, waves, renumbered, arg, pending = bred
     lim = ops.limits
     apply_pending(genes[0], arg, pending, lim[REST_LOW], lim[REST_HIGH])
@@ -325,6 +338,32 @@ def compiled_broods(
             i, j = i + n, j + m
         out[index] = kids
     return out
+
+
+def _bred(
+    seeds: np.ndarray, rows_of: np.ndarray, flags: np.ndarray, ends: tuple, ops: Operators, threads: Any
+) -> tuple:
+    """:func:`_pairs` of the broods, in one call, or with ``threads`` in parts of similar cost (their
+    parents' links) run at once, the first by this thread, the others by ``count - 1`` of the executor's:
+    each brood draws from its own seed alone, so the parts' arrays end to end are the whole call's
+    (docs/performance.md, "Round twenty")."""
+    count = 1 if threads is None else getattr(threads, "count", 2)
+    if count < 2 or seeds.size < SPLIT_FROM:
+        return _pairs(seeds, rows_of, flags, *ends, ops)
+    link_at = ends[-1]
+    first, second = (link_at[rows_of[:, k] + 1] - link_at[rows_of[:, k]] for k in (0, 1))
+    links = first + np.where(flags[:, 0], second, 0)  # one parent: one child
+    cost = np.cumsum(links + _BROOD_COST)
+    cuts = [0, *np.searchsorted(cost, cost[-1] * np.arange(1, count) / count).tolist(), seeds.size]
+    parts = [(a, b) for a, b in zip(cuts[:-1], cuts[1:], strict=True) if b > a]
+    others = [threads.submit(_pairs, seeds[a:b], rows_of[a:b], flags[a:b], *ends, ops) for a, b in parts[1:]]
+    a, b = parts[0]
+    made = [_pairs(seeds[a:b], rows_of[a:b], flags[a:b], *ends, ops)]
+    made += [other.result() for other in others]
+    if len(made) == 1:
+        return made[0]
+    axes = (0, 0, 0, 1, 1, 0, 0, 0, 0)  # ok, sizes, positions, links, genes, waves, renumbered, arg, pending
+    return tuple(np.concatenate([part[k] for part in made], axis=axis) for k, axis in enumerate(axes))
 
 
 def hand_on(laid: list | Callable[[Any, list], Any], record: Any, rows: list) -> None:

@@ -4,6 +4,7 @@ random and evolved parents, mated or not, every combination of mutation flags, a
 settings; where it does not apply it steps aside and breed() uses the Python operators."""
 
 import dataclasses
+import threading
 
 import numpy as np
 import pytest
@@ -326,3 +327,49 @@ def test_the_chunk_s_children_come_laid_end_to_end_row_by_row_as_they_stand(monk
     nothing: list = []
     breed_many(broods, genome, ga, world=hills, laid=nothing)
     assert nothing == []
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_a_chunk_bred_in_parts_on_threads_gives_the_same_children_and_rows(monkeypatch, count):
+    """With lane threads, ``compiled_broods`` breeds the chunk in ``count`` parts at once, one of them
+    on the calling thread: the same children, array for array, and the same record laid end to end."""
+    from evo.sim.batch import LaneThreads
+
+    genome, ga = GenomeSection(), GASection()
+    ops = BreedSettings.of(genome, ga).compiled
+    broods = mixed_broods(genome, ga)
+    calls: list = []
+    real_pairs = brood_kernels._pairs
+
+    def counted(seeds, *args):
+        calls.append((seeds.size, threading.current_thread().name))
+        return real_pairs(seeds, *args)
+
+    monkeypatch.setattr(brood_kernels, "_pairs", counted)
+    alone: list = []
+    made = brood_kernels.compiled_broods(broods, ops, alone)
+    ((picked, _),) = calls
+    calls.clear()
+    split: list = []
+    with LaneThreads(count) as threads:
+        parted = brood_kernels.compiled_broods(broods, ops, split, threads)
+    assert len(calls) == count and sum(size for size, _ in calls) == picked
+    names = sorted(name for _, name in calls)
+    assert names.count(threading.current_thread().name) == 1
+    assert sum(name.startswith("evo-lanes") for name in names) == count - 1
+    assert max(size for size, _ in calls) < len(broods) * 0.7  # parts of similar cost
+    for children, expected in zip(parted, made, strict=True):
+        assert (children is None) == (expected is None)
+        for x, y in zip(children or (), expected or (), strict=True):
+            assert (x is None) == (y is None)
+            if x is not None:
+                assert_same_creature(x, y)
+    ((record, rows),), ((expected_record, expected_rows),) = split, alone
+    assert rows == expected_rows
+    for name, array in expected_record._asdict().items():
+        assert getattr(record, name).dtype == array.dtype, name
+        assert np.array_equal(getattr(record, name), array), name
+    calls.clear()
+    with LaneThreads(2) as threads:  # a small chunk: one call
+        few = brood_kernels.compiled_broods(broods[: brood_kernels.SPLIT_FROM - 1], ops, None, threads)
+    assert len(calls) == 1 and len(few) == brood_kernels.SPLIT_FROM - 1
