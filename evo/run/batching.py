@@ -29,8 +29,9 @@ __all__ = [
 
 # a creature's step costs about as much as this many links more (its wave, its masses, the call)
 LINKS_PER_CREATURE_COST = 8
-# the interpreter's switch interval (s) while a chunk's creatures are made beside their kernel calls:
-# the lane threads need the GIL for a moment around each call, and would otherwise wait up to 5 ms
+# the interpreter's switch interval (s) from the start of a chunk's kernel calls, while its creatures are
+# made beside them, until the calls are all read back: the lane threads need the GIL for a moment around
+# each call, and would otherwise wait up to 5 ms for the thread doing Python work meanwhile
 WINDOW_SWITCH_INTERVAL = 1e-4
 # evaluations simulated in this process, in batches and one by one (the bench reports the share)
 COUNTS = {"batched": 0, "single": 0, "reduced": 0}
@@ -51,10 +52,12 @@ def prepare_broods(
     context: Any,
     simulate: Callable[[list[Creature], Any], list] | None = None,
     beside: Callable[[], None] | None = None,
+    between: Callable[[], None] | None = None,
 ) -> list[Bred | None]:
     """Breed every brood of a chunk (:func:`bred_broods`), then simulate all its new children together in
     lanes (:func:`evo.sim.batch.lane_runs`) and score them with the plugin's compiled reducer straight
-    from the kernel's records where it has one; those it would simulate one by one
+    from the kernel's records where it has one (with lane threads, each call's lanes by the thread that
+    ran it, just after: :func:`_reducing`; else all in one pass); those it would simulate one by one
     (:func:`evo.sim.batch.kernel_groups`) are left to be simulated when evaluated. A brood whose
     breeding fails gets None (its job breeds it again and meets the same error there, in order).
 
@@ -66,29 +69,49 @@ def prepare_broods(
         beside: the caller's own work, called once (it must not raise): with lane threads, just after
             the kernel calls start, beside them (:class:`_EarlyCalls`); else just after the compiled
             breeding call, or once the broods are bred.
+        between: more of the caller's work, called after each kernel call this thread reads back (while
+            the lane threads' calls run: the generation before reported once its checkpoint is
+            written, round twenty); what it raises is raised here, the calls not yet taken dropped.
 
     Returns:
         One :class:`Bred` (or None) per brood.
     """
     spec = context.spec
     threads = getattr(context, "lane_threads", None)
-    every, nth, bound, sparse = _lanes_recording(context) if simulate is None else (1.0, 1, None, False)
-    early = _EarlyCalls(broods, spec, every, threads, beside)
+    recorded = _lanes_recording(context) if simulate is None else (1.0, 1, None, False)
+    every, nth, bound, _ = recorded
+    reduce = None if bound is None or threads is None else _reducing(bound, nth)
+    early = _EarlyCalls(broods, spec, every, threads, beside, reduce)
     try:
-        out = bred_broods(broods, context, early if simulate is None else None)
-        early.beside()  # if the compiled breeding did not call it (no brood bred there)
-        members: list[tuple[Bred, int, Creature]] = []
-        rows: list[int | None] = []
-        by_brood = early.laid[1] if early.laid else [None] * len(broods)
-        for brood, bred, at in zip(broods, out, by_brood, strict=True):
-            if bred is None:
-                continue
-            for k, (child, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True)):
-                if child is not None and seed is not None:
-                    members.append((bred, k, child))
-                    rows.append(None if at is None else at[k])
-    finally:
+        return _prepared(broods, context, early, recorded, simulate, between)
+    finally:  # the calls are all read back (or dropped)
         early.window_closed()
+
+
+def _prepared(
+    broods: Sequence[Brood],
+    context: Any,
+    early: _EarlyCalls,
+    recorded: tuple[float, int, BoundReducer | None, bool],
+    simulate: Callable[[list[Creature], Any], list] | None,
+    between: Callable[[], None] | None,
+) -> list[Bred | None]:
+    """:func:`prepare_broods`' work (``recorded``: :func:`_lanes_recording`'s), its window closed by the
+    caller once it is done."""
+    spec, threads = context.spec, early.threads
+    every, nth, bound, sparse = recorded
+    out = bred_broods(broods, context, early if simulate is None else None)
+    early.beside()  # if the compiled breeding did not call it (no brood bred there)
+    members: list[tuple[Bred, int, Creature]] = []
+    rows: list[int | None] = []
+    by_brood = early.laid[1] if early.laid else [None] * len(broods)
+    for brood, bred, at in zip(broods, out, by_brood, strict=True):
+        if bred is None:
+            continue
+        for k, (child, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True)):
+            if child is not None and seed is not None:
+                members.append((bred, k, child))
+                rows.append(None if at is None else at[k])
     creatures = [child for _, _, child in members]
     # every child to simulate was made by that call, as it stands: its lanes are packed from its arrays
     laid = (early.laid[0], np.array(rows, dtype=np.int64)) if early.laid and None not in rows else None
@@ -105,12 +128,15 @@ def prepare_broods(
         singles, calls = started  # the same children, in the same order: their calls are under way
     else:
         try:
-            singles, calls = lane_runs(creatures, spec.world, spec.frames, every, threads=threads, laid=laid)
+            singles, calls = lane_runs(
+                creatures, spec.world, spec.frames, every, threads=threads, laid=laid, after_each=early.reduce
+            )
         except Exception:  # simulated one by one instead, where the error is reported in order
             COUNTS["single"] += len(members)
             return out
     COUNTS["single"] += len(singles)
-    done: list[LaneCall] = []
+    done: list[LaneCall] = []  # the calls to score in one pass once all are back
+    error: Exception | None = None  # what the caller's work between the calls raised
     try:
         for call in calls:
             if bound is None:
@@ -118,10 +144,21 @@ def prepare_broods(
                     bred, child, _ = members[index]
                     bred.trajectories[child] = trajectory
                 COUNTS["batched"] += len(call.members)
+            elif isinstance(call.after, LaneScores):  # reduced by the thread that ran it: scored now
+                _scored(call, _evaluations(call.after, bound.weights), members, sparse)
             else:
                 done.append(call.without_scratch())
+            if between is not None:
+                try:
+                    between()
+                except Exception as exc:
+                    error = exc
+                    break
     except Exception:  # the children left are simulated one by one, where the error is reported in order
         pass
+    if error is not None:
+        calls.close()  # type: ignore[attr-defined]  # the calls no thread has taken are dropped
+        raise error
     if done:
         with contextlib.suppress(Exception):  # as above: their children are simulated one by one
             _score_calls(done, bound, nth, members, sparse)
@@ -143,7 +180,8 @@ def bred_broods(
 ) -> list[Bred | None]:
     """Every brood of a chunk bred (:func:`evo.ga.brood.breed_many`: the pair broods in one compiled
     call), nothing simulated yet: one :class:`Bred` per brood, or None where its breeding fails (its job
-    breeds it again and meets the same error there, in order). ``laid``: as ``breed_many``'s."""
+    breeds it again and meets the same error there, in order). ``laid``: as ``breed_many``'s; the
+    context's lane threads, where it has them, breed the compiled call's parts at once."""
     made = breed_many(
         broods,
         context.genome,
@@ -151,6 +189,7 @@ def bred_broods(
         world=context.spec.world,
         settings=context.breed_settings,
         laid=laid,
+        threads=getattr(context, "lane_threads", None),
     )
     return [None if children is None else Bred(children) for children in made]
 
@@ -159,14 +198,22 @@ class _EarlyCalls:
     """What :func:`prepare_broods` gives the compiled breeding call as its ``laid``: called with that
     call's Laid and rows by brood before the children's creatures are made, it starts their kernel calls
     on the lane threads (:func:`evo.sim.laid.laid_runs`) where every child to simulate is in it, and until
-    :meth:`window_closed` lets those threads take the GIL sooner from the thread making the creatures
-    (the interpreter's switch interval at most :data:`WINDOW_SWITCH_INTERVAL`: docs/performance.md, "Round
-    eighteen"). The caller's ``beside`` work is done there too, first (once: :meth:`beside`)."""
+    :meth:`window_closed` lets those threads take the GIL sooner from the thread making the creatures and
+    then reading the calls back (the interpreter's switch interval at most
+    :data:`WINDOW_SWITCH_INTERVAL`: docs/performance.md, rounds eighteen and twenty). The caller's
+    ``beside`` work is done there too, first (once: :meth:`beside`)."""
 
     def __init__(
-        self, broods: Sequence[Brood], spec: Any, every: float, threads: Any, beside: Callable | None = None
+        self,
+        broods: Sequence[Brood],
+        spec: Any,
+        every: float,
+        threads: Any,
+        beside: Callable | None = None,
+        reduce: Callable | None = None,
     ):
         self.broods, self.spec, self.every, self.threads = broods, spec, every, threads
+        self.reduce = reduce
         self._beside = beside
         self.laid: tuple[Laid, list] | None = None
         self.runs: tuple[np.ndarray, tuple[list[int], Any]] | None = None
@@ -178,7 +225,10 @@ class _EarlyCalls:
         if rows is not None:
             try:
                 spec = self.spec
-                runs = laid_runs(record, rows, spec.world, spec.frames, self.every, threads=self.threads)
+                runs = laid_runs(
+                    record, rows, spec.world, spec.frames, self.every, threads=self.threads,
+                    after_each=self.reduce,
+                )  # fmt: skip
             except Exception:  # lane_runs meets the same error after breeding
                 runs = None
             if runs is not None:
@@ -194,8 +244,8 @@ class _EarlyCalls:
             work()
 
     def window_closed(self) -> None:
-        """The creatures are made: the switch interval is the interpreter's again (once no other chunk of
-        this process is making its creatures)."""
+        """The calls are all read back (or dropped): the switch interval is the interpreter's again (once no
+        other chunk of this process has its window open)."""
         if self.open:
             self.open = False
             _switching(-1)
@@ -253,27 +303,57 @@ def _score_calls(
     sparse: bool = False,
 ) -> None:
     """Score a chunk's kernel calls' lanes with the plugin's compiled reducer, straight from the kernels'
-    records (no trajectory made), in one pass over them all (:func:`evo.fitness.reducers.reduce_outputs`);
-    the lanes it leaves to the Python path get their trajectories, unless the kernels recorded only the
-    reducer's records (``sparse``): those are simulated again when evaluated."""
+    records (no trajectory made), in one pass over them all (:func:`evo.fitness.reducers.reduce_outputs`),
+    then each call's (:func:`_scored`)."""
     longest = max(calls, key=lambda call: int(call.out.n_rec.max()))
     outputs = [(c.out.records, c.out.layout, c.out.n_rec, c.out.exploded_at) for c in calls]
-    scores = reduce_outputs(bound, outputs, longest.frames(), every)
-    evaluations = _evaluations(scores, bound.weights)
+    evaluations = _evaluations(reduce_outputs(bound, outputs, longest.frames(), every), bound.weights)
     at = 0
     for call in calls:
-        mine = evaluations[at : at + len(call.members)]
-        at += len(mine)
-        left = [] if sparse else [lane for lane, value in enumerate(mine) if value is None]
-        for lane, trajectory in zip(left, call.trajectories(left), strict=True):
-            bred, child, _ = members[call.members[lane]]
-            bred.trajectories[child] = trajectory
-        for index, value in zip(call.members, mine, strict=True):
-            if value is not None:
-                bred, child, _ = members[index]
-                bred.scored[child] = value
-        COUNTS["batched"] += len(call.members)
-    COUNTS["reduced"] += sum(value is not None for value in evaluations)
+        _scored(call, evaluations[at : at + len(call.members)], members, sparse)
+        at += len(call.members)
+
+
+def _scored(
+    call: LaneCall,
+    evaluations: list[Evaluation | None],
+    members: list[tuple[Bred, int, Creature]],
+    sparse: bool = False,
+) -> None:
+    """A kernel call's lanes' evaluations handed to their broods; the lanes the reducer leaves to the
+    Python path get their trajectories, unless the kernels recorded only the reducer's records
+    (``sparse``): those are simulated again when evaluated."""
+    left = [] if sparse else [lane for lane, value in enumerate(evaluations) if value is None]
+    for lane, trajectory in zip(left, call.trajectories(left), strict=True):
+        bred, child, _ = members[call.members[lane]]
+        bred.trajectories[child] = trajectory
+    for index, value in zip(call.members, evaluations, strict=True):
+        if value is not None:
+            bred, child, _ = members[index]
+            bred.scored[child] = value
+    COUNTS["batched"] += len(call.members)
+    COUNTS["reduced"] += len(evaluations) - evaluations.count(None)
+
+
+def _reducing(bound: BoundReducer, every: int) -> Callable[[LaneCall], LaneScores | None]:
+    """What a lane thread does after each kernel call it runs (``after_each``): score its lanes with the
+    plugin's compiled reducer (:func:`evo.fitness.reducers.reduce_outputs` of that call alone, with its
+    own records' frames: a lane reads only its own records, so its scores are those of one pass over all
+    the calls), in compiled code that releases the GIL, beside the other threads' calls; the thread that
+    reads the calls makes the evaluations as it reads them (:func:`_scored`: Python, which waits for the
+    GIL on a lane thread). None where it raises (the call is then scored in the one pass, which meets the
+    error)."""
+
+    def reduce(call: LaneCall) -> LaneScores | None:
+        out = call.out
+        try:
+            return reduce_outputs(
+                bound, [(out.records, out.layout, out.n_rec, out.exploded_at)], call.frames(), every
+            )
+        except Exception:
+            return None
+
+    return reduce
 
 
 def warm_reducer(spec: Any) -> bool:

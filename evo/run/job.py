@@ -181,20 +181,23 @@ def _evaluated(
 
 
 def prepare(
-    broods: list[Brood], context: BreedContext, beside: Callable[[], None] | None = None
+    broods: list[Brood],
+    context: BreedContext,
+    beside: Callable[[], None] | None = None,
+    between: Callable[[], None] | None = None,
 ) -> list[Bred | None]:
     """The chunk step of the job (called by :func:`~evo.run.backends.base.run_chunk`): with
     ``context.batch``, breed the chunk's broods and simulate their children together in lanes
-    (:func:`evo.run.batching.prepare_broods`, ``beside`` called beside their kernel calls); otherwise
-    only breed them (:func:`evo.run.batching.bred_broods`: the job evaluates each child on its own),
-    ``beside`` called first."""
+    (:func:`evo.run.batching.prepare_broods`, ``beside`` called beside their kernel calls, ``between``
+    after each call this thread reads); otherwise only breed them (:func:`evo.run.batching.bred_broods`:
+    the job evaluates each child on its own), ``beside`` called first."""
     if not context.batch or context.evaluate is not None:
         if beside is not None:
             beside()
         return bred_broods(broods, context)
     if context.robust is not None:
         return prepare_broods(broods, context, simulate=_robust_samples, beside=beside)
-    return prepare_broods(broods, context, beside=beside)
+    return prepare_broods(broods, context, beside=beside, between=between)
 
 
 def _robust_samples(creatures: list[Creature], context: BreedContext) -> list:

@@ -278,6 +278,88 @@ def test_the_caller_s_work_beside_is_done_once_while_the_lane_thread_runs_the_ca
     assert [e for e in events if e != "a creature made"] == [("beside", sys.getswitchinterval(), 0)]
 
 
+def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_it(monkeypatch):
+    """The plugin's compiled reducer scores each kernel call's lanes on the thread that ran the call, just
+    after it (nothing left to one pass over all the calls), and the scores are those of that one pass;
+    where it raises there, the one pass scores them (and meets the error: the children are evaluated
+    one by one, as they would be). The compiled breeding call is made in parts, on both threads."""
+    import threading
+
+    from evo.fitness import reducers
+    from evo.ga.kernels import brood as brood_kernels
+    from evo.sim.batch import LaneThreads
+
+    broods, c = broods_of_a_converged_population(population=160)
+    context = BreedContext(c.evaluation_spec(), c.genome, c.ga)
+    alone = prepared_scores(batching.prepare_broods(broods, context))
+    assert sum(len(entry[0]) for entry in alone if entry) > 0  # scored by the reducer
+    passes: list = []  # (how many calls one reduce_outputs scores, the thread)
+    real_reduce = reducers.reduce_outputs
+
+    def reduce_outputs(bound, outputs, *args):
+        passes.append((len(outputs), threading.current_thread().name))
+        return real_reduce(bound, outputs, *args)
+
+    bred_on: list = []
+    real_pairs = brood_kernels._pairs
+
+    def pairs(*args):
+        bred_on.append(threading.current_thread().name)
+        return real_pairs(*args)
+
+    monkeypatch.setattr(batching, "reduce_outputs", reduce_outputs)
+    monkeypatch.setattr(brood_kernels, "_pairs", pairs)
+    with LaneThreads(2) as pool:
+        threaded = batching.prepare_broods(broods, context.with_lane_threads(pool))
+    assert prepared_scores(threaded) == alone
+    assert len(passes) >= 2 and all(count == 1 for count, _ in passes)  # one per call, none over all
+    assert any(name.startswith("evo-lanes") for _, name in passes)
+    assert sorted(bred_on) == sorted([threading.current_thread().name, "evo-lanes_0"])
+
+    def failing(bound, outputs, *args):  # every call's own scoring fails: the one pass meets it again
+        passes.append((len(outputs), threading.current_thread().name))
+        raise FloatingPointError("no scores")
+
+    monkeypatch.setattr(batching, "reduce_outputs", failing)
+    passes.clear()
+    with LaneThreads(2) as pool:
+        unscored = batching.prepare_broods(broods, context.with_lane_threads(pool))
+    assert passes[-1][0] > 1 and all(count == 1 for count, _ in passes[:-1])
+    assert all(not bred.scored and not bred.trajectories for bred in unscored if bred is not None)
+
+
+def test_the_caller_s_work_between_the_calls_runs_while_they_are_read_back_and_its_error_is_raised():
+    """``between`` (the generation before's report, in a run) is called after each kernel call the reading
+    thread gets back, the switch interval still lowered (the lane threads get the GIL soon from it);
+    the interval is the interpreter's again once the calls are read. What it raises is raised from
+    ``prepare_broods``, the calls not yet taken dropped, and the interval restored."""
+    import sys
+
+    from evo.sim.batch import LaneThreads
+
+    broods, c = broods_of_a_converged_population(population=160)
+    context = BreedContext(c.evaluation_spec(), c.genome, c.ga)
+    alone = prepared_scores(batching.prepare_broods(broods, context))
+    before = sys.getswitchinterval()
+    seen: list = []
+    with LaneThreads(2) as pool:
+        threaded = batching.prepare_broods(
+            broods, context.with_lane_threads(pool), between=lambda: seen.append(sys.getswitchinterval())
+        )
+    assert prepared_scores(threaded) == alone
+    assert len(seen) >= 2 and seen == pytest.approx([batching.WINDOW_SWITCH_INTERVAL] * len(seen))
+    assert sys.getswitchinterval() == before
+
+    def stop():
+        seen.append("stop")
+        raise LookupError("the report's error")
+
+    seen.clear()
+    with LaneThreads(2) as pool, pytest.raises(LookupError, match="the report's error"):
+        batching.prepare_broods(broods, context.with_lane_threads(pool), between=stop)
+    assert seen == ["stop"] and sys.getswitchinterval() == before
+
+
 def test_windows_of_two_chunks_at_once_keep_the_interval_low_until_the_last_closes():
     """Two chunks of one process making their creatures at once (two runs in two threads): the switch
     interval stays lowered until both are done, then is what it was before the first."""

@@ -143,11 +143,14 @@ def run_chunk(
         timed_out: (task index, evaluation number) pairs known to run past the time limit (their worker
             hung and was replaced): :func:`evaluation_time_limit` times them out at once.
         between: called after each payload's job (in-process: the caller's chance to report the
-            generation before as soon as it is written); what it raises ends the chunk.
+            generation before as soon as it is written); what it raises ends the chunk. Given with
+            ``beside`` to the job's ``prepare`` step too, which may call it meanwhile (the batched one:
+            after each kernel call it reads, while other threads' calls run).
         beside: the caller's own work (in-process: the generation before's bookkeeping), called once:
             by the job's ``prepare`` step, given it as a keyword (``prepare(payloads, context,
-            beside=beside)``: only for a job whose ``prepare`` takes it, as evo.run.job's does; the
-            batched one calls it while the chunk's kernel calls run), else before the chunk's first job.
+            beside=beside, between=between)``: only for a job whose ``prepare`` takes them, as
+            evo.run.job's does; the batched one calls it while the chunk's kernel calls run), else before
+            the chunk's first job.
 
     Returns:
         The (task index, result) pairs done, and the first error as data (:func:`error_data`) or None.
@@ -159,7 +162,7 @@ def run_chunk(
     # a job with a ``prepare`` step gets what it made for the chunk's payloads (e.g. bred broods)
     payloads = [payload for _, payload in chunk]
     if prepare is not None and beside is not None:
-        prepared = prepare(payloads, context, beside=beside)
+        prepared = prepare(payloads, context, beside=beside, between=between)
     else:
         if beside is not None:
             beside()
