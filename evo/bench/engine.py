@@ -347,11 +347,18 @@ def shipping_share(config, generations: int = 12) -> dict[str, float]:
 
 
 # (module, class or "", function, phase): what cpu_breakdown times, CPU seconds of the calling thread
+# cpu_breakdown's phases that lane threads share as they share the kernel calls (round twenty): each
+# call's lanes scored by the thread that ran it, and the compiled breeding call made in parts
+SCORING_ON_THREADS = "scoring: the compiled reducer (with lane threads, on the calls' threads)"
+BRED_IN_PARTS = "breeding: the compiled call (in parts on lane threads)"
+
 _PHASES = (
     ("evo.sim.kernels.batch_euler", "", "run_euler_batch", "the batched kernel"),
     ("evo.sim.batch", "", "_run_euler", "lanes: packing, records"),
-    ("evo.run.batching", "", "_score_calls", "scoring (compiled reducers)"),
-    ("evo.run.batching", "", "bred_broods", "breeding (compiled, then creatures)"),
+    ("evo.run.batching", "", "reduce_outputs", SCORING_ON_THREADS),
+    ("evo.run.batching", "", "_score_calls", "scoring: the chunk's evaluations handed on"),
+    ("evo.ga.kernels.brood", "", "_bred", BRED_IN_PARTS),
+    ("evo.run.batching", "", "bred_broods", "breeding: the rest (creatures made)"),
     ("evo.run.generations", "", "_tasks", "chunking"),
     ("evo.ga.loop", "Evolution", "ask", "selection (ask)"),
     ("evo.ga.loop", "Evolution", "tell_later", "tell (hall of fame, statistics)"),
@@ -361,6 +368,8 @@ _PHASES = (
 )
 
 
+# the phases lane threads share out as they do the kernel calls
+ON_THE_THREADS = ("the batched kernel", "lanes: packing, records", SCORING_ON_THREADS, BRED_IN_PARTS)
 # cpu_breakdown's part of breeding, tell and other that lane threads overlap with the kernel calls
 BESIDE_THE_CALLS = "bookkeeping and creatures made beside the kernel calls (of the above)"
 
@@ -389,15 +398,15 @@ def cpu_breakdown(config, folder: Path) -> dict[str, float]:
         window[id(early)] = time.thread_time()
         handed(early, *args)
 
-    def closed(early: Any) -> None:
+    def made(early: Any, *args: Any) -> Any:  # the creatures are made: the calls' iterator is taken
         start = window.pop(id(early), None)
         if start is not None:
             window["spent"] += time.thread_time() - start
-        ended(early)
+        return taken(early, *args)
 
-    handed, ended = _EarlyCalls.__call__, _EarlyCalls.window_closed
-    patched += [(_EarlyCalls, "__call__", handed), (_EarlyCalls, "window_closed", ended)]
-    _EarlyCalls.__call__, _EarlyCalls.window_closed = opened, closed  # type: ignore[method-assign]
+    handed, taken = _EarlyCalls.__call__, _EarlyCalls.taken
+    patched += [(_EarlyCalls, "__call__", handed), (_EarlyCalls, "taken", taken)]
+    _EarlyCalls.__call__, _EarlyCalls.taken = opened, made  # type: ignore[method-assign]
 
     def timed(function: Any, phase: str, deferred: bool = False) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -633,9 +642,10 @@ def engine_section(args: argparse.Namespace):
                     if name != "total"
                 )
             )
-            # target 2's ceiling: the kernel and its packing run on the lane threads, the files on the
-            # writer's thread beside them, the rest on the main thread between them
-            on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+            # target 2's ceiling: the kernel, its packing, each call's scoring and the compiled breeding
+            # run on the lane threads, the files on the writer's thread beside them, the rest on the
+            # main thread between them
+            on_threads = sum(parts[name] for name in ON_THE_THREADS) / parts["total"]
             # (the bookkeeping and creatures made beside the calls: while a lane thread runs them, they
             # take as long as the calls they overlap, a part of the work that runs on two threads)
             beside = parts[BESIDE_THE_CALLS] / parts["total"]
@@ -647,7 +657,8 @@ def engine_section(args: argparse.Namespace):
                 f"  target 2's ceiling in this design: the run's kernel calls alone run {threaded:.2f} x"
                 f" as fast on two lane threads as on one (nothing between them); with the rest of 1 worker's"
                 f" CPU but the files and the work beside the calls ({100 * serial:.0f} %: the"
-                f" compiled breeding, scoring, ask, tell) on the main thread between them, Amdahl's law"
+                f" creatures' and evaluations' bookkeeping, ask, tell) on the main thread between them,"
+                f" Amdahl's law"
                 f" gives {row['two_threads_amdahl']:.2f} x"
             )
             # the serial share s at which 1 / (s + (1 - s) / p) is the target's 1.85 x

@@ -30,15 +30,28 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         parts = row["cpu_breakdown"]
         for phase in (
             "the batched kernel",
-            "scoring (compiled reducers)",
-            "breeding (compiled, then creatures)",
+            engine.SCORING_ON_THREADS,
+            "scoring: the chunk's evaluations handed on",
+            engine.BRED_IN_PARTS,
+            "breeding: the rest (creatures made)",
             "the generation before's status, callbacks",
         ):
             assert parts[phase] > 0, (phase, parts)
         # target 2's ceiling: the kernel calls alone on two lane threads, and Amdahl's law with the rest of
         # one worker's CPU but the files and the work beside the calls serial between them
         assert row["lane_threads_speedup"] > 0 and 0 <= row["two_threads_serial_share"] < 1, row
-        on_threads = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+        on_threads = (
+            sum(
+                parts[name]
+                for name in (
+                    "the batched kernel",
+                    "lanes: packing, records",
+                    engine.SCORING_ON_THREADS,
+                    engine.BRED_IN_PARTS,
+                )
+            )
+            / parts["total"]
+        )
         files = (
             parts["files: checkpoint, history (thread)"] + parts["files: elites, generation best (thread)"]
         )
@@ -46,7 +59,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         breeding = sum(
             parts[name]
             for name in (
-                "breeding (compiled, then creatures)",
+                "breeding: the rest (creatures made)",
                 "tell (hall of fame, statistics)",
                 "the generation before's status, callbacks",
             )
