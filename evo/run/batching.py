@@ -71,7 +71,8 @@ def prepare_broods(
             breeding call, or once the broods are bred.
         between: more of the caller's work, called after each kernel call this thread reads back (while
             the lane threads' calls run: the generation before reported once its checkpoint is
-            written, round twenty); what it raises is raised here, the calls not yet taken dropped.
+            written, round twenty); what it raises is raised here, the calls no thread has taken
+            dropped (as on any error or interrupt while the calls are read).
 
     Returns:
         One :class:`Bred` (or None) per brood.
@@ -135,7 +136,8 @@ def _prepared(
             COUNTS["single"] += len(members)
             return out
     COUNTS["single"] += len(singles)
-    done: list[LaneCall] = []  # the calls to score in one pass once all are back
+    done: list[LaneCall] = []  # the calls to score, once all are back
+    reduced: list[list[Evaluation | None]] = []  # the evaluations of those their threads scored
     error: Exception | None = None  # what the caller's work between the calls raised
     try:
         for call in calls:
@@ -144,10 +146,10 @@ def _prepared(
                     bred, child, _ = members[index]
                     bred.trajectories[child] = trajectory
                 COUNTS["batched"] += len(call.members)
-            elif isinstance(call.after, LaneScores):  # reduced by the thread that ran it: scored now
-                _scored(call, _evaluations(call.after, bound.weights), members, sparse)
             else:
                 done.append(call.without_scratch())
+                if isinstance(call.after, LaneScores):  # reduced by the thread that ran it
+                    reduced.append(_evaluations(call.after, bound.weights))
             if between is not None:
                 try:
                     between()
@@ -156,12 +158,17 @@ def _prepared(
                     break
     except Exception:  # the children left are simulated one by one, where the error is reported in order
         pass
+    finally:  # the calls no thread has taken are dropped (an error, an interrupt)
+        calls.close()  # type: ignore[attr-defined]
     if error is not None:
-        calls.close()  # type: ignore[attr-defined]  # the calls no thread has taken are dropped
         raise error
     if done:
         with contextlib.suppress(Exception):  # as above: their children are simulated one by one
-            _score_calls(done, bound, nth, members, sparse)
+            if len(reduced) == len(done):  # every call scored by its thread
+                for call, evaluations in zip(done, reduced, strict=True):
+                    _scored(call, evaluations, members, sparse)
+            else:  # all in one pass, which meets a thread's error again: as without lane threads
+                _score_calls(done, bound, nth, members, sparse)
     return out
 
 
@@ -244,8 +251,11 @@ class _EarlyCalls:
             work()
 
     def window_closed(self) -> None:
-        """The calls are all read back (or dropped): the switch interval is the interpreter's again (once no
-        other chunk of this process has its window open)."""
+        """The calls are all read back (or dropped: the calls no thread has taken are, where an error or
+        an interrupt came first): the switch interval is the interpreter's again (once no other chunk of
+        this process has its window open)."""
+        if self.runs is not None:
+            self.runs[1][1].close()  # type: ignore[attr-defined]
         if self.open:
             self.open = False
             _switching(-1)
@@ -340,9 +350,9 @@ def _reducing(bound: BoundReducer, every: int) -> Callable[[LaneCall], LaneScore
     plugin's compiled reducer (:func:`evo.fitness.reducers.reduce_outputs` of that call alone, with its
     own records' frames: a lane reads only its own records, so its scores are those of one pass over all
     the calls), in compiled code that releases the GIL, beside the other threads' calls; the thread that
-    reads the calls makes the evaluations as it reads them (:func:`_scored`: Python, which waits for the
-    GIL on a lane thread). None where it raises (the call is then scored in the one pass, which meets the
-    error)."""
+    reads the calls makes the evaluations as it reads them (Python, which would wait for the GIL on a
+    lane thread). None where it raises: the chunk's calls are then all scored in one pass, which meets
+    the error, as without lane threads."""
 
     def reduce(call: LaneCall) -> LaneScores | None:
         out = call.out

@@ -327,12 +327,26 @@ def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_i
     assert passes[-1][0] > 1 and all(count == 1 for count, _ in passes[:-1])
     assert all(not bred.scored and not bred.trajectories for bred in unscored if bred is not None)
 
+    def first_fails(bound, outputs, *args):  # one call's own scoring fails: all are scored in one pass
+        passes.append((len(outputs), threading.current_thread().name))
+        if len(passes) == 1:
+            raise FloatingPointError("no scores")
+        return real_reduce(bound, outputs, *args)
+
+    monkeypatch.setattr(batching, "reduce_outputs", first_fails)
+    passes.clear()
+    with LaneThreads(2) as pool:
+        again = batching.prepare_broods(broods, context.with_lane_threads(pool))
+    calls = len(passes) - 1
+    assert calls >= 2 and passes[-1][0] == calls  # the one pass: every call, as without lane threads
+    assert prepared_scores(again) == alone
+
 
 def test_the_caller_s_work_between_the_calls_runs_while_they_are_read_back_and_its_error_is_raised():
     """``between`` (the generation before's report, in a run) is called after each kernel call the reading
     thread gets back, the switch interval still lowered (the lane threads get the GIL soon from it);
     the interval is the interpreter's again once the calls are read. What it raises is raised from
-    ``prepare_broods``, the calls not yet taken dropped, and the interval restored."""
+    ``prepare_broods`` at once (the first call read), and the interval restored."""
     import sys
 
     from evo.sim.batch import LaneThreads
@@ -358,6 +372,13 @@ def test_the_caller_s_work_between_the_calls_runs_while_they_are_read_back_and_i
     with LaneThreads(2) as pool, pytest.raises(LookupError, match="the report's error"):
         batching.prepare_broods(broods, context.with_lane_threads(pool), between=stop)
     assert seen == ["stop"] and sys.getswitchinterval() == before
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    with LaneThreads(2) as pool, pytest.raises(KeyboardInterrupt):  # an interrupt goes on at once
+        batching.prepare_broods(broods, context.with_lane_threads(pool), between=interrupted)
+    assert sys.getswitchinterval() == before
 
 
 def test_windows_of_two_chunks_at_once_keep_the_interval_low_until_the_last_closes():

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["Operators", "compiled_broods", "compiled_children", "compiled_operators", "warm_breeding"]
 
 _JIT = dict(cache=True, nogil=True)
-# a chunk of this many pair broods or more is bred in parts on the lane threads at once (fewer: one call,
-# not worth handing a part to another thread)
+# a chunk with this many pair broods or more for the compiled call is bred in parts on the lane threads
+# at once (fewer: one call, not worth handing a part to another thread)
 SPLIT_FROM = 16
 # a brood's breeding costs about as much as this many of its parents' links more (its generator, the call)
 _BROOD_COST = 8
@@ -272,8 +272,9 @@ def compiled_broods(
     of the compiled call, before their creatures are made: (an :class:`evo.sim.laid.Laid`, and per brood
     its children's rows in it, None for an unchanged copy; None for a brood not bred here); a list gets
     those two appended as one tuple. With ``threads`` (an executor of ``count`` threads, as
-    :class:`evo.sim.batch.LaneThreads`), a chunk of at least :data:`SPLIT_FROM` broods is bred in
-    ``count`` parts of similar cost at once, one by the calling thread (:func:`_bred`): the same arrays."""
+    :class:`evo.sim.batch.LaneThreads`), a chunk of at least :data:`SPLIT_FROM` broods for that call is
+    bred in up to ``count`` parts of similar cost at once, one by the calling thread (:func:`_bred`): the
+    same arrays."""
     out: list[list[Creature | None] | None] = [None] * len(broods)
     rows: dict[int, int] = {}  # a parent of many broods goes in once
     creatures: list[Creature] = []
