@@ -69,10 +69,12 @@ def prepare_broods(
         beside: the caller's own work, called once (it must not raise): with lane threads, just after
             the kernel calls start, beside them (:class:`_EarlyCalls`); else just after the compiled
             breeding call, or once the broods are bred.
-        between: more of the caller's work, called after each kernel call this thread reads back (while
-            the lane threads' calls run: the generation before reported once its checkpoint is
-            written, round twenty); what it raises is raised here, the calls no thread has taken
-            dropped (as on any error or interrupt while the calls are read).
+        between: more of the caller's work, called after each kernel call this thread reads back while
+            lane threads run the others, the switch interval lowered (the generation before reported
+            once its checkpoint is written, round twenty); what it raises is raised here, the calls no
+            thread has taken dropped (as on any error or interrupt while the calls are read). Not
+            called without lane threads: the interpreter's switch interval would keep the GIL from
+            this thread between its own calls while the writer's thread does Python work.
 
     Returns:
         One :class:`Bred` (or None) per brood.
@@ -150,7 +152,7 @@ def _prepared(
                 done.append(call.without_scratch())
                 if isinstance(call.after, LaneScores):  # reduced by the thread that ran it
                     reduced.append(_evaluations(call.after, bound.weights))
-            if between is not None:
+            if between is not None and early.open:  # (without lane threads: after the first brood)
                 try:
                     between()
                 except Exception as exc:

@@ -345,7 +345,8 @@ def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_i
 def test_the_caller_s_work_between_the_calls_runs_while_they_are_read_back_and_its_error_is_raised():
     """``between`` (the generation before's report, in a run) is called after each kernel call the reading
     thread gets back, the switch interval still lowered (the lane threads get the GIL soon from it);
-    the interval is the interpreter's again once the calls are read. What it raises is raised from
+    the interval is the interpreter's again once the calls are read. Without lane threads it is not
+    called there (the job calls it after each brood). What it raises is raised from
     ``prepare_broods`` at once (the first call read), and the interval restored."""
     import sys
 
@@ -363,6 +364,9 @@ def test_the_caller_s_work_between_the_calls_runs_while_they_are_read_back_and_i
     assert prepared_scores(threaded) == alone
     assert len(seen) >= 2 and seen == pytest.approx([batching.WINDOW_SWITCH_INTERVAL] * len(seen))
     assert sys.getswitchinterval() == before
+    seen.clear()  # without lane threads (the interpreter's interval): left to the job, after each brood
+    batching.prepare_broods(broods, context, between=lambda: seen.append(sys.getswitchinterval()))
+    assert seen == []
 
     def stop():
         seen.append("stop")
