@@ -37,6 +37,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py lane-losses [ROUNDS]  # threads against processes (17)
     .venv/bin/python docs/engine_experiments.py beside-the-calls [ROUNDS]  # calls beside creatures (18)
     .venv/bin/python docs/engine_experiments.py told-beside [ROUNDS]  # bookkeeping beside the calls (19)
+    .venv/bin/python docs/engine_experiments.py on-lane-threads [ROUNDS]  # breeding, scoring on both (20)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1135,7 +1136,7 @@ def beside_the_calls(config, tmp: Path, rounds: int = 5) -> None:
     kernels: list[tuple[str, float, float]] = []
     windows: list[tuple[float, float]] = []
     real_kernel, real_laid_runs = batch_euler.run_euler_batch, batching.laid_runs
-    real_call, real_closed = batching._EarlyCalls.__call__, batching._EarlyCalls.window_closed
+    real_call, real_taken = batching._EarlyCalls.__call__, batching._EarlyCalls.taken
     opened: dict[int, float] = {}
 
     def kernel(*args: Any) -> Any:
@@ -1149,10 +1150,10 @@ def beside_the_calls(config, tmp: Path, rounds: int = 5) -> None:
         if early.runs is not None:
             opened[id(early)] = time.perf_counter()
 
-    def closed(early: Any) -> None:
-        if id(early) in opened:
+    def taken(early: Any, *args: Any) -> Any:  # the creatures are made (since round twenty the switch
+        if id(early) in opened:  # interval stays low until the calls are read back)
             windows.append((opened.pop(id(early)), time.perf_counter()))
-        real_closed(early)
+        return real_taken(early, *args)
 
     variants = {
         "calls beside the creatures, switch interval 0.1 ms (shipped)": batching.WINDOW_SWITCH_INTERVAL,
@@ -1162,7 +1163,7 @@ def beside_the_calls(config, tmp: Path, rounds: int = 5) -> None:
     seen: dict[str, list] = {name: [] for name in variants}
     digests = set()
     batch_euler.run_euler_batch = kernel
-    batching._EarlyCalls.__call__, batching._EarlyCalls.window_closed = call, closed
+    batching._EarlyCalls.__call__, batching._EarlyCalls.taken = call, taken
     try:
         for r in range(rounds):
             for name, interval in variants.items():
@@ -1182,7 +1183,7 @@ def beside_the_calls(config, tmp: Path, rounds: int = 5) -> None:
                 seen[name].append((wall, cpu, span, inside, statistics.median(delays) if delays else 0.0))
     finally:
         batch_euler.run_euler_batch, batching.laid_runs = real_kernel, real_laid_runs
-        batching._EarlyCalls.__call__, batching._EarlyCalls.window_closed = real_call, real_closed
+        batching._EarlyCalls.__call__, batching._EarlyCalls.taken = real_call, real_taken
         batching.WINDOW_SWITCH_INTERVAL = variants[next(iter(variants))]
     for name, runs in seen.items():
         walls = [run[0] for run in runs]
@@ -1264,6 +1265,143 @@ def told_beside(config, tmp: Path, rounds: int = 8) -> None:
     print(f"run folders identical across the worker counts, variants and rounds: {len(digests) == 1}")
 
 
+def on_lane_threads(config, tmp: Path, rounds: int = 8) -> None:
+    """Round twenty: walkers runs with 2 threads and 1 worker, ``rounds`` interleaved rounds, the order
+    reversed every other round, of round twenty's changes: the compiled breeding call made in parts on
+    both threads, each kernel call's lanes scored by the thread that ran it, the generation before
+    reported between the calls the main thread reads, and the switch interval kept low until the calls
+    are read back (not only until the creatures are made); each alone (2 threads), all (shipped) and
+    none (round nineteen). Least and median wall, least CPU, the wall ratio
+    to round nineteen's round by round, the serial time: the run's wall time while no kernel call runs
+    on any thread (median), a generation's wall time from ask to ask (each run's median from the tenth
+    on: less moved by the host than a whole run; the median of those) and its two serial ends (from its
+    ask to its first kernel call, from its last kernel call to the next ask; medians); and the folders'
+    digest."""
+    import statistics
+
+    from evo.ga.kernels import brood as brood_kernels
+    from evo.ga.loop import Evolution
+    from evo.run import batching
+    from evo.run import job as job_module
+    from evo.sim import batch
+
+    real_split, real_reducing = brood_kernels.SPLIT_FROM, batching._reducing
+    real_prepare, real_kernel = job_module.breed_and_evaluate.prepare, batch._run_euler
+
+    def prepare_then_report(broods: Any, context: Any, beside: Any = None, between: Any = None) -> Any:
+        return real_prepare(broods, context, beside=beside)  # the report after the chunk's first brood
+
+    real_taken = batching._EarlyCalls.taken
+
+    def taken_closing(early: Any, rows: Any) -> Any:  # the interval restored once the creatures are made
+        if early.open:  # (window_closed would also drop the calls, which are still to be read)
+            early.open = False
+            batching._switching(-1)
+        return real_taken(early, rows)
+
+    # each change: (where it lives, its attribute, as shipped, as in round nineteen)
+    changes = {
+        "breeding in parts": (brood_kernels, "SPLIT_FROM", real_split, 1 << 62),
+        "scoring on the calls' threads": (batching, "_reducing", real_reducing, lambda *args: None),
+        "reported between the calls": (
+            job_module.breed_and_evaluate,
+            "prepare",
+            real_prepare,
+            prepare_then_report,
+        ),
+        "switch interval low until the calls are read": (
+            batching._EarlyCalls,
+            "taken",
+            real_taken,
+            taken_closing,
+        ),
+    }
+
+    def use(names: set[str]) -> None:
+        for name, (owner, attribute, shipped, before) in changes.items():
+            setattr(owner, attribute, shipped if name in names else before)
+
+    spans: list[tuple[float, float]] = []
+    asked: list[float] = []  # when each generation's ask started
+    real_ask = Evolution.ask
+
+    def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(time.perf_counter())
+        return real_ask(evolution, *args, **kwargs)
+
+    def kernel(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real_kernel(*args)
+        finally:
+            spans.append((start, time.perf_counter()))
+
+    def ends_of_calls() -> tuple[float, float]:
+        """Medians over the generations from the tenth: from the ask to the first kernel call's start,
+        and from the last kernel call's end to the next ask."""
+        before, after = [], []
+        ordered = sorted(spans)
+        for start, end in zip(asked[10:], asked[11:], strict=False):
+            inside = [span for span in ordered if start <= span[0] < end]
+            if inside:
+                before.append(inside[0][0] - start)
+                after.append(end - max(span[1] for span in inside))
+        return statistics.median(before), statistics.median(after)
+
+    def serial(wall_start: float, wall_end: float) -> float:  # wall time with no kernel call running
+        busy, until = 0.0, wall_start
+        for start, end in sorted(spans):
+            if end > until:
+                busy += end - max(start, until)
+                until = end
+        return (wall_end - wall_start) - busy
+
+    every = set(changes)
+    variants = {
+        "all (shipped)": every,
+        **{f"{name} only": {name} for name in changes},
+        "none (round nineteen)": set(),
+    }
+    plan = {2: list(variants), 1: ["all (shipped)", "none (round nineteen)"]}
+    seen: dict[tuple[int, str], list] = {(w, name): [] for w in plan for name in plan[w]}
+    digests = set()
+    batch._run_euler, Evolution.ask = kernel, ask  # type: ignore[method-assign]
+    try:
+        for r in range(rounds):
+            for workers, names in plan.items():
+                for name in names if r % 2 == 0 else names[::-1]:
+                    use(variants[name])
+                    folder = tmp / f"threads-{workers}-{r}-{len(seen[workers, name])}"
+                    spans.clear(), asked.clear()
+                    started = time.perf_counter()
+                    wall, cpu = whole_run(config.replace(pool={"workers": workers}), folder)
+                    gap = serial(started, time.perf_counter())
+                    generation = statistics.median(np.diff(asked[10:]))  # past the first, shorter ones
+                    seen[workers, name].append((wall, cpu, gap, generation, *ends_of_calls()))
+                    digests.add(folder_digest(folder, ignore=IGNORED))
+    finally:
+        use(every)
+        batch._run_euler, Evolution.ask = real_kernel, real_ask  # type: ignore[method-assign]
+    for workers, names in plan.items():
+        print(f"{workers} {'threads' if workers > 1 else 'worker'}:")
+        base = seen[workers, names[-1]]
+        for name in names:
+            runs = seen[workers, name]
+            walls = [run[0] for run in runs]
+            ratios = [a[0] / b[0] for a, b in zip(runs, base, strict=True)]
+            print(
+                f"  {name}: wall least {min(walls):.3f} s, median {statistics.median(walls):.3f} s; CPU least"
+                f" {min(run[1] for run in runs):.3f} s; no kernel running"
+                f" {statistics.median(run[2] for run in runs):.3f} s (median); a generation (median of"
+                f" medians) {1e3 * statistics.median(run[3] for run in runs):.2f} ms, from its ask to its"
+                f" first kernel call {1e3 * statistics.median(run[4] for run in runs):.2f} ms, from its last"
+                f" to the next ask {1e3 * statistics.median(run[5] for run in runs):.2f} ms; wall / round"
+                " nineteen's, round by round: median"
+                f" {statistics.median(ratios):.3f}, {sum(x < 1 for x in ratios)} of {len(ratios)} faster"
+            )
+    print(f"run folders identical across the worker counts, variants and rounds: {len(digests) == 1}")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1298,9 +1436,13 @@ def main() -> None:
         "lane-losses": lane_losses,
         "beside-the-calls": beside_the_calls,
         "told-beside": told_beside,
+        "on-lane-threads": on_lane_threads,
     }
     # these take a count of rounds
-    counted = ("workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside")
+    counted = (
+        "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
+        "on-lane-threads",
+    )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:

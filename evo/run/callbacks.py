@@ -152,8 +152,8 @@ class Callback:
     def on_generation_start(self, generation: int, evaluations: int) -> None:
         """Called when a generation's broods are planned, before they are bred and evaluated; where the
         generation before is reported while this one runs (docs/runs.md, "Workers"), once that report is
-        done: then possibly while its broods are already bred and evaluated (in-process, between their
-        kernel calls).
+        done: then possibly while its broods are already bred and evaluated (with lane threads, between
+        their kernel calls).
 
         Args:
             generation: the generation about to be made (0 is the initial population).

@@ -117,9 +117,9 @@ def _one_generation(
 ) -> Callable[[], Told]:
     """One generation: ask, breed and evaluate, tell. ``before`` (reporting the generation before, whose
     checkpoint is written meanwhile) is called once the work is out with the workers (worker processes:
-    as soon as it is sent; in-process: after the first kernel call read back, or the first brood
-    evaluated, once the write is done, else when all are), or the generation fails; the callbacks hear
-    of this generation's start after it.
+    as soon as it is sent; in-process: after the first kernel call read back with lane threads, else
+    the first brood evaluated, once the write is done, else when all are), or the generation fails;
+    the callbacks hear of this generation's start after it.
     ``beside`` (the generation before's bookkeeping, :class:`_Later`) is called while the work is out:
     in-process, beside the chunk's kernel calls (:func:`evo.run.batching.prepare_broods`); with worker
     processes, before this process's own chunk, else with ``before``. Returns the tell's second part

@@ -25,9 +25,9 @@ class InProcess:
     ) -> list[Any]:
         """The job's results for ``tasks``, in order (``expected`` is not needed): one at a time, or by the
         chunks the tasks name (a job with a ``prepare`` step makes use of them). A ``progress`` with a
-        ``poll`` attribute has it called after each task (and, by a chunk's batched ``prepare`` step,
-        after each kernel call read back), one with a ``beside`` attribute has that called beside the
-        first chunk's kernel calls (:func:`~evo.run.backends.base.run_chunk`)."""
+        ``poll`` attribute has it called after each task (and, with lane threads, by a chunk's batched
+        ``prepare`` step after each kernel call read back), one with a ``beside`` attribute has that
+        called beside the first chunk's kernel calls (:func:`~evo.run.backends.base.run_chunk`)."""
         out = []
         poll = getattr(progress, "poll", None)  # between tasks: see evo.run.generations
         beside = getattr(progress, "beside", None)
