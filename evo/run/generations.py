@@ -152,8 +152,8 @@ def _one_generation(
             for callback in callbacks:
                 callback.on_evaluated(count)
 
-    def poll() -> None:  # in-process, after each kernel call read and each brood: report the generation
-        # before once it is written
+    def poll() -> None:  # in-process, after each brood (with lane threads, each kernel call read back too):
+        # report the generation before once it is written
         if waiting[0] is not None:
             if beside is not None:
                 beside()  # its checkpoint started, if the chunk did not already
