@@ -318,7 +318,7 @@ def _score_calls(
     records (no trajectory made), in one pass over them all (:func:`evo.fitness.reducers.reduce_outputs`),
     then each call's (:func:`_scored`)."""
     longest = max(calls, key=lambda call: int(call.out.n_rec.max()))
-    outputs = [(c.out.records, c.out.layout, c.out.n_rec, c.out.exploded_at) for c in calls]
+    outputs = [_output(call) for call in calls]
     evaluations = _evaluations(reduce_outputs(bound, outputs, longest.frames(), every), bound.weights)
     at = 0
     for call in calls:
@@ -357,15 +357,18 @@ def _reducing(bound: BoundReducer, every: int) -> Callable[[LaneCall], LaneScore
     the error, as without lane threads."""
 
     def reduce(call: LaneCall) -> LaneScores | None:
-        out = call.out
         try:
-            return reduce_outputs(
-                bound, [(out.records, out.layout, out.n_rec, out.exploded_at)], call.frames(), every
-            )
+            return reduce_outputs(bound, [_output(call)], call.frames(), every)
         except Exception:
             return None
 
     return reduce
+
+
+def _output(call: LaneCall) -> tuple[np.ndarray, ...]:
+    """A kernel call's output as :func:`evo.fitness.reducers.reduce_outputs` takes it."""
+    out = call.out
+    return out.records, out.layout, out.n_rec, out.exploded_at
 
 
 def warm_reducer(spec: Any) -> bool:

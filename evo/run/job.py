@@ -189,8 +189,9 @@ def prepare(
     """The chunk step of the job (called by :func:`~evo.run.backends.base.run_chunk`): with
     ``context.batch``, breed the chunk's broods and simulate their children together in lanes
     (:func:`evo.run.batching.prepare_broods`, ``beside`` called beside their kernel calls, ``between``
-    after each call this thread reads); otherwise only breed them (:func:`evo.run.batching.bred_broods`:
-    the job evaluates each child on its own), ``beside`` called first."""
+    with lane threads after each call this thread reads); otherwise only breed them
+    (:func:`evo.run.batching.bred_broods`: the job evaluates each child on its own), ``beside`` called
+    first."""
     if not context.batch or context.evaluate is not None:
         if beside is not None:
             beside()
