@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -167,9 +168,10 @@ def lane_runs(
     With ``threads`` (an executor: a :class:`LaneThreads` of ``count`` threads, or another, taken for
     two), the creatures are cut into calls that ``count`` threads end close together (:func:`lane_calls`),
     and the calls are run, the costliest first, by ``count - 1`` tasks of the executor and by the thread
-    that reads the iterator, which yields them in the cut's order, each once it is done: the kernels
-    release the GIL, so calls run side by side on ``count`` cores. Every lane's numbers are the same
-    either way.
+    that reads the iterator, which yields them as they are done (those done together in the cut's
+    order), so that what it does with one runs beside the calls still running: the kernels release the
+    GIL, so calls run side by side on ``count`` cores. Every lane's numbers are the same either way;
+    each call's ``members`` say whose lanes it holds.
 
     With ``laid`` (a :class:`evo.sim.laid.Laid` of creatures at rest and free with the applet's physics,
     and the row of each of ``creatures`` in it), the calls are cut and their lanes packed from its
@@ -308,10 +310,13 @@ def _threaded(
     """The calls of ``cut`` (kernel, members) run by ``count`` workers at once --
     ``count - 1`` tasks of ``threads`` and the calling thread itself -- each taking the costliest call
     not yet taken whenever it is free (longest processing time first: they end close together), and
-    yielded in ``cut``'s order. The caller takes the costliest call before the tasks are handed out (it
-    starts without waiting for a thread to wake), then runs calls while the one to yield next is not done
-    (docs/performance.md, "Round sixteen"). With ``now``, the tasks are handed out at the first ``next``,
-    which yields None, and the caller joins them from the second on (round eighteen)."""
+    yielded as they are done. The caller takes the costliest call before the tasks are handed out (it
+    starts without waiting for a thread to wake), then, whenever it comes back for the next call, is given
+    the calls done meanwhile (in ``cut``'s order) before it runs another, and waits for one only when none
+    is left to run: what it does with each call's records runs beside the other threads' calls, not after
+    the last (docs/performance.md, "Round sixteen", "Round twenty-one"). With ``now``, the tasks are
+    handed out at the first ``next``, which yields None, and the caller joins them from the second on
+    (round eighteen)."""
     costs = _call_costs(cut, creatures, laid)
     order = sorted(range(len(cut)), key=lambda at: -costs[at])
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each)
@@ -323,10 +328,16 @@ def _threaded(
             yield None
         if first is not None:
             calls.run(first, catch=Exception)
-        for at in range(len(cut)):
-            while not calls.done(at) and calls.run_next(catch=Exception):
-                pass
-            yield calls.result(at)
+        left = list(range(len(cut)))  # the calls not yet yielded, in the cut's order
+        while left:
+            ready = [at for at in left if calls.done(at)]
+            if not ready:
+                if calls.run_next(catch=Exception):
+                    continue
+                ready = [calls.next_done(left)]  # none left to run: wait for the first to end
+            for at in ready:
+                left.remove(at)
+                yield calls.result(at)
     finally:  # calls not yet taken are not wanted once the caller stops (an error, or it let go)
         calls.stop()
 
@@ -352,6 +363,7 @@ class _SharedCalls:
         self.taken = 0
         self.lock = threading.Lock()
         self.finished = [threading.Event() for _ in cut]
+        self.ended: queue.SimpleQueue[int] = queue.SimpleQueue()  # each call's position once it is done
         self.calls: list[LaneCall | None] = [None] * len(cut)
         self.errors: list[BaseException | None] = [None] * len(cut)
 
@@ -379,6 +391,7 @@ class _SharedCalls:
             self.errors[at] = exc
         finally:
             self.finished[at].set()
+            self.ended.put(at)
 
     def run_next(self, catch: type[BaseException] = BaseException) -> bool:
         """Take and run the costliest call not yet taken (:meth:`run`); False when none is left."""
@@ -395,6 +408,13 @@ class _SharedCalls:
 
     def done(self, at: int) -> bool:
         return self.finished[at].is_set()
+
+    def next_done(self, among: list[int]) -> int:
+        """The first of the calls ``among`` (all taken) to be done, once it is."""
+        while True:
+            at = self.ended.get()
+            if at in among:
+                return at
 
     def result(self, at: int) -> LaneCall:
         """Call ``at`` once it is done; raises what it raised."""

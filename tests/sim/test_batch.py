@@ -279,7 +279,8 @@ def test_lane_runs_checks_its_arguments_at_once_not_when_the_calls_run():
 @pytest.mark.parametrize("integrator", ["euler", "rk4"])
 def test_lane_runs_on_threads_yield_the_same_calls_in_the_same_order_bit_for_bit(monkeypatch, integrator):
     """With ``threads``, the kernel calls are taken costliest first (by the executor's task and the reading
-    thread), and the calls come back in the order (and with the records) they have without."""
+    thread), and the calls come back (as they are done) with the members and records they have
+    without."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
@@ -315,8 +316,10 @@ def test_lane_runs_on_threads_yield_the_same_calls_in_the_same_order_bit_for_bit
     assert len(alone) >= 3 and len(order) == len(alone) == len(taken)
     assert taken == sorted(taken, reverse=True)  # the costliest call not yet taken, every time
     assert max(order)[1] == threading.get_ident()  # the costliest is the reader's, taken before the rest
-    assert [c.members for c in threaded] == [c.members for c in alone]
-    for got, want in zip(threaded, alone, strict=True):
+    threaded.sort(key=lambda call: call.members)
+    assert [c.members for c in threaded] == sorted(c.members for c in alone)
+    for got in threaded:
+        want = next(call for call in alone if call.members == got.members)
         assert_identical(got.trajectories(), want.trajectories())
     assert any(t.exploded for call in alone for t in call.trajectories())
 
@@ -345,7 +348,7 @@ def test_a_kernel_call_failing_on_a_thread_raises_where_its_call_is_read(monkeyp
 def test_the_thread_reading_lane_runs_runs_calls_beside_the_lane_threads(monkeypatch):
     """``LaneThreads(count)``: ``count`` threads run the calls, the reader and ``count - 1`` of the pool
     (its first call starts without waiting for a thread to wake); ``LaneThreads(1)``: the reader alone.
-    The calls come back in the cut's order either way."""
+    Each call comes back once."""
     import threading
 
     monkeypatch.setattr(batch_module, "MAX_LANES", 8)
@@ -369,12 +372,45 @@ def test_the_thread_reading_lane_runs_runs_calls_beside_the_lane_threads(monkeyp
             got = [call.members for call in calls]
             pool_threads = {thread.ident for thread in pool._threads}
         assert len(ran) == len(got) >= 6 and sorted(got) == sorted(alone)
-        assert got == sorted(got, key=lambda members: members[0])
         runners = {thread for thread, _ in ran}
         reader = threading.get_ident()
         assert reader in runners  # the reader ran calls itself
         assert runners - {reader} <= pool_threads and len(pool_threads) <= count - 1
         assert len(runners) <= threads
+
+
+def test_the_reader_is_given_each_call_once_done_not_after_the_calls_before_it(monkeypatch):
+    """The thread reading the calls gets each of its own calls as soon as it is done, before it runs
+    another, while a lane thread's call before them in the cut still runs (round twenty-one): that call
+    here waits until the reader has had the other five, which it never would in the cut's order."""
+    import threading
+
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)
+    real = batch_module._run_euler
+    creatures = mutants(WALKER, 48, seed=24)  # six calls of eight lanes, of equal costs
+    position = {id(c): k for k, c in enumerate(creatures)}
+    reader = threading.get_ident()
+    pool_started, five_read = threading.Event(), threading.Event()
+    waited: list[bool] = []
+
+    def gated(batch, *args):
+        if threading.get_ident() == reader:
+            pool_started.wait(10)  # the pool's task has taken its call (the second) before the reader goes on
+        else:
+            pool_started.set()
+            waited.append(five_read.wait(10))
+        return real(batch, *args)
+
+    monkeypatch.setattr(batch_module, "_run_euler", gated)
+    got = []
+    with batch_module.LaneThreads(2) as pool:
+        _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=pool)
+        for call in calls:
+            got.append(position[id(creatures[call.members[0]])] // 8)
+            if len(got) == 5:
+                five_read.set()
+    assert waited == [True]  # the lane thread's one call ended only once the reader had the five others
+    assert got == [0, 2, 3, 4, 5, 1]
 
 
 def test_lane_runs_let_go_runs_no_call_not_yet_taken_and_need_no_pool_task_to_run(monkeypatch):

@@ -81,7 +81,8 @@ def test_lane_runs_with_a_laid_out_generation_give_every_lane_bit_for_bit(thread
         pool = LaneThreads(threads) if threads else None
         try:
             singles, calls = lane_runs(creatures, world, 90, 3, threads=pool, **given)
-            return [singles, *((call.members, call.trajectories()) for call in calls)]
+            read = [(call.members, call.trajectories()) for call in calls]  # as they are done
+            return [singles, *sorted(read, key=lambda call: call[0])]
         finally:
             if pool is not None:
                 pool.shutdown()
@@ -157,10 +158,10 @@ def test_laid_runs_give_lane_runs_lanes_without_the_creatures_their_calls_starte
     try:
         singles, calls = laid_runs(laid, rows, world, 90, 3, threads=pool)
         assert ran.wait(60)  # a thread runs a call before the iterator is read
-        got = [(call.members, call.trajectories()) for call in calls]
+        got = sorted(((call.members, call.trajectories()) for call in calls), key=lambda c: c[0])
         monkeypatch.undo()
         plain_singles, plain = lane_runs(creatures, world, 90, 3, threads=pool)
-        plain = [(call.members, call.trajectories()) for call in plain]
+        plain = sorted(((call.members, call.trajectories()) for call in plain), key=lambda c: c[0])
     finally:
         pool.shutdown()
     assert singles == plain_singles and [m for m, _ in got] == [m for m, _ in plain] and len(got) > 2
