@@ -17,6 +17,7 @@ from evo.fitness import load_ref
 from evo.fitness.evaluate import Evaluation, recording, worst_fitness
 from evo.fitness.reducers import BoundReducer, LaneScores, bind_reducer, reduce_outputs, reduce_trajectories
 from evo.ga.brood import Brood, breed_many
+from evo.ga.search import ChildResult
 from evo.model import Creature
 from evo.sim import Trajectory, topology_key
 from evo.sim.batch import MIN_LANES, LaneCall, lane_runs
@@ -40,11 +41,16 @@ COUNTS = {"batched": 0, "single": 0, "reduced": 0}
 @dataclass
 class Bred:
     """A brood's children (None for an unchanged copy) and the trajectories made for some of them, by
-    child number."""
+    child number; ``scored``: the evaluations the plugin's compiled reducer made, by child number, and
+    ``results``, once it has scored every new child of a brood that :func:`prepare_broods` simulated
+    (``seeds``: the brood's plugin seeds), the brood's :class:`~evo.ga.search.ChildResult` s, made as
+    the kernel calls are read back (round twenty-one)."""
 
     children: list[Creature | None]
     trajectories: dict[int, Trajectory] = field(default_factory=dict)
-    scored: dict[int, Evaluation] = field(default_factory=dict)  # by the plugin's compiled reducer
+    scored: dict[int, Evaluation] = field(default_factory=dict)
+    seeds: tuple[int | None, ...] | None = None
+    results: list[ChildResult] | None = None
 
 
 def prepare_broods(
@@ -115,6 +121,7 @@ def _prepared(
             if child is not None and seed is not None:
                 members.append((bred, k, child))
                 rows.append(None if at is None else at[k])
+        bred.seeds = brood.plugin_seeds
     creatures = [child for _, _, child in members]
     # every child to simulate was made by that call, as it stands: its lanes are packed from its arrays
     laid = (early.laid[0], np.array(rows, dtype=np.int64)) if early.laid and None not in rows else None
@@ -138,8 +145,8 @@ def _prepared(
             COUNTS["single"] += len(members)
             return out
     COUNTS["single"] += len(singles)
-    done: list[LaneCall] = []  # the calls to score, once all are back
-    reduced: list[list[Evaluation | None]] = []  # the evaluations of those their threads scored
+    done: list[LaneCall] = []  # the calls to score: each once it is read back, else all once all are
+    reduced = 0  # how many of them their threads scored (handed to their broods as they are read)
     error: Exception | None = None  # what the caller's work between the calls raised
     try:
         for call in calls:
@@ -150,8 +157,9 @@ def _prepared(
                 COUNTS["batched"] += len(call.members)
             else:
                 done.append(call.without_scratch())
-                if isinstance(call.after, LaneScores):  # reduced by the thread that ran it
-                    reduced.append(_evaluations(call.after, bound.weights))
+                if isinstance(call.after, LaneScores) and reduced == len(done) - 1:  # by its thread
+                    _scored(call, _evaluations(call.after, bound.weights), members, sparse)
+                    reduced += 1
             if between is not None and early.open:  # (without lane threads: after the first brood)
                 try:
                     between()
@@ -164,13 +172,11 @@ def _prepared(
         calls.close()  # type: ignore[attr-defined]
     if error is not None:
         raise error
-    if done:
+    if reduced < len(done):  # all in one pass, which meets a thread's error again: as without lane threads
+        for call in done[:reduced]:  # what the calls scored by their threads handed on is taken back
+            _unscored(call, members)
         with contextlib.suppress(Exception):  # as above: their children are simulated one by one
-            if len(reduced) == len(done):  # every call scored by its thread
-                for call, evaluations in zip(done, reduced, strict=True):
-                    _scored(call, evaluations, members, sparse)
-            else:  # all in one pass, which meets a thread's error again: as without lane threads
-                _score_calls(done, bound, nth, members, sparse)
+            _score_calls(done, bound, nth, members, sparse)
     return out
 
 
@@ -342,9 +348,28 @@ def _scored(
     for index, value in zip(call.members, evaluations, strict=True):
         if value is not None:
             bred, child, _ = members[index]
-            bred.scored[child] = value
+            scored = bred.scored
+            scored[child] = value
+            seeds = bred.seeds
+            if seeds is not None and len(scored) == len(seeds) - seeds.count(None):  # the brood's last
+                bred.results = [
+                    ChildResult() if seed is None else ChildResult(creature, scored[k])
+                    for k, (creature, seed) in enumerate(zip(bred.children, seeds, strict=True))
+                ]
     COUNTS["batched"] += len(call.members)
     COUNTS["reduced"] += len(evaluations) - evaluations.count(None)
+
+
+def _unscored(call: LaneCall, members: list[tuple[Bred, int, Creature]]) -> None:
+    """What :func:`_scored` handed on of a call's lanes taken back from their broods (and from the
+    counts)."""
+    for index in call.members:
+        bred, child, _ = members[index]
+        if bred.scored.pop(child, None) is not None:
+            COUNTS["reduced"] -= 1
+        bred.trajectories.pop(child, None)
+        bred.results = None
+    COUNTS["batched"] -= len(call.members)
 
 
 def _reducing(bound: BoundReducer, every: int) -> Callable[[LaneCall], LaneScores | None]:

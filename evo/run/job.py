@@ -132,6 +132,8 @@ def breed_and_evaluate(brood: Brood, context: BreedContext, bred: Bred | None = 
     """The brood's children as :class:`~evo.ga.search.ChildResult` s (``ChildResult()`` for an unchanged
     copy). ``bred`` is what :func:`prepare` made for the brood: its children, and the trajectories of those
     simulated in a batch."""
+    if bred is not None and bred.results is not None:  # every new child scored by the compiled reducer
+        return bred.results
     evaluate = context.evaluate or evaluate_one
     out: list[ChildResult] = []
     if bred is None:

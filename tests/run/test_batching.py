@@ -312,6 +312,7 @@ def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_i
     with LaneThreads(2) as pool:
         threaded = batching.prepare_broods(broods, context.with_lane_threads(pool))
     assert prepared_scores(threaded) == alone
+    assert_results_made_as_read(broods, threaded, context)
     assert len(passes) >= 2 and all(count == 1 for count, _ in passes)  # one per call, none over all
     assert any(name.startswith("evo-lanes") for _, name in passes)
     assert sorted(bred_on) == sorted([threading.current_thread().name, "evo-lanes_0"])
@@ -326,6 +327,7 @@ def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_i
         unscored = batching.prepare_broods(broods, context.with_lane_threads(pool))
     assert passes[-1][0] > 1 and all(count == 1 for count, _ in passes[:-1])
     assert all(not bred.scored and not bred.trajectories for bred in unscored if bred is not None)
+    assert all(bred.results is None for bred in unscored if bred is not None)
 
     def first_fails(bound, outputs, *args):  # one call's own scoring fails: all are scored in one pass
         passes.append((len(outputs), threading.current_thread().name))
@@ -340,6 +342,22 @@ def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_i
     calls = len(passes) - 1
     assert calls >= 2 and passes[-1][0] == calls  # the one pass: every call, as without lane threads
     assert prepared_scores(again) == alone
+    assert_results_made_as_read(broods, again, context)
+
+
+def assert_results_made_as_read(broods: list, prepared: list, context: BreedContext) -> None:
+    """Every brood whose new children the reducer all scored has its ChildResults made (round twenty-one;
+    one of unchanged copies alone has none to wait for: the job makes its results):
+    the job hands them on, the results it would make child by child."""
+    complete = 0
+    for brood, bred in zip(broods, prepared, strict=True):
+        if bred is None or not bred.scored or len(bred.scored) < brood.evaluations:  # (or copies alone)
+            assert bred is None or bred.results is None
+            continue
+        complete += 1
+        assert breed_and_evaluate(brood, context, bred) is bred.results
+        assert bred.results == breed_and_evaluate(brood, context, dataclasses.replace(bred, results=None))
+    assert complete > len(broods) // 2
 
 
 def test_the_caller_s_work_between_the_calls_runs_while_they_are_read_back_and_its_error_is_raised():
