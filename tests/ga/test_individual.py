@@ -1,0 +1,48 @@
+"""An evaluated individual made at once (``Individual.told``) is the one the constructor and
+``set_fitness`` make."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import pytest
+
+from evo.ga.individual import Individual, fitness_class
+from evo.io.models import load_model
+
+GENOMES = Path(__file__).resolve().parents[2] / "genomes"
+
+
+@pytest.mark.parametrize(
+    ("weights", "values"),
+    [((1.0,), (2.5,)), ((1.0,), (math.nan,)), ((-1.0, 2.0), (3, math.nan)), ((-2.0,), (-0.0,))],
+)
+def test_told_makes_the_individual_the_constructor_and_set_fitness_make(weights, values):
+    creature = load_model(GENOMES / "walker.json")
+    told = Individual.told(
+        creature, list(weights), values, id="g3-7", parents=["g2-1", "g2-4"], born=3, exploded=True,
+        seed=11, model_text="{}",
+    )  # fmt: skip
+    made = Individual(creature, weights, id="g3-7", parents=("g2-1", "g2-4"), born=3)
+    made.set_fitness(values, exploded=True, seed=11)
+    made.model_text = "{}"
+    for name in Individual.__slots__:
+        if name != "fitness":
+            assert repr(getattr(told, name)) == repr(getattr(made, name)), name
+    assert type(told.fitness) is type(made.fitness) is fitness_class(weights)
+    assert repr(told.fitness.wvalues) == repr(made.fitness.wvalues) and told.fitness.valid
+    assert told.fitness.values == made.fitness.values and told.weights == made.weights
+    assert all(isinstance(v, float) for v in told.values)
+    twin = copy.deepcopy(told)  # a copy shares the creature, not the fitness
+    assert twin.creature is told.creature and twin.fitness is not told.fitness
+    assert twin.fitness.wvalues == told.fitness.wvalues
+
+
+def test_told_refuses_the_wrong_number_of_values_and_weights_deap_cannot_take():
+    creature = load_model(GENOMES / "walker.json")
+    with pytest.raises(ValueError, match="expected 1 fitness values, got 2"):
+        Individual.told(creature, (1.0,), (1.0, 2.0), id="g0-0", parents=(), born=0)
+    with pytest.raises(ValueError, match="non-zero"):
+        Individual.told(creature, (0.0,), (1.0,), id="g0-0", parents=(), born=0)
