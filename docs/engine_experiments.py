@@ -16,7 +16,8 @@ on every machine it was run on), and where a cold compile of the brood spends it
 fourteen, the local dask cluster started while the first generations run against started before them;
 and, from round sixteen, a run's kernel calls on two threads with the reader running some of them; and,
 from round seventeen, where those calls lose on two threads against two processes; and, from round
-eighteen, the calls started beside the making of the children's creatures.
+eighteen, the calls started beside the making of the children's creatures; and, from round twenty-one,
+this tree against an earlier commit, each run in its own process.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -38,6 +39,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py beside-the-calls [ROUNDS]  # calls beside creatures (18)
     .venv/bin/python docs/engine_experiments.py told-beside [ROUNDS]  # bookkeeping beside the calls (19)
     .venv/bin/python docs/engine_experiments.py on-lane-threads [ROUNDS]  # breeding, scoring on both (20)
+    .venv/bin/python docs/engine_experiments.py against REVISION [ROUNDS]  # this tree against a commit (21)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1402,6 +1404,112 @@ def on_lane_threads(config, tmp: Path, rounds: int = 8) -> None:
     print(f"run folders identical across the worker counts, variants and rounds: {len(digests) == 1}")
 
 
+def _timed_run(workers: int, folder: Path) -> None:
+    """One walkers run of ``workers`` in this process (whichever evo it imports), printed as one JSON
+    line: wall and CPU seconds, the wall time with no kernel call running, a generation's median wall
+    (from the tenth) and its two serial ends (as :func:`on_lane_threads` measures them), the folder's
+    digest."""
+    import json
+    import statistics
+
+    from evo.ga.loop import Evolution
+    from evo.sim import batch
+
+    spans: list[tuple[float, float]] = []
+    asked: list[float] = []
+    real_ask, real_kernel = Evolution.ask, batch._run_euler
+
+    def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(time.perf_counter())
+        return real_ask(evolution, *args, **kwargs)
+
+    def kernel(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real_kernel(*args)
+        finally:
+            spans.append((start, time.perf_counter()))
+
+    batch._run_euler, Evolution.ask = kernel, ask  # type: ignore[method-assign]
+    started = time.perf_counter()
+    wall, cpu = whole_run(walkers_config(120).replace(pool={"workers": workers}), folder)
+    ended = time.perf_counter()
+    ordered = sorted(spans)
+    busy, until = 0.0, started
+    for start, end in ordered:
+        if end > until:
+            busy += end - max(start, until)
+            until = end
+    before, after = [], []
+    for start, end in zip(asked[10:], asked[11:], strict=False):
+        inside = [span for span in ordered if start <= span[0] < end]
+        if inside:
+            before.append(inside[0][0] - start)
+            after.append(end - max(span[1] for span in inside))
+    figures = {
+        "wall": wall, "cpu": cpu, "serial": ended - started - busy,
+        "generation": statistics.median(np.diff(asked[10:])), "pre": statistics.median(before),
+        "post": statistics.median(after), "digest": folder_digest(folder, ignore=IGNORED),
+    }  # fmt: skip
+    print(json.dumps(figures))
+
+
+def against(revision: str, tmp: Path, rounds: int = 8) -> None:
+    """Round twenty-one: this tree against ``revision`` (a git worktree of it, kept in the temporary
+    folder beside this checkout's, ``evo-against-<commit>``, so that its numba cache is compiled once),
+    walkers runs of 2 threads and of 1 worker in separate processes (:func:`_timed_run`), ``rounds``
+    interleaved rounds, the order reversed every other round, after one run of each tree. Least and
+    median wall, least CPU, the wall time with no kernel call running, a generation's wall and its two
+    serial ends (medians of the runs' medians), the wall ratio round by round, and whether every folder
+    is the same."""
+    import json
+    import statistics
+
+    root = Path(__file__).resolve().parent.parent
+    git = ["git", "-C", str(root)]
+    commit = subprocess.run([*git, "rev-parse", revision], check=True, capture_output=True, text=True)
+    commit_id = commit.stdout.strip()
+    other = Path(tempfile.gettempdir()) / f"evo-against-{commit_id[:12]}"
+    if not other.exists():
+        subprocess.run([*git, "worktree", "add", "--detach", str(other), commit_id], check=True)
+    trees = {"this tree": root, revision: other}
+
+    def run(tree: Path, workers: int, folder: Path) -> dict:
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        command = [sys.executable, str(Path(__file__).resolve()), "timed-run", str(workers), str(folder)]
+        done = subprocess.run(command, cwd=tree, env=env, check=True, capture_output=True, text=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    for name, tree in trees.items():  # each tree's numba cache, and the page cache
+        run(tree, 1, tmp / f"warm-{len(name)}")
+    seen: dict[tuple[int, str], list[dict]] = {(w, name): [] for w in (2, 1) for name in trees}
+    for r in range(rounds):
+        for workers in (2, 1):
+            for name in list(trees) if r % 2 == 0 else list(trees)[::-1]:
+                folder = tmp / f"{workers}-{r}-{name.replace('/', '-').replace(' ', '-')}"
+                seen[workers, name].append(run(trees[name], workers, folder))
+    for workers in (2, 1):
+        print(f"{workers} {'threads' if workers > 1 else 'worker'}:")
+        base = seen[workers, revision]
+        for name in trees:
+            runs = seen[workers, name]
+            ratios = [a["wall"] / b["wall"] for a, b in zip(runs, base, strict=True)]
+
+            def med(key: str, runs: list[dict] = runs) -> float:
+                return statistics.median(run[key] for run in runs)
+
+            print(
+                f"  {name}: wall least {min(run['wall'] for run in runs):.3f} s, median {med('wall'):.3f} s;"
+                f" CPU least {min(run['cpu'] for run in runs):.3f} s; no kernel running {med('serial'):.3f}"
+                f" s; a generation {1e3 * med('generation'):.2f} ms, from its ask to its first kernel call"
+                f" {1e3 * med('pre'):.2f} ms, from its last to the next ask {1e3 * med('post'):.2f} ms; wall"
+                f" / {revision}'s, round by round: median {statistics.median(ratios):.3f},"
+                f" {sum(x < 1 for x in ratios)} of {len(ratios)} faster"
+            )
+    digests = {run["digest"] for runs in seen.values() for run in runs}
+    print(f"run folders identical across the trees, worker counts and rounds: {len(digests) == 1}")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1410,6 +1518,13 @@ def main() -> None:
     if sys.argv[1:2] == ["dask-costs"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_costs(Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["timed-run"]:
+        _timed_run(int(sys.argv[2]), Path(sys.argv[3]))
+        return
+    if sys.argv[1:2] == ["against"]:
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            against(sys.argv[2], Path(tmp), *(int(arg) for arg in sys.argv[3:4]))
         return
     if sys.argv[1:] == ["compile"]:
         compile_profile()

@@ -8,7 +8,6 @@ docs/batch.md for the lane layout and the figures.
 from __future__ import annotations
 
 import hashlib
-import math
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -480,41 +479,46 @@ def lane_calls(creatures: Sequence[Creature], threads: int = 1) -> list[list[int
 
 def _cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads: int) -> list[list[int]]:
     """:func:`lane_calls` of creatures given as arrays: (n,) ``masses`` and ``links`` counts, and for each
-    the position of the first creature with the same masses count and link ends (itself if none)."""
-    order = np.argsort(first, kind="stable")  # each kind's creatures in order, the kinds in order
-    _, counts = np.unique(first, return_counts=True)
+    the position of the first creature with the same masses count and link ends (itself if none). In
+    Python's integers: a generation's few hundred creatures and few candidate cuts cost less so than in
+    numpy's small arrays (it runs between a generation's breeding and its first kernel call)."""
+    sizes_of, widths = masses.tolist(), links.tolist()
+    kinds: dict[int, list[int]] = {}  # each kind's creatures in order, the kinds in order of their first
+    for position, alike in enumerate(first.tolist()):
+        kinds.setdefault(alike, []).append(position)
     calls: list[list[int]] = []
-    small: list[np.ndarray] = []
-    start = 0
-    for count in counts.tolist():
-        members = order[start : start + count]
-        start += count
-        if count >= OWN_CALL_LANES:
-            calls += _even_calls(masses, members, 0)
+    mixed: list[int] = []
+    for members in kinds.values():
+        if len(members) >= OWN_CALL_LANES:
+            calls += _even_calls(sizes_of, members, 0)
         else:
-            small.append(members)
-    if small:
-        mixed = np.concatenate(small)
-        mixed = mixed[np.lexsort((mixed, masses[mixed], links[mixed]))]  # by links, masses, position
-        widest = links[mixed]
-        fewest = math.ceil(len(mixed) / _lane_limit(masses, mixed))
+            mixed += members
+    if mixed:
+        mixed.sort(key=lambda k: (widths[k], sizes_of[k], k))  # by links, masses, position
+        widest = [widths[k] for k in mixed]
+        count = len(mixed)
+        fewest = -(-count // _lane_limit(sizes_of, mixed))
 
-        def costs(n_calls: int) -> np.ndarray:  # link-lanes computed, padding and call overhead included
-            sizes = np.full(n_calls, len(mixed) // n_calls)  # the cuts of np.array_split
-            sizes[: len(mixed) % n_calls] += 1
-            return _call_cost(sizes, widest[np.cumsum(sizes) - 1])
+        def costs(n_calls: int) -> list[int]:  # link-lanes computed, padding and call overhead included
+            size, more = divmod(count, n_calls)  # the cuts of np.array_split
+            out, end = [], 0
+            for k in range(n_calls):
+                lanes = size + (k < more)
+                end += lanes
+                out.append(_call_cost(lanes, widest[end - 1]))
+            return out
 
         if threads <= 1:
-            best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=lambda n: int(costs(n).sum()))
+            best = min(range(fewest, min(count, fewest + 4) + 1), key=lambda n: sum(costs(n)))
         else:
-            own = [_call_cost(len(call), int(links[call].max())) for call in calls]
+            own = [_call_cost(len(call), max(widths[k] for k in call)) for call in calls]
 
             def ends(n_calls: int) -> tuple[int, int]:  # when the threads end them, then link-lanes
                 mine = costs(n_calls)
-                return _makespan([*own, *mine.tolist()], threads), int(mine.sum())
+                return _makespan([*own, *mine], threads), sum(mine)
 
-            best = min(range(fewest, min(len(mixed), fewest + max(4, threads)) + 1), key=ends)
-        calls += _even_calls(masses, mixed, best)
+            best = min(range(fewest, min(count, fewest + max(4, threads)) + 1), key=ends)
+        calls += _even_calls(sizes_of, mixed, best)
     return calls
 
 
@@ -536,15 +540,22 @@ def _makespan(costs: list[int], threads: int) -> int:
     return max(loads)
 
 
-def _lane_limit(masses: np.ndarray, members: np.ndarray) -> int:
-    rows = int(masses[members].max()) + 1
+def _lane_limit(masses: list[int], members: list[int]) -> int:
+    rows = max(masses[k] for k in members) + 1
     return max(1, min(MAX_LANES, _batch_kernel.STACK_DOUBLES // rows))
 
 
-def _even_calls(masses: np.ndarray, members: np.ndarray, n_calls: int) -> list[list[int]]:
-    """``members`` cut into ``n_calls`` even calls (at least as many as the lane limit asks for)."""
-    n_calls = max(n_calls, math.ceil(len(members) / _lane_limit(masses, members)))
-    return [chunk.tolist() for chunk in np.array_split(members, n_calls)]
+def _even_calls(masses: list[int], members: list[int], n_calls: int) -> list[list[int]]:
+    """``members`` cut into ``n_calls`` even calls (at least as many as the lane limit asks for), as
+    ``np.array_split`` cuts them: the first ``len % n_calls`` one longer."""
+    n_calls = max(n_calls, -(-len(members) // _lane_limit(masses, members)))
+    size, more = divmod(len(members), n_calls)
+    out, start = [], 0
+    for k in range(n_calls):
+        end = start + size + (k < more)
+        out.append(members[start:end])
+        start = end
+    return out
 
 
 # -- packing: one creature per lane, the lane the last axis ---------------------------------------------
