@@ -29,6 +29,7 @@ from evo.ga.kernels.crossover import (
 )
 from evo.ga.kernels.genes import _finished_genes
 from evo.ga.kernels.mutation import COMPILED, MUTATION_CODES, apply_pending, ga_sigmas, mutate_body
+from evo.ga.kernels.parents import parents_arrays, remember_children
 from evo.ga.settings import GASection, GenomeSection
 from evo.model import Creature
 
@@ -160,7 +161,8 @@ def compiled_children(
 @nb.njit(**_JIT)
 def _parent(k, pos, a, b, rest, alpha, phi, waves, mass_at, link_at):  # pragma: no cover
     """Parent ``k``'s body (the fields of :data:`~evo.ga.kernels.crossover.BODY`, renumbered False) from the
-    parents' arrays end to end (:func:`_ends`): read-only views, as a creature's own arrays are."""
+    parents' arrays end to end (:func:`evo.ga.kernels.parents.parents_arrays`): read-only views, as a
+    creature's own arrays are."""
     i, j = mass_at[k], mass_at[k + 1]
     u, v = link_at[k], link_at[k + 1]
     return (pos[i:j], a[u:v], b[u:v], rest[u:v], alpha[u:v], phi[u:v], waves[k, 0], waves[k, 1], False)
@@ -172,8 +174,9 @@ def _pairs(
 ):  # pragma: no cover
     """Pair broods bred (crossover, settling, mutation, finishing), each from a generator of its own seed.
 
-    ``parents`` (broods, 2): rows of the parents' arrays (:func:`_ends`), the second the first for one
-    parent; ``flags`` (broods, 4): two parents, mate, mutate the first, mutate the second. Returns
+    ``parents`` (broods, 2): rows of the parents' arrays (:func:`~evo.ga.kernels.parents.parents_arrays`),
+    the second the first for one parent; ``flags`` (broods, 4): two parents, mate, mutate the first,
+    mutate the second. Returns
     whether each brood was bred here (False: invalid parents, or a repair that draws ``rng.choice``) and
     the new children of those that were, in order, end to end: (ok (broods,), sizes (children, 2)
     masses and links, positions (masses, 2), links (2, links), genes (3, links), waves (children, 2)
@@ -300,9 +303,10 @@ def compiled_broods(
         seeds.append(brood.seed)
     if not picked:
         return out
+    ends, rows_of = parents_arrays(creatures)  # (the children of this thread's call before: as it left them)
     bred = _bred(
-        np.array(seeds, np.int64), np.array(pairs, np.int64), np.array(flags, np.bool_), _ends(creatures),
-        ops, threads,
+        np.array(seeds, np.int64), rows_of[np.array(pairs, np.int64)], np.array(flags, np.bool_), ends, ops,
+        threads,
     )  # fmt: skip
     ok, sizes, positions, links, genes, waves, renumbered, arg, pending = bred
     lim = ops.limits
@@ -322,6 +326,7 @@ def compiled_broods(
 
         hand_on(laid, Laid.of_children(sizes, positions, links, genes, waves, templates), child_rows)
     counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
+    made: list[Creature] = []  # every child, in its row's order
     i = j = 0
     for index, at in enumerate(child_rows):
         if at is None:
@@ -336,8 +341,10 @@ def compiled_broods(
             # copies: a view would keep the whole chunk's arrays alive as long as any one child lives
             own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
             kids.append(assemble(*own, omega, beta, renumbered_flags[c], templates[c], world))
+            made.append(kids[-1])
             i, j = i + n, j + m
         out[index] = kids
+    remember_children(made, range(len(made)), sizes, positions, links, genes, waves)
     return out
 
 
@@ -374,26 +381,6 @@ def hand_on(laid: list | Callable[[Any, list], Any], record: Any, rows: list) ->
         laid.append((record, rows))
     else:
         laid(record, rows)
-
-
-def _ends(creatures: list[Creature]) -> tuple:
-    """The parents' arrays end to end, read-only (as a creature's own), and where each parent's masses
-    and links begin: (positions, link_a, link_b, rest, alpha, phi, waves, mass_at, link_at)."""
-    masses = np.fromiter((c.n_masses for c in creatures), np.int64, len(creatures))
-    links = np.fromiter((c.n_links for c in creatures), np.int64, len(creatures))
-    arrays = [
-        np.concatenate([c.positions for c in creatures]),
-        np.concatenate([c.link_a for c in creatures]),
-        np.concatenate([c.link_b for c in creatures]),
-        np.concatenate([c.rest for c in creatures]),
-        np.concatenate([c.alpha for c in creatures]),
-        np.concatenate([c.phi for c in creatures]),
-        np.array([(c.omega, c.beta) for c in creatures], np.float64),
-    ]
-    for array in arrays:
-        array.setflags(write=False)
-    zero = np.zeros(1, np.int64)
-    return (*arrays, np.concatenate([zero, np.cumsum(masses)]), np.concatenate([zero, np.cumsum(links)]))
 
 
 def warm_breeding(

@@ -26,6 +26,7 @@ TYPED = textwrap.dedent(
     from evo.ga import warm
     from evo.ga.creatures import random_creature
     from evo.ga.kernels import brood
+    from evo.ga.kernels.parents import gathered
     from evo.ga.mutation import MutationPlan
     from evo.ga.settings import GASection, GenomeSection
 
@@ -57,7 +58,7 @@ TYPED = textwrap.dedent(
     ops = brood.compiled_operators(genome, ga, MutationPlan.of(ga))
     # the arguments compiled_broods gives the brood
     seeds, rows, flags = np.zeros(1, np.int64), np.zeros((1, 2), np.int64), np.zeros((1, 4), np.bool_)
-    args = (seeds, rows, flags, *brood._ends(parents), ops)
+    args = (seeds, rows, flags, *gathered(parents), ops)
     options = compiler.Flags()
     options.nrt = True
     compiler.compile_extra(
