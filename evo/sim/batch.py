@@ -167,10 +167,10 @@ def lane_runs(
     With ``threads`` (an executor: a :class:`LaneThreads` of ``count`` threads, or another, taken for
     two), the creatures are cut into calls that ``count`` threads end close together (:func:`lane_calls`),
     and the calls are run, the costliest first, by ``count - 1`` tasks of the executor and by the thread
-    that reads the iterator, which yields them as they are done (those done together in the cut's
-    order), so that what it does with one runs beside the calls still running: the kernels release the
-    GIL, so calls run side by side on ``count`` cores. Every lane's numbers are the same either way;
-    each call's ``members`` say whose lanes it holds.
+    that reads the iterator, which yields them once none is left to take, as they are done (those done
+    together in the cut's order), so that what it does with one runs beside the last calls still
+    running: the kernels release the GIL, so calls run side by side on ``count`` cores. Every lane's
+    numbers are the same either way; each call's ``members`` say whose lanes it holds.
 
     With ``laid`` (a :class:`evo.sim.laid.Laid` of creatures at rest and free with the applet's physics,
     and the row of each of ``creatures`` in it), the calls are cut and their lanes packed from its
@@ -310,12 +310,12 @@ def _threaded(
     ``count - 1`` tasks of ``threads`` and the calling thread itself -- each taking the costliest call
     not yet taken whenever it is free (longest processing time first: they end close together), and
     yielded as they are done. The caller takes the costliest call before the tasks are handed out (it
-    starts without waiting for a thread to wake), then, whenever it comes back for the next call, is given
-    the calls done meanwhile (in ``cut``'s order) before it runs another, and waits for one only when none
-    is left to run: what it does with each call's records runs beside the other threads' calls, not after
-    the last (docs/performance.md, "Round sixteen", "Round twenty-one"). With ``now``, the tasks are
-    handed out at the first ``next``, which yields None, and the caller joins them from the second on
-    (round eighteen)."""
+    starts without waiting for a thread to wake) and runs calls until none is left to take, holding the
+    GIL only for moments between them (the other threads need it around each of theirs); it is then
+    given the calls done (in ``cut``'s order) and each other one as it ends: what it does with them runs
+    while the other threads' last calls do, not after the last (docs/performance.md, "Round sixteen",
+    "Round twenty-one"). With ``now``, the tasks are handed out at the first ``next``, which yields None,
+    and the caller joins them from the second on (round eighteen)."""
     costs = _call_costs(cut, creatures, laid)
     order = sorted(range(len(cut)), key=lambda at: -costs[at])
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each)
@@ -327,13 +327,11 @@ def _threaded(
             yield None
         if first is not None:
             calls.run(first, catch=Exception)
+        while calls.run_next(catch=Exception):  # the GIL stays free for the other threads meanwhile
+            pass
         left = list(range(len(cut)))  # the calls not yet yielded, in the cut's order
-        while left:
-            ready = [at for at in left if calls.done(at)]
-            if not ready:
-                if calls.run_next(catch=Exception):
-                    continue
-                ready = [calls.next_done(left)]  # none left to run: wait for the first to end
+        while left:  # those done, then each as it ends, the others' last calls running meanwhile
+            ready = [at for at in left if calls.done(at)] or [calls.next_done(left)]
             for at in ready:
                 left.remove(at)
                 yield calls.result(at)

@@ -379,10 +379,11 @@ def test_the_thread_reading_lane_runs_runs_calls_beside_the_lane_threads(monkeyp
         assert len(runners) <= threads
 
 
-def test_the_reader_is_given_each_call_once_done_not_after_the_calls_before_it(monkeypatch):
-    """The thread reading the calls gets each of its own calls as soon as it is done, before it runs
-    another, while a lane thread's call before them in the cut still runs (round twenty-one): that call
-    here waits until the reader has had the other five, which it never would in the cut's order."""
+def test_the_reader_runs_calls_until_none_is_left_then_is_given_each_as_it_is_done(monkeypatch):
+    """The thread reading the calls runs calls while any is left to take (holding the GIL only between
+    them), then gets those done, while a lane thread's call before them in the cut still runs (round
+    twenty-one): that call here waits until the reader has had the other five, which it never would in
+    the cut's order."""
     import threading
 
     monkeypatch.setattr(batch_module, "MAX_LANES", 8)
@@ -392,9 +393,12 @@ def test_the_reader_is_given_each_call_once_done_not_after_the_calls_before_it(m
     reader = threading.get_ident()
     pool_started, five_read = threading.Event(), threading.Event()
     waited: list[bool] = []
+    got: list[int] = []  # each call read, by its position in the cut
+    read_when_run: list[int] = []  # how many calls the reader had when it started each of its own
 
     def gated(batch, *args):
         if threading.get_ident() == reader:
+            read_when_run.append(len(got))
             pool_started.wait(10)  # the pool's task has taken its call (the second) before the reader goes on
         else:
             pool_started.set()
@@ -402,7 +406,6 @@ def test_the_reader_is_given_each_call_once_done_not_after_the_calls_before_it(m
         return real(batch, *args)
 
     monkeypatch.setattr(batch_module, "_run_euler", gated)
-    got = []
     with batch_module.LaneThreads(2) as pool:
         _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=pool)
         for call in calls:
@@ -411,20 +414,24 @@ def test_the_reader_is_given_each_call_once_done_not_after_the_calls_before_it(m
                 five_read.set()
     assert waited == [True]  # the lane thread's one call ended only once the reader had the five others
     assert got == [0, 2, 3, 4, 5, 1]
+    assert read_when_run == [0] * 5  # it ran its five before it was given any
 
 
 def test_lane_runs_let_go_runs_no_call_not_yet_taken_and_need_no_pool_task_to_run(monkeypatch):
-    """Closing the iterator (the caller stops on an error, or lets go) leaves the calls not yet taken
-    unrun; and the reader runs every call itself when the executor's tasks never start (a pool shut
-    down: its tasks are cancelled)."""
+    """Stopping (an interrupt while the reader runs a call; closing the iterator) leaves the calls not
+    yet taken unrun; and the reader runs every call itself when the executor's tasks never start (a pool
+    shut down: its tasks are cancelled)."""
     from concurrent.futures import Executor
 
     monkeypatch.setattr(batch_module, "MAX_LANES", 8)
     real = batch_module._run_euler
     started = []
+    interrupt = [True]
 
     def noted(batch, *args):
         started.append(len(batch))
+        if interrupt[0] and len(started) == 2:
+            raise KeyboardInterrupt
         return real(batch, *args)
 
     class Held(Executor):  # keeps its tasks until the test runs them
@@ -438,11 +445,12 @@ def test_lane_runs_let_go_runs_no_call_not_yet_taken_and_need_no_pool_task_to_ru
     creatures = mutants(WALKER, 48, seed=25)
     held = Held()  # an executor without a count is taken for two: one task beside the reader
     _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=held)
-    first = next(calls)  # equal costs: the first call in the cut's order is taken first, by the reader
-    calls.close()
-    assert first.members == list(range(8)) and len(held.tasks) == 1
+    with pytest.raises(KeyboardInterrupt):  # in the reader's second call
+        next(calls)
+    assert len(held.tasks) == 1
     held.tasks[0]()  # the pool's task starting late finds no call left to take
-    assert started == [8]
+    assert started == [8, 8]
+    interrupt[0] = False
     started.clear()
     never = Held()  # its task never runs: the reader runs every call
     _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=never)
@@ -467,9 +475,11 @@ def test_after_each_call_the_thread_that_ran_it_does_the_caller_s_work_on_it(mon
         ran[position[id(batch[0])]] = threading.get_ident()
         return real(batch, *args)
 
+    failing: list[int] = []  # the first member of the call whose after_each raises
+
     def after(call):
         assert call.after is None
-        if call.members[0] == plain[-1].members[0]:
+        if call.members[0] in failing:
             raise ArithmeticError("not this one")
         return threading.get_ident(), float(call.out.records.sum())
 
@@ -479,21 +489,23 @@ def test_after_each_call_the_thread_that_ran_it_does_the_caller_s_work_on_it(mon
     pool = None if count is None else batch_module.LaneThreads(count)
     try:
         _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=pool, after_each=after)
-        got = []
-        for want in plain:
-            if want is plain[-1]:  # read last: the calls before it came back
-                with pytest.raises(ArithmeticError, match="not this one"):
-                    next(calls)
-                continue
-            call = next(calls)
-            got.append(call)
-            assert call.members == want.members and call.after is not None
+        got = list(calls)  # each call once, as it is done (in turn without threads)
+        assert sorted(call.members for call in got) == sorted(call.members for call in plain)
+        for call in got:
+            want = next(want for want in plain if want.members == call.members)
             thread, total = call.after
             assert thread == ran[call.members[0]]  # the thread that ran the call
             assert total == float(want.out.records.sum()) and want.after is None
             assert_identical(call.trajectories(), want.trajectories())
             assert call.without_scratch().after == call.after
+        failing.append(plain[-1].members[0])
+        _, calls = batch_module.lane_runs(creatures, walker_world(), 30, threads=pool, after_each=after)
+        read = []
+        with pytest.raises(ArithmeticError, match="not this one"):  # where that call is read
+            for call in calls:
+                read.append(call.members)
+        assert plain[-1].members not in read
     finally:
         if pool is not None:
             pool.shutdown()
-    assert len(got) == len(plain) - 1 >= 4
+    assert len(got) == len(plain) >= 5
