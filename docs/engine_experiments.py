@@ -17,7 +17,8 @@ fourteen, the local dask cluster started while the first generations run against
 and, from round sixteen, a run's kernel calls on two threads with the reader running some of them; and,
 from round seventeen, where those calls lose on two threads against two processes; and, from round
 eighteen, the calls started beside the making of the children's creatures; and, from round twenty-one,
-this tree against an earlier commit, each run in its own process.
+this tree against an earlier commit, each run in its own process, three ways of reading a chunk's
+kernel calls back, and the steps of a generation's serial ends.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -40,6 +41,8 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py told-beside [ROUNDS]  # bookkeeping beside the calls (19)
     .venv/bin/python docs/engine_experiments.py on-lane-threads [ROUNDS]  # breeding, scoring on both (20)
     .venv/bin/python docs/engine_experiments.py against REVISION [ROUNDS]  # this tree against a commit (21)
+    .venv/bin/python docs/engine_experiments.py reading [ROUNDS]  # how the calls are read back (21)
+    .venv/bin/python docs/engine_experiments.py serial-ends [ROUNDS]  # a generation's serial steps (21)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1404,6 +1407,196 @@ def on_lane_threads(config, tmp: Path, rounds: int = 8) -> None:
     print(f"run folders identical across the worker counts, variants and rounds: {len(digests) == 1}")
 
 
+def serial_ends(config, tmp: Path, rounds: int = 3) -> None:
+    """Round twenty-one: where a 2-thread walkers generation's serial ends go: the wall time of each step
+    of the chain the `evo run` thread does from a generation's ``ask`` to its first kernel call and from
+    its last kernel call to the next ``ask`` (each step's calls timed where they start and end; in ms per
+    generation, the median over the generations from the tenth of ``rounds`` runs), and the two ends;
+    then the parents' arrays step in as many runs again, interleaved, with every parent gathered from
+    its creature (the arrays the call before left forgotten before each call, as before the round)."""
+    import statistics
+    import threading
+
+    from evo.ga.kernels import brood as brood_kernels
+    from evo.ga.kernels.parents import forget_children, parents_arrays
+    from evo.ga.loop import Evolution
+    from evo.run import batching
+    from evo.sim import batch
+    from evo.sim.laid import Laid
+
+    forgetting = [False]
+
+    def parents(creatures: Any) -> Any:  # every parent gathered in the rounds that forget
+        if forgetting[0]:
+            forget_children()
+        return parents_arrays(creatures)
+
+    brood_kernels.parents_arrays = parents
+    steps = {  # the step's name: where it lives, its attribute
+        "selection (ask)": (Evolution, "ask"),
+        "the tasks": (generations, "_tasks"),
+        "the parents' arrays": (brood_kernels, "parents_arrays"),
+        "the compiled breeding": (brood_kernels, "_bred"),
+        "the children laid out": (Laid, "of_children"),
+        "the cut": (Laid, "calls"),
+        "the calls handed out (the cut included)": (batching, "laid_runs"),
+        "the calls' evaluations made": (batching, "_evaluations"),
+        "the evaluations handed to the broods": (batching, "_scored"),
+        "the tell's first part": (Evolution, "tell_later"),
+    }
+    spans: list[tuple[str, int, float, float]] = []  # (step or "kernel", thread, start, end)
+
+    def timed(name: str, real: Any) -> Any:
+        def step(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                spans.append((name, threading.get_ident(), start, time.perf_counter()))
+
+        return step
+
+    reals = {name: getattr(owner, attribute) for name, (owner, attribute) in steps.items()}
+    kept = {name: vars(owner)[attribute] for name, (owner, attribute) in steps.items()}  # (a classmethod)
+    real_kernel = batch._run_euler
+    per_step: dict[str, dict[str, list[float]]] = {name: {"before": [], "after": []} for name in steps}
+    ends: dict[str, list[float]] = {"before": [], "after": []}
+    gathered: list[float] = []  # the parents' arrays step in the rounds that forget
+    for name, (owner, attribute) in steps.items():
+        setattr(owner, attribute, timed(name, reals[name]))
+    batch._run_euler = timed("kernel", real_kernel)
+    try:
+        for r in range(2 * rounds):
+            forgetting[0] = r % 2 == 1
+            spans.clear()
+            main = threading.get_ident()
+            whole_run(config.replace(pool={"workers": 2}), tmp / f"ends-{r}")
+            if forgetting[0]:
+                asked = sorted(start for name, _, start, _ in spans if name == "selection (ask)")
+                mine = [(s, e) for name, t, s, e in spans if name == "the parents' arrays" and t == main]
+                gathered.append(
+                    statistics.median(
+                        sum(e - s for s, e in mine if a <= s < b)
+                        for a, b in zip(asked[10:], asked[11:], strict=False)
+                    )
+                )
+                continue
+            asked = sorted(start for name, _, start, _ in spans if name == "selection (ask)")
+            for start, end in zip(asked[10:], asked[11:], strict=False):
+                inside = [span for span in spans if start <= span[2] < end]
+                kernels = [span for span in inside if span[0] == "kernel"]
+                first, last = min(span[2] for span in kernels), max(span[3] for span in kernels)
+                ends["before"].append(first - start)
+                ends["after"].append(end - last)
+                for name in steps:
+                    mine = [span for span in inside if span[0] == name and span[1] == main]
+                    per_step[name]["before"].append(sum(e - s for _, _, s, e in mine if e <= first))
+                    per_step[name]["after"].append(sum(e - s for _, _, s, e in mine if s >= last))
+    finally:
+        for name, (owner, attribute) in steps.items():
+            setattr(owner, attribute, kept[name])
+        batch._run_euler, brood_kernels.parents_arrays = real_kernel, parents_arrays
+        forget_children()
+    print(
+        f"a generation's serial ends (ms, median): from its ask to its first kernel call"
+        f" {1e3 * statistics.median(ends['before']):.2f}, from its last to the next ask"
+        f" {1e3 * statistics.median(ends['after']):.2f}"
+    )
+    for name in steps:
+        before, after = (1e3 * statistics.median(per_step[name][end]) for end in ("before", "after"))
+        print(f"  {name}: {before:.3f} ms before the first call, {after:.3f} ms after the last")
+    print(f"  the parents' arrays, every parent gathered: {1e3 * statistics.median(gathered):.3f} ms")
+
+
+def _read_as(policy: str) -> Any:
+    """:func:`evo.sim.batch._threaded` with the thread reading the calls following ``policy``: "cut order"
+    (round twenty: it runs calls while the next call in the cut's order is not done, and is given them in
+    that order), "interleaved" (round twenty-one's first form: it is given the calls done before it runs
+    another) or "run then read" (shipped: it runs calls until none is left to take, then is given them as
+    they are done)."""
+    from evo.sim import batch
+
+    def threaded(cut, creatures, world, n_steps, stride, threads, count, laid, after_each=None, *, now=False):
+        costs = batch._call_costs(cut, creatures, laid)
+        order = sorted(range(len(cut)), key=lambda at: -costs[at])
+        calls = batch._SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each)
+        try:
+            first = None if now else calls.take()
+            for _ in range(count - 1):
+                threads.submit(calls.run_all)
+            if now:
+                yield None
+            if first is not None:
+                calls.run(first, catch=Exception)
+            if policy == "cut order":
+                for at in range(len(cut)):
+                    while not calls.done(at) and calls.run_next(catch=Exception):
+                        pass
+                    yield calls.result(at)
+                return
+            while policy == "run then read" and calls.run_next(catch=Exception):
+                pass
+            left = list(range(len(cut)))
+            while left:
+                ready = [at for at in left if calls.done(at)]
+                if not ready and calls.run_next(catch=Exception):
+                    continue
+                for at in ready or [calls.next_done(left)]:
+                    left.remove(at)
+                    yield calls.result(at)
+        finally:
+            calls.stop()
+
+    return threaded
+
+
+def reading(config, tmp: Path, rounds: int = 16) -> None:
+    """Round twenty-one: 2-thread walkers runs with the thread reading a chunk's kernel calls following
+    each of :func:`_read_as`'s policies, ``rounds`` interleaved rounds in one process, the order reversed
+    every other round; each policy's median generation (from one ``ask`` to the next, from the tenth; the
+    median of the runs' medians) and least, its whole run's median wall, its generations' ratio to the
+    cut order's round by round, and whether every folder is the same."""
+    import statistics
+
+    from evo.ga.loop import Evolution
+    from evo.sim import batch
+
+    asked: list[float] = []
+    real_ask, real_threaded = Evolution.ask, batch._threaded
+
+    def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(time.perf_counter())
+        return real_ask(evolution, *args, **kwargs)
+
+    policies = ["cut order", "interleaved", "run then read"]
+    seen: dict[str, list[tuple[float, float]]] = {policy: [] for policy in policies}
+    digests = set()
+    Evolution.ask = ask  # type: ignore[method-assign]
+    try:
+        for r in range(rounds):
+            for policy in policies if r % 2 == 0 else policies[::-1]:
+                batch._threaded = _read_as(policy)
+                asked.clear()
+                folder = tmp / f"read-{r}-{policy.replace(' ', '-')}"
+                wall, _ = whole_run(config.replace(pool={"workers": 2}), folder)
+                seen[policy].append((wall, statistics.median(np.diff(asked[10:]))))
+                digests.add(folder_digest(folder, ignore=IGNORED))
+    finally:
+        batch._threaded, Evolution.ask = real_threaded, real_ask  # type: ignore[method-assign]
+    base = seen["cut order"]
+    for policy in policies:
+        runs = seen[policy]
+        ratios = [a[1] / b[1] for a, b in zip(runs, base, strict=True)]
+        print(
+            f"{policy}: a generation {1e3 * statistics.median(run[1] for run in runs):.2f} ms (median), least"
+            f" {1e3 * min(run[1] for run in runs):.2f} ms; whole run median"
+            f" {statistics.median(run[0] for run in runs):.3f} s; generation / the cut order's, round by"
+            f" round: median {statistics.median(ratios):.3f}, {sum(x < 1 for x in ratios)} of {len(ratios)}"
+            " faster"
+        )
+    print(f"run folders identical across the policies and rounds: {len(digests) == 1}")
+
+
 def _timed_run(workers: int, folder: Path) -> None:
     """One walkers run of ``workers`` in this process (whichever evo it imports), printed as one JSON
     line: wall and CPU seconds, the wall time with no kernel call running, a generation's median wall
@@ -1552,11 +1745,13 @@ def main() -> None:
         "beside-the-calls": beside_the_calls,
         "told-beside": told_beside,
         "on-lane-threads": on_lane_threads,
+        "reading": reading,
+        "serial-ends": serial_ends,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
-        "on-lane-threads",
+        "on-lane-threads", "reading", "serial-ends",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
