@@ -1270,6 +1270,77 @@ def told_beside(config, tmp: Path, rounds: int = 8) -> None:
     print(f"run folders identical across the worker counts, variants and rounds: {len(digests) == 1}")
 
 
+class _Timeline:
+    """While entered, when each generation's ``ask`` starts (``asked``) and when each Euler kernel call runs,
+    on any thread (``spans``): :class:`evo.ga.loop.Evolution`'s ``ask`` and ``evo.sim.batch._run_euler``
+    wrapped."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+        self.spans: list[tuple[float, float]] = []
+
+    def __enter__(self) -> _Timeline:
+        from evo.ga.loop import Evolution
+        from evo.sim import batch
+
+        self.real = Evolution.ask, batch._run_euler
+        real_ask, real_kernel = self.real
+
+        def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
+            self.asked.append(time.perf_counter())
+            return real_ask(evolution, *args, **kwargs)
+
+        def kernel(*args: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return real_kernel(*args)
+            finally:
+                self.spans.append((start, time.perf_counter()))
+
+        Evolution.ask, batch._run_euler = ask, kernel  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from evo.ga.loop import Evolution
+        from evo.sim import batch
+
+        Evolution.ask, batch._run_euler = self.real  # type: ignore[method-assign]
+
+    def clear(self) -> None:
+        self.asked.clear()
+        self.spans.clear()
+
+    def generation(self) -> float:
+        """A generation's median wall time, from one ask to the next, from the tenth on (past the first,
+        shorter ones)."""
+        import statistics
+
+        return statistics.median(np.diff(self.asked[10:]))
+
+    def ends(self) -> tuple[float, float]:
+        """Medians over the generations from the tenth: from the ask to the first kernel call's start,
+        and from the last kernel call's end to the next ask."""
+        import statistics
+
+        before, after = [], []
+        ordered = sorted(self.spans)
+        for start, end in zip(self.asked[10:], self.asked[11:], strict=False):
+            inside = [span for span in ordered if start <= span[0] < end]
+            if inside:
+                before.append(inside[0][0] - start)
+                after.append(end - max(span[1] for span in inside))
+        return statistics.median(before), statistics.median(after)
+
+    def serial(self, wall_start: float, wall_end: float) -> float:
+        """The wall time from ``wall_start`` to ``wall_end`` with no kernel call running."""
+        busy, until = 0.0, wall_start
+        for start, end in sorted(self.spans):
+            if end > until:
+                busy += end - max(start, until)
+                until = end
+        return (wall_end - wall_start) - busy
+
+
 def on_lane_threads(config, tmp: Path, rounds: int = 8) -> None:
     """Round twenty: walkers runs with 2 threads and 1 worker, ``rounds`` interleaved rounds, the order
     reversed every other round, of round twenty's changes: the compiled breeding call made in parts on
@@ -1285,13 +1356,11 @@ def on_lane_threads(config, tmp: Path, rounds: int = 8) -> None:
     import statistics
 
     from evo.ga.kernels import brood as brood_kernels
-    from evo.ga.loop import Evolution
     from evo.run import batching
     from evo.run import job as job_module
-    from evo.sim import batch
 
     real_split, real_reducing = brood_kernels.SPLIT_FROM, batching._reducing
-    real_prepare, real_kernel = job_module.breed_and_evaluate.prepare, batch._run_euler
+    real_prepare = job_module.breed_and_evaluate.prepare
 
     def prepare_then_report(broods: Any, context: Any, beside: Any = None, between: Any = None) -> Any:
         return real_prepare(broods, context, beside=beside)  # the report after the chunk's first brood
@@ -1326,41 +1395,6 @@ def on_lane_threads(config, tmp: Path, rounds: int = 8) -> None:
         for name, (owner, attribute, shipped, before) in changes.items():
             setattr(owner, attribute, shipped if name in names else before)
 
-    spans: list[tuple[float, float]] = []
-    asked: list[float] = []  # when each generation's ask started
-    real_ask = Evolution.ask
-
-    def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
-        asked.append(time.perf_counter())
-        return real_ask(evolution, *args, **kwargs)
-
-    def kernel(*args: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return real_kernel(*args)
-        finally:
-            spans.append((start, time.perf_counter()))
-
-    def ends_of_calls() -> tuple[float, float]:
-        """Medians over the generations from the tenth: from the ask to the first kernel call's start,
-        and from the last kernel call's end to the next ask."""
-        before, after = [], []
-        ordered = sorted(spans)
-        for start, end in zip(asked[10:], asked[11:], strict=False):
-            inside = [span for span in ordered if start <= span[0] < end]
-            if inside:
-                before.append(inside[0][0] - start)
-                after.append(end - max(span[1] for span in inside))
-        return statistics.median(before), statistics.median(after)
-
-    def serial(wall_start: float, wall_end: float) -> float:  # wall time with no kernel call running
-        busy, until = 0.0, wall_start
-        for start, end in sorted(spans):
-            if end > until:
-                busy += end - max(start, until)
-                until = end
-        return (wall_end - wall_start) - busy
-
     every = set(changes)
     variants = {
         "all (shipped)": every,
@@ -1370,23 +1404,22 @@ def on_lane_threads(config, tmp: Path, rounds: int = 8) -> None:
     plan = {2: list(variants), 1: ["all (shipped)", "none (round nineteen)"]}
     seen: dict[tuple[int, str], list] = {(w, name): [] for w in plan for name in plan[w]}
     digests = set()
-    batch._run_euler, Evolution.ask = kernel, ask  # type: ignore[method-assign]
+    timeline = _Timeline()
     try:
-        for r in range(rounds):
-            for workers, names in plan.items():
-                for name in names if r % 2 == 0 else names[::-1]:
-                    use(variants[name])
-                    folder = tmp / f"threads-{workers}-{r}-{len(seen[workers, name])}"
-                    spans.clear(), asked.clear()
-                    started = time.perf_counter()
-                    wall, cpu = whole_run(config.replace(pool={"workers": workers}), folder)
-                    gap = serial(started, time.perf_counter())
-                    generation = statistics.median(np.diff(asked[10:]))  # past the first, shorter ones
-                    seen[workers, name].append((wall, cpu, gap, generation, *ends_of_calls()))
-                    digests.add(folder_digest(folder, ignore=IGNORED))
+        with timeline:
+            for r in range(rounds):
+                for workers, names in plan.items():
+                    for name in names if r % 2 == 0 else names[::-1]:
+                        use(variants[name])
+                        folder = tmp / f"threads-{workers}-{r}-{len(seen[workers, name])}"
+                        timeline.clear()
+                        started = time.perf_counter()
+                        wall, cpu = whole_run(config.replace(pool={"workers": workers}), folder)
+                        gap = timeline.serial(started, time.perf_counter())
+                        seen[workers, name].append((wall, cpu, gap, timeline.generation(), *timeline.ends()))
+                        digests.add(folder_digest(folder, ignore=IGNORED))
     finally:
         use(every)
-        batch._run_euler, Evolution.ask = real_kernel, real_ask  # type: ignore[method-assign]
     for workers, names in plan.items():
         print(f"{workers} {'threads' if workers > 1 else 'worker'}:")
         base = seen[workers, names[-1]]
@@ -1508,46 +1541,34 @@ def serial_ends(config, tmp: Path, rounds: int = 3) -> None:
     print(f"  the parents' arrays, every parent gathered: {1e3 * statistics.median(gathered):.3f} ms")
 
 
-def _read_as(policy: str) -> Any:
-    """:func:`evo.sim.batch._threaded` with the thread reading the calls following ``policy``: "cut order"
-    (round twenty: it runs calls while the next call in the cut's order is not done, and is given them in
-    that order), "interleaved" (round twenty-one's first form: it is given the calls done before it runs
-    another) or "run then read" (shipped: it runs calls until none is left to take, then is given them as
-    they are done)."""
+def _read_as(policy: str, threaded: Any) -> Any:
+    """``threaded`` (:func:`evo.sim.batch._threaded`) with the thread reading the calls following
+    ``policy``: "cut order" (round twenty: it runs calls while the next call in the cut's order is not
+    done, and is given them in that order), "interleaved" (round twenty-one's first form: it is given
+    the calls done before it runs another) or "run then read" (shipped, :func:`evo.sim.batch.
+    _done_first`: it runs calls until none is left to take, then is given them as they are done)."""
+    import functools
+
     from evo.sim import batch
 
-    def threaded(cut, creatures, world, n_steps, stride, threads, count, laid, after_each=None, *, now=False):
-        costs = batch._call_costs(cut, creatures, laid)
-        order = sorted(range(len(cut)), key=lambda at: -costs[at])
-        calls = batch._SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each)
-        try:
-            first = None if now else calls.take()
-            for _ in range(count - 1):
-                threads.submit(calls.run_all)
-            if now:
-                yield None
-            if first is not None:
-                calls.run(first, catch=Exception)
-            if policy == "cut order":
-                for at in range(len(cut)):
-                    while not calls.done(at) and calls.run_next(catch=Exception):
-                        pass
-                    yield calls.result(at)
-                return
-            while policy == "run then read" and calls.run_next(catch=Exception):
+    def cut_order(calls: Any, count: int) -> Any:
+        for at in range(count):
+            while not calls.done(at) and calls.run_next(catch=Exception):
                 pass
-            left = list(range(len(cut)))
-            while left:
-                ready = [at for at in left if calls.done(at)]
-                if not ready and calls.run_next(catch=Exception):
-                    continue
-                for at in ready or [calls.next_done(left)]:
-                    left.remove(at)
-                    yield calls.result(at)
-        finally:
-            calls.stop()
+            yield calls.result(at)
 
-    return threaded
+    def interleaved(calls: Any, count: int) -> Any:
+        left = list(range(count))
+        while left:
+            ready = [at for at in left if calls.done(at)]
+            if not ready and calls.run_next(catch=Exception):
+                continue
+            for at in ready or [calls.next_done(left)]:
+                left.remove(at)
+                yield calls.result(at)
+
+    read = {"cut order": cut_order, "interleaved": interleaved, "run then read": batch._done_first}[policy]
+    return functools.partial(threaded, read=read)
 
 
 def reading(config, tmp: Path, rounds: int = 16) -> None:
@@ -1575,7 +1596,7 @@ def reading(config, tmp: Path, rounds: int = 16) -> None:
     try:
         for r in range(rounds):
             for policy in policies if r % 2 == 0 else policies[::-1]:
-                batch._threaded = _read_as(policy)
+                batch._threaded = _read_as(policy, real_threaded)
                 asked.clear()
                 folder = tmp / f"read-{r}-{policy.replace(' ', '-')}"
                 wall, _ = whole_run(config.replace(pool={"workers": 2}), folder)
@@ -1603,46 +1624,15 @@ def _timed_run(workers: int, folder: Path) -> None:
     (from the tenth) and its two serial ends (as :func:`on_lane_threads` measures them), the folder's
     digest."""
     import json
-    import statistics
 
-    from evo.ga.loop import Evolution
-    from evo.sim import batch
-
-    spans: list[tuple[float, float]] = []
-    asked: list[float] = []
-    real_ask, real_kernel = Evolution.ask, batch._run_euler
-
-    def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
-        asked.append(time.perf_counter())
-        return real_ask(evolution, *args, **kwargs)
-
-    def kernel(*args: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return real_kernel(*args)
-        finally:
-            spans.append((start, time.perf_counter()))
-
-    batch._run_euler, Evolution.ask = kernel, ask  # type: ignore[method-assign]
-    started = time.perf_counter()
-    wall, cpu = whole_run(walkers_config(120).replace(pool={"workers": workers}), folder)
-    ended = time.perf_counter()
-    ordered = sorted(spans)
-    busy, until = 0.0, started
-    for start, end in ordered:
-        if end > until:
-            busy += end - max(start, until)
-            until = end
-    before, after = [], []
-    for start, end in zip(asked[10:], asked[11:], strict=False):
-        inside = [span for span in ordered if start <= span[0] < end]
-        if inside:
-            before.append(inside[0][0] - start)
-            after.append(end - max(span[1] for span in inside))
+    with _Timeline() as timeline:
+        started = time.perf_counter()
+        wall, cpu = whole_run(walkers_config(120).replace(pool={"workers": workers}), folder)
+        serial = timeline.serial(started, time.perf_counter())
+    pre, post = timeline.ends()
     figures = {
-        "wall": wall, "cpu": cpu, "serial": ended - started - busy,
-        "generation": statistics.median(np.diff(asked[10:])), "pre": statistics.median(before),
-        "post": statistics.median(after), "digest": folder_digest(folder, ignore=IGNORED),
+        "wall": wall, "cpu": cpu, "serial": serial, "generation": timeline.generation(), "pre": pre,
+        "post": post, "digest": folder_digest(folder, ignore=IGNORED),
     }  # fmt: skip
     print(json.dumps(figures))
 

@@ -305,6 +305,7 @@ def _threaded(
     after_each: Callable[[LaneCall], Any] | None = None,
     *,
     now: bool = False,
+    read: Callable[[_SharedCalls, int], Iterator[LaneCall]] | None = None,
 ) -> Iterator[LaneCall | None]:
     """The calls of ``cut`` (kernel, members) run by ``count`` workers at once --
     ``count - 1`` tasks of ``threads`` and the calling thread itself -- each taking the costliest call
@@ -314,8 +315,9 @@ def _threaded(
     GIL only for moments between them (the other threads need it around each of theirs); it is then
     given the calls done (in ``cut``'s order) and each other one as it ends: what it does with them runs
     while the other threads' last calls do, not after the last (docs/performance.md, "Round sixteen",
-    "Round twenty-one"). With ``now``, the tasks are handed out at the first ``next``, which yields None,
-    and the caller joins them from the second on (round eighteen)."""
+    "Round twenty-one"): :func:`_done_first`, unless ``read`` (the calls and their count) says another
+    way. With ``now``, the tasks are handed out at the first ``next``, which yields None, and the caller
+    joins them from the second on (round eighteen)."""
     costs = _call_costs(cut, creatures, laid)
     order = sorted(range(len(cut)), key=lambda at: -costs[at])
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each)
@@ -327,16 +329,23 @@ def _threaded(
             yield None
         if first is not None:
             calls.run(first, catch=Exception)
-        while calls.run_next(catch=Exception):  # the GIL stays free for the other threads meanwhile
-            pass
-        left = list(range(len(cut)))  # the calls not yet yielded, in the cut's order
-        while left:  # those done, then each as it ends, the others' last calls running meanwhile
-            ready = [at for at in left if calls.done(at)] or [calls.next_done(left)]
-            for at in ready:
-                left.remove(at)
-                yield calls.result(at)
+        yield from (read or _done_first)(calls, len(cut))
     finally:  # calls not yet taken are not wanted once the caller stops (an error, or it let go)
         calls.stop()
+
+
+def _done_first(calls: _SharedCalls, count: int) -> Iterator[LaneCall]:
+    """The reading thread's part of :func:`_threaded`: run calls until none is left to take (the GIL free
+    for the other threads meanwhile), then yield those done (in the cut's order) and each other one as it
+    ends, the others' last calls running meanwhile."""
+    while calls.run_next(catch=Exception):
+        pass
+    left = list(range(count))  # the calls not yet yielded, in the cut's order
+    while left:
+        ready = [at for at in left if calls.done(at)] or [calls.next_done(left)]
+        for at in ready:
+            left.remove(at)
+            yield calls.result(at)
 
 
 class _SharedCalls:
