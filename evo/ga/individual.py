@@ -149,8 +149,8 @@ class Individual:
         Raises:
             ValueError: not one value per weight, or weights :func:`fitness_class` refuses.
         """
-        weights = tuple(weights)
-        fitness_type = fitness_class(weights)
+        fitness_type = fitness_class(tuple(weights))
+        weights = fitness_type.weights  # floats, as set_fitness multiplies by them
         worst = _worst(weights)
         if len(values) != len(worst):
             raise ValueError(f"expected {len(worst)} fitness values, got {len(values)}")

@@ -158,8 +158,12 @@ def _prepared(
             else:
                 done.append(call.without_scratch())
                 if isinstance(call.after, LaneScores) and reduced == len(done) - 1:  # by its thread
-                    _scored(call, _evaluations(call.after, bound.weights), members, sparse)
-                    reduced += 1
+                    try:
+                        _scored(call, _evaluations(call.after, bound.weights), members, sparse)
+                    except Exception:  # what it handed on is taken back: the calls go to the one pass
+                        _unscored(call, members, counted=False)
+                    else:
+                        reduced += 1
             if between is not None and early.open:  # (without lane threads: after the first brood)
                 try:
                     between()
@@ -360,16 +364,17 @@ def _scored(
     COUNTS["reduced"] += len(evaluations) - evaluations.count(None)
 
 
-def _unscored(call: LaneCall, members: list[tuple[Bred, int, Creature]]) -> None:
+def _unscored(call: LaneCall, members: list[tuple[Bred, int, Creature]], counted: bool = True) -> None:
     """What :func:`_scored` handed on of a call's lanes taken back from their broods (and from the
-    counts)."""
+    counts, where it ``counted`` them: it counts last)."""
     for index in call.members:
         bred, child, _ = members[index]
-        if bred.scored.pop(child, None) is not None:
+        if bred.scored.pop(child, None) is not None and counted:
             COUNTS["reduced"] -= 1
         bred.trajectories.pop(child, None)
         bred.results = None
-    COUNTS["batched"] -= len(call.members)
+    if counted:
+        COUNTS["batched"] -= len(call.members)
 
 
 def _reducing(bound: BoundReducer, every: int) -> Callable[[LaneCall], LaneScores | None]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from evo.errors import EvoInputError
 from evo.fitness import Plugin, plugin_of
+from evo.ga.kernels.parents import forget_children
 from evo.ga.loop import history_columns
 from evo.ga.search import RunSearch
 from evo.io.checkpoint.document import evolution_from_dict
@@ -176,6 +177,7 @@ def run_prepared(
         if not stopped:
             log.info("finished: %d generations", evolution.generation + 1)
     finally:
+        forget_children()  # the last generation's arrays, kept for a breeding call that will not come
         if thawed:
             gc.unfreeze()
         errors = []

@@ -7,6 +7,7 @@ import copy
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from evo.ga.individual import Individual, fitness_class
@@ -17,7 +18,13 @@ GENOMES = Path(__file__).resolve().parents[2] / "genomes"
 
 @pytest.mark.parametrize(
     ("weights", "values"),
-    [((1.0,), (2.5,)), ((1.0,), (math.nan,)), ((-1.0, 2.0), (3, math.nan)), ((-2.0,), (-0.0,))],
+    [
+        ((1.0,), (2.5,)),
+        ((1.0,), (math.nan,)),
+        ((-1.0, 2.0), (3, math.nan)),
+        ((-2.0,), (-0.0,)),
+        ((np.float64(-1.0),), (np.float64(2.0),)),  # numpy's scalars: floats all the same
+    ],  # fmt: skip
 )
 def test_told_makes_the_individual_the_constructor_and_set_fitness_make(weights, values):
     creature = load_model(GENOMES / "walker.json")

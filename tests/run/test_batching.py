@@ -344,6 +344,24 @@ def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_i
     assert prepared_scores(again) == alone
     assert_results_made_as_read(broods, again, context)
 
+    monkeypatch.setattr(batching, "reduce_outputs", reduce_outputs)
+    real_scored, handed = batching._scored, []
+
+    def first_hand_fails(call, evaluations, members, sparse=False):  # fails halfway through its first call
+        handed.append(len(call.members))
+        if len(handed) == 1:
+            real_scored(call, evaluations[:3] + [None] * (len(evaluations) - 3), members, sparse)
+            raise MemoryError("no room")
+        return real_scored(call, evaluations, members, sparse)
+
+    monkeypatch.setattr(batching, "_scored", first_hand_fails)
+    passes.clear()
+    with LaneThreads(2) as pool:
+        handed_back = batching.prepare_broods(broods, context.with_lane_threads(pool))
+    assert passes[-1][0] == len(passes) - 1 >= 2  # the calls read after it go to the one pass, with it
+    assert prepared_scores(handed_back) == alone  # what it handed on halfway was taken back
+    assert_results_made_as_read(broods, handed_back, context)
+
 
 def assert_results_made_as_read(broods: list, prepared: list, context: BreedContext) -> None:
     """Every brood whose new children the reducer all scored has its ChildResults made (round twenty-one;

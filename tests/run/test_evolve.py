@@ -89,6 +89,23 @@ def test_evolve_in_memory_writes_nothing_and_finds_what_a_folder_run_finds(tmp_p
     assert [m.fitness for m in memory.hall_of_fame] == [m.fitness for m in folder.hall_of_fame]
 
 
+def test_a_run_drops_the_arrays_its_last_breeding_call_kept_for_the_next(tmp_path, monkeypatch):
+    """The compiled breeding keeps its children's arrays for the next call on its thread
+    (evo.ga.kernels.parents); the run's last generation's are dropped when the run ends."""
+    from evo.ga.kernels import parents
+
+    kept = []
+    real = parents.remember_children
+
+    def remember(children, *args):
+        kept.append(len(children))
+        return real(children, *args)
+
+    monkeypatch.setattr("evo.ga.kernels.brood.remember_children", remember)
+    evo.evolve(evo.Config.from_toml(tiny_config(tmp_path)), progress=False)
+    assert len(kept) == 3 and getattr(parents._MADE, "record", None) is None
+
+
 def test_the_history_is_a_structured_array_with_the_columns_of_history_csv(tmp_path):
     result = evo.evolve(tiny_config(tmp_path), progress=False)
     assert result.history.dtype.names[:4] == ("generation", "evaluations", "distance_best", "distance_mean")

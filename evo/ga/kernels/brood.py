@@ -154,8 +154,9 @@ def compiled_children(
     and ``mutate`` flags) under the default operators with the compiled settings ``ops`` (before standing
     them on the world's ground), or None where the compiled path does not apply (a seed outside
     [0, 2**63), not one or two parents, fewer flags than parents, a parent of other physics) or bails
-    out; the caller then breeds in Python. :func:`compiled_broods` with one brood."""
-    return compiled_broods([_Request(seed, parents, mate, mutate)], ops)[0]
+    out; the caller then breeds in Python. :func:`compiled_broods` with one brood (which leaves the arrays
+    a chunk's call kept for the next one as they are)."""
+    return compiled_broods([_Request(seed, parents, mate, mutate)], ops, remember=False)[0]
 
 
 @nb.njit(**_JIT)
@@ -265,6 +266,8 @@ def compiled_broods(
     ops: Operators,
     laid: list | Callable[[Any, list], Any] | None = None,
     threads: Executor | None = None,
+    *,
+    remember: bool = True,
 ) -> list[list[Creature | None] | None]:
     """:func:`compiled_children` of every PAIR brood of ``broods`` (objects with ``seed``, ``parents``,
     ``mate`` and ``mutate``), bred in one compiled call: the same children, array for array, without a
@@ -277,7 +280,9 @@ def compiled_broods(
     those two appended as one tuple. With ``threads`` (an executor of ``count`` threads, as
     :class:`evo.sim.batch.LaneThreads`), a chunk of at least :data:`SPLIT_FROM` broods for that call is
     bred in up to ``count`` parts of similar cost at once, one by the calling thread (:func:`_bred`): the
-    same arrays."""
+    same arrays. The parents a call before on this thread made are read from the arrays it left them in,
+    which this call then keeps for the next in their place, unless not to ``remember``
+    (:mod:`evo.ga.kernels.parents`)."""
     out: list[list[Creature | None] | None] = [None] * len(broods)
     rows: dict[int, int] = {}  # a parent of many broods goes in once
     creatures: list[Creature] = []
@@ -344,7 +349,8 @@ def compiled_broods(
             made.append(kids[-1])
             i, j = i + n, j + m
         out[index] = kids
-    remember_children(made, range(len(made)), sizes, positions, links, genes, waves)
+    if remember:  # for the next call on this thread (evo.ga.kernels.parents)
+        remember_children(made, range(len(made)), sizes, positions, links, genes, waves)
     return out
 
 

@@ -62,7 +62,9 @@ def remember_children(
     """Keep, for this thread's next :func:`parents_arrays`, a compiled breeding call's children (each
     assembled from row ``rows[k]`` of its arrays: (n, 2) masses and links ``sizes``, ``positions``, (2,
     links) ``links``, (3, links) ``genes`` (rest, alpha, phi), (n, 2) ``waves`` (omega, beta)), in place
-    of the call before's. The arrays are kept as read-only views: none of them may change after."""
+    of the call before's. The arrays are kept as read-only views; the arrays under them (which the
+    chunk's :class:`evo.sim.laid.Laid` shares) must not change after either, and nothing writes them
+    once the call has made its children (their rest genes finished first)."""
     views = [positions.view(), links[0], links[1], genes[0], genes[1], genes[2], waves.view()]
     for view in views:
         view.setflags(write=False)

@@ -8,9 +8,10 @@ import numba as nb
 import numpy as np
 from test_brood_kernels import assert_same_creature
 
-from evo.ga.brood import PAIR, Brood, breed_many
+from evo.ga.brood import PAIR, BreedSettings, Brood, breed_many
 from evo.ga.creatures import random_creature
 from evo.ga.kernels import parents as parents_module
+from evo.ga.kernels.brood import compiled_children
 from evo.ga.kernels.parents import forget_children, gathered, parents_arrays
 from evo.ga.settings import GASection, GenomeSection
 
@@ -76,6 +77,11 @@ def test_the_call_before_s_children_are_read_where_it_left_them_in_the_arrays_it
         assert arrays[6][row].tolist() == [creature.omega, creature.beta]
     only_first = parents_arrays(first[:3])  # none of the call before's: gathered alone
     assert only_first[1].tolist() == [0, 1, 2] and len(only_first[0][0]) == sum(c.n_masses for c in first[:3])
+    record = parents_module._MADE.record  # a brood bred alone leaves what the chunk's call kept
+    brood = broods_of(first, rng, 1)[0]
+    ops = BreedSettings.of(genome, ga).compiled
+    assert compiled_children(brood.seed, brood.parents, brood.mate, brood.mutate, ops) is not None
+    assert parents_module._MADE.record is record
     seen: list = []  # each thread keeps its own call's children
     worker = threading.Thread(target=lambda: seen.append(getattr(parents_module._MADE, "record", None)))
     worker.start()
