@@ -1446,11 +1446,13 @@ def serial_ends(config, tmp: Path, rounds: int = 3) -> None:
     its last kernel call to the next ``ask`` (each step's calls timed where they start and end; in ms per
     generation, the median over the generations from the tenth of ``rounds`` runs), and the two ends;
     then the parents' arrays step in as many runs again, interleaved, with every parent gathered from
-    its creature (the arrays the call before left forgotten before each call, as before the round)."""
+    its creature (the arrays the call before left forgotten before each call, as before the round),
+    and the share of the parents the other runs found in the arrays kept."""
     import statistics
     import threading
 
     from evo.ga.kernels import brood as brood_kernels
+    from evo.ga.kernels import parents as parents_module
     from evo.ga.kernels.parents import forget_children, parents_arrays
     from evo.ga.loop import Evolution
     from evo.run import batching
@@ -1458,10 +1460,15 @@ def serial_ends(config, tmp: Path, rounds: int = 3) -> None:
     from evo.sim.laid import Laid
 
     forgetting = [False]
+    found = [0, 0]  # the parents found in the arrays kept, and all, in the rounds that keep them
 
     def parents(creatures: Any) -> Any:  # every parent gathered in the rounds that forget
         if forgetting[0]:
             forget_children()
+        record = getattr(parents_module._MADE, "record", None)
+        if record is not None:
+            found[0] += sum(id(creature) in record[0] for creature in creatures)
+            found[1] += len(creatures)
         return parents_arrays(creatures)
 
     brood_kernels.parents_arrays = parents
@@ -1539,6 +1546,7 @@ def serial_ends(config, tmp: Path, rounds: int = 3) -> None:
         before, after = (1e3 * statistics.median(per_step[name][end]) for end in ("before", "after"))
         print(f"  {name}: {before:.3f} ms before the first call, {after:.3f} ms after the last")
     print(f"  the parents' arrays, every parent gathered: {1e3 * statistics.median(gathered):.3f} ms")
+    print(f"  a generation's distinct parents read from the arrays kept: {100 * found[0] / found[1]:.1f} %")
 
 
 def _read_as(policy: str, threaded: Any) -> Any:

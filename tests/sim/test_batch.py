@@ -8,6 +8,7 @@ The creatures are mutants of genomes/walker.json (6 masses, 11 links) made with 
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 
 import numpy as np
@@ -509,3 +510,72 @@ def test_after_each_call_the_thread_that_ran_it_does_the_caller_s_work_on_it(mon
         if pool is not None:
             pool.shutdown()
     assert len(got) == len(plain) >= 5
+
+
+def _numpy_cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads: int) -> list[list[int]]:
+    """The lane cut as round twenty made it, in numpy's arrays (the oracle of ``_cut``, which round
+    twenty-one wrote in Python's integers)."""
+    stack = batch_module._batch_kernel.STACK_DOUBLES
+
+    def even(members: np.ndarray, n_calls: int) -> list[list[int]]:
+        limit = max(1, min(batch_module.MAX_LANES, stack // (int(masses[members].max()) + 1)))
+        n_calls = max(n_calls, math.ceil(len(members) / limit))
+        return [chunk.tolist() for chunk in np.array_split(members, n_calls)]
+
+    order = np.argsort(first, kind="stable")
+    _, counts = np.unique(first, return_counts=True)
+    calls, small, start = [], [], 0
+    for count in counts.tolist():
+        members = order[start : start + count]
+        start += count
+        if count >= batch_module.OWN_CALL_LANES:
+            calls += even(members, 0)
+        else:
+            small.append(members)
+    if small:
+        mixed = np.concatenate(small)
+        mixed = mixed[np.lexsort((mixed, masses[mixed], links[mixed]))]
+        widest = links[mixed]
+        limit = max(1, min(batch_module.MAX_LANES, stack // (int(masses[mixed].max()) + 1)))
+        fewest = math.ceil(len(mixed) / limit)
+
+        def costs(n_calls: int) -> np.ndarray:
+            sizes = np.full(n_calls, len(mixed) // n_calls)
+            sizes[: len(mixed) % n_calls] += 1
+            return batch_module._call_cost(sizes, widest[np.cumsum(sizes) - 1])
+
+        if threads <= 1:
+            best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=lambda n: int(costs(n).sum()))
+        else:
+            own = [batch_module._call_cost(len(call), int(links[call].max())) for call in calls]
+
+            def ends(n_calls: int) -> tuple[int, int]:
+                mine = costs(n_calls)
+                return batch_module._makespan([*own, *mine.tolist()], threads), int(mine.sum())
+
+            best = min(range(fewest, min(len(mixed), fewest + max(4, threads)) + 1), key=ends)
+        calls += even(mixed, best)
+    return calls
+
+
+def test_the_cut_in_python_integers_makes_the_calls_numpy_made():
+    """``_cut`` (round twenty-one: Python's integers) against round twenty's numpy form, on random
+    generations: kinds of creatures sharing link ends, many and few of each, in order or shuffled, for
+    one to three threads."""
+    rng = np.random.default_rng(21)
+    for _ in range(300):
+        n = int(rng.integers(1, 400))
+        kinds = int(rng.integers(1, n + 1))
+        which = rng.integers(0, kinds, n)
+        if rng.random() < 0.5:
+            which = np.sort(which)
+        first = np.empty(n, np.int64)
+        seen: dict[int, int] = {}
+        for k, kind in enumerate(which.tolist()):
+            first[k] = seen.setdefault(kind, k)
+        masses = rng.integers(2, 30, kinds)[which].astype(np.int64)
+        links = rng.integers(1, 60, kinds)[which].astype(np.int64)
+        for threads in (1, 2, 3):
+            got = batch_module._cut(masses, links, first, threads)
+            assert got == _numpy_cut(masses, links, first, threads)
+            assert all(type(k) is int for call in got for k in call)
