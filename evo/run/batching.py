@@ -42,14 +42,14 @@ COUNTS = {"batched": 0, "single": 0, "reduced": 0}
 class Bred:
     """A brood's children (None for an unchanged copy) and the trajectories made for some of them, by
     child number; ``scored``: the evaluations the plugin's compiled reducer made, by child number, and
-    ``results``, once it has scored every new child of a brood that :func:`prepare_broods` simulated
-    (``seeds``: the brood's plugin seeds), the brood's :class:`~evo.ga.search.ChildResult` s, made as
-    the kernel calls are read back (round twenty-one)."""
+    ``results``, once it has scored every new child of a ``brood`` that :func:`prepare_broods`
+    simulated, the brood's :class:`~evo.ga.search.ChildResult` s, made as the kernel calls are read back
+    (round twenty-one)."""
 
     children: list[Creature | None]
     trajectories: dict[int, Trajectory] = field(default_factory=dict)
     scored: dict[int, Evaluation] = field(default_factory=dict)
-    seeds: tuple[int | None, ...] | None = None
+    brood: Brood | None = None
     results: list[ChildResult] | None = None
 
 
@@ -121,7 +121,7 @@ def _prepared(
             if child is not None and seed is not None:
                 members.append((bred, k, child))
                 rows.append(None if at is None else at[k])
-        bred.seeds = brood.plugin_seeds
+        bred.brood = brood
     creatures = [child for _, _, child in members]
     # every child to simulate was made by that call, as it stands: its lanes are packed from its arrays
     laid = (early.laid[0], np.array(rows, dtype=np.int64)) if early.laid and None not in rows else None
@@ -354,11 +354,11 @@ def _scored(
             bred, child, _ = members[index]
             scored = bred.scored
             scored[child] = value
-            seeds = bred.seeds
-            if seeds is not None and len(scored) == len(seeds) - seeds.count(None):  # the brood's last
+            brood = bred.brood
+            if brood is not None and len(scored) == brood.evaluations:  # the brood's last
                 bred.results = [
                     ChildResult() if seed is None else ChildResult(creature, scored[k])
-                    for k, (creature, seed) in enumerate(zip(bred.children, seeds, strict=True))
+                    for k, (creature, seed) in enumerate(zip(bred.children, brood.plugin_seeds, strict=True))
                 ]
     COUNTS["batched"] += len(call.members)
     COUNTS["reduced"] += len(evaluations) - evaluations.count(None)
