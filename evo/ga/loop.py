@@ -48,6 +48,22 @@ _Plan = tuple[str, int, tuple[Creature, ...], bool, tuple[bool, ...], list[Indiv
 _DOUBLE = 1.0 / 9007199254740992.0  # 2**-53: a PCG64 double is its raw draw's top 53 bits times this
 
 
+@dataclass(frozen=True)
+class _Drawn:
+    """A generation's ask's draws, made before it (:meth:`Evolution.draw_ahead`): the generator's state
+    before them, the tournaments' aspirants (``size`` each, positions in a population of ``members``),
+    the pairs' uniform numbers and seeds (:meth:`Evolution._pair_draws`) and the plugin seeds."""
+
+    generation: int
+    before: dict[str, Any]
+    members: int
+    size: int
+    aspirants: list[int]
+    uniform: list[float]
+    seeds: list[int]
+    made: list[int]
+
+
 def _fitness_key(ind: Individual) -> tuple[float, ...]:
     """What ``ind.fitness`` compares by (its weighted values; a fitness never holds NaN here)."""
     return ind.fitness.wvalues
@@ -87,6 +103,7 @@ class Evolution:
         self._unfinished: Callable[[], dict[str, Any]] | None = None  # a tell_later's second part
         self._told_later = False  # the last tell was tell_later: state() holds during the next ask
         self._distances: dict[tuple[str, str], float] = {}
+        self._ahead: _Drawn | None = None  # the next ask's draws, made beside the work before it
 
     # -- helpers -------------------------------------------------------------------------------
     def _similar(self, a: Individual, b: Individual) -> bool:
@@ -115,10 +132,16 @@ class Evolution:
         random.seed(int(self.rng.integers(2**63)))
 
     def _tournament(self, population: list[Individual], k: int) -> list[Individual]:
+        size = self.settings.ga.tournament_size
+        return _winners(population, self._aspirants(len(population), k), size)
+
+    def _aspirants(self, n: int, k: int) -> list[int]:
+        """The positions of ``k`` tournaments' aspirants in a population of ``n`` (:func:`_drawn_aspirants`
+        from Python's generator seeded from the run's; Python's own state left as it was)."""
         state = random.getstate()
         try:
             self._python_random()
-            return _tournaments(population, k, self.settings.ga.tournament_size, random.getrandbits)
+            return _drawn_aspirants(n, k, self.settings.ga.tournament_size, random.getrandbits)
         finally:
             random.setstate(state)
 
@@ -160,11 +183,17 @@ class Evolution:
         and its seed (:meth:`_draw_seed`): four raw PCG64 draws, two for a lone last parent, so the whole
         generation's are one ``random_raw`` call, turned into doubles as ``rng.random`` turns them (the top
         53 bits times 2**-53) and into seeds as :meth:`_draw_seed` does (tests/ga/test_loop.py)."""
+        return self._paired(parents, *self._pair_draws(len(parents)))
+
+    def _pair_draws(self, n: int) -> tuple[list[float], list[int]]:
+        """The draws of :meth:`_pairs` for ``n`` parents: ``2 n`` raw draws as doubles and as seeds."""
+        raw = self.rng.bit_generator.random_raw(2 * n)
+        return ((raw >> np.uint64(11)) * _DOUBLE).tolist(), (raw >> np.uint64(1)).tolist()
+
+    def _paired(self, parents: list[Individual], uniform: list[float], seeds: list[int]) -> list[_Plan]:
+        """:meth:`_pairs` of its draws (:meth:`_pair_draws`)."""
         s = self.settings
         n = len(parents)
-        raw = self.rng.bit_generator.random_raw(2 * n)
-        uniform = ((raw >> np.uint64(11)) * _DOUBLE).tolist()
-        seeds = (raw >> np.uint64(1)).tolist()
         mating, mutating = s.ga.crossover_rate, s.ga.mutation_rate
         plan: list[_Plan] = []
         for i in range(0, n - 1, 2):
@@ -189,7 +218,8 @@ class Evolution:
     def ask(self) -> Plan:
         """Select and plan the next generation: the broods to breed (and evaluate), in order.
 
-        Every draw of the run's generator is made here (parents, mating, mutation, seeds).
+        Every draw of the run's generator is made here (parents, mating, mutation, seeds), or before, by
+        :meth:`draw_ahead` (the same numbers: this then only picks the tournaments' winners).
 
         Returns:
             The :class:`~evo.ga.search.Plan` of the next generation: its broods in order, for generation
@@ -200,16 +230,58 @@ class Evolution:
         """
         if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
-        self._before_ask = self.rng.bit_generator.state
+        drawn, self._ahead = self._ahead, None
+        if drawn is not None and not self._fits(drawn):  # (not this ask's: its draws are made again)
+            self.rng.bit_generator.state, drawn = drawn.before, None
+        self._before_ask = self.rng.bit_generator.state if drawn is None else drawn.before
         try:
-            self._pending = self._planned()
+            self._pending = self._planned(drawn)
         except BaseException:  # all or nothing: an interrupted ask leaves the generator as it was
             self.rng.bit_generator.state = self._before_ask
             raise
         return self._pending[1]
 
-    def _planned(self) -> tuple[list[Individual], Plan, list[list[Individual | None]]]:
-        """The next generation's survivors, plan and each brood's parent individuals (:meth:`ask`)."""
+    def _fits(self, drawn: _Drawn) -> bool:
+        """Whether draws made ahead are those the next ask makes (its generation, population, settings)."""
+        s = self.settings
+        return (
+            drawn.generation == self.generation + 1
+            and drawn.members == len(self.population)
+            and drawn.size == s.ga.tournament_size
+            and not s.multi_objective
+        )
+
+    def draw_ahead(self) -> None:
+        """Make the next :meth:`ask`'s random draws now (a run does it beside a generation's kernel calls,
+        so that its ask, between the last call of one generation and the first of the next, only picks):
+        the tournaments' aspirants, the pairs' draws and the plugin seeds, the same numbers that ask would
+        draw (single-objective selection after generation 0; otherwise nothing is drawn). The generator
+        then stands past them; :meth:`state` and :meth:`take_back` give and restore the state before
+        them, so a checkpoint, a resume and every result are those of a run that never drew ahead.
+        Drawn ahead twice, the second call does nothing."""
+        s = self.settings
+        g = self.generation + 1 + (self._pending is not None)  # the next ask's generation
+        if self._ahead is not None or s.multi_objective or g == 0 or len(self.population) != s.population:
+            return
+        elite = min(s.ga.elite, s.population - 1)
+        k = s.population - elite
+        before = self.rng.bit_generator.state
+        try:
+            aspirants = self._aspirants(len(self.population), k)
+            uniform, seeds = self._pair_draws(k)
+            count = sum(_changed_count(uniform, k, s.ga.crossover_rate, s.ga.mutation_rate))
+            made = plugin_seeds(s.seed, g, count).tolist()
+        except BaseException:
+            self.rng.bit_generator.state = before
+            raise
+        size = s.ga.tournament_size
+        self._ahead = _Drawn(g, before, len(self.population), size, aspirants, uniform, seeds, made)
+
+    def _planned(
+        self, drawn: _Drawn | None = None
+    ) -> tuple[list[Individual], Plan, list[list[Individual | None]]]:
+        """The next generation's survivors, plan and each brood's parent individuals (:meth:`ask`), from
+        the draws made ahead for it where ``drawn`` (:meth:`draw_ahead`)."""
         s = self.settings
         g = self.generation + 1
         survivors: list[Individual] = []
@@ -222,12 +294,20 @@ class Evolution:
             # DEAP's selBest (a stable sort, best first), comparing the weighted values directly
             best = sorted(self.population, key=_fitness_key, reverse=True)[:elite]
             survivors = [copy.deepcopy(ind) for ind in best]
-            plan = self._pairs(self._tournament(self.population, s.population - elite))
+            if drawn is None:
+                plan = self._pairs(self._tournament(self.population, s.population - elite))
+            else:
+                parents = _winners(self.population, drawn.aspirants, drawn.size)
+                plan = self._paired(parents, drawn.uniform, drawn.seeds)
         changes = [
             [parent is None or mate or mutate[k] for k, parent in enumerate(parents)]
             for _, _, _, mate, mutate, parents in plan
         ]
-        made = plugin_seeds(s.seed, g, sum(map(sum, changes))).tolist()  # one per new child, in order
+        count = sum(map(sum, changes))
+        if drawn is not None and len(drawn.made) == count:
+            made = drawn.made
+        else:  # one per new child, in order
+            made = plugin_seeds(s.seed, g, count).tolist()
         broods, parents_of, index = [], [], 0
         for (kind, seed, creatures, mate, mutate, parents), changed in zip(plan, changes, strict=True):
             seeds: list[int | None] = []
@@ -249,6 +329,7 @@ class Evolution:
             raise RuntimeError("take_back() without an ask() under way")
         self.rng.bit_generator.state = self._before_ask
         self._pending = None
+        self._ahead = None
 
     def tell(self, results: Sequence[ChildResult]) -> dict[str, Any]:
         """Give one :class:`~evo.ga.search.ChildResult` per child of the plan :meth:`ask` gave, in order:
@@ -410,11 +491,15 @@ class Evolution:
             seed=self.settings.seed,
             objectives=tuple(self.settings.objectives),
             weights=tuple(self.settings.weights),
-            rng=self.rng.bit_generator.state if self._pending is None else copy.deepcopy(self._before_ask),
+            rng=copy.deepcopy(self._before_ask) if self._pending is not None else self._rng_state(),
             population=tuple(self.population),
             hall_of_fame=tuple(self.hall_of_fame),
             logbook=tuple(dict(record) for record in self.logbook),
         )
+
+    def _rng_state(self) -> dict[str, Any]:
+        """The generator's state as the next ask finds it (before the draws made ahead for it)."""
+        return self.rng.bit_generator.state if self._ahead is None else copy.deepcopy(self._ahead.before)
 
     @classmethod
     def from_state(
@@ -452,22 +537,49 @@ def _tournaments(
     Python's ``random.choice`` (the first of equals), each draw written out as ``choice`` makes it
     (``getrandbits`` of the population size's bit length until below it: tests/ga/test_loop.py), comparing
     the weighted values directly."""
-    n = len(population)
+    return _winners(population, _drawn_aspirants(len(population), k, size, getrandbits), size)
+
+
+def _drawn_aspirants(n: int, k: int, size: int, getrandbits: Callable[[int], int]) -> list[int]:
+    """The draws of :func:`_tournaments` in a population of ``n``: ``k`` times ``size`` positions, each as
+    ``random.choice`` draws it (whatever the fitness: they may be drawn before it is known)."""
     if not n:
         raise IndexError("Cannot choose from an empty sequence")
     bits = n.bit_length()
+    out = []
+    for _ in range(k * size):
+        r = getrandbits(bits)
+        while r >= n:
+            r = getrandbits(bits)
+        out.append(r)
+    return out
+
+
+def _winners(population: list[Individual], aspirants: list[int], size: int) -> list[Individual]:
+    """Each tournament's winner among its ``size`` aspirants in turn (:func:`_drawn_aspirants`): the
+    first of the best weighted values."""
     keys = [ind.fitness.wvalues for ind in population]
     picked = []
-    for _ in range(k):
-        best = -1
-        for _ in range(size):
-            r = getrandbits(bits)
-            while r >= n:
-                r = getrandbits(bits)
-            if best < 0 or keys[r] > keys[best]:
+    for at in range(0, len(aspirants), size):
+        best = aspirants[at]
+        for r in aspirants[at + 1 : at + size]:
+            if keys[r] > keys[best]:
                 best = r
         picked.append(population[best])
     return picked
+
+
+def _changed_count(uniform: list[float], n: int, mating: float, mutating: float) -> list[int]:
+    """How many children each brood of :meth:`Evolution._paired` changes (mates or mutates), from its
+    draws alone: the number of plugin seeds the plan asks for."""
+    out = []
+    for i in range(0, n - 1, 2):
+        at = 2 * i
+        mate = uniform[at] < mating
+        out.append((mate or uniform[at + 1] < mutating) + (mate or uniform[at + 2] < mutating))
+    if n % 2:
+        out.append(int(uniform[2 * (n - 1)] < mutating))
+    return out
 
 
 @dataclass(frozen=True)

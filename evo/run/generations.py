@@ -123,7 +123,8 @@ def _one_generation(
     ``beside`` (the generation before's bookkeeping, :class:`_Later`) is called while the work is out:
     in-process, beside the chunk's kernel calls (:func:`evo.run.batching.prepare_broods`); with worker
     processes, before this process's own chunk, else with ``before``. Returns the tell's second part
-    (the hall of fame, the statistics, the callbacks' ``on_generation_told``), giving the generation's
+    (the hall of fame, the statistics, the callbacks' ``on_generation_told``, then the next ask's draws
+    where the search makes them ahead: :meth:`evo.ga.loop.Evolution.draw_ahead`), giving the generation's
     ``run.log`` line and status for the callbacks to report: run once, by a :class:`_Later`, at once or
     beside the next generation's work."""
     evolution = prepared.evolution
@@ -212,6 +213,9 @@ def _one_generation(
         )
         for callback in callbacks:
             callback.on_generation_told(status)
+        draw_ahead = getattr(evolution, "draw_ahead", None)
+        if draw_ahead is not None:  # the next ask's draws, beside this work too (round twenty-two)
+            draw_ahead()
         return report, status
 
     return finish

@@ -317,3 +317,94 @@ def test_tournaments_pick_what_deaps_sel_tournament_picks():
         assert random.random() == after_deap
     with pytest.raises(IndexError):
         _tournaments([], 1, 2, random.getrandbits)
+
+
+def _planned(plan) -> list:
+    """What a plan says, comparable across two runs: each brood's kind, seed, flags, plugin seeds and
+    its parents (their masses' positions and link ends)."""
+    return [
+        (b.kind, b.seed, b.mate, b.mutate, b.plugin_seeds, [_body(p) for p in b.parents]) for b in plan.broods
+    ]
+
+
+def _body(creature: Creature) -> tuple[bytes, bytes, bytes]:
+    return creature.positions.tobytes(), creature.link_a.tobytes(), creature.link_b.tobytes()
+
+
+@pytest.mark.parametrize("when", ["after the tell", "before the tell", "twice", "both"])
+@pytest.mark.parametrize("settings, score", [(SINGLE, single), (DOUBLE, double)], ids=["single", "nsga2"])
+def test_the_next_asks_draws_made_ahead_change_nothing_it_plans_or_saves(settings, score, when):
+    """Round twenty-two: draw_ahead (beside a generation's work) makes the next ask's draws, which then
+    only picks; the plans, the states saved between the generations and the generator after each ask are
+    those of a run that never drew ahead (fails where an ask drew again after draws made ahead, or a
+    state gave the generator past them). NSGA-II's asks draw nothing ahead."""
+    plain, ahead = Evolution(settings), Evolution(settings)
+    for g in range(6):
+        plan = plain.ask()
+        if when in ("before the tell", "both") and g > 0:
+            ahead.draw_ahead()  # (a pending ask: nothing for it, the one after is drawn)
+        assert _planned(ahead.ask()) == _planned(plan)
+        assert ahead.rng.bit_generator.state == plain.rng.bit_generator.state
+        if when in ("before the tell", "both", "twice"):
+            ahead.draw_ahead()
+            if when == "twice":
+                ahead.draw_ahead()
+        kids = [breed(brood, settings.genome, settings.ga) for brood in plan.broods]
+        assert ahead.tell(results(kids, score)) == plain.tell(results(kids, score))
+        if when in ("after the tell", "both"):
+            ahead.draw_ahead()
+        moved = ahead.rng.bit_generator.state != plain.rng.bit_generator.state
+        # made ahead (single-objective only; during generation 0's ask there is no population to draw in)
+        assert moved == (settings is SINGLE and (g > 0 or when in ("after the tell", "both")))
+        assert json.dumps(evolution_to_dict(ahead)) == json.dumps(evolution_to_dict(plain))
+
+
+def test_draws_made_ahead_are_given_back_by_take_back_and_left_out_of_a_resume():
+    """An ask that used draws made ahead and was taken back leaves the generator before them, and a
+    state saved while they are made resumes to the same plans as the run that made them."""
+    plain, ahead = run(SINGLE, 2), run(SINGLE, 2)
+    ahead.draw_ahead()
+    saved = json.loads(json.dumps(evolution_to_dict(ahead)))
+    assert saved == json.loads(json.dumps(evolution_to_dict(plain)))
+    ahead.ask()
+    ahead.take_back()
+    assert ahead.rng.bit_generator.state == plain.rng.bit_generator.state
+    ahead.ask()
+    ahead.draw_ahead()  # the ask after the one under way: dropped with it
+    ahead.take_back()
+    assert ahead.rng.bit_generator.state == plain.rng.bit_generator.state
+    ahead.draw_ahead()
+    expected = _planned(ahead.ask())
+    for evolution in (plain, evolution_from_dict(saved, SINGLE)):
+        assert _planned(evolution.ask()) == expected
+        assert evolution.rng.bit_generator.state == ahead.rng.bit_generator.state
+
+
+def test_draws_made_ahead_for_another_population_are_made_again():
+    """Draws made ahead that no longer fit the next ask (a population of another size meanwhile) are
+    given back to the generator, and the ask draws its own, as without them."""
+    plain, ahead = run(SINGLE, 2), run(SINGLE, 2)
+    ahead.draw_ahead()
+    for evolution in (plain, ahead):
+        evolution.population = evolution.population[:-1]
+    assert _planned(ahead.ask()) == _planned(plain.ask())
+    assert ahead.rng.bit_generator.state == plain.rng.bit_generator.state
+
+
+def test_a_tournaments_draws_and_its_winners_apart_pick_what_it_picks():
+    """The aspirants drawn apart from the fitness, then the winners among them: _tournaments' picks and
+    Python's generator left where it leaves it."""
+    from evo.ga.loop import _drawn_aspirants, _tournaments, _winners
+
+    rng = np.random.default_rng(4)
+    for trial in range(100):
+        size = int(rng.integers(1, 250))
+        people = [_member(f"i{k}", float(v), "x") for k, v in enumerate(rng.integers(0, 5, size).tolist())]
+        k, tournsize = int(rng.integers(0, 40)), int(rng.integers(1, 5))
+        random.seed(trial)
+        expected = [id(p) for p in _tournaments(people, k, tournsize, random.getrandbits)]
+        after = random.random()
+        random.seed(trial)
+        aspirants = _drawn_aspirants(size, k, tournsize, random.getrandbits)
+        assert random.random() == after and len(aspirants) == k * tournsize
+        assert [id(p) for p in _winners(people, aspirants, tournsize)] == expected

@@ -266,24 +266,30 @@ def test_a_generation_is_told_beside_the_next_one_s_kernel_calls_and_its_errors_
     assert starts == [0, 1]
 
 
-@pytest.mark.parametrize("where", ["ask", "breeding"])
+@pytest.mark.parametrize("where", ["ask", "breeding", "drawing ahead"])
 def test_an_interrupt_before_the_next_generation_s_window_still_checkpoints_the_generation_before(
     tmp_path, monkeypatch, where
 ):
     """A generation's bookkeeping waits for the next generation's window; an interrupt (a second Ctrl-C)
-    or an error before it -- in the next ask, after its draws, or in its breeding -- still checkpoints
-    that generation as told at once, and the run resumes from it to the uninterrupted run's files."""
+    or an error before it -- in the next ask, after its draws (made ahead beside the work before), or in
+    its breeding -- still checkpoints that generation as told at once, and the run resumes from it to
+    the uninterrupted run's files. One while the draws are made ahead (beside generation 1's work, the
+    bookkeeping of generation 0) leaves generation 0's checkpoint, and resumes the same."""
     from test_checkpoint_interval import files
 
     from evo.ga import loop
     from evo.run import batching
 
-    module, name = (loop, "plugin_seeds") if where == "ask" else (batching, "bred_broods")
+    module, name, nth, told = {
+        "ask": (loop, "_winners", 2, 1),  # generation 2's ask picking its parents (1's drew its own)
+        "breeding": (batching, "bred_broods", 3, 1),  # generation 2's breeding, before its window
+        "drawing ahead": (loop, "plugin_seeds", 3, 0),  # generation 2's, beside generation 1's work
+    }[where]
     real, calls = getattr(module, name), []
 
     def interrupted(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 3:  # generation 2's (ask's last draws, or its breeding before its window)
+        if len(calls) == nth:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
@@ -291,7 +297,7 @@ def test_an_interrupt_before_the_next_generation_s_window_still_checkpoints_the_
     folder = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt):
         evo.evolve(tiny(), out=folder, progress=False)
-    assert checkpointed_generation(folder) == 1
+    assert checkpointed_generation(folder) == told
     monkeypatch.setattr(module, name, real)
     evo.evolve(tiny(), out=folder, resume=True, progress=False)
     evo.evolve(tiny(), out=tmp_path / "whole", progress=False)
