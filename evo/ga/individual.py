@@ -164,10 +164,20 @@ class Individual:
         return ind
 
     def __deepcopy__(self, memo: dict) -> Individual:
-        twin = Individual.__new__(Individual)
-        for name in self.__slots__:
-            setattr(twin, name, getattr(self, name))
-        twin.fitness = copy.deepcopy(self.fitness, memo)
+        """A copy sharing the creature and every field but the fitness, a new one of the same values (what
+        DEAP's ``Fitness.__deepcopy__`` makes: its class's, with the wvalues alone; written out where
+        the fitness is a :func:`fitness_class`, as the unchanged copies of a generation's tell are)."""
+        twin = _new(Individual)
+        twin.creature, twin.values, twin.id, twin.parents = self.creature, self.values, self.id, self.parents
+        twin.born, twin.seed, twin.exploded = self.born, self.seed, self.exploded
+        twin.model_doc, twin.model_text = self.model_doc, self.model_text
+        fitness = self.fitness
+        kind = type(fitness)
+        if vars(kind).get("__init__") is _fitness_init and "__deepcopy__" not in vars(kind):
+            twin.fitness = _new(kind)
+            twin.fitness.wvalues = fitness.wvalues
+        else:
+            twin.fitness = copy.deepcopy(fitness, memo)
         return twin
 
     def __repr__(self) -> str:

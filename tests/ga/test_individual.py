@@ -53,3 +53,29 @@ def test_told_refuses_the_wrong_number_of_values_and_weights_deap_cannot_take():
         Individual.told(creature, (1.0,), (1.0, 2.0), id="g0-0", parents=(), born=0)
     with pytest.raises(ValueError, match="non-zero"):
         Individual.told(creature, (0.0,), (1.0,), id="g0-0", parents=(), born=0)
+
+
+def test_a_deep_copy_is_what_deaps_deep_copy_of_the_fitness_makes_and_shares_the_rest():
+    """Round twenty-two: the copy's fitness, written out for evo's fitness classes, is what DEAP's
+    ``Fitness.__deepcopy__`` makes (its class, the wvalues alone, valid as the original; an invalid
+    one stays invalid); every other field is the original's; a fitness of another class is deep-copied
+    by its own method."""
+    from deap import base
+
+    creature = load_model(GENOMES / "walker.json")
+    told = Individual.told(creature, (1.0, -2.0), (3.0, 4.0), id="g1-2", parents=("g0-1",), born=1, seed=9)
+    told.model_doc = {"k": 1}
+    fresh = Individual(creature, (1.0,), id="g0-0")  # not evaluated
+    for original in (told, fresh):
+        twin = copy.deepcopy(original)
+        deaps = base.Fitness.__deepcopy__(original.fitness, {})
+        for name in Individual.__slots__:
+            if name != "fitness":
+                assert getattr(twin, name) is getattr(original, name), name
+        assert type(twin.fitness) is type(deaps) is type(original.fitness)
+        assert twin.fitness is not original.fitness and vars(twin.fitness) == vars(deaps)
+        assert twin.fitness.valid == original.fitness.valid
+    other = type("Other", (base.Fitness,), {"weights": (1.0,)})((5.0,))
+    fresh.fitness = other
+    copied = copy.deepcopy(fresh).fitness
+    assert copied.wvalues == (5.0,) and type(copied) is type(other) and copied is not other
