@@ -18,7 +18,8 @@ and, from round sixteen, a run's kernel calls on two threads with the reader run
 from round seventeen, where those calls lose on two threads against two processes; and, from round
 eighteen, the calls started beside the making of the children's creatures; and, from round twenty-one,
 this tree against an earlier commit, each run in its own process, three ways of reading a chunk's
-kernel calls back, and the steps of a generation's serial ends.
+kernel calls back, and the steps of a generation's serial ends; and, from round twenty-two, what a
+2-thread generation is made of by the kernel calls running at once.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -43,6 +44,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py against REVISION [ROUNDS]  # this tree against a commit (21)
     .venv/bin/python docs/engine_experiments.py reading [ROUNDS]  # how the calls are read back (21)
     .venv/bin/python docs/engine_experiments.py serial-ends [ROUNDS]  # a generation's serial steps (21)
+    .venv/bin/python docs/engine_experiments.py occupancy [ROUNDS]  # calls running at once (22)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1701,6 +1703,90 @@ def against(revision: str, tmp: Path, rounds: int = 8) -> None:
     print(f"run folders identical across the trees, worker counts and rounds: {len(digests) == 1}")
 
 
+def occupancy(config, tmp: Path, rounds: int = 3) -> None:
+    """Round twenty-two: what a 2-thread walkers generation is made of, by how many kernel calls run at
+    once (none, one, both threads'), how late the thread reading the calls runs its first (it makes the
+    children's creatures and the generation before's bookkeeping first), how far apart the two threads'
+    last calls end, and the kernel calls' time on each thread; then a 1-worker generation's kernel and
+    other time (ms per generation, medians from the tenth generation, ``rounds`` interleaved runs of
+    each)."""
+    import statistics
+    import threading
+
+    from evo.ga.loop import Evolution
+    from evo.sim import batch
+
+    spans: list[tuple[float, float, int]] = []  # each kernel call: start, end, its thread
+    asked: list[float] = []
+    real_ask, real_kernel = Evolution.ask, batch._run_euler
+
+    def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(time.perf_counter())
+        return real_ask(evolution, *args, **kwargs)
+
+    def kernel(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return real_kernel(*args)
+        finally:
+            spans.append((start, time.perf_counter(), threading.get_ident()))
+
+    seen: dict[str, list[float]] = {}
+
+    def note(name: str, value: float) -> None:
+        seen.setdefault(name, []).append(1e3 * value)
+
+    Evolution.ask, batch._run_euler = ask, kernel  # type: ignore[method-assign]
+    reader = threading.get_ident()
+    try:
+        for r in range(rounds):
+            for workers in (2, 1):
+                spans.clear()
+                asked.clear()
+                whole_run(config.replace(pool={"workers": workers}), tmp / f"occupancy-{r}-{workers}")
+                for start, end in zip(asked[10:], asked[11:], strict=False):
+                    inside = sorted(span for span in spans if start <= span[0] < end)
+                    if workers == 1:
+                        busy = sum(e - s for s, e, _ in inside)
+                        note("1 worker: a generation", end - start)
+                        note("1 worker: its kernel calls", busy)
+                        note("1 worker: the rest", end - start - busy)
+                        continue
+                    times = [0.0, 0.0, 0.0]  # no call running, one, two
+                    events = sorted([(s, 1) for s, _, _ in inside] + [(e, -1) for _, e, _ in inside])
+                    at, running = start, 0
+                    for moment, change in events:
+                        times[min(running, 2)] += moment - at
+                        at, running = moment, running + change
+                    times[0] += end - at
+                    by_thread: dict[int, list[tuple[float, float]]] = {}
+                    for s, e, thread in inside:
+                        by_thread.setdefault(thread, []).append((s, e))
+                    note("2 threads: a generation", end - start)
+                    for name, value in zip(("no call running", "one", "both"), times, strict=True):
+                        note(f"2 threads: {name}", value)
+                    if len(by_thread) == 2 and reader in by_thread:
+                        other = next(t for t in by_thread if t != reader)
+                        firsts = {t: min(s for s, _ in calls) for t, calls in by_thread.items()}
+                        lasts = {t: max(e for _, e in calls) for t, calls in by_thread.items()}
+                        note(
+                            "2 threads: the reader's first call after the other's",
+                            firsts[reader] - firsts[other],
+                        )
+                        note(
+                            "2 threads: the two threads' last calls end apart",
+                            abs(lasts[reader] - lasts[other]),
+                        )
+                        note(
+                            "2 threads: kernel calls on the reader", sum(e - s for s, e in by_thread[reader])
+                        )
+                        note("2 threads: kernel calls on the other", sum(e - s for s, e in by_thread[other]))
+    finally:
+        Evolution.ask, batch._run_euler = real_ask, real_kernel  # type: ignore[method-assign]
+    for name, values in seen.items():
+        print(f"{name}: {statistics.median(values):.2f} ms")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1745,11 +1831,12 @@ def main() -> None:
         "on-lane-threads": on_lane_threads,
         "reading": reading,
         "serial-ends": serial_ends,
+        "occupancy": occupancy,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
-        "on-lane-threads", "reading", "serial-ends",
+        "on-lane-threads", "reading", "serial-ends", "occupancy",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
