@@ -19,7 +19,8 @@ from round seventeen, where those calls lose on two threads against two processe
 eighteen, the calls started beside the making of the children's creatures; and, from round twenty-one,
 this tree against an earlier commit, each run in its own process, three ways of reading a chunk's
 kernel calls back, and the steps of a generation's serial ends; and, from round twenty-two, what a
-2-thread generation is made of by the kernel calls running at once.
+2-thread generation is made of by the kernel calls running at once, and the next ask's draws made ahead
+against in the ask.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -45,6 +46,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py reading [ROUNDS]  # how the calls are read back (21)
     .venv/bin/python docs/engine_experiments.py serial-ends [ROUNDS]  # a generation's serial steps (21)
     .venv/bin/python docs/engine_experiments.py occupancy [ROUNDS]  # calls running at once (22)
+    .venv/bin/python docs/engine_experiments.py drawing-ahead [ROUNDS]  # the ask's draws ahead (22)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1787,6 +1789,48 @@ def occupancy(config, tmp: Path, rounds: int = 3) -> None:
         print(f"{name}: {statistics.median(values):.2f} ms")
 
 
+def drawing_ahead(config, tmp: Path, rounds: int = 8) -> None:
+    """Round twenty-two: 2-thread and 1-worker walkers runs with the next ask's draws made ahead, beside
+    the kernel calls (shipped: :meth:`evo.ga.loop.Evolution.draw_ahead`), or in the ask (``draw_ahead``
+    a no-op), ``rounds`` interleaved rounds in this process: a generation's median wall time, the wall
+    from its ask to its first kernel call, and the runs' folders compared."""
+    import statistics
+
+    from evo.ga.loop import Evolution
+
+    real = Evolution.draw_ahead
+
+    def in_the_ask(evolution: Any) -> None:  # no draw made ahead: the ask makes its own
+        return None
+
+    seen: dict[tuple[int, bool], list[tuple[float, float]]] = {}
+    digests = set()
+    try:
+        for r in range(rounds):
+            for workers in (2, 1):
+                for ahead in (True, False) if r % 2 == 0 else (False, True):
+                    Evolution.draw_ahead = real if ahead else in_the_ask  # type: ignore[method-assign]
+                    folder = tmp / f"ahead-{r}-{workers}-{ahead}"
+                    with _Timeline() as timeline:
+                        whole_run(config.replace(pool={"workers": workers}), folder)
+                    seen.setdefault((workers, ahead), []).append((timeline.generation(), timeline.ends()[0]))
+                    digests.add(folder_digest(folder, ignore=IGNORED))
+    finally:
+        Evolution.draw_ahead = real  # type: ignore[method-assign]
+    for workers in (2, 1):
+        shipped, inside = seen[(workers, True)], seen[(workers, False)]
+        ratios = [a[0] / b[0] for a, b in zip(shipped, inside, strict=True)]
+        print(
+            f"{workers} {'threads' if workers > 1 else 'worker'}: a generation"
+            f" {1e3 * statistics.median(g for g, _ in shipped):.2f} ms with the draws made ahead,"
+            f" {1e3 * statistics.median(g for g, _ in inside):.2f} ms in the ask (round by round"
+            f" {statistics.median(ratios):.3f}, {sum(x < 1 for x in ratios)} of {len(ratios)} shorter);"
+            f" from its ask to its first kernel call {1e3 * statistics.median(e for _, e in shipped):.2f}"
+            f" against {1e3 * statistics.median(e for _, e in inside):.2f} ms"
+        )
+    print(f"run folders identical across the variants, worker counts and rounds: {len(digests) == 1}")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1832,11 +1876,12 @@ def main() -> None:
         "reading": reading,
         "serial-ends": serial_ends,
         "occupancy": occupancy,
+        "drawing-ahead": drawing_ahead,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
-        "on-lane-threads", "reading", "serial-ends", "occupancy",
+        "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
