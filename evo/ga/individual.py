@@ -174,8 +174,11 @@ class Individual:
         fitness = self.fitness
         kind = type(fitness)
         if vars(kind).get("__init__") is _fitness_init and "__deepcopy__" not in vars(kind):
-            twin.fitness = _new(kind)
-            twin.fitness.wvalues = fitness.wvalues
+            made = memo.get(id(fitness))  # (as copy.deepcopy would: one copy of a shared fitness)
+            if made is None:
+                made = memo[id(fitness)] = _new(kind)
+                made.wvalues = fitness.wvalues
+            twin.fitness = made
         else:
             twin.fitness = copy.deepcopy(fitness, memo)
         return twin

@@ -230,14 +230,16 @@ class Evolution:
         """
         if self._pending is not None:
             raise RuntimeError("ask() called twice without tell()")
-        drawn, self._ahead = self._ahead, None
-        if drawn is not None and not self._fits(drawn):  # (not this ask's: its draws are made again)
-            self.rng.bit_generator.state, drawn = drawn.before, None
-        self._before_ask = self.rng.bit_generator.state if drawn is None else drawn.before
+        ahead = self._ahead  # the state this ask starts from is the one before the draws made ahead
+        self._before_ask = self.rng.bit_generator.state if ahead is None else ahead.before
         try:
+            drawn, self._ahead = ahead, None
+            if drawn is not None and not self._fits(drawn):  # (not this ask's: its draws are made again)
+                self.rng.bit_generator.state, drawn = drawn.before, None
             self._pending = self._planned(drawn)
         except BaseException:  # all or nothing: an interrupted ask leaves the generator as it was
             self.rng.bit_generator.state = self._before_ask
+            self._ahead = None  # (its draws, if any, made again by the next ask)
             raise
         return self._pending[1]
 
@@ -266,16 +268,17 @@ class Evolution:
         elite = min(s.ga.elite, s.population - 1)
         k = s.population - elite
         before = self.rng.bit_generator.state
-        try:
+        try:  # all or nothing: interrupted, the generator is as it was and nothing is drawn ahead
             aspirants = self._aspirants(len(self.population), k)
             uniform, seeds = self._pair_draws(k)
             count = sum(_changed_count(uniform, k, s.ga.crossover_rate, s.ga.mutation_rate))
             made = plugin_seeds(s.seed, g, count).tolist()
+            size = s.ga.tournament_size
+            self._ahead = _Drawn(g, before, len(self.population), size, aspirants, uniform, seeds, made)
         except BaseException:
             self.rng.bit_generator.state = before
+            self._ahead = None
             raise
-        size = s.ga.tournament_size
-        self._ahead = _Drawn(g, before, len(self.population), size, aspirants, uniform, seeds, made)
 
     def _planned(
         self, drawn: _Drawn | None = None
@@ -327,9 +330,9 @@ class Evolution:
         """
         if self._pending is None:
             raise RuntimeError("take_back() without an ask() under way")
+        self._ahead = None  # (first: draws made ahead meanwhile were made past this ask's)
         self.rng.bit_generator.state = self._before_ask
         self._pending = None
-        self._ahead = None
 
     def tell(self, results: Sequence[ChildResult]) -> dict[str, Any]:
         """Give one :class:`~evo.ga.search.ChildResult` per child of the plan :meth:`ask` gave, in order:

@@ -75,6 +75,11 @@ def test_a_deep_copy_is_what_deaps_deep_copy_of_the_fitness_makes_and_shares_the
         assert type(twin.fitness) is type(deaps) is type(original.fitness)
         assert twin.fitness is not original.fitness and vars(twin.fitness) == vars(deaps)
         assert twin.fitness.valid == original.fitness.valid
+    told.fitness.crowding_dist = 2.0  # (NSGA-II's: DEAP's copy leaves it out)
+    assert not hasattr(copy.deepcopy(told).fitness, "crowding_dist")
+    fresh.fitness = told.fitness  # one fitness shared: one copy of it, as copy.deepcopy makes
+    a, b = copy.deepcopy([told, fresh])
+    assert a.fitness is b.fitness and a.fitness is not told.fitness
     other = type("Other", (base.Fitness,), {"weights": (1.0,)})((5.0,))
     fresh.fitness = other
     copied = copy.deepcopy(fresh).fitness

@@ -408,3 +408,44 @@ def test_a_tournaments_draws_and_its_winners_apart_pick_what_it_picks():
         aspirants = _drawn_aspirants(size, k, tournsize, random.getrandbits)
         assert random.random() == after and len(aspirants) == k * tournsize
         assert [id(p) for p in _winners(people, aspirants, tournsize)] == expected
+
+
+def test_an_ask_after_drawing_ahead_draws_nothing_itself(monkeypatch):
+    """The ask uses the draws made ahead: it calls none of the drawing steps (fails where it drew again,
+    which would give the same plans)."""
+    from evo.ga import loop
+
+    ahead = run(SINGLE, 2)
+    ahead.draw_ahead()
+    drawn = []
+    for owner, name in ((Evolution, "_aspirants"), (Evolution, "_pair_draws"), (loop, "plugin_seeds")):
+        real = getattr(owner, name)
+        monkeypatch.setattr(
+            owner, name, lambda *a, _real=real, _name=name, **k: drawn.append(_name) or _real(*a, **k)
+        )
+    state = ahead.rng.bit_generator.state
+    ahead.ask()
+    assert drawn == [] and ahead.rng.bit_generator.state == state
+
+
+@pytest.mark.parametrize("where", ["ask's start", "drawing ahead"])
+def test_an_interrupt_around_draws_made_ahead_leaves_the_generator_as_a_run_without_them(monkeypatch, where):
+    """An interrupt (KeyboardInterrupt) at the start of an ask that has draws made ahead, or while they
+    are made, leaves the state a run that never drew ahead saves, and the next ask plans what it plans."""
+    from evo.ga import loop
+
+    plain, ahead = run(SINGLE, 2), run(SINGLE, 2)
+    owner, name = (Evolution, "_fits") if where == "ask's start" else (loop, "plugin_seeds")
+    if where == "ask's start":
+        ahead.draw_ahead()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(owner, name, interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            ahead.ask() if where == "ask's start" else ahead.draw_ahead()
+    assert json.dumps(evolution_to_dict(ahead)) == json.dumps(evolution_to_dict(plain))
+    assert _planned(ahead.ask()) == _planned(plain.ask())
+    assert ahead.rng.bit_generator.state == plain.rng.bit_generator.state

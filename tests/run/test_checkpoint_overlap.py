@@ -266,7 +266,7 @@ def test_a_generation_is_told_beside_the_next_one_s_kernel_calls_and_its_errors_
     assert starts == [0, 1]
 
 
-@pytest.mark.parametrize("where", ["ask", "breeding", "drawing ahead"])
+@pytest.mark.parametrize("where", ["ask", "ask's start", "breeding", "drawing ahead"])
 def test_an_interrupt_before_the_next_generation_s_window_still_checkpoints_the_generation_before(
     tmp_path, monkeypatch, where
 ):
@@ -282,6 +282,7 @@ def test_an_interrupt_before_the_next_generation_s_window_still_checkpoints_the_
 
     module, name, nth, told = {
         "ask": (loop, "_winners", 2, 1),  # generation 2's ask picking its parents (1's drew its own)
+        "ask's start": (loop.Evolution, "_fits", 1, 1),  # generation 2's, its draws made ahead
         "breeding": (batching, "bred_broods", 3, 1),  # generation 2's breeding, before its window
         "drawing ahead": (loop, "plugin_seeds", 3, 0),  # generation 2's, beside generation 1's work
     }[where]
