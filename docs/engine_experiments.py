@@ -60,6 +60,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -1276,12 +1277,12 @@ def told_beside(config, tmp: Path, rounds: int = 8) -> None:
 
 class _Timeline:
     """While entered, when each generation's ``ask`` starts (``asked``) and when each Euler kernel call runs,
-    on any thread (``spans``): :class:`evo.ga.loop.Evolution`'s ``ask`` and ``evo.sim.batch._run_euler``
-    wrapped."""
+    on any thread (``spans``: start, end and the thread): :class:`evo.ga.loop.Evolution`'s ``ask`` and
+    ``evo.sim.batch._run_euler`` wrapped."""
 
     def __init__(self) -> None:
         self.asked: list[float] = []
-        self.spans: list[tuple[float, float]] = []
+        self.spans: list[tuple[float, float, int]] = []  # (start, end, the thread)
 
     def __enter__(self) -> _Timeline:
         from evo.ga.loop import Evolution
@@ -1299,7 +1300,7 @@ class _Timeline:
             try:
                 return real_kernel(*args)
             finally:
-                self.spans.append((start, time.perf_counter()))
+                self.spans.append((start, time.perf_counter(), threading.get_ident()))
 
         Evolution.ask, batch._run_euler = ask, kernel  # type: ignore[method-assign]
         return self
@@ -1327,7 +1328,7 @@ class _Timeline:
         import statistics
 
         before, after = [], []
-        ordered = sorted(self.spans)
+        ordered = [(start, end) for start, end, _ in sorted(self.spans)]
         for start, end in zip(self.asked[10:], self.asked[11:], strict=False):
             inside = [span for span in ordered if start <= span[0] < end]
             if inside:
@@ -1338,7 +1339,7 @@ class _Timeline:
     def serial(self, wall_start: float, wall_end: float) -> float:
         """The wall time from ``wall_start`` to ``wall_end`` with no kernel call running."""
         busy, until = 0.0, wall_start
-        for start, end in sorted(self.spans):
+        for start, end, _ in sorted(self.spans):
             if end > until:
                 busy += end - max(start, until)
                 until = end
@@ -1713,41 +1714,21 @@ def occupancy(config, tmp: Path, rounds: int = 3) -> None:
     other time (ms per generation, medians from the tenth generation, ``rounds`` interleaved runs of
     each)."""
     import statistics
-    import threading
-
-    from evo.ga.loop import Evolution
-    from evo.sim import batch
-
-    spans: list[tuple[float, float, int]] = []  # each kernel call: start, end, its thread
-    asked: list[float] = []
-    real_ask, real_kernel = Evolution.ask, batch._run_euler
-
-    def ask(evolution: Any, *args: Any, **kwargs: Any) -> Any:
-        asked.append(time.perf_counter())
-        return real_ask(evolution, *args, **kwargs)
-
-    def kernel(*args: Any) -> Any:
-        start = time.perf_counter()
-        try:
-            return real_kernel(*args)
-        finally:
-            spans.append((start, time.perf_counter(), threading.get_ident()))
 
     seen: dict[str, list[float]] = {}
 
     def note(name: str, value: float) -> None:
         seen.setdefault(name, []).append(1e3 * value)
 
-    Evolution.ask, batch._run_euler = ask, kernel  # type: ignore[method-assign]
     reader = threading.get_ident()
-    try:
+    with _Timeline() as timeline:
         for r in range(rounds):
             for workers in (2, 1):
-                spans.clear()
-                asked.clear()
+                timeline.clear()
                 whole_run(config.replace(pool={"workers": workers}), tmp / f"occupancy-{r}-{workers}")
+                asked = timeline.asked
                 for start, end in zip(asked[10:], asked[11:], strict=False):
-                    inside = sorted(span for span in spans if start <= span[0] < end)
+                    inside = sorted(span for span in timeline.spans if start <= span[0] < end)
                     if workers == 1:
                         busy = sum(e - s for s, e, _ in inside)
                         note("1 worker: a generation", end - start)
@@ -1783,8 +1764,6 @@ def occupancy(config, tmp: Path, rounds: int = 3) -> None:
                             "2 threads: kernel calls on the reader", sum(e - s for s, e in by_thread[reader])
                         )
                         note("2 threads: kernel calls on the other", sum(e - s for s, e in by_thread[other]))
-    finally:
-        Evolution.ask, batch._run_euler = real_ask, real_kernel  # type: ignore[method-assign]
     for name, values in seen.items():
         print(f"{name}: {statistics.median(values):.2f} ms")
 
