@@ -19,8 +19,8 @@ from round seventeen, where those calls lose on two threads against two processe
 eighteen, the calls started beside the making of the children's creatures; and, from round twenty-one,
 this tree against an earlier commit, each run in its own process, three ways of reading a chunk's
 kernel calls back, and the steps of a generation's serial ends; and, from round twenty-two, what a
-2-thread generation is made of by the kernel calls running at once, and the next ask's draws made ahead
-against in the ask.
+2-thread generation is made of by the kernel calls running at once, the next ask's draws made ahead
+against in the ask, and how soon a generation's calls tell the next generation's pairs.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -47,6 +47,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py serial-ends [ROUNDS]  # a generation's serial steps (21)
     .venv/bin/python docs/engine_experiments.py occupancy [ROUNDS]  # calls running at once (22)
     .venv/bin/python docs/engine_experiments.py drawing-ahead [ROUNDS]  # the ask's draws ahead (22)
+    .venv/bin/python docs/engine_experiments.py resolvable [ROUNDS]  # the next pairs known early (22)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -55,6 +56,7 @@ from getrusage, the least of the repeats.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import subprocess
@@ -1810,6 +1812,99 @@ def drawing_ahead(config, tmp: Path, rounds: int = 8) -> None:
     print(f"run folders identical across the variants, worker counts and rounds: {len(digests) == 1}")
 
 
+def resolvable(config, tmp: Path, rounds: int = 2) -> None:
+    """Round twenty-two: how soon a 2-thread walkers generation's kernel calls tell the next generation's
+    pairs. The next ask's tournament aspirants are drawn ahead (:meth:`evo.ga.loop.Evolution.draw_ahead`),
+    so a pair is known once its aspirants' fitness is (the survivors' and unchanged copies' at once,
+    a child's when the kernel call holding it ends). The share of the next generation's pairs known when
+    the first thread runs out of calls (the two threads' last calls ending apart after it), and one
+    millisecond before the last call ends; medians over the generations from the tenth, ``rounds``
+    runs."""
+    import statistics
+
+    from evo.ga.loop import Evolution
+    from evo.run import batching, job
+    from evo.sim import batch
+
+    call_ends: dict[int, tuple[float, int]] = {}  # id(a call's members) -> (its end, its thread)
+    child_known: dict[tuple[int, int], tuple[float, int]] = {}  # (id(Bred), child) -> its call's end
+    chunks: list[tuple[list, list]] = []  # per generation: its broods (plan order) and their Bred
+    asked: list[tuple[list[int], int, int]] = []  # per ask with draws made ahead: aspirants, size, elite
+    real_run, real_scored = batch._SharedCalls.run, batching._scored
+    real_prepare, real_ask = job.prepare_broods, Evolution.ask
+
+    def run(calls: Any, at: int, catch: Any = BaseException) -> None:
+        try:
+            real_run(calls, at, catch)
+        finally:
+            call_ends[id(calls.cut[at][1])] = (time.perf_counter(), threading.get_ident())
+
+    def scored(call: Any, evaluations: Any, members: Any, sparse: bool = False) -> None:
+        ended = call_ends.get(id(call.members), (time.perf_counter(), 0))
+        for index in call.members:
+            bred, child, _ = members[index]
+            child_known[id(bred), child] = ended
+        real_scored(call, evaluations, members, sparse)
+
+    def prepare(broods: Any, context: Any, *args: Any, **kwargs: Any) -> Any:
+        out = real_prepare(broods, context, *args, **kwargs)
+        chunks.append((list(broods), out))
+        return out
+
+    def ask(evolution: Any) -> Any:
+        drawn = evolution._ahead
+        if drawn is not None and evolution._fits(drawn):
+            elite = min(evolution.settings.ga.elite, evolution.settings.population - 1)
+            asked.append((drawn.aspirants, drawn.size, elite))
+        else:
+            asked.append(([], 0, 0))
+        return real_ask(evolution)
+
+    shares: dict[str, list[float]] = {"first thread out of calls": [], "1 ms before the last call ends": []}
+    batch._SharedCalls.run, batching._scored = run, scored  # type: ignore[method-assign]
+    job.prepare_broods, Evolution.ask = prepare, ask  # type: ignore[method-assign]
+    try:
+        for r in range(rounds):
+            for seen in (call_ends, child_known, chunks, asked):
+                seen.clear()
+            whole_run(config.replace(pool={"workers": 2}), tmp / f"resolvable-{r}")
+            for g in range(10, len(chunks) - 1):
+                broods, bred = chunks[g]
+                aspirants, size, elite = asked[g + 1]
+                ends: dict[int, float] = {}  # each thread's last call of the generation
+                known = [0.0] * elite  # each member of the next population, when its fitness is known
+                for brood, made in zip(broods, bred, strict=True):
+                    for child, seed in enumerate(brood.plugin_seeds):
+                        end, thread = (
+                            (0.0, 0) if seed is None else child_known.get((id(made), child), (math.inf, 0))
+                        )
+                        known.append(end)
+                        if 0.0 < end < math.inf:
+                            ends[thread] = max(ends.get(thread, 0.0), end)
+                if not aspirants or not ends:
+                    continue
+                last = max(ends.values())
+                pairs = [
+                    max(known[a] for a in aspirants[at : at + 2 * size])
+                    for at in range(0, len(aspirants), 2 * size)
+                ]
+                moments = {
+                    "first thread out of calls": min(ends.values()),
+                    "1 ms before the last call ends": last - 1e-3,
+                }
+                for name, moment in moments.items():
+                    shares[name].append(sum(p <= moment for p in pairs) / len(pairs))
+    finally:
+        batch._SharedCalls.run, batching._scored = real_run, real_scored  # type: ignore[method-assign]
+        job.prepare_broods, Evolution.ask = real_prepare, real_ask  # type: ignore[method-assign]
+    for name, values in shares.items():
+        low, high = (100 * np.percentile(values, q) for q in (25, 75))
+        print(
+            f"the next generation's pairs known when {name}: {100 * statistics.median(values):.1f} %"
+            f" (the generations' quartiles {low:.1f}-{high:.1f} %)"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1856,11 +1951,12 @@ def main() -> None:
         "serial-ends": serial_ends,
         "occupancy": occupancy,
         "drawing-ahead": drawing_ahead,
+        "resolvable": resolvable,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
-        "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead",
+        "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead", "resolvable",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
