@@ -46,21 +46,22 @@ class LoopSettings:
 # a brood planned by ``ask``: kind, seed, parents' creatures, mate, mutate, parent individuals (None: none)
 _Plan = tuple[str, int, tuple[Creature, ...], bool, tuple[bool, ...], list[Individual | None]]
 _DOUBLE = 1.0 / 9007199254740992.0  # 2**-53: a PCG64 double is its raw draw's top 53 bits times this
+# a pair brood's draws: mate?, mutate? per child, the operators' seed
+_Pairing = tuple[bool, tuple[bool, ...], int]
 
 
 @dataclass(frozen=True)
 class _Drawn:
     """A generation's ask's draws, made before it (:meth:`Evolution.draw_ahead`): the generator's state
     before them, the tournaments' aspirants (``size`` each, positions in a population of ``members``),
-    the pairs' uniform numbers and seeds (:meth:`Evolution._pair_draws`) and the plugin seeds."""
+    each pair brood's flags and seed (:meth:`Evolution._pair_draws`) and the plugin seeds."""
 
     generation: int
     before: dict[str, Any]
     members: int
     size: int
     aspirants: list[int]
-    uniform: list[float]
-    seeds: list[int]
+    pairs: list[_Pairing]
     made: list[int]
 
 
@@ -183,30 +184,22 @@ class Evolution:
         and its seed (:meth:`_draw_seed`): four raw PCG64 draws, two for a lone last parent, so the whole
         generation's are one ``random_raw`` call, turned into doubles as ``rng.random`` turns them (the top
         53 bits times 2**-53) and into seeds as :meth:`_draw_seed` does (tests/ga/test_loop.py)."""
-        return self._paired(parents, *self._pair_draws(len(parents)))
+        return _paired(parents, self._pair_draws(len(parents)))
 
-    def _pair_draws(self, n: int) -> tuple[list[float], list[int]]:
-        """The draws of :meth:`_pairs` for ``n`` parents: ``2 n`` raw draws as doubles and as seeds."""
+    def _pair_draws(self, n: int) -> list[_Pairing]:
+        """The draws of :meth:`_pairs` for ``n`` parents (``2 n`` raw draws, as doubles and as seeds), as
+        each pair brood's mate?, mutate? per child and seed, a lone last parent's last."""
         raw = self.rng.bit_generator.random_raw(2 * n)
-        return ((raw >> np.uint64(11)) * _DOUBLE).tolist(), (raw >> np.uint64(1)).tolist()
-
-    def _paired(self, parents: list[Individual], uniform: list[float], seeds: list[int]) -> list[_Plan]:
-        """:meth:`_pairs` of its draws (:meth:`_pair_draws`)."""
-        s = self.settings
-        n = len(parents)
-        mating, mutating = s.ga.crossover_rate, s.ga.mutation_rate
-        plan: list[_Plan] = []
-        for i in range(0, n - 1, 2):
-            at = 2 * i
+        uniform, seeds = ((raw >> np.uint64(11)) * _DOUBLE).tolist(), (raw >> np.uint64(1)).tolist()
+        mating, mutating = self.settings.ga.crossover_rate, self.settings.ga.mutation_rate
+        out: list[_Pairing] = []
+        for at in range(0, 2 * (n - 1), 4):
             mutate = (uniform[at + 1] < mutating, uniform[at + 2] < mutating)
-            pair = [parents[i], parents[i + 1]]
-            creatures = (pair[0].creature, pair[1].creature)
-            plan.append((PAIR, seeds[at + 3], creatures, uniform[at] < mating, mutate, pair))
+            out.append((uniform[at] < mating, mutate, seeds[at + 3]))
         if n % 2:
             at = 2 * (n - 1)
-            lone = parents[-1]
-            plan.append((PAIR, seeds[at + 1], (lone.creature,), False, (uniform[at] < mutating,), [lone]))
-        return plan
+            out.append((False, (uniform[at] < mutating,), seeds[at + 1]))
+        return out
 
     # -- what it holds -------------------------------------------------------------------------
     @property
@@ -270,11 +263,11 @@ class Evolution:
         before = self.rng.bit_generator.state
         try:  # all or nothing: interrupted, the generator is as it was and nothing is drawn ahead
             aspirants = self._aspirants(len(self.population), k)
-            uniform, seeds = self._pair_draws(k)
-            count = sum(_changed_count(uniform, k, s.ga.crossover_rate, s.ga.mutation_rate))
+            pairs = self._pair_draws(k)
+            count = sum(mate or flag for mate, mutate, _ in pairs for flag in mutate)  # the new children
             made = plugin_seeds(s.seed, g, count).tolist()
             size = s.ga.tournament_size
-            self._ahead = _Drawn(g, before, len(self.population), size, aspirants, uniform, seeds, made)
+            self._ahead = _Drawn(g, before, len(self.population), size, aspirants, pairs, made)
         except BaseException:
             self.rng.bit_generator.state = before
             self._ahead = None
@@ -301,7 +294,7 @@ class Evolution:
                 plan = self._pairs(self._tournament(self.population, s.population - elite))
             else:
                 parents = _winners(self.population, drawn.aspirants, drawn.size)
-                plan = self._paired(parents, drawn.uniform, drawn.seeds)
+                plan = _paired(parents, drawn.pairs)
         changes = [
             [parent is None or mate or mutate[k] for k, parent in enumerate(parents)]
             for _, _, _, mate, mutate, parents in plan
@@ -572,17 +565,14 @@ def _winners(population: list[Individual], aspirants: list[int], size: int) -> l
     return picked
 
 
-def _changed_count(uniform: list[float], n: int, mating: float, mutating: float) -> list[int]:
-    """How many children each brood of :meth:`Evolution._paired` changes (mates or mutates), from its
-    draws alone: the number of plugin seeds the plan asks for."""
-    out = []
-    for i in range(0, n - 1, 2):
-        at = 2 * i
-        mate = uniform[at] < mating
-        out.append((mate or uniform[at + 1] < mutating) + (mate or uniform[at + 2] < mutating))
-    if n % 2:
-        out.append(int(uniform[2 * (n - 1)] < mutating))
-    return out
+def _paired(parents: list[Individual], pairs: list[_Pairing]) -> list[_Plan]:
+    """:meth:`Evolution._pairs` of its draws (:meth:`Evolution._pair_draws`): consecutive parents in
+    pairs, a lone last one alone."""
+    plan: list[_Plan] = []
+    for at, (mate, mutate, seed) in enumerate(pairs):
+        pair = parents[2 * at : 2 * at + 2]
+        plan.append((PAIR, seed, tuple(parent.creature for parent in pair), mate, mutate, pair))
+    return plan
 
 
 @dataclass(frozen=True)
