@@ -144,6 +144,62 @@ def test_a_write_that_fails_between_checkpoints_is_not_tried_again_when_the_run_
     assert files(folder) == files(tmp_path / "whole")
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_generation_s_best_between_checkpoints_is_written_as_it_is_told_not_all_at_the_next(
+    tmp_path, workers
+):
+    """Round twenty-three: the best of a generation told between checkpoints is written in the writer's
+    thread once it is told (not dozens at once before the next checkpoint, which held up the generation
+    reported then), in order, durably; the folder is as before."""
+    folder = tmp_path / "run"
+    seen: list[tuple[int, set[int]]] = []  # (a generation told, the bests on disk once the writer is idle)
+
+    class Flushed(FolderWriter):
+        def on_generation_told(self, status):
+            super().on_generation_told(status)
+            self._executor.submit(lambda: None).result()  # what it started is written
+            seen.append((status.generation, bests(self.folder.path)))
+
+    prepared = prepare(tiny(1.0, workers=workers), out=folder)
+    run_prepared(prepared, [Flushed(prepared, clock=Clock(0.4))])  # checkpoints at 0, 3, 6 (and 7)
+    for g, written in seen:
+        if g not in (0, 3, 6):  # between checkpoints: its own best is on disk already, and every one before
+            assert set(range(g + 1)) <= written, g
+    evo.evolve(tiny(0.0), out=tmp_path / "every", progress=False)
+    assert files(folder) == files(tmp_path / "every")
+
+
+def test_a_generation_s_best_that_cannot_be_written_fails_the_next_checkpoint_and_nothing_after_is_tried(
+    tmp_path,
+):
+    folder = tmp_path / "run"
+    tried: list[int] = []
+
+    class Failing(FolderWriter):
+        def _best_now(self, generation, best):
+            tried.append(generation)
+            if generation == 1:
+                real = self.folder.write_generation_best
+
+                def full(generation, text):  # (generation 0's best may be written meanwhile)
+                    if generation != 1:
+                        return real(generation, text)
+                    self.folder.write_generation_best = real
+                    raise OSError(28, "No space left on device")
+
+                self.folder.write_generation_best = full
+            super()._best_now(generation, best)
+
+    prepared = prepare(tiny(1.0), out=folder)
+    with pytest.raises(RunFailed, match="cannot write the run folder: .*No space left on device"):
+        run_prepared(prepared, [Failing(prepared, clock=Clock(0.4))])
+    assert tried == [1, 2] and checkpointed_generation(folder) == 0  # generation 3's checkpoint failed
+    assert bests(folder) == {0}  # generation 2's best waited for generation 1's, and was not written
+    evo.evolve(tiny(1.0), out=folder, resume=True, progress=False)
+    evo.evolve(tiny(0.0), out=tmp_path / "whole", progress=False)
+    assert files(folder) == files(tmp_path / "whole")
+
+
 def test_a_map_elites_run_checkpoints_every_iteration_whatever_the_interval(tmp_path):
     from test_map_elites import TABLES
 

@@ -215,9 +215,10 @@ class FolderWriter(Callback):
     ``failed/``; and checkpoints. A generation told at least ``[run] checkpoint_interval`` seconds after
     the last checkpoint was started (the first one told, and every one with an interval of 0) is
     checkpointed: in a background thread while the next generation is bred and evaluated, and waited for
-    before that generation is reported, ``generations/genNNNN.json`` of each generation told since the
-    checkpoint before, then its rows of ``history.csv`` and ``checkpoint.npz`` (the source of truth),
-    durably; then ``elites/`` and its own ``genNNNN.json`` (one write at a time, in order). The last
+    before that generation is reported, its rows of ``history.csv`` and ``checkpoint.npz`` (the source of
+    truth), durably, once ``generations/genNNNN.json`` of each generation told since the checkpoint
+    before is (each written in that thread as it is told); then ``elites/`` and its own ``genNNNN.json``
+    (one write at a time, in order). The last
     generation told is checkpointed when the run ends, however it ends (:meth:`close`), so a finished or
     stopped run's folder is the same whatever the interval."""
 
@@ -236,7 +237,7 @@ class FolderWriter(Callback):
         # (generation, state, its checkpoint write or None: not checkpointed when told)
         self._told: tuple[int, Any, Future | None] | None = None
         # since the last checkpoint: the best of each generation told, and the state told last
-        self._bests: list[tuple[int, Individual | None]] = []
+        self._bests: Future | None = None  # the last write of a generation's best since the checkpoint
         self._pending: Any = None
         self._logging: contextlib.ExitStack | None = None
         self._failed = False  # a write failed: close() writes nothing more
@@ -275,8 +276,9 @@ class FolderWriter(Callback):
         state = self.prepared.evolution.state()  # told individuals never change: safe in the thread
         now = self._clock()
         if self._started is not None and self.interval > 0 and now - self._started < self.interval:
-            # written with a later checkpoint, or when the run ends: its best kept (not its population)
-            self._bests.append((state.generation, generation_best(state.population)))
+            # written with a later checkpoint, or when the run ends; its best now, in the background (a
+            # checkpoint's wait for dozens at once held up the next generation: round twenty-three)
+            self._best_now(state.generation, generation_best(state.population))
             self._pending = state
             self._told = (state.generation, state, None)
             return
@@ -348,22 +350,30 @@ class FolderWriter(Callback):
         return checkpoint_arrays({**head, "history": history}, groups)
 
     def _checkpoint(self, state: Any) -> Future:
-        """Start the checkpoint of ``state`` in the writer thread: the best of each generation told since
-        the last checkpoint (``state``'s own comes with its elites, after it), then the checkpoint."""
-        earlier = [(g, best) for g, best in self._bests if g < state.generation]
-        self._bests, self._pending = [], None
+        """Start the checkpoint of ``state`` in the writer thread, once the best of each generation told
+        since the last checkpoint is written (``state``'s own comes with its elites, after it)."""
+        earlier, self._bests, self._pending = self._bests, None, None
 
         def work() -> None:
-            self._write_bests(earlier)  # before the checkpoint: a resume could not make them again
+            if earlier is not None:  # before the checkpoint: a resume could not make them again
+                earlier.result()  # (done: one writer thread, in order; what it raised is raised here)
             self._write_checkpoint(state)
 
         return self._executor.submit(work)
 
-    def _write_bests(self, bests: list[tuple[int, Individual | None]]) -> None:
-        """Write ``generations/genNNNN.json`` of these (generation, its best) pairs, durably."""
-        for generation, best in bests:
+    def _best_now(self, generation: int, best: Individual | None) -> None:
+        """Start writing ``generations/genNNNN.json`` of a generation told between checkpoints, durably, in
+        the writer thread, after the one told before it; where that one failed, nothing is written and
+        its error is raised again (the next checkpoint raises it)."""
+        before = self._bests
+
+        def work() -> None:
+            if before is not None:
+                before.result()
             if best is not None:
                 self.folder.write_generation_best(generation, self.elites.text(best))
+
+        self._bests = self._executor.submit(work)
 
     def _write_checkpoint(self, state: Any) -> None:
         """Append the state's new logbook rows to history.csv, then write ``checkpoint.npz``: both durable
