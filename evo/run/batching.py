@@ -88,9 +88,10 @@ def prepare_broods(
     spec = context.spec
     threads = getattr(context, "lane_threads", None)
     recorded = _lanes_recording(context) if simulate is None else (1.0, 1, None, False)
-    every, nth, bound, _ = recorded
+    every, nth, bound, sparse = recorded
     reduce = None if bound is None or threads is None else _reducing(bound, nth)
-    early = _EarlyCalls(broods, spec, every, threads, beside, reduce)
+    handing = None if reduce is None else _Handing(bound.weights, sparse)  # type: ignore[union-attr]
+    early = _EarlyCalls(broods, spec, every, threads, beside, reduce, handing)
     try:
         return _prepared(broods, context, early, recorded, simulate, between)
     finally:  # the calls are all read back (or dropped)
@@ -134,19 +135,26 @@ def _prepared(
             bred.trajectories[child] = value
         return out
     started = early.taken(None if laid is None else laid[1])
+    handing = early.handing  # (never ready where the calls started are dropped: theirs hand nothing on)
     if started is not None:
         singles, calls = started  # the same children, in the same order: their calls are under way
     else:
+        handing = None if handing is None else _Handing(handing.weights, sparse)
         try:
+            idle = None if handing is None else handing.idle
             singles, calls = lane_runs(
-                creatures, spec.world, spec.frames, every, threads=threads, laid=laid, after_each=early.reduce
-            )
+                creatures, spec.world, spec.frames, every, threads=threads, laid=laid,
+                after_each=early.reduce, when_idle=idle,
+            )  # fmt: skip
         except Exception:  # simulated one by one instead, where the error is reported in order
             COUNTS["single"] += len(members)
             return out
     COUNTS["single"] += len(singles)
+    if handing is not None:  # from here a lane thread left without a call hands on those done
+        handing.ready(members)
     done: list[LaneCall] = []  # the calls to score: each once it is read back, else all once all are
     reduced = 0  # how many of them their threads scored (handed to their broods as they are read)
+    read: set[int] = set()  # the calls read back, by id
     error: Exception | None = None  # what the caller's work between the calls raised
     try:
         for call in calls:
@@ -157,12 +165,9 @@ def _prepared(
                 COUNTS["batched"] += len(call.members)
             else:
                 done.append(call.without_scratch())
+                read.add(id(call))
                 if isinstance(call.after, LaneScores) and reduced == len(done) - 1:  # by its thread
-                    try:
-                        _scored(call, _evaluations(call.after, bound.weights), members, sparse)
-                    except Exception:  # what it handed on is taken back: the calls go to the one pass
-                        _unscored(call, members, counted=False)
-                    else:
+                    if handing is not None and handing.hand(call):  # here, or already by a lane thread
                         reduced += 1
             if between is not None and early.open:  # (without lane threads: after the first brood)
                 try:
@@ -174,11 +179,14 @@ def _prepared(
         pass
     finally:  # the calls no thread has taken are dropped (an error, an interrupt)
         calls.close()  # type: ignore[attr-defined]
+        handed = [] if handing is None else handing.close()  # (no lane thread hands on any more)
     if error is not None:
         raise error
-    if reduced < len(done):  # all in one pass, which meets a thread's error again: as without lane threads
-        for call in done[:reduced]:  # what the calls scored by their threads handed on is taken back
+    everything = reduced < len(done)  # all in one pass, which meets a thread's error again: as without
+    for call in handed:  # lane threads; what was handed on of their calls is taken back (and of any not
+        if everything or id(call) not in read:  # read back: its children are simulated one by one)
             _unscored(call, members)
+    if everything:
         with contextlib.suppress(Exception):  # as above: their children are simulated one by one
             _score_calls(done, bound, nth, members, sparse)
     return out
@@ -230,9 +238,10 @@ class _EarlyCalls:
         threads: Any,
         beside: Callable | None = None,
         reduce: Callable | None = None,
+        handing: _Handing | None = None,
     ):
         self.broods, self.spec, self.every, self.threads = broods, spec, every, threads
-        self.reduce = reduce
+        self.reduce, self.handing = reduce, handing
         self._beside = beside
         self.laid: tuple[Laid, list] | None = None
         self.runs: tuple[np.ndarray, tuple[list[int], Any]] | None = None
@@ -246,7 +255,7 @@ class _EarlyCalls:
                 spec = self.spec
                 runs = laid_runs(
                     record, rows, spec.world, spec.frames, self.every, threads=self.threads,
-                    after_each=self.reduce,
+                    after_each=self.reduce, when_idle=None if self.handing is None else self.handing.idle,
                 )  # fmt: skip
             except Exception:  # lane_runs meets the same error after breeding
                 runs = None
@@ -375,6 +384,65 @@ def _unscored(call: LaneCall, members: list[tuple[Bred, int, Creature]], counted
         bred.results = None
     if counted:
         COUNTS["batched"] -= len(call.members)
+
+
+class _Handing:
+    """A chunk's kernel calls' evaluations handed to their broods (:func:`_scored`), each call once: by the
+    thread that reads the calls back as it reads them (:meth:`hand`), or by a lane thread left without
+    a call to take (:meth:`idle`, the calls' ``when_idle``), beside the calls still running: at a
+    generation's end, the calls the other thread ran while the reader ran its last one are handed on
+    before that call ends rather than after it (docs/performance.md, "Round twenty-three"). One call at
+    a time, under a lock; the same evaluations whoever hands a call on, in whatever order."""
+
+    def __init__(self, weights: tuple[float, ...], sparse: bool):
+        self.weights, self.sparse = weights, sparse
+        self.lock = threading.Lock()
+        self.members: list[tuple[Bred, int, Creature]] | None = None  # once the creatures are made
+        self.handed: dict[int, LaneCall] = {}  # by id, in the order they were handed on
+        self.failed: dict[int, LaneCall] = {}  # (kept: their ids are not reused meanwhile)
+        self.closed = False
+
+    def ready(self, members: list[tuple[Bred, int, Creature]]) -> None:
+        """The chunk's children to simulate, each (its Bred, its number, its creature), by lane member:
+        calls may be handed on from here."""
+        with self.lock:
+            self.members = members
+
+    def idle(self, call: LaneCall) -> None:
+        """A lane thread's: ``call`` handed on if it was scored on its thread, the children are made
+        and the reader still reads the calls (it never raises)."""
+        if not isinstance(call.after, LaneScores):
+            return
+        with self.lock:
+            if self.members is not None and not self.closed:
+                self._hand(call)
+
+    def hand(self, call: LaneCall) -> bool:
+        """The reading thread's: ``call`` (scored on its thread) handed on, if it is not already; whether
+        it is (False: handing it on failed, and what it handed on was taken back)."""
+        with self.lock:
+            return self._hand(call)
+
+    def _hand(self, call: LaneCall) -> bool:
+        key = id(call)
+        if key in self.handed or key in self.failed:
+            return key in self.handed
+        members = self.members
+        assert members is not None
+        try:
+            _scored(call, _evaluations(call.after, self.weights), members, self.sparse)
+        except Exception:  # what it handed on is taken back: the calls go to the one pass
+            _unscored(call, members, counted=False)
+            self.failed[key] = call
+            return False
+        self.handed[key] = call
+        return True
+
+    def close(self) -> list[LaneCall]:
+        """No call is handed on from here; the calls that were, in the order they were."""
+        with self.lock:
+            self.closed = True
+            return list(self.handed.values())
 
 
 def _reducing(bound: BoundReducer, every: int) -> Callable[[LaneCall], LaneScores | None]:

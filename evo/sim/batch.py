@@ -159,6 +159,7 @@ def lane_runs(
     threads: Executor | None = None,
     laid: tuple[Any, np.ndarray] | None = None,
     after_each: Callable[[LaneCall], Any] | None = None,
+    when_idle: Callable[[LaneCall], None] | None = None,
 ) -> tuple[list[int], Iterator[LaneCall]]:
     """What :func:`simulate_batch` does, left raw: the positions in ``creatures`` to simulate one by one
     (:func:`evo.sim.simulate`), and the batched kernel calls of the others, run one by one as the
@@ -180,10 +181,19 @@ def lane_runs(
     and the call is yielded with what it returned as ``after`` (compiled work that releases the GIL runs
     beside the other calls so: round twenty); what it raises is raised when the call is read.
 
+    With ``when_idle`` and ``threads``, each of the executor's threads that finds no call left to take
+    then calls it with every call done by then (in the cut's order; each with its ``after``), beside the
+    calls still running: Python work on a call that would otherwise wait for the reading thread
+    (round twenty-three). It must not raise, and may be called for a call the iterator has yielded or
+    is yet to yield, and after the iterator is closed.
+
     Raises:
         EvoInputError: as :func:`simulate_batch`.
     """
-    return _runs(list(creatures), world, frames, record_every, threads, laid, after_each, now=False)
+    return _runs(
+        list(creatures), world, frames, record_every, threads, laid, after_each, now=False,
+        when_idle=when_idle,
+    )  # fmt: skip
 
 
 def _runs(
@@ -196,6 +206,7 @@ def _runs(
     after_each: Callable[[LaneCall], Any] | None = None,
     *,
     now: bool,
+    when_idle: Callable[[LaneCall], None] | None = None,
 ) -> tuple[list[int], Iterator[LaneCall]]:
     """:func:`lane_runs` (and :func:`evo.sim.laid.laid_runs`: ``creatures`` None, and with ``now`` the
     threads' tasks take the calls at once, the iterator then a started generator whose closing drops the
@@ -208,7 +219,9 @@ def _runs(
     singles, cut = _kernel_calls(creatures, world, count, laid)
     if threads is None or len(cut) < 2:
         return singles, _in_turn(cut, creatures, world, n_steps, stride, laid, after_each)
-    reading = _threaded(cut, creatures, world, n_steps, stride, threads, count, laid, after_each, now=now)
+    reading = _threaded(
+        cut, creatures, world, n_steps, stride, threads, count, laid, after_each, now=now, when_idle=when_idle
+    )
     if now:
         next(reading)  # its tasks are handed out, and from here closing it stops the calls not yet taken
     return singles, reading  # type: ignore[return-value]
@@ -306,6 +319,7 @@ def _threaded(
     *,
     now: bool = False,
     read: Callable[[_SharedCalls, int], Iterator[LaneCall]] | None = None,
+    when_idle: Callable[[LaneCall], None] | None = None,
 ) -> Iterator[LaneCall | None]:
     """The calls of ``cut`` (kernel, members) run by ``count`` workers at once --
     ``count - 1`` tasks of ``threads`` and the calling thread itself -- each taking the costliest call
@@ -317,10 +331,10 @@ def _threaded(
     while the other threads' last calls do, not after the last (docs/performance.md, "Round sixteen",
     "Round twenty-one"): :func:`_done_first`, unless ``read`` (the calls and their count) says another
     way. With ``now``, the tasks are handed out at the first ``next``, which yields None, and the caller
-    joins them from the second on (round eighteen)."""
+    joins them from the second on (round eighteen). ``when_idle``: as :func:`lane_runs`'."""
     costs = _call_costs(cut, creatures, laid)
     order = sorted(range(len(cut)), key=lambda at: -costs[at])
-    calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each)
+    calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each, when_idle)
     try:
         first = None if now else calls.take()  # the costliest call is the reader's: it starts at once
         for _ in range(count - 1):
@@ -350,7 +364,8 @@ def _done_first(calls: _SharedCalls, count: int) -> Iterator[LaneCall]:
 
 class _SharedCalls:
     """The kernel calls of :func:`_threaded`, taken in ``order`` by whichever thread is free first: each
-    call (its records, and ``after_each`` of it; or what either raised) once it is done."""
+    call (its records, and ``after_each`` of it; or what either raised) once it is done. A thread's task
+    (:meth:`run_all`) ends with ``when_idle`` of each call done by then."""
 
     def __init__(
         self,
@@ -362,9 +377,10 @@ class _SharedCalls:
         order: list[int],
         laid: tuple[Any, np.ndarray] | None = None,
         after_each: Callable[[LaneCall], Any] | None = None,
+        when_idle: Callable[[LaneCall], None] | None = None,
     ):
         self.cut, self.creatures, self.order, self.laid = cut, creatures, order, laid
-        self.after_each = after_each
+        self.after_each, self.when_idle = after_each, when_idle
         self.world, self.n_steps, self.stride = world, n_steps, stride
         self.taken = 0
         self.lock = threading.Lock()
@@ -408,9 +424,14 @@ class _SharedCalls:
         return True
 
     def run_all(self) -> None:
-        """A thread's task: run calls until none is left."""
+        """A thread's task: run calls until none is left, then ``when_idle`` of each call done by then,
+        in the cut's order (while the others' last calls still run)."""
         while self.run_next():
             pass
+        if self.when_idle is not None:
+            for at, call in enumerate(self.calls):
+                if call is not None and self.finished[at].is_set():
+                    self.when_idle(call)
 
     def done(self, at: int) -> bool:
         return self.finished[at].is_set()

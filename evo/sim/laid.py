@@ -158,12 +158,13 @@ def laid_runs(
     *,
     threads: Executor | None = None,
     after_each: Callable[[LaneCall], Any] | None = None,
+    when_idle: Callable[[LaneCall], None] | None = None,
 ) -> tuple[list[int], Iterator[LaneCall]] | None:
     """:func:`evo.sim.batch.lane_runs` of the creatures ``laid`` holds at ``rows``, without the creatures
     (LaneCall.members are positions in ``rows``); with ``threads``, their tasks start on the calls now,
     before this returns, and the thread that reads the iterator joins them (it may first do other work:
     round eighteen, docs/performance.md). Closing the iterator drops the calls no thread has taken.
-    ``after_each``: as :func:`~evo.sim.batch.lane_runs`'.
+    ``after_each``, ``when_idle``: as :func:`~evo.sim.batch.lane_runs`'.
     None where the world's kernel packs its lanes from the creatures (any but the Euler fast path).
 
     Raises:
@@ -171,4 +172,6 @@ def laid_runs(
     """
     if not _euler_fast_path(world):
         return None
-    return _runs(None, world, frames, record_every, threads, (laid, rows), after_each, now=True)
+    return _runs(
+        None, world, frames, record_every, threads, (laid, rows), after_each, now=True, when_idle=when_idle
+    )

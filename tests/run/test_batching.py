@@ -363,6 +363,72 @@ def test_with_lane_threads_each_call_s_lanes_are_scored_by_the_thread_that_ran_i
     assert_results_made_as_read(broods, handed_back, context)
 
 
+def test_a_lane_thread_left_without_a_call_hands_on_the_calls_done_while_the_reader_runs_its_last(
+    monkeypatch,
+):
+    """With lane threads, a lane thread that finds no call left to take hands on the calls done by then
+    (their evaluations and the broods' ChildResults, round twenty-three) while the reader still runs its
+    call; the reader hands on only the rest. Each call is handed on once: the scores, the results and
+    the counts are those of one thread. Where the lane thread's handing on fails, what it handed on is
+    taken back and every call is scored in one pass, as without lane threads."""
+    import threading
+
+    from evo.sim import batch as batch_module
+    from evo.sim.batch import LaneThreads
+
+    broods, c = broods_of_a_converged_population(population=160)
+    context = BreedContext(c.evaluation_spec(), c.genome, c.ga)
+    counts = dict(batching.COUNTS)
+    alone = prepared_scores(batching.prepare_broods(broods, context))
+    alone_counts = {k: batching.COUNTS[k] - counts[k] for k in counts}
+    reader = threading.get_ident()
+    real_run, real_scored = batch_module._run_euler, batching._scored
+    handed_on_lane = threading.Event()
+    handed: list[tuple[bool, tuple[int, ...]]] = []  # (by a lane thread, the call's members)
+    waited: list[bool] = []
+    fail_on_lane = [False]
+
+    def run(batch, *args):
+        if threading.get_ident() == reader and not waited:  # the reader's first call: it ends last
+            waited.append(handed_on_lane.wait(60))
+        return real_run(batch, *args)
+
+    def scored(call, *args, **kwargs):
+        on_lane = threading.get_ident() != reader
+        handed.append((on_lane, tuple(call.members)))
+        if on_lane and fail_on_lane[0]:
+            handed_on_lane.set()
+            raise MemoryError("no room")
+        real_scored(call, *args, **kwargs)
+        if on_lane:
+            handed_on_lane.set()
+
+    monkeypatch.setattr(batch_module, "_run_euler", run)
+    monkeypatch.setattr(batching, "_scored", scored)
+    counts = dict(batching.COUNTS)
+    with LaneThreads(2) as pool:
+        threaded = batching.prepare_broods(broods, context.with_lane_threads(pool))
+    assert waited == [True]
+    assert prepared_scores(threaded) == alone
+    assert_results_made_as_read(broods, threaded, context)
+    assert {k: batching.COUNTS[k] - counts[k] for k in counts} == alone_counts
+    calls = [members for _, members in handed]
+    assert len(calls) == len(set(calls)) >= 3  # each call handed on once
+    by_lane = [members for on_lane, members in handed if on_lane]
+    assert by_lane and len(by_lane) < len(calls)  # the reader's last call is its own to hand on
+
+    fail_on_lane[0], waited[:] = True, []
+    handed.clear()
+    handed_on_lane.clear()
+    counts = dict(batching.COUNTS)
+    with LaneThreads(2) as pool:
+        again = batching.prepare_broods(broods, context.with_lane_threads(pool))
+    assert waited == [True] and any(on_lane for on_lane, _ in handed)
+    assert prepared_scores(again) == alone  # the one pass, after what was handed on was taken back
+    assert_results_made_as_read(broods, again, context)
+    assert {k: batching.COUNTS[k] - counts[k] for k in counts} == alone_counts
+
+
 def assert_results_made_as_read(broods: list, prepared: list, context: BreedContext) -> None:
     """Every brood whose new children the reducer all scored has its ChildResults made (round twenty-one;
     one of unchanged copies alone has none to wait for: the job makes its results):

@@ -512,6 +512,52 @@ def test_after_each_call_the_thread_that_ran_it_does_the_caller_s_work_on_it(mon
     assert len(got) == len(plain) >= 5
 
 
+def test_a_lane_thread_left_without_a_call_is_given_every_call_done_by_then(monkeypatch):
+    """``when_idle``: a pool's thread that finds no call left to take calls it with each call done by then,
+    in the cut's order (its ``after`` made), beside the reader's call still running; the reader's thread
+    never calls it, and the calls read are the same objects. Without threads it is never called."""
+    import threading
+
+    monkeypatch.setattr(batch_module, "MAX_LANES", 8)
+    real = batch_module._run_euler
+    creatures = mutants(WALKER, 48, seed=27)
+    reader = threading.get_ident()
+    idle_called = threading.Event()
+    given: list[tuple[int, list[int], bool]] = []  # (thread, the call's members, whether it was done)
+    waited: list[bool] = []
+    readers: list[int] = []  # the first creature of each call the reader ran
+
+    def gated(batch, *args):
+        if threading.get_ident() == reader:  # the reader's first call ends once the pool's thread is idle
+            readers.append(id(batch[0]))
+            waited.append(idle_called.wait(60))
+        return real(batch, *args)
+
+    def idle(call):
+        given.append((threading.get_ident(), call.members, call.after == len(call.members)))
+        idle_called.set()
+
+    monkeypatch.setattr(batch_module, "_run_euler", gated)
+    after = lambda call: len(call.members)  # noqa: E731
+    with batch_module.LaneThreads(2) as pool:
+        _, calls = batch_module.lane_runs(
+            creatures, walker_world(), 30, threads=pool, after_each=after, when_idle=idle
+        )
+        got = list(calls)  # (all done when the reader is first given any: in the cut's order)
+    assert waited == [True] and len(got) == 6
+    threads = {thread for thread, _, _ in given}
+    assert len(threads) == 1 and reader not in threads and all(done for _, _, done in given)
+    # the five calls the pool's thread ran (all but the reader's, still running then), in the cut's order
+    assert [members for _, members, _ in given] == [
+        call.members for call in got if id(creatures[call.members[0]]) not in readers
+    ]
+    assert len(given) == 5
+    given.clear()
+    monkeypatch.setattr(batch_module, "_run_euler", real)
+    _, calls = batch_module.lane_runs(creatures, walker_world(), 30, after_each=after, when_idle=idle)
+    assert len(list(calls)) == 6 and given == []
+
+
 def _numpy_cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads: int) -> list[list[int]]:
     """The lane cut as round twenty made it, in numpy's arrays (the oracle of ``_cut``, which round
     twenty-one wrote in Python's integers)."""
