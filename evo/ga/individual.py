@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -50,6 +50,38 @@ def _worst(weights: tuple[float, ...]) -> tuple[float, ...]:
 
 
 _new = object.__new__
+
+
+@cache
+def _maker(cls: type, weights: tuple[float, ...]) -> Callable[..., Individual]:
+    """:meth:`Individual.maker` (one per class and weights)."""
+    fitness_type = fitness_class(weights)
+    weights = fitness_type.weights  # floats, as set_fitness multiplies by them
+    worst = _worst(weights)
+    arity, isnan, mul = len(worst), math.isnan, operator.mul
+
+    def make(
+        creature: Creature,
+        values: Sequence[float],
+        id: str,
+        parents: tuple[str, ...],
+        born: int,
+        exploded: bool,
+        seed: int | None,
+        model_text: str | None,
+    ) -> Individual:
+        if len(values) != arity:
+            raise ValueError(f"expected {arity} fitness values, got {len(values)}")
+        clean = tuple([w if isnan(v) else float(v) for v, w in zip(values, worst, strict=True)])
+        fitness = _new(fitness_type)  # what its __init__ leaves without values, then the values setter's
+        fitness.wvalues = tuple(map(mul, clean, weights))
+        ind = _new(cls)
+        ind.creature, ind.fitness, ind.values, ind.id = creature, fitness, clean, id
+        ind.parents, ind.born, ind.seed, ind.exploded = parents, born, seed, bool(exploded)
+        ind.model_doc, ind.model_text = None, model_text
+        return ind
+
+    return make
 
 
 class Individual:
@@ -144,24 +176,25 @@ class Individual:
         with :meth:`set_fitness` (``values``, ``exploded``, ``seed``) and ``model_text`` (the children the
         GA's and MAP-Elites' ``tell`` make), its fields set directly: the same individual at about half
         the cost, on the run's path from one generation's last kernel call to the next one's first
-        (docs/performance.md, "Round twenty-one").
+        (docs/performance.md, "Round twenty-one"). :meth:`maker` gives the same with its lookups made
+        once, for many.
 
         Raises:
             ValueError: not one value per weight, or weights :func:`fitness_class` refuses.
         """
-        fitness_type = fitness_class(tuple(weights))
-        weights = fitness_type.weights  # floats, as set_fitness multiplies by them
-        worst = _worst(weights)
-        if len(values) != len(worst):
-            raise ValueError(f"expected {len(worst)} fitness values, got {len(values)}")
-        clean = tuple([w if math.isnan(v) else float(v) for v, w in zip(values, worst, strict=True)])
-        fitness = _new(fitness_type)  # what its __init__ leaves without values, then the values setter's
-        fitness.wvalues = tuple(map(operator.mul, clean, weights))
-        ind = _new(cls)
-        ind.creature, ind.fitness, ind.values, ind.id = creature, fitness, clean, id
-        ind.parents, ind.born, ind.seed, ind.exploded = tuple(parents), born, seed, bool(exploded)
-        ind.model_doc, ind.model_text = None, model_text
-        return ind
+        make = cls.maker(weights)
+        return make(creature, values, id, tuple(parents), born, exploded, seed, model_text)
+
+    @classmethod
+    def maker(cls, weights: tuple[float, ...]) -> Callable[..., Individual]:
+        """:meth:`told` for these weights as ``make(creature, values, id, parents, born, exploded, seed,
+        model_text)`` (``parents`` a tuple), the fitness class and the worst values looked up once
+        (a generation's tell makes a few hundred: round twenty-three).
+
+        Raises:
+            ValueError: weights :func:`fitness_class` refuses.
+        """
+        return _maker(cls, tuple(weights))
 
     def __deepcopy__(self, memo: dict) -> Individual:
         """A copy sharing the creature and every field but the fitness, a new one of the same values (what

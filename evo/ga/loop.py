@@ -375,26 +375,28 @@ class Evolution:
         g = plan.generation
         children: list[Individual] = []
         todo: list[Individual] = []
-        weights, told = s.weights, Individual.told
+        make, deepcopy = Individual.maker(s.weights), copy.deepcopy  # (lookups made once: round 23)
+        add_child, add_new = children.append, todo.append
         at = 0
         for brood, parents in zip(plan.broods, parents_of, strict=True):
+            mate = brood.mate
             for k, seed in enumerate(brood.plugin_seeds):
                 result, parent = results[at], parents[k]
                 at += 1
                 if seed is None:
-                    children.append(copy.deepcopy(parent))
+                    add_child(deepcopy(parent))
                     continue
-                if brood.mate:
+                if mate:
                     origin = (parent.id, parents[1 - k].id)
                 else:
                     origin = () if parent is None else (parent.id,)
                 evaluation = result.evaluation
-                child = told(
-                    result.creature, weights, evaluation.fitness, id=f"g{g}-{len(todo)}", parents=origin,
-                    born=g, exploded=evaluation.exploded, seed=seed, model_text=result.model_text,
+                child = make(
+                    result.creature, evaluation.fitness, f"g{g}-{len(todo)}", origin, g, evaluation.exploded,
+                    seed, result.model_text,
                 )  # fmt: skip
-                children.append(child)
-                todo.append(child)
+                add_child(child)
+                add_new(child)
         if s.multi_objective and g > 0:
             population = tools.selNSGA2(self.population + children, s.population)
         else:

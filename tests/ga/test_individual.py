@@ -35,13 +35,18 @@ def test_told_makes_the_individual_the_constructor_and_set_fitness_make(weights,
     made = Individual(creature, weights, id="g3-7", parents=("g2-1", "g2-4"), born=3)
     made.set_fitness(values, exploded=True, seed=11)
     made.model_text = "{}"
-    for name in Individual.__slots__:
-        if name != "fitness":
-            assert repr(getattr(told, name)) == repr(getattr(made, name)), name
-    assert type(told.fitness) is type(made.fitness) is fitness_class(weights)
-    assert repr(told.fitness.wvalues) == repr(made.fitness.wvalues) and told.fitness.valid
-    assert told.fitness.values == made.fitness.values and told.weights == made.weights
-    assert all(isinstance(v, float) for v in told.values)
+    # the maker a tell makes its children with: the same individual, positional arguments
+    make = Individual.maker(list(weights))
+    from_maker = make(creature, values, "g3-7", ("g2-1", "g2-4"), 3, True, 11, "{}")
+    for other in (told, from_maker):
+        for name in Individual.__slots__:
+            if name != "fitness":
+                assert repr(getattr(other, name)) == repr(getattr(made, name)), name
+        assert type(other.fitness) is type(made.fitness) is fitness_class(weights)
+        assert repr(other.fitness.wvalues) == repr(made.fitness.wvalues) and other.fitness.valid
+        assert other.fitness.values == made.fitness.values and other.weights == made.weights
+        assert all(isinstance(v, float) for v in other.values)
+    assert Individual.maker(tuple(weights)) is make  # made once per weights
     twin = copy.deepcopy(told)  # a copy shares the creature, not the fitness
     assert twin.creature is told.creature and twin.fitness is not told.fitness
     assert twin.fitness.wvalues == told.fitness.wvalues
