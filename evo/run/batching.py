@@ -150,13 +150,13 @@ def _prepared(
             COUNTS["single"] += len(members)
             return out
     COUNTS["single"] += len(singles)
-    if handing is not None:  # from here a lane thread left without a call hands on those done
-        handing.ready(members)
     done: list[LaneCall] = []  # the calls to score: each once it is read back, else all once all are
     reduced = 0  # how many of them their threads scored (handed to their broods as they are read)
     read: set[int] = set()  # the calls read back, by id
     error: Exception | None = None  # what the caller's work between the calls raised
     try:
+        if handing is not None:  # from here a lane thread left without a call hands on those done
+            handing.ready(members)
         for call in calls:
             if bound is None:
                 for index, trajectory in zip(call.members, call.trajectories(), strict=True):

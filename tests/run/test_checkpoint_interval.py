@@ -161,10 +161,19 @@ def test_a_generation_s_best_between_checkpoints_is_written_as_it_is_told_not_al
             seen.append((status.generation, bests(self.folder.path)))
 
     prepared = prepare(tiny(1.0, workers=workers), out=folder)
+    writes: list[int] = []  # each generation best written, by generation
+    real = prepared.folder.write_generation_best
+
+    def counted(generation, text):
+        writes.append(generation)
+        real(generation, text)
+
+    prepared.folder.write_generation_best = counted
     run_prepared(prepared, [Flushed(prepared, clock=Clock(0.4))])  # checkpoints at 0, 3, 6 (and 7)
     for g, written in seen:
         if g not in (0, 3, 6):  # between checkpoints: its own best is on disk already, and every one before
             assert set(range(g + 1)) <= written, g
+    assert sorted(writes) == list(range(8))  # each once (the last one's too, checkpointed at the end)
     evo.evolve(tiny(0.0), out=tmp_path / "every", progress=False)
     assert files(folder) == files(tmp_path / "every")
 

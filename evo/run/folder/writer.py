@@ -351,7 +351,8 @@ class FolderWriter(Callback):
 
     def _checkpoint(self, state: Any) -> Future:
         """Start the checkpoint of ``state`` in the writer thread, once the best of each generation told
-        since the last checkpoint is written (``state``'s own comes with its elites, after it)."""
+        since the last checkpoint is written (``state``'s own comes with its elites, after it, unless it
+        was told between checkpoints: the last one, checkpointed when the run ends)."""
         earlier, self._bests, self._pending = self._bests, None, None
 
         def work() -> None:
@@ -385,20 +386,21 @@ class FolderWriter(Callback):
         self.folder.write_checkpoint(self._checkpoint_arrays(state, self.history.mark()))
         log.debug("generation %d checkpointed in %.4f s", state.generation, time.perf_counter() - started)
 
-    def _derived(self, state: Any) -> Callable[[], None]:
-        """The work of writing the files derived from the state (elites, the generation's best): captured
-        now (cheap: told individuals never change), run in the writer thread."""
+    def _derived(self, state: Any, best: bool = True) -> Callable[[], None]:
+        """The work of writing the files derived from the state (elites, and unless not ``best`` the
+        generation's best): captured now (cheap: told individuals never change), run in the writer
+        thread."""
         folder = self.folder
         members = list(state.hall_of_fame)
-        population = list(state.population)
+        population = list(state.population) if best else []
         elites = self.elites
 
         def work() -> None:
             started = time.perf_counter()
             folder.write_elites(elites.texts(elites.names(members)))
-            best = generation_best(population)
-            if best is not None:
-                folder.write_generation_best(state.generation, elites.text(best))  # often an elite's
+            fittest = generation_best(population)
+            if fittest is not None:
+                folder.write_generation_best(state.generation, elites.text(fittest))  # often an elite's
             log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
 
         return work
@@ -430,7 +432,8 @@ class FolderWriter(Callback):
                 state = self._pending
                 self._future = self._checkpoint(state)
                 self.join()
-                self._future = self._executor.submit(self._derived(state))
+                # (its best was written when it was told, before the checkpoint: its elites alone now)
+                self._future = self._executor.submit(self._derived(state, best=False))
                 self.join()
         finally:
             self._executor.shutdown(wait=True)
