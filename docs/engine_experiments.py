@@ -48,6 +48,8 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py occupancy [ROUNDS]  # calls running at once (22)
     .venv/bin/python docs/engine_experiments.py drawing-ahead [ROUNDS]  # the ask's draws ahead (22)
     .venv/bin/python docs/engine_experiments.py resolvable [ROUNDS]  # the next pairs known early (22)
+    .venv/bin/python docs/engine_experiments.py idle-handing [ROUNDS]  # idle lane threads hand on (23)
+    .venv/bin/python docs/engine_experiments.py report-waits [ROUNDS]  # bests written as told (23)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -1905,6 +1907,146 @@ def resolvable(config, tmp: Path, rounds: int = 2) -> None:
         )
 
 
+def idle_handing(config, tmp: Path, rounds: int = 4) -> None:
+    """Round twenty-three: 2-thread walkers runs in which a lane thread left without a kernel call to
+    take hands on the calls done by then (shipped: :class:`evo.run.batching._Handing`), or leaves them
+    all to the reader (its ``idle`` a no-op), alternating generation by generation within each run (the
+    parity swapped every other round), so that the host's drift falls on both alike. Per variant, over
+    the generations from the tenth of ``rounds`` runs: a generation's median wall time (ask to ask),
+    the chain from its last kernel call's end to the next generation's first call's start, and the
+    share of the calls a lane thread handed on; then the runs' folders against a 1-worker run's."""
+    import statistics
+
+    from evo.ga.loop import Evolution
+    from evo.run import batching
+
+    handing = [True]
+    flags: list[bool] = []  # each ask's variant, in order
+    real_ask, real_idle, real_scored = Evolution.ask, batching._Handing.idle, batching._scored
+    main = threading.get_ident()
+    handed = {True: [0, 0], False: [0, 0]}  # per variant: calls handed on by a lane thread, all
+
+    def ask(evolution: Any) -> Any:
+        handing[0] = (evolution.generation + rounds_parity[0]) % 2 == 0
+        flags.append(handing[0])
+        return real_ask(evolution)
+
+    def idle(self: Any, call: Any) -> None:
+        if handing[0]:
+            real_idle(self, call)
+
+    def scored(call: Any, *args: Any, **kwargs: Any) -> Any:
+        counts = handed[handing[0]]
+        counts[0] += threading.get_ident() != main
+        counts[1] += 1
+        return real_scored(call, *args, **kwargs)
+
+    rounds_parity = [0]
+    seen: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
+    digests = set()
+    Evolution.ask, batching._Handing.idle, batching._scored = ask, idle, scored  # type: ignore[method-assign]
+    try:
+        for r in range(rounds):
+            rounds_parity[0] = r % 2
+            flags.clear()
+            folder = tmp / f"idle-{r}"
+            with _Timeline() as timeline:
+                whole_run(config.replace(pool={"workers": 2}), folder)
+            digests.add(folder_digest(folder, ignore=IGNORED))
+            ordered = sorted(timeline.spans)
+            for at in range(10, len(timeline.asked) - 1):
+                start, end = timeline.asked[at], timeline.asked[at + 1]
+                inside = [span for span in ordered if start <= span[0] < end]
+                after = [span for span in ordered if span[0] >= end]
+                if inside and after:
+                    chain = after[0][0] - max(span[1] for span in inside)
+                    seen[flags[at]].append((end - start, chain))
+    finally:
+        Evolution.ask, batching._Handing.idle, batching._scored = real_ask, real_idle, real_scored
+    folder = tmp / "idle-one"
+    whole_run(config.replace(pool={"workers": 1}), folder)
+    digests.add(folder_digest(folder, ignore=IGNORED))
+    for variant, name in ((True, "handed on by an idle lane thread"), (False, "all left to the reader")):
+        rows = seen[variant]
+        by_lane, calls = handed[variant]
+        print(
+            f"{name}: {len(rows)} generations, a generation {1e3 * statistics.median(g for g, _ in rows):.2f}"
+            f" ms (mean {1e3 * statistics.fmean(g for g, _ in rows):.2f}), the chain from its last kernel"
+            f" call to the next one's first {1e3 * statistics.median(c for _, c in rows):.3f} ms (mean"
+            f" {1e3 * statistics.fmean(c for _, c in rows):.3f}); {100 * by_lane / max(calls, 1):.1f} % of"
+            f" {calls} calls handed on by a lane thread"
+        )
+    print(f"run folders identical across the rounds and a 1-worker run: {len(digests) == 1}")
+
+
+def report_waits(config, tmp: Path, rounds: int = 4) -> None:
+    """Round twenty-three: walkers runs with 2 threads and 1 worker, the run folder's generation bests
+    written as each generation is told (shipped: ``FolderWriter._best_now``), or all at once before the
+    next checkpoint (as before the round: kept, then written by the checkpoint's work), ``rounds``
+    interleaved rounds: the time the generations' reports waited for their checkpoints (summed per run),
+    a run's wall time, and the folders compared."""
+    import statistics
+
+    from evo.run.folder.writer import FolderWriter
+
+    real_best_now, real_checkpoint, real_end = (
+        FolderWriter._best_now, FolderWriter._checkpoint, FolderWriter.on_generation_end
+    )  # fmt: skip
+    waited = [0.0]
+
+    def kept(writer: Any, generation: int, best: Any) -> None:  # for the next checkpoint to write
+        writer.__dict__.setdefault("_kept", []).append((generation, best))
+
+    def all_at_once(writer: Any, state: Any) -> Any:
+        bests = writer.__dict__.pop("_kept", [])  # (the last one told's too, as the shipped writer)
+        writer._bests = writer._pending = None
+
+        def work() -> None:
+            for generation, best in bests:
+                if best is not None:
+                    writer.folder.write_generation_best(generation, writer.elites.text(best))
+            writer._write_checkpoint(state)
+
+        return writer._executor.submit(work)
+
+    def end(writer: Any, status: Any) -> None:
+        started = time.perf_counter()
+        try:
+            real_end(writer, status)
+        finally:
+            waited[0] += time.perf_counter() - started
+
+    seen: dict[tuple[int, bool], list[tuple[float, float]]] = {}
+    digests = set()
+    FolderWriter.on_generation_end = end  # type: ignore[method-assign]
+    try:
+        for r in range(rounds):
+            for workers in (2, 1):
+                for shipped in (True, False) if r % 2 == 0 else (False, True):
+                    FolderWriter._best_now = real_best_now if shipped else kept  # type: ignore[method-assign]
+                    FolderWriter._checkpoint = real_checkpoint if shipped else all_at_once  # type: ignore
+                    waited[0] = 0.0
+                    folder = tmp / f"waits-{r}-{workers}-{shipped}"
+                    wall, _ = whole_run(config.replace(pool={"workers": workers}), folder)
+                    seen.setdefault((workers, shipped), []).append((waited[0], wall))
+                    digests.add(folder_digest(folder, ignore=IGNORED))
+    finally:
+        FolderWriter._best_now, FolderWriter._checkpoint = real_best_now, real_checkpoint  # type: ignore
+        FolderWriter.on_generation_end = real_end  # type: ignore[method-assign]
+    for workers in (2, 1):
+        now, before = seen[(workers, True)], seen[(workers, False)]
+        ratios = [a[1] / b[1] for a, b in zip(now, before, strict=True)]
+        print(
+            f"{workers} {'threads' if workers > 1 else 'worker'}: the reports waited"
+            f" {1e3 * statistics.median(w for w, _ in now):.1f} ms a run with each best written as it is"
+            f" told, {1e3 * statistics.median(w for w, _ in before):.1f} ms with them all written before"
+            f" the next checkpoint; a run {statistics.median(w for _, w in now):.3f} s against"
+            f" {statistics.median(w for _, w in before):.3f} s (round by round"
+            f" {statistics.median(ratios):.3f}, {sum(x < 1 for x in ratios)} of {len(ratios)} shorter)"
+        )
+    print(f"run folders identical across the variants, worker counts and rounds: {len(digests) == 1}")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -1952,11 +2094,14 @@ def main() -> None:
         "occupancy": occupancy,
         "drawing-ahead": drawing_ahead,
         "resolvable": resolvable,
+        "idle-handing": idle_handing,
+        "report-waits": report_waits,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
         "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead", "resolvable",
+        "idle-handing", "report-waits",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
