@@ -209,6 +209,39 @@ def test_a_generation_s_best_that_cannot_be_written_fails_the_next_checkpoint_an
     assert files(folder) == files(tmp_path / "whole")
 
 
+def test_after_the_elites_of_a_checkpoint_fail_to_be_written_no_best_or_checkpoint_is_written(tmp_path):
+    """A write that failed ends the writing: the elites of checkpoint 0 fail, so neither the bests of the
+    generations told after it nor the next checkpoint are written; the run fails in one line and resumes
+    to the files of a run never interrupted."""
+    folder = tmp_path / "run"
+    written: list[str] = []
+
+    class Full(FolderWriter):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            real_elites, real_best = self.folder.write_elites, self.folder.write_generation_best
+
+            def elites(*args):
+                written.append("elites")
+                if written.count("elites") == 1:
+                    raise OSError(28, "No space left on device")
+                real_elites(*args)
+
+            def best(generation, text):
+                written.append(f"best {generation}")
+                real_best(generation, text)
+
+            self.folder.write_elites, self.folder.write_generation_best = elites, best
+
+    prepared = prepare(tiny(1.0), out=folder)
+    with pytest.raises(RunFailed, match="cannot write the run folder: .*No space left on device"):
+        run_prepared(prepared, [Full(prepared, clock=Clock(0.4))])
+    assert written == ["elites"] and checkpointed_generation(folder) == 0 and bests(folder) == set()
+    evo.evolve(tiny(1.0), out=folder, resume=True, progress=False)
+    evo.evolve(tiny(0.0), out=tmp_path / "whole", progress=False)
+    assert files(folder) == files(tmp_path / "whole")
+
+
 def test_a_map_elites_run_checkpoints_every_iteration_whatever_the_interval(tmp_path):
     from test_map_elites import TABLES
 

@@ -354,23 +354,30 @@ class FolderWriter(Callback):
         since the last checkpoint is written (``state``'s own comes with its elites, after it, unless it
         was told between checkpoints: the last one, checkpointed when the run ends)."""
         earlier, self._bests, self._pending = self._bests, None, None
+        derived = self._future  # the elites of the checkpoint before
 
         def work() -> None:
-            if earlier is not None:  # before the checkpoint: a resume could not make them again
-                earlier.result()  # (done: one writer thread, in order; what it raised is raised here)
+            # (both done: one writer thread, in order; what either raised is raised here: after a write
+            # that failed, nothing more is written) the bests before the checkpoint, as a resume could
+            # not make them again
+            for before in (derived, earlier):
+                if before is not None:
+                    before.result()
             self._write_checkpoint(state)
 
         return self._executor.submit(work)
 
     def _best_now(self, generation: int, best: Individual | None) -> None:
         """Start writing ``generations/genNNNN.json`` of a generation told between checkpoints, durably, in
-        the writer thread, after the one told before it; where that one failed, nothing is written and
-        its error is raised again (the next checkpoint raises it)."""
-        before = self._bests
+        the writer thread, after the one told before it; where that one (or the elites of the checkpoint
+        before) failed, nothing is written and its error is raised again (the next checkpoint raises
+        it)."""
+        earlier, derived = self._bests, self._future
 
         def work() -> None:
-            if before is not None:
-                before.result()
+            for before in (derived, earlier):  # (as in _checkpoint)
+                if before is not None:
+                    before.result()
             if best is not None:
                 self.folder.write_generation_best(generation, self.elites.text(best))
 
