@@ -66,6 +66,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -1772,6 +1773,40 @@ def occupancy(config, tmp: Path, rounds: int = 3) -> None:
         print(f"{name}: {statistics.median(values):.2f} ms")
 
 
+def _shipped_or_not(
+    config, tmp: Path, rounds: int, name: str, use: Callable[[bool], None], run: Callable[[Any, Path], Any]
+) -> tuple[dict[tuple[int, bool], list[Any]], bool]:
+    """``rounds`` interleaved rounds of whole walkers runs with 2 threads and 1 worker, each with the
+    shipped code (``use(True)``) and without it (``use(False)``), the order swapped every other round:
+    what ``run(config, folder)`` gives of each, by (workers, shipped), and whether every folder was the
+    same. ``use(True)`` is in force again when this returns."""
+    seen: dict[tuple[int, bool], list[Any]] = {}
+    digests = set()
+    try:
+        for r in range(rounds):
+            for workers in (2, 1):
+                for shipped in (True, False) if r % 2 == 0 else (False, True):
+                    use(shipped)
+                    folder = tmp / f"{name}-{r}-{workers}-{shipped}"
+                    seen.setdefault((workers, shipped), []).append(
+                        run(config.replace(pool={"workers": workers}), folder)
+                    )
+                    digests.add(folder_digest(folder, ignore=IGNORED))
+    finally:
+        use(True)
+    return seen, len(digests) == 1
+
+
+def _round_by_round(shipped: list[Any], other: list[Any], at: int) -> str:
+    """The median ratio of item ``at`` of the shipped runs' figures to the others', round by round, and
+    in how many rounds it was below 1."""
+    import statistics
+
+    ratios = [a[at] / b[at] for a, b in zip(shipped, other, strict=True)]
+    shorter = sum(x < 1 for x in ratios)
+    return f"round by round {statistics.median(ratios):.3f}, {shorter} of {len(ratios)} shorter"
+
+
 def drawing_ahead(config, tmp: Path, rounds: int = 8) -> None:
     """Round twenty-two: 2-thread and 1-worker walkers runs with the next ask's draws made ahead, beside
     the kernel calls (shipped: :meth:`evo.ga.loop.Evolution.draw_ahead`), or in the ask (``draw_ahead``
@@ -1786,32 +1821,26 @@ def drawing_ahead(config, tmp: Path, rounds: int = 8) -> None:
     def in_the_ask(evolution: Any) -> None:  # no draw made ahead: the ask makes its own
         return None
 
-    seen: dict[tuple[int, bool], list[tuple[float, float]]] = {}
-    digests = set()
-    try:
-        for r in range(rounds):
-            for workers in (2, 1):
-                for ahead in (True, False) if r % 2 == 0 else (False, True):
-                    Evolution.draw_ahead = real if ahead else in_the_ask  # type: ignore[method-assign]
-                    folder = tmp / f"ahead-{r}-{workers}-{ahead}"
-                    with _Timeline() as timeline:
-                        whole_run(config.replace(pool={"workers": workers}), folder)
-                    seen.setdefault((workers, ahead), []).append((timeline.generation(), timeline.ends()[0]))
-                    digests.add(folder_digest(folder, ignore=IGNORED))
-    finally:
-        Evolution.draw_ahead = real  # type: ignore[method-assign]
+    def use(ahead: bool) -> None:
+        Evolution.draw_ahead = real if ahead else in_the_ask  # type: ignore[method-assign]
+
+    def run(made: Any, folder: Path) -> tuple[float, float]:
+        with _Timeline() as timeline:
+            whole_run(made, folder)
+        return timeline.generation(), timeline.ends()[0]
+
+    seen, same = _shipped_or_not(config, tmp, rounds, "ahead", use, run)
     for workers in (2, 1):
         shipped, inside = seen[(workers, True)], seen[(workers, False)]
-        ratios = [a[0] / b[0] for a, b in zip(shipped, inside, strict=True)]
         print(
             f"{workers} {'threads' if workers > 1 else 'worker'}: a generation"
             f" {1e3 * statistics.median(g for g, _ in shipped):.2f} ms with the draws made ahead,"
-            f" {1e3 * statistics.median(g for g, _ in inside):.2f} ms in the ask (round by round"
-            f" {statistics.median(ratios):.3f}, {sum(x < 1 for x in ratios)} of {len(ratios)} shorter);"
-            f" from its ask to its first kernel call {1e3 * statistics.median(e for _, e in shipped):.2f}"
-            f" against {1e3 * statistics.median(e for _, e in inside):.2f} ms"
+            f" {1e3 * statistics.median(g for g, _ in inside):.2f} ms in the ask"
+            f" ({_round_by_round(shipped, inside, 0)}); from its ask to its first kernel call"
+            f" {1e3 * statistics.median(e for _, e in shipped):.2f} against"
+            f" {1e3 * statistics.median(e for _, e in inside):.2f} ms"
         )
-    print(f"run folders identical across the variants, worker counts and rounds: {len(digests) == 1}")
+    print(f"run folders identical across the variants, worker counts and rounds: {same}")
 
 
 def resolvable(config, tmp: Path, rounds: int = 2) -> None:
@@ -2016,35 +2045,30 @@ def report_waits(config, tmp: Path, rounds: int = 4) -> None:
         finally:
             waited[0] += time.perf_counter() - started
 
-    seen: dict[tuple[int, bool], list[tuple[float, float]]] = {}
-    digests = set()
+    def use(shipped: bool) -> None:
+        FolderWriter._best_now = real_best_now if shipped else kept  # type: ignore[method-assign]
+        FolderWriter._checkpoint = real_checkpoint if shipped else all_at_once  # type: ignore
+
+    def run(made: Any, folder: Path) -> tuple[float, float]:
+        waited[0] = 0.0
+        wall, _ = whole_run(made, folder)
+        return waited[0], wall
+
     FolderWriter.on_generation_end = end  # type: ignore[method-assign]
     try:
-        for r in range(rounds):
-            for workers in (2, 1):
-                for shipped in (True, False) if r % 2 == 0 else (False, True):
-                    FolderWriter._best_now = real_best_now if shipped else kept  # type: ignore[method-assign]
-                    FolderWriter._checkpoint = real_checkpoint if shipped else all_at_once  # type: ignore
-                    waited[0] = 0.0
-                    folder = tmp / f"waits-{r}-{workers}-{shipped}"
-                    wall, _ = whole_run(config.replace(pool={"workers": workers}), folder)
-                    seen.setdefault((workers, shipped), []).append((waited[0], wall))
-                    digests.add(folder_digest(folder, ignore=IGNORED))
+        seen, same = _shipped_or_not(config, tmp, rounds, "waits", use, run)
     finally:
-        FolderWriter._best_now, FolderWriter._checkpoint = real_best_now, real_checkpoint  # type: ignore
         FolderWriter.on_generation_end = real_end  # type: ignore[method-assign]
     for workers in (2, 1):
         now, before = seen[(workers, True)], seen[(workers, False)]
-        ratios = [a[1] / b[1] for a, b in zip(now, before, strict=True)]
         print(
             f"{workers} {'threads' if workers > 1 else 'worker'}: the reports waited"
             f" {1e3 * statistics.median(w for w, _ in now):.1f} ms a run with each best written as it is"
             f" told, {1e3 * statistics.median(w for w, _ in before):.1f} ms with them all written before"
             f" the next checkpoint; a run {statistics.median(w for _, w in now):.3f} s against"
-            f" {statistics.median(w for _, w in before):.3f} s (round by round"
-            f" {statistics.median(ratios):.3f}, {sum(x < 1 for x in ratios)} of {len(ratios)} shorter)"
+            f" {statistics.median(w for _, w in before):.3f} s ({_round_by_round(now, before, 1)})"
         )
-    print(f"run folders identical across the variants, worker counts and rounds: {len(digests) == 1}")
+    print(f"run folders identical across the variants, worker counts and rounds: {same}")
 
 
 def main() -> None:
