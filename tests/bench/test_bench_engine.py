@@ -74,6 +74,13 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         # share at which Amdahl's law with that speed-up gives the target's 1.85 x
         speedup = row["process_halves_speedup"]
         assert speedup > 0, row
+        # whatever the design: the halves with no barrier, and the rest of one worker's CPU halved
+        kernel = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+        assert math.isclose(row["kernel_calls_share"], kernel) and 0 < kernel < 1, row
+        unbound = row["process_halves_unbound_speedup"]
+        assert unbound > 0 and math.isclose(
+            row["two_workers_ceiling_any_design"], 1 / (kernel / unbound + (1 - kernel) / 2)
+        ), row
         needed = row["two_workers_serial_share_needed"]
         if speedup > 1.85:
             assert 0 < needed < 1 and math.isclose(1 / (needed + (1 - needed) / speedup), 1.85), row
@@ -97,6 +104,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert "2 workers (threads, the default)" in text and "2 forked workers" in text
     assert "its start and close alone cost" in text and "recording as the run does" in text
     assert "target 2's ceiling in this design" in text and "Amdahl's law gives" in text
+    assert "whatever the design around them" in text
 
 
 def test_generation_children_are_the_creatures_of_each_generation_in_order():
