@@ -218,9 +218,9 @@ class FolderWriter(Callback):
     before that generation is reported, its rows of ``history.csv`` and ``checkpoint.npz`` (the source of
     truth), durably, once ``generations/genNNNN.json`` of each generation told since the checkpoint
     before is (each written in that thread as it is told); then ``elites/`` and its own ``genNNNN.json``
-    (one write at a time, in order). The last
-    generation told is checkpointed when the run ends, however it ends (:meth:`close`), so a finished or
-    stopped run's folder is the same whatever the interval."""
+    (one write at a time, in order; after one that failed, none). The last generation told is
+    checkpointed when the run ends, however it ends (:meth:`close`), so a finished or stopped run's
+    folder is the same whatever the interval."""
 
     def __init__(self, prepared: Prepared, *, clock: Callable[[], float] = time.monotonic):
         if prepared.folder is None:
