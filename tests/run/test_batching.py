@@ -388,9 +388,14 @@ def test_a_lane_thread_left_without_a_call_hands_on_the_calls_done_while_the_rea
     waited: list[bool] = []
     fail_on_lane = [False]
 
+    reader_in = threading.Event()  # the reader has taken a call (the lane thread waits for it)
+
     def run(batch, *args):
         if threading.get_ident() == reader and not waited:  # the reader's first call: it ends last
+            reader_in.set()
             waited.append(handed_on_lane.wait(60))
+        elif threading.get_ident() != reader:  # (on a busy machine it could take every call first)
+            reader_in.wait(60)
         return real_run(batch, *args)
 
     def scored(call, *args, **kwargs):
@@ -420,6 +425,7 @@ def test_a_lane_thread_left_without_a_call_hands_on_the_calls_done_while_the_rea
     fail_on_lane[0], waited[:] = True, []
     handed.clear()
     handed_on_lane.clear()
+    reader_in.clear()
     counts = dict(batching.COUNTS)
     with LaneThreads(2) as pool:
         again = batching.prepare_broods(broods, context.with_lane_threads(pool))
