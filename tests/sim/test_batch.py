@@ -547,11 +547,10 @@ def test_a_lane_thread_left_without_a_call_is_given_every_call_done_by_then(monk
     assert waited == [True] and len(got) == 6
     threads = {thread for thread, _, _ in given}
     assert len(threads) == 1 and reader not in threads and all(done for _, _, done in given)
-    # the five calls the pool's thread ran (all but the reader's, still running then), in the cut's order
-    assert [members for _, members, _ in given] == [
-        call.members for call in got if id(creatures[call.members[0]]) not in readers
-    ]
-    assert len(given) == 5
+    # the five calls the pool's thread ran, in the cut's order (and the reader's, were it done by then)
+    theirs = [members for _, members, _ in given if id(creatures[members[0]]) not in readers]
+    assert theirs == [call.members for call in got if id(creatures[call.members[0]]) not in readers]
+    assert len(theirs) == 5 and len(given) in (5, 6)
     given.clear()
     monkeypatch.setattr(batch_module, "_run_euler", real)
     _, calls = batch_module.lane_runs(creatures, walker_world(), 30, after_each=after, when_idle=idle)
