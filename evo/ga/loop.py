@@ -132,10 +132,6 @@ class Evolution:
     def _python_random(self) -> None:
         random.seed(int(self.rng.integers(2**63)))
 
-    def _tournament(self, population: list[Individual], k: int) -> list[Individual]:
-        size = self.settings.ga.tournament_size
-        return _winners(population, self._aspirants(len(population), k), size)
-
     def _aspirants(self, n: int, k: int) -> list[int]:
         """The positions of ``k`` tournaments' aspirants in a population of ``n`` (:func:`_drawn_aspirants`
         from Python's generator seeded from the run's; Python's own state left as it was)."""
@@ -290,11 +286,12 @@ class Evolution:
             # DEAP's selBest (a stable sort, best first), comparing the weighted values directly
             best = sorted(self.population, key=_fitness_key, reverse=True)[:elite]
             survivors = [copy.deepcopy(ind) for ind in best]
-            if drawn is None:
-                plan = self._pairs(self._tournament(self.population, s.population - elite))
-            else:
-                parents = _winners(self.population, drawn.aspirants, drawn.size)
-                plan = _paired(parents, drawn.pairs)
+            # DEAP's selTournament (the aspirants drawn, then their winners), then the pairs' draws: made
+            # here, or ahead (the same numbers)
+            k = s.population - elite
+            aspirants = self._aspirants(len(self.population), k) if drawn is None else drawn.aspirants
+            parents = _winners(self.population, aspirants, s.ga.tournament_size)
+            plan = _paired(parents, self._pair_draws(k) if drawn is None else drawn.pairs)
         changes = [
             [parent is None or mate or mutate[k] for k, parent in enumerate(parents)]
             for _, _, _, mate, mutate, parents in plan
@@ -528,19 +525,11 @@ class Evolution:
         return evolution
 
 
-def _tournaments(
-    population: list[Individual], k: int, size: int, getrandbits: Callable[[int], int]
-) -> list[Individual]:
-    """DEAP's ``selTournament(population, k, size)``: ``k`` times the best of ``size`` aspirants drawn by
-    Python's ``random.choice`` (the first of equals), each draw written out as ``choice`` makes it
-    (``getrandbits`` of the population size's bit length until below it: tests/ga/test_loop.py), comparing
-    the weighted values directly."""
-    return _winners(population, _drawn_aspirants(len(population), k, size, getrandbits), size)
-
-
 def _drawn_aspirants(n: int, k: int, size: int, getrandbits: Callable[[int], int]) -> list[int]:
-    """The draws of :func:`_tournaments` in a population of ``n``: ``k`` times ``size`` positions, each as
-    ``random.choice`` draws it (whatever the fitness: they may be drawn before it is known)."""
+    """The draws of DEAP's ``selTournament(population, k, size)`` in a population of ``n``: ``k`` times
+    ``size`` positions, each as Python's ``random.choice`` draws it (``getrandbits`` of the population
+    size's bit length until below it: tests/ga/test_loop.py), whatever the fitness (they may be drawn
+    before it is known); :func:`_winners` then picks among them."""
     if not n:
         raise IndexError("Cannot choose from an empty sequence")
     bits = n.bit_length()
@@ -555,7 +544,7 @@ def _drawn_aspirants(n: int, k: int, size: int, getrandbits: Callable[[int], int
 
 def _winners(population: list[Individual], aspirants: list[int], size: int) -> list[Individual]:
     """Each tournament's winner among its ``size`` aspirants in turn (:func:`_drawn_aspirants`): the
-    first of the best weighted values."""
+    first of the best weighted values, compared directly (as DEAP's selTournament picks)."""
     keys = [ind.fitness.wvalues for ind in population]
     picked = []
     for at in range(0, len(aspirants), size):

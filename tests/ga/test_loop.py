@@ -299,9 +299,11 @@ def test_a_generations_pairs_are_drawn_at_once_as_pair_after_pair_would_draw_the
 
 
 def test_tournaments_pick_what_deaps_sel_tournament_picks():
+    """The aspirants drawn apart from the fitness, then the winners among them: DEAP's selTournament's
+    picks, Python's generator left where it leaves it."""
     from deap import tools
 
-    from evo.ga.loop import _tournaments
+    from evo.ga.loop import _drawn_aspirants, _winners
 
     rng = np.random.default_rng(3)
     for trial in range(200):
@@ -313,10 +315,11 @@ def test_tournaments_pick_what_deaps_sel_tournament_picks():
         expected = [id(p) for p in tools.selTournament(people, k, tournsize)]
         after_deap = random.random()  # the same draws leave Python's generator in the same state
         random.seed(trial)
-        assert [id(p) for p in _tournaments(people, k, tournsize, random.getrandbits)] == expected
-        assert random.random() == after_deap
+        aspirants = _drawn_aspirants(size, k, tournsize, random.getrandbits)
+        assert random.random() == after_deap and len(aspirants) == k * tournsize
+        assert [id(p) for p in _winners(people, aspirants, tournsize)] == expected
     with pytest.raises(IndexError):
-        _tournaments([], 1, 2, random.getrandbits)
+        _drawn_aspirants(0, 1, 2, random.getrandbits)
 
 
 def _planned(plan) -> list:
@@ -389,25 +392,6 @@ def test_draws_made_ahead_for_another_population_are_made_again():
         evolution.population = evolution.population[:-1]
     assert _planned(ahead.ask()) == _planned(plain.ask())
     assert ahead.rng.bit_generator.state == plain.rng.bit_generator.state
-
-
-def test_a_tournaments_draws_and_its_winners_apart_pick_what_it_picks():
-    """The aspirants drawn apart from the fitness, then the winners among them: _tournaments' picks and
-    Python's generator left where it leaves it."""
-    from evo.ga.loop import _drawn_aspirants, _tournaments, _winners
-
-    rng = np.random.default_rng(4)
-    for trial in range(100):
-        size = int(rng.integers(1, 250))
-        people = [_member(f"i{k}", float(v), "x") for k, v in enumerate(rng.integers(0, 5, size).tolist())]
-        k, tournsize = int(rng.integers(0, 40)), int(rng.integers(1, 5))
-        random.seed(trial)
-        expected = [id(p) for p in _tournaments(people, k, tournsize, random.getrandbits)]
-        after = random.random()
-        random.seed(trial)
-        aspirants = _drawn_aspirants(size, k, tournsize, random.getrandbits)
-        assert random.random() == after and len(aspirants) == k * tournsize
-        assert [id(p) for p in _winners(people, aspirants, tournsize)] == expected
 
 
 def test_an_ask_after_drawing_ahead_draws_nothing_itself(monkeypatch):
