@@ -351,37 +351,37 @@ class FolderWriter(Callback):
 
     def _checkpoint(self, state: Any) -> Future:
         """Start the checkpoint of ``state`` in the writer thread, once the best of each generation told
-        since the last checkpoint is written (``state``'s own comes with its elites, after it, unless it
-        was told between checkpoints: the last one, checkpointed when the run ends)."""
-        earlier, self._bests, self._pending = self._bests, None, None
-        derived = self._future  # the elites of the checkpoint before
-
-        def work() -> None:
-            # (both done: one writer thread, in order; what either raised is raised here: after a write
-            # that failed, nothing more is written) the bests before the checkpoint, as a resume could
-            # not make them again
-            for before in (derived, earlier):
-                if before is not None:
-                    before.result()
-            self._write_checkpoint(state)
-
-        return self._executor.submit(work)
+        since the last checkpoint is written, as a resume could not make them again (``state``'s own
+        comes with its elites, after it, unless it was told between checkpoints: the last one,
+        checkpointed when the run ends)."""
+        written = self._after_the_writes(lambda: self._write_checkpoint(state))
+        self._bests, self._pending = None, None
+        return written
 
     def _best_now(self, generation: int, best: Individual | None) -> None:
         """Start writing ``generations/genNNNN.json`` of a generation told between checkpoints, durably, in
-        the writer thread, after the one told before it; where that one (or the elites of the checkpoint
-        before) failed, nothing is written and its error is raised again (the next checkpoint raises
-        it)."""
-        earlier, derived = self._bests, self._future
+        the writer thread, after the one told before it (:meth:`_after_the_writes`; the next checkpoint
+        raises what it raised)."""
 
-        def work() -> None:
-            for before in (derived, earlier):  # (as in _checkpoint)
-                if before is not None:
-                    before.result()
+        def write() -> None:
             if best is not None:
                 self.folder.write_generation_best(generation, self.elites.text(best))
 
-        self._bests = self._executor.submit(work)
+        self._bests = self._after_the_writes(write)
+
+    def _after_the_writes(self, write: Callable[[], None]) -> Future:
+        """``write`` started in the writer thread after the writes before it that a later one waits for
+        (the elites of the checkpoint before, the best told last since): both done by then (one writer
+        thread, in order); where either failed, its error is raised instead, so that after a write that
+        failed nothing more is written."""
+        before = [written for written in (self._future, self._bests) if written is not None]
+
+        def work() -> None:
+            for written in before:
+                written.result()
+            write()
+
+        return self._executor.submit(work)
 
     def _write_checkpoint(self, state: Any) -> None:
         """Append the state's new logbook rows to history.csv, then write ``checkpoint.npz``: both durable
