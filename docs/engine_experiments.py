@@ -20,7 +20,9 @@ eighteen, the calls started beside the making of the children's creatures; and, 
 this tree against an earlier commit, each run in its own process, three ways of reading a chunk's
 kernel calls back, and the steps of a generation's serial ends; and, from round twenty-two, what a
 2-thread generation is made of by the kernel calls running at once, the next ask's draws made ahead
-against in the ask, and how soon a generation's calls tell the next generation's pairs.
+against in the ask, and how soon a generation's calls tell the next generation's pairs; and, from round
+twenty-four, a kernel call's time by its count of lanes, padded to whole lane blocks or not, and whole
+runs padded or not.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -50,6 +52,8 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py resolvable [ROUNDS]  # the next pairs known early (22)
     .venv/bin/python docs/engine_experiments.py idle-handing [ROUNDS]  # idle lane threads hand on (23)
     .venv/bin/python docs/engine_experiments.py report-waits [ROUNDS]  # bests written as told (23)
+    .venv/bin/python docs/engine_experiments.py lane-counts  # a kernel call by its lanes, padded or not (24)
+    .venv/bin/python docs/engine_experiments.py padding [ROUNDS]  # whole runs padded or not (24)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -58,6 +62,7 @@ from getrusage, the least of the repeats.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import re
@@ -72,7 +77,14 @@ from typing import Any
 
 import numpy as np
 
-from evo.bench.engine import IGNORED, cpu_breakdown, cpu_parts, generation_children, whole_run
+from evo.bench.engine import (
+    IGNORED,
+    cpu_breakdown,
+    cpu_parts,
+    generation_children,
+    run_record_every,
+    whole_run,
+)
 from evo.bench.evolution import walkers_config
 from evo.io.folder_digest import folder_digest
 from evo.run import generations
@@ -2071,6 +2083,71 @@ def report_waits(config, tmp: Path, rounds: int = 4) -> None:
     print(f"run folders identical across the variants, worker counts and rounds: {same}")
 
 
+def _unpadded(padded: bool) -> None:
+    """Kernel calls padded to whole lane blocks (shipped: :func:`evo.sim.batch.padded_lanes`) or run on
+    their creatures alone (as before round twenty-four)."""
+    from evo.sim import batch
+
+    real = _unpadded.__dict__.setdefault("real", batch.padded_lanes)
+    batch.padded_lanes = real if padded else (lambda lanes: lanes)
+
+
+def lane_counts(config, repeats: int = 7) -> None:
+    """Round twenty-four: one Euler kernel call of N lanes (N copies of one creature at rest: the walker
+    of genomes/, and random creatures of about 8 and 16 masses), the run's frames and records, padded to
+    whole lane blocks or not, least wall time of ``repeats`` interleaved; per creature, N: unpadded ms /
+    padded ms."""
+    from evo.ga.creatures import random_creature
+    from evo.ga.settings import GenomeSection
+    from evo.io.models import load_model
+    from evo.sim import batch
+    from evo.sim.simulate import steps_for
+
+    world, frames = config.world, config.evaluation.frames
+    n_steps = steps_for(frames, world.dt)
+    stride = steps_for(run_record_every(config), world.dt)
+    rng = np.random.default_rng(24)
+    creatures = [load_model(Path(__file__).resolve().parents[1] / "genomes" / "walker.json")]
+    for masses in (8, 16):
+        made = random_creature(rng, dataclasses.replace(GenomeSection(), masses=(masses, masses)))
+        creatures.append(made.replace(velocities=np.zeros_like(made.velocities)))
+    counts = (8, 9, 10, 11, 12, 16, 20, 23, 24, 25, 26, 27, 28, 31, 32, 33, 36, 40, 44, 48, 52, 56, 60, 63)
+    try:
+        for creature in creatures:
+            best = {True: {}, False: {}}
+            for n in counts:
+                for r in range(repeats):
+                    for padded in (True, False) if r % 2 == 0 else (False, True):
+                        _unpadded(padded)
+                        started = time.perf_counter()
+                        batch._run_euler([creature] * n, world, n_steps, stride)
+                        took = time.perf_counter() - started
+                        best[padded][n] = min(best[padded].get(n, math.inf), took)
+            row = " ".join(f"{n}: {1e3 * best[False][n]:.2f}/{1e3 * best[True][n]:.2f}" for n in counts)
+            print(f"{creature.n_masses} masses, {creature.n_links} links (ms unpadded/padded): {row}")
+    finally:
+        _unpadded(True)
+
+
+def padding(config, tmp: Path, rounds: int = 4) -> None:
+    """Round twenty-four: whole walkers runs with 2 threads and 1 worker, their kernel calls padded to
+    whole lane blocks (shipped) or not, ``rounds`` interleaved rounds: a run's median wall and CPU
+    seconds, and the folders compared."""
+    import statistics
+
+    seen, same = _shipped_or_not(config, tmp, rounds, "padding", _unpadded, whole_run)
+    for workers in (2, 1):
+        now, before = seen[(workers, True)], seen[(workers, False)]
+        print(
+            f"{workers} {'threads' if workers > 1 else 'worker'}: a run"
+            f" {statistics.median(w for w, _ in now):.3f} s padded against"
+            f" {statistics.median(w for w, _ in before):.3f} s not"
+            f" ({_round_by_round(now, before, 0)}), CPU {statistics.median(c for _, c in now):.3f} s against"
+            f" {statistics.median(c for _, c in before):.3f} s ({_round_by_round(now, before, 1)})"
+        )
+    print(f"run folders identical across the variants, worker counts and rounds: {same}")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -2094,7 +2171,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
         return
-    plain = {"broods": one_brood, "records": records}
+    plain = {"broods": one_brood, "records": records, "lane-counts": lane_counts}
     if len(sys.argv) == 2 and sys.argv[1] in plain:
         plain[sys.argv[1]](config)
         return
@@ -2120,12 +2197,13 @@ def main() -> None:
         "resolvable": resolvable,
         "idle-handing": idle_handing,
         "report-waits": report_waits,
+        "padding": padding,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
         "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead", "resolvable",
-        "idle-handing", "report-waits",
+        "idle-handing", "report-waits", "padding",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]

@@ -36,6 +36,7 @@ __all__ = [
     "kernel_groups",
     "lane_calls",
     "lane_runs",
+    "padded_lanes",
     "simulate_batch",
     "topology_key",
 ]
@@ -49,6 +50,15 @@ MIN_LANES = 8
 MAX_LANES = 64
 # lane_calls counts a kernel call as this many lanes more (its setup and its loops' remainders)
 CALL_LANES = 8
+# the kernels' loops over lanes run LANE_BLOCK lanes at a time in SIMD registers and the lanes past the
+# last whole block apart, at several times a lane's cost in a block from the third on: a call with more
+# than CHEAP_REST such lanes is padded to the next whole block, its padding lanes running its last
+# creature again (the same numbers: only the time changes), and a call of 11 to 23 lanes to
+# FEWEST_PADDED (16 lanes ran slower than 24); measured lane by lane on 2-core AMD EPYC (AVX-512) VMs
+# (docs/performance.md, "Round twenty-four"; docs/engine_experiments.py lane-counts)
+LANE_BLOCK = 8
+CHEAP_REST = 2
+FEWEST_PADDED = 24
 # creatures that share their link ends with this many others in all get kernel calls of their own
 OWN_CALL_LANES = 8
 # records are gathered lane-innermost, up to this many at a time and in at most RING_BYTES (so that the
@@ -550,9 +560,10 @@ def _cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads: int)
     return calls
 
 
-def _call_cost(lanes: Any, links: Any) -> Any:
-    """A kernel call's cost in link-lanes: its lanes and ``CALL_LANES`` more, times its largest links + 1."""
-    return (lanes + CALL_LANES) * (links + 1)
+def _call_cost(lanes: int, links: int) -> int:
+    """A kernel call's cost in link-lanes: the lanes it runs (:func:`padded_lanes`) and ``CALL_LANES``
+    more, times its largest links + 1."""
+    return (padded_lanes(lanes) + CALL_LANES) * (links + 1)
 
 
 def _members_cost(creatures: Sequence[Creature], members: Sequence[int]) -> int:
@@ -690,15 +701,40 @@ def _speed_limits2(world: World, bodies: Sequence[np.ndarray]) -> np.ndarray:
     return np.array([speed_limit(world, positions) ** 2 for positions in bodies], dtype=np.float64)
 
 
+def padded_lanes(lanes: int) -> int:
+    """The lanes a kernel call of ``lanes`` creatures runs (docs/performance.md, "Round twenty-four"):
+    ``lanes`` where at most :data:`CHEAP_REST` of them are past the last whole :data:`LANE_BLOCK`, else
+    the next whole block; :data:`FEWEST_PADDED` for more than a block and a cheap rest below that."""
+    if lanes <= LANE_BLOCK + CHEAP_REST:
+        return lanes
+    if lanes < FEWEST_PADDED:
+        return FEWEST_PADDED
+    rest = lanes % LANE_BLOCK
+    return lanes if rest <= CHEAP_REST else lanes + LANE_BLOCK - rest
+
+
+def _padding(n: int, most_masses: int) -> np.ndarray:
+    """The lanes of a call of ``n`` creatures of at most ``most_masses`` masses (:func:`padded_lanes`,
+    unless that passes the kernel's lane limit), each by the creature it runs: its own, then the last one
+    again in each padding lane."""
+    lanes = padded_lanes(n)
+    if lanes > min(MAX_LANES, _batch_kernel.STACK_DOUBLES // (most_masses + 1)):
+        lanes = n
+    return np.minimum(np.arange(lanes), n - 1)
+
+
 def _lane_records(
     creatures: list[Creature] | None,
     n_steps: int,
     stride: int,
     mass_of_row: np.ndarray,
     masses: np.ndarray | None = None,
+    lanes_of: np.ndarray | None = None,
 ) -> _lanes.LaneRecords:
-    """Where a kernel call writes (:func:`_records`, and the per-lane counts)."""
-    ring, records, layout = _records(creatures, n_steps, stride, mass_of_row, masses)
+    """Where a kernel call writes (:func:`_records`, and the per-lane counts). With ``lanes_of`` (each
+    lane's creature, :func:`_padding`), a padding lane writes its records where its creature's lane
+    does: the same numbers, over them (no record of its own)."""
+    ring, records, layout = _records(creatures, n_steps, stride, mass_of_row, masses, lanes_of)
     lanes = layout.shape[1]
     return _lanes.LaneRecords(
         ring, records, layout, np.empty(lanes, dtype=np.int64), np.empty(lanes, dtype=np.int64)
@@ -711,6 +747,7 @@ def _records(
     stride: int,
     mass_of_row: np.ndarray,
     masses: np.ndarray | None = None,
+    lanes_of: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ring (ring_records, 4, rows, lanes) scratch, records (2, total) float64, layout (2 + rows, lanes)
     int64): each lane's positions and velocities, (n_records, its n_masses, 2) C-ordered from
@@ -719,12 +756,14 @@ def _records(
     block, with no copy, whatever its size beside the batch's largest."""
     if masses is None:  # each creature's masses (given: the same numbers, from a Laid; creatures unread)
         masses = np.array([c.n_masses for c in creatures], dtype=np.int64)  # type: ignore[union-attr]
-    lanes = len(masses)
-    rows = mass_of_row.shape[0]
+    rows, lanes = mass_of_row.shape
     n_records = n_steps // stride + 1
     ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
     sizes = 2 * n_records * masses
-    layout = np.concatenate([np.stack([np.cumsum(sizes) - sizes, masses]), mass_of_row])
+    blocks = np.stack([np.cumsum(sizes) - sizes, masses])
+    if lanes_of is not None:  # padding lanes: their creature's block
+        blocks = blocks[:, lanes_of]
+    layout = np.concatenate([blocks, mass_of_row])
     try:
         return np.empty((ring_records, 4, rows, lanes)), np.empty((2, int(sizes.sum()))), layout
     except MemoryError:
@@ -777,15 +816,30 @@ def _run_euler(
     then unread (None will do)."""
     segments, _, _, fp, ip = kernel_params(world, n_steps, stride)
     if laid is None:
-        p = _pack(creatures, world, general=False)
-        out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
-        lanes = lanes_of(p, _max_speed2(world, creatures))
+        n, most = len(creatures), max(c.n_masses for c in creatures)  # type: ignore[union-attr, arg-type]
     else:
-        p = laid.pack(rows)
-        out = _lane_records(None, n_steps, stride, p["mass_of_row"], laid.masses[rows])
-        lanes = lanes_of(p, laid.max_speed2(rows, world))
+        n, most = len(rows), int(laid.masses[rows].max())  # type: ignore[arg-type]
+    lanes_at = _padding(n, most)
+    if laid is None:
+        batch = creatures if len(lanes_at) == n else [creatures[k] for k in lanes_at]  # type: ignore[index]
+        p = _pack(batch, world, general=False)  # type: ignore[arg-type]
+        out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], lanes_of=lanes_at)
+        lanes = lanes_of(p, _max_speed2(world, batch))  # type: ignore[arg-type]
+    else:
+        padded = rows[lanes_at]  # type: ignore[index]
+        p = laid.pack(padded)
+        out = _lane_records(None, n_steps, stride, p["mass_of_row"], laid.masses[rows], lanes_at)
+        lanes = lanes_of(p, laid.max_speed2(padded, world))
     _batch_kernel.run_euler_batch(lanes, segments, fp, ip, out)
-    return out
+    return _unpadded(out, n)
+
+
+def _unpadded(out: _lanes.LaneRecords, n: int) -> _lanes.LaneRecords:
+    """A kernel call's records without its padding lanes (those after its ``n`` creatures')."""
+    if out.layout.shape[1] == n:
+        return out
+    layout = np.ascontiguousarray(out.layout[:, :n])  # (compiled readers take C-ordered arrays)
+    return out._replace(layout=layout, n_rec=out.n_rec[:n], exploded_at=out.exploded_at[:n])
 
 
 def _run_explicit(
@@ -793,11 +847,14 @@ def _run_explicit(
 ) -> _lanes.LaneRecords:
     """The general explicit kernel (any physics, soda or penalty contact) on one batch, packed from the
     creatures (a Laid and rows, :func:`_run_euler`'s, are taken and not read)."""
-    p = _pack(creatures, world, general=True)
+    n = len(creatures)
+    lanes_at = _padding(n, max(c.n_masses for c in creatures))
+    batch = creatures if len(lanes_at) == n else [creatures[k] for k in lanes_at]
+    p = _pack(batch, world, general=True)
     segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]
     general = _lanes.GeneralLanes(p["inv_mass"], p["link_k"], p["dashpot"])
-    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"])
-    lanes = lanes_of(p, _max_speed2(world, creatures))
+    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], lanes_of=lanes_at)
+    lanes = lanes_of(p, _max_speed2(world, batch))
     _batch_explicit.run_explicit_batch(lanes, general, segments, ground_params, ground_points, fp, ip, out)
-    return out
+    return _unpadded(out, n)

@@ -177,6 +177,75 @@ def test_batches_larger_than_max_lanes_are_split_into_even_kernel_calls(monkeypa
     assert sizes == [7, 6, 6]
 
 
+def test_a_call_pads_its_lanes_to_whole_blocks_where_three_or_more_lanes_are_past_the_last_one():
+    """The kernels run lanes in blocks of LANE_BLOCK and those past the last whole block apart, the third
+    and later at several times a blocked lane's cost (docs/performance.md, round twenty-four): calls of
+    more than a block and two lanes run whole blocks, and 24 lanes at least."""
+    block, cheap, fewest = batch_module.LANE_BLOCK, batch_module.CHEAP_REST, batch_module.FEWEST_PADDED
+    assert (block, cheap, fewest) == (8, 2, 24)
+    for lanes in range(1, 3 * batch_module.MAX_LANES):
+        padded = batch_module.padded_lanes(lanes)
+        rest = lanes % block
+        assert padded >= lanes and padded - lanes <= max(block - 1 - cheap, fewest - lanes)
+        if lanes <= block + cheap or (lanes >= fewest and rest <= cheap):
+            assert padded == lanes, lanes
+        else:
+            assert padded % block == 0 and padded >= fewest, lanes
+    assert [batch_module.padded_lanes(n) for n in (10, 11, 16, 23, 25, 26, 27, 31, 33, 35, 63)] == [
+        10, 24, 24, 24, 25, 26, 32, 32, 33, 40, 64
+    ]  # fmt: skip
+
+
+def spy_kernel_lanes(monkeypatch, module: str, name: str) -> list[int]:
+    """The lanes each call of that kernel runs (its packed arrays' last axis), as it is called."""
+    kernel_module = getattr(batch_module, module)
+    real = getattr(kernel_module, name)
+    seen: list[int] = []
+
+    def spy(lanes, *args):
+        seen.append(lanes.pos.shape[-1])
+        return real(lanes, *args)
+
+    monkeypatch.setattr(kernel_module, name, spy)
+    return seen
+
+
+@pytest.mark.parametrize("count", [11, 19, 29, 37])
+@pytest.mark.parametrize("integrator", ["euler", "rk4"])
+def test_a_padded_call_gives_each_creature_its_own_bits_and_hands_back_no_padding_lane(
+    monkeypatch, integrator, count
+):
+    kernel = (
+        ("_batch_kernel", "run_euler_batch")
+        if integrator == "euler"
+        else ("_batch_explicit", "run_explicit_batch")
+    )
+    seen = spy_kernel_lanes(monkeypatch, *kernel)
+    creatures = mutants(WALKER, count, seed=count)
+    creatures[-1] = creatures[-1].replace(
+        positions=creatures[-1].positions + [0.0, 1500.0]
+    )  # its padding stops early too
+    world = walker_world(integrator=integrator, max_speed=22.0)
+    run_both(creatures, world, frames=100, record_every=2)
+    assert seen == [batch_module.padded_lanes(count)] and seen[0] > count
+    _, calls = batch_module.lane_runs(creatures, world, 100, record_every=2)
+    (call,) = list(calls)
+    n_records = 100 // 2 + 1
+    assert call.out.layout.shape[1] == len(call.out.n_rec) == len(call.out.exploded_at) == count
+    assert call.out.layout.flags.c_contiguous  # (as the compiled reducers take it)
+    # the padding lanes wrote over their creature's records: no records of their own
+    assert call.out.records.shape[1] == 2 * n_records * sum(c.n_masses for c in creatures)
+    assert call.out.exploded_at[-1] >= 0 and call.out.exploded_at[0] < 0
+
+
+def test_a_call_is_not_padded_past_the_lanes_the_kernel_s_stack_holds(monkeypatch):
+    seen = spy_kernel_lanes(monkeypatch, "_batch_kernel", "run_euler_batch")
+    # a stack that holds 12 lanes of the walker's masses: 11 lanes run alone, not 24
+    monkeypatch.setattr(batch_module._batch_kernel, "STACK_DOUBLES", (WALKER.n_masses + 1) * 12)
+    run_both(mutants(WALKER, 11, seed=3), walker_world(), frames=60)
+    assert seen == [11]
+
+
 @pytest.mark.parametrize("ring", [1, 3])
 def test_records_come_out_the_same_whatever_the_size_of_the_ring_they_pass_through(monkeypatch, ring):
     monkeypatch.setattr(batch_module, "RING_RECORDS", ring)
@@ -587,7 +656,10 @@ def _numpy_cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads
         def costs(n_calls: int) -> np.ndarray:
             sizes = np.full(n_calls, len(mixed) // n_calls)
             sizes[: len(mixed) % n_calls] += 1
-            return batch_module._call_cost(sizes, widest[np.cumsum(sizes) - 1])
+            ends = widest[np.cumsum(sizes) - 1]
+            return np.array(
+                [batch_module._call_cost(int(n), int(w)) for n, w in zip(sizes, ends, strict=True)]
+            )
 
         if threads <= 1:
             best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=lambda n: int(costs(n).sum()))
