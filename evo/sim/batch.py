@@ -729,12 +729,12 @@ def _lane_records(
     stride: int,
     mass_of_row: np.ndarray,
     masses: np.ndarray | None = None,
-    lanes_of: np.ndarray | None = None,
+    creature_at: np.ndarray | None = None,
 ) -> _lanes.LaneRecords:
-    """Where a kernel call writes (:func:`_records`, and the per-lane counts). With ``lanes_of`` (each
+    """Where a kernel call writes (:func:`_records`, and the per-lane counts). With ``creature_at`` (each
     lane's creature, :func:`_padding`), a padding lane writes its records where its creature's lane
     does: the same numbers, over them (no record of its own)."""
-    ring, records, layout = _records(creatures, n_steps, stride, mass_of_row, masses, lanes_of)
+    ring, records, layout = _records(creatures, n_steps, stride, mass_of_row, masses, creature_at)
     lanes = layout.shape[1]
     return _lanes.LaneRecords(
         ring, records, layout, np.empty(lanes, dtype=np.int64), np.empty(lanes, dtype=np.int64)
@@ -747,7 +747,7 @@ def _records(
     stride: int,
     mass_of_row: np.ndarray,
     masses: np.ndarray | None = None,
-    lanes_of: np.ndarray | None = None,
+    creature_at: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ring (ring_records, 4, rows, lanes) scratch, records (2, total) float64, layout (2 + rows, lanes)
     int64): each lane's positions and velocities, (n_records, its n_masses, 2) C-ordered from
@@ -761,8 +761,8 @@ def _records(
     ring_records = max(1, min(RING_RECORDS, n_records, RING_BYTES // (32 * rows * lanes)))
     sizes = 2 * n_records * masses
     blocks = np.stack([np.cumsum(sizes) - sizes, masses])
-    if lanes_of is not None:  # padding lanes: their creature's block
-        blocks = blocks[:, lanes_of]
+    if creature_at is not None:  # (padding lanes: their creature's block)
+        blocks = blocks[:, creature_at]
     layout = np.concatenate([blocks, mass_of_row])
     try:
         return np.empty((ring_records, 4, rows, lanes)), np.empty((2, int(sizes.sum()))), layout
@@ -816,19 +816,20 @@ def _run_euler(
     then unread (None will do)."""
     segments, _, _, fp, ip = kernel_params(world, n_steps, stride)
     if laid is None:
-        n, most = len(creatures), max(c.n_masses for c in creatures)  # type: ignore[union-attr, arg-type]
+        assert creatures is not None
+        n = len(creatures)
+        creature_at = _padding(n, max(c.n_masses for c in creatures))
+        batch = [creatures[k] for k in creature_at]
+        p = _pack(batch, world, general=False)
+        out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], creature_at=creature_at)
+        lanes = lanes_of(p, _max_speed2(world, batch))
     else:
-        n, most = len(rows), int(laid.masses[rows].max())  # type: ignore[arg-type]
-    lanes_at = _padding(n, most)
-    if laid is None:
-        batch = creatures if len(lanes_at) == n else [creatures[k] for k in lanes_at]  # type: ignore[index]
-        p = _pack(batch, world, general=False)  # type: ignore[arg-type]
-        out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], lanes_of=lanes_at)
-        lanes = lanes_of(p, _max_speed2(world, batch))  # type: ignore[arg-type]
-    else:
-        padded = rows[lanes_at]  # type: ignore[index]
+        assert rows is not None
+        n = len(rows)
+        creature_at = _padding(n, int(laid.masses[rows].max()))
+        padded = rows[creature_at]
         p = laid.pack(padded)
-        out = _lane_records(None, n_steps, stride, p["mass_of_row"], laid.masses[rows], lanes_at)
+        out = _lane_records(None, n_steps, stride, p["mass_of_row"], laid.masses[rows], creature_at)
         lanes = lanes_of(p, laid.max_speed2(padded, world))
     _batch_kernel.run_euler_batch(lanes, segments, fp, ip, out)
     return _unpadded(out, n)
@@ -847,14 +848,13 @@ def _run_explicit(
 ) -> _lanes.LaneRecords:
     """The general explicit kernel (any physics, soda or penalty contact) on one batch, packed from the
     creatures (a Laid and rows, :func:`_run_euler`'s, are taken and not read)."""
-    n = len(creatures)
-    lanes_at = _padding(n, max(c.n_masses for c in creatures))
-    batch = creatures if len(lanes_at) == n else [creatures[k] for k in lanes_at]
+    creature_at = _padding(len(creatures), max(c.n_masses for c in creatures))
+    batch = [creatures[k] for k in creature_at]
     p = _pack(batch, world, general=True)
     segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]
     general = _lanes.GeneralLanes(p["inv_mass"], p["link_k"], p["dashpot"])
-    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], lanes_of=lanes_at)
+    out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], creature_at=creature_at)
     lanes = lanes_of(p, _max_speed2(world, batch))
     _batch_explicit.run_explicit_batch(lanes, general, segments, ground_params, ground_points, fp, ip, out)
-    return _unpadded(out, n)
+    return _unpadded(out, len(creatures))
