@@ -2083,18 +2083,18 @@ def report_waits(config, tmp: Path, rounds: int = 4) -> None:
     print(f"run folders identical across the variants, worker counts and rounds: {same}")
 
 
-def _unpadded(padded: bool) -> None:
-    """Kernel calls padded to whole lane blocks (shipped: :func:`evo.sim.batch.padded_lanes`) or run on
-    their creatures alone (as before round twenty-four)."""
+def _padded_calls(padded: bool) -> None:
+    """From here, kernel calls padded to whole lane blocks (shipped: :func:`evo.sim.batch.padded_lanes`)
+    or run on their creatures alone (as before round twenty-four)."""
     from evo.sim import batch
 
-    real = _unpadded.__dict__.setdefault("real", batch.padded_lanes)
+    real = _padded_calls.__dict__.setdefault("real", batch.padded_lanes)
     batch.padded_lanes = real if padded else (lambda lanes: lanes)
 
 
 def lane_counts(config, repeats: int = 7) -> None:
     """Round twenty-four: one Euler kernel call of N lanes (N copies of one creature at rest: the walker
-    of genomes/, and random creatures of about 8 and 16 masses), the run's frames and records, padded to
+    of genomes/, and random creatures of 8 and 16 masses), the run's frames and records, padded to
     whole lane blocks or not, least wall time of ``repeats`` interleaved; per creature, N: unpadded ms /
     padded ms."""
     from evo.ga.creatures import random_creature
@@ -2118,7 +2118,7 @@ def lane_counts(config, repeats: int = 7) -> None:
             for n in counts:
                 for r in range(repeats):
                     for padded in (True, False) if r % 2 == 0 else (False, True):
-                        _unpadded(padded)
+                        _padded_calls(padded)
                         started = time.perf_counter()
                         batch._run_euler([creature] * n, world, n_steps, stride)
                         took = time.perf_counter() - started
@@ -2126,7 +2126,7 @@ def lane_counts(config, repeats: int = 7) -> None:
             row = " ".join(f"{n}: {1e3 * best[False][n]:.2f}/{1e3 * best[True][n]:.2f}" for n in counts)
             print(f"{creature.n_masses} masses, {creature.n_links} links (ms unpadded/padded): {row}")
     finally:
-        _unpadded(True)
+        _padded_calls(True)
 
 
 def padding(config, tmp: Path, rounds: int = 4) -> None:
@@ -2135,7 +2135,7 @@ def padding(config, tmp: Path, rounds: int = 4) -> None:
     seconds, and the folders compared."""
     import statistics
 
-    seen, same = _shipped_or_not(config, tmp, rounds, "padding", _unpadded, whole_run)
+    seen, same = _shipped_or_not(config, tmp, rounds, "padding", _padded_calls, whole_run)
     for workers in (2, 1):
         now, before = seen[(workers, True)], seen[(workers, False)]
         print(
