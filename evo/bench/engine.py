@@ -679,13 +679,13 @@ def engine_section(args: argparse.Namespace):
             )
             # whatever the design around them: the kernel calls in two processes without even a barrier, and
             # all the rest of a worker's CPU halved perfectly beside them (round twenty-three)
-            kernel = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
-            row["kernel_calls_share"] = kernel
-            row["two_workers_ceiling_any_design"] = 1.0 / (kernel / unbound + (1.0 - kernel) / 2.0)
+            in_calls = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+            row["kernel_calls_share"] = in_calls
+            row["two_workers_ceiling_any_design"] = 1.0 / (in_calls / unbound + (1.0 - in_calls) / 2.0)
             lines.append(
                 f"  and whatever the design around them: the same halves in two processes with no barrier at"
-                f" all run {unbound:.2f} x; with {100 * kernel:.0f} % of 1 worker's CPU in these kernel calls"
-                f" (this run's share) at that speed-up and all the rest halved, two workers give about"
+                f" all run {unbound:.2f} x; with {100 * in_calls:.0f} % of 1 worker's CPU in these kernel"
+                f" calls (this run's share) at that speed-up and all the rest halved, two workers give about"
                 f" {row['two_workers_ceiling_any_design']:.2f} x on this machine now (1.85 asked)"
             )
             out[label] = row

@@ -580,8 +580,13 @@ def _makespan(costs: list[int], threads: int) -> int:
 
 
 def _lane_limit(masses: list[int], members: list[int]) -> int:
-    rows = max(masses[k] for k in members) + 1
-    return max(1, min(MAX_LANES, _batch_kernel.STACK_DOUBLES // rows))
+    return _stack_lanes(max(masses[k] for k in members))
+
+
+def _stack_lanes(most_masses: int) -> int:
+    """The most lanes of creatures of up to ``most_masses`` masses a kernel call holds (its stack buffers
+    hold the force accumulators of ``most_masses + 1`` rows per lane), :data:`MAX_LANES` at most."""
+    return max(1, min(MAX_LANES, _batch_kernel.STACK_DOUBLES // (most_masses + 1)))
 
 
 def _even_calls(masses: list[int], members: list[int], n_calls: int) -> list[list[int]]:
@@ -718,7 +723,7 @@ def _padding(n: int, most_masses: int) -> np.ndarray:
     unless that passes the kernel's lane limit), each by the creature it runs: its own, then the last one
     again in each padding lane."""
     lanes = padded_lanes(n)
-    if lanes > min(MAX_LANES, _batch_kernel.STACK_DOUBLES // (most_masses + 1)):
+    if lanes > _stack_lanes(most_masses):
         lanes = n
     return np.minimum(np.arange(lanes), n - 1)
 
