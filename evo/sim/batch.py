@@ -281,8 +281,10 @@ def _call_costs(
     """:func:`_call_cost` of each call of ``cut`` (from the Laid's link counts where given)."""
     if laid is None:
         return [_members_cost(creatures, members) for _, members in cut]  # type: ignore[arg-type]
-    links = laid[0].links[laid[1]]
-    return [_call_cost(len(members), int(links[members].max())) for _, members in cut]
+    links, masses = laid[0].links[laid[1]], laid[0].masses[laid[1]]
+    return [
+        _call_cost(len(members), int(links[members].max()), int(masses[members].max())) for _, members in cut
+    ]
 
 
 def _kernel_calls(
@@ -535,21 +537,28 @@ def _cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads: int)
         mixed.sort(key=lambda k: (widths[k], sizes_of[k], k))  # by links, masses, position
         widest = [widths[k] for k in mixed]
         count = len(mixed)
-        fewest = -(-count // _lane_limit(sizes_of, mixed))
+        most_masses = max(sizes_of[k] for k in mixed)
+        limit = _stack_lanes(most_masses)
+        fewest = -(-count // limit)
 
         def costs(n_calls: int) -> list[int]:  # link-lanes computed, padding and call overhead included
             size, more = divmod(count, n_calls)  # the cuts of np.array_split
-            out, end = [], 0
+            out, start = [], 0
             for k in range(n_calls):
                 lanes = size + (k < more)
-                end += lanes
-                out.append(_call_cost(lanes, widest[end - 1]))
+                end = start + lanes
+                most = most_masses  # its own most masses matter where its padding may pass the limit
+                if padded_lanes(lanes) > limit:
+                    most = max(sizes_of[j] for j in mixed[start:end])
+                out.append(_call_cost(lanes, widest[end - 1], most))
+                start = end
             return out
 
         if threads <= 1:
             best = min(range(fewest, min(count, fewest + 4) + 1), key=lambda n: sum(costs(n)))
         else:
-            own = [_call_cost(len(call), max(widths[k] for k in call)) for call in calls]
+            # (a kind's creatures share their masses count and link ends)
+            own = [_call_cost(len(call), widths[call[0]], sizes_of[call[0]]) for call in calls]
 
             def ends(n_calls: int) -> tuple[int, int]:  # when the threads end them, then link-lanes
                 mine = costs(n_calls)
@@ -560,15 +569,17 @@ def _cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads: int)
     return calls
 
 
-def _call_cost(lanes: int, links: int) -> int:
-    """A kernel call's cost in link-lanes: the lanes it runs (:func:`padded_lanes`) and ``CALL_LANES``
-    more, times its largest links + 1."""
-    return (padded_lanes(lanes) + CALL_LANES) * (links + 1)
+def _call_cost(lanes: int, links: int, most_masses: int) -> int:
+    """A kernel call's cost in link-lanes: the lanes it runs (:func:`_lanes_run` of its ``lanes``
+    creatures of at most ``most_masses`` masses) and ``CALL_LANES`` more, times its largest links + 1."""
+    return (_lanes_run(lanes, most_masses) + CALL_LANES) * (links + 1)
 
 
 def _members_cost(creatures: Sequence[Creature], members: Sequence[int]) -> int:
     """:func:`_call_cost` of the kernel call of ``members`` (positions in ``creatures``)."""
-    return _call_cost(len(members), max(creatures[k].n_links for k in members))
+    return _call_cost(
+        len(members), max(creatures[k].n_links for k in members), max(creatures[k].n_masses for k in members)
+    )
 
 
 def _makespan(costs: list[int], threads: int) -> int:
@@ -718,14 +729,17 @@ def padded_lanes(lanes: int) -> int:
     return lanes if rest <= CHEAP_REST else lanes + LANE_BLOCK - rest
 
 
-def _padding(n: int, most_masses: int) -> np.ndarray:
-    """The lanes of a call of ``n`` creatures of at most ``most_masses`` masses (:func:`padded_lanes`,
-    unless that passes the kernel's lane limit), each by the creature it runs: its own, then the last one
-    again in each padding lane."""
+def _lanes_run(n: int, most_masses: int) -> int:
+    """How many lanes a call of ``n`` creatures of at most ``most_masses`` masses runs:
+    :func:`padded_lanes`, unless that passes the lanes the kernel's stack buffers hold (then ``n``)."""
     lanes = padded_lanes(n)
-    if lanes > _stack_lanes(most_masses):
-        lanes = n
-    return np.minimum(np.arange(lanes), n - 1)
+    return n if lanes > _stack_lanes(most_masses) else lanes
+
+
+def _padding(n: int, most_masses: int) -> np.ndarray:
+    """The lanes of a call of ``n`` creatures of at most ``most_masses`` masses (:func:`_lanes_run`), each
+    by the creature it runs: its own, then the last one again in each padding lane."""
+    return np.minimum(np.arange(_lanes_run(n, most_masses)), n - 1)
 
 
 def _lane_records(

@@ -246,6 +246,23 @@ def test_a_call_is_not_padded_past_the_lanes_the_kernel_s_stack_holds(monkeypatc
     assert seen == [11]
 
 
+def test_the_cost_of_a_call_counts_the_lanes_it_runs_padded_or_not(monkeypatch):
+    """The cut's cost of a call counts the lanes the kernel runs: padded to a whole block, or, where the
+    stack holds fewer lanes of its largest creature, its creatures alone (the kernel runs no more)."""
+    lanes, links, masses = 11, 20, WALKER.n_masses
+    padded = (batch_module.padded_lanes(lanes) + batch_module.CALL_LANES) * (links + 1)
+    alone = (lanes + batch_module.CALL_LANES) * (links + 1)
+    assert batch_module.padded_lanes(lanes) == 24 and padded > alone
+    assert batch_module._call_cost(lanes, links, masses) == padded
+    monkeypatch.setattr(batch_module._batch_kernel, "STACK_DOUBLES", (masses + 1) * 12)
+    assert batch_module._call_cost(lanes, links, masses) == alone
+    assert batch_module._call_cost(lanes, links, masses - 4) == padded  # 24 lanes of those fit
+    creatures = mutants(WALKER, lanes, seed=3)
+    assert batch_module._members_cost(creatures, list(range(lanes))) == (lanes + batch_module.CALL_LANES) * (
+        max(c.n_links for c in creatures) + 1
+    )
+
+
 @pytest.mark.parametrize("ring", [1, 3])
 def test_records_come_out_the_same_whatever_the_size_of_the_ring_they_pass_through(monkeypatch, ring):
     monkeypatch.setattr(batch_module, "RING_RECORDS", ring)
@@ -365,7 +382,9 @@ def test_lane_runs_on_threads_yield_the_same_calls_bit_for_bit(monkeypatch, inte
     real = batch_module._run_euler if integrator == "euler" else batch_module._run_explicit
 
     def noted(batch, *args):
-        cost = batch_module._call_cost(len(batch), max(c.n_links for c in batch))
+        cost = batch_module._call_cost(
+            len(batch), max(c.n_links for c in batch), max(c.n_masses for c in batch)
+        )
         order.append((cost, threading.get_ident()))
         return real(batch, *args)
 
@@ -657,14 +676,21 @@ def _numpy_cut(masses: np.ndarray, links: np.ndarray, first: np.ndarray, threads
             sizes = np.full(n_calls, len(mixed) // n_calls)
             sizes[: len(mixed) % n_calls] += 1
             ends = widest[np.cumsum(sizes) - 1]
+            most = [int(masses[part].max()) for part in np.split(mixed, np.cumsum(sizes)[:-1])]
             return np.array(
-                [batch_module._call_cost(int(n), int(w)) for n, w in zip(sizes, ends, strict=True)]
+                [
+                    batch_module._call_cost(int(n), int(w), m)
+                    for n, w, m in zip(sizes, ends, most, strict=True)
+                ]
             )
 
         if threads <= 1:
             best = min(range(fewest, min(len(mixed), fewest + 4) + 1), key=lambda n: int(costs(n).sum()))
         else:
-            own = [batch_module._call_cost(len(call), int(links[call].max())) for call in calls]
+            own = [
+                batch_module._call_cost(len(call), int(links[call].max()), int(masses[call].max()))
+                for call in calls
+            ]
 
             def ends(n_calls: int) -> tuple[int, int]:
                 mine = costs(n_calls)
