@@ -54,6 +54,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py report-waits [ROUNDS]  # bests written as told (23)
     .venv/bin/python docs/engine_experiments.py lane-counts  # a kernel call by its lanes, padded or not (24)
     .venv/bin/python docs/engine_experiments.py padding [ROUNDS]  # whole runs padded or not (24)
+    .venv/bin/python docs/engine_experiments.py selection-behind  # parents a generation behind: quality (25)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -2148,6 +2149,78 @@ def padding(config, tmp: Path, rounds: int = 4) -> None:
     print(f"run folders identical across the variants, worker counts and rounds: {same}")
 
 
+def _selected_behind(lagged: bool) -> None:
+    """From here, :class:`evo.ga.loop.Evolution` selects each generation's parents (tournaments and pairs)
+    from the population told a generation before the latest, its elites still from the latest (the GA
+    a generation barrier-free engine would run: generation g + 1 bred before generation g is scored), or
+    as shipped (``lagged`` False). A scratch form of that GA, for its search quality only: its draws are
+    made in the ask (no draws ahead), and its state is not one a checkpoint resumes."""
+    import copy
+
+    from evo.ga import loop
+
+    real = _selected_behind.__dict__.setdefault(
+        "real", (loop.Evolution._planned, loop.Evolution.tell_later, loop.Evolution.draw_ahead)
+    )
+    planned, tell_later, draw_ahead = real
+    if not lagged:
+        loop.Evolution._planned, loop.Evolution.tell_later, loop.Evolution.draw_ahead = real
+        return
+
+    def told(self: Any, results: Any) -> Any:
+        before = list(self.population)
+        finish = tell_later(self, results)
+        self._behind = before  # the population a generation before the one just told
+        return finish
+
+    def behind(self: Any, drawn: Any = None) -> Any:
+        earlier = getattr(self, "_behind", None)
+        if not earlier or self.generation < 1:
+            return planned(self, drawn)
+        latest = self.population
+        elite = min(self.settings.ga.elite, self.settings.population - 1)
+        best = sorted(latest, key=loop._fitness_key, reverse=True)[:elite]
+        self.population = earlier
+        try:
+            _, plan, parents_of = planned(self, None)
+        finally:
+            self.population = latest
+        return [copy.deepcopy(ind) for ind in best], plan, parents_of
+
+    loop.Evolution._planned, loop.Evolution.tell_later = behind, told
+    loop.Evolution.draw_ahead = lambda self: None
+
+
+def selection_behind(generations: int = 120) -> None:
+    """Round twenty-five: the search quality of a GA that selects its parents one generation behind
+    (:func:`_selected_behind`), against the shipped GA, on examples/walkers.toml whole with seeds 1-5, and
+    random search at equal evaluations (``evo.bench.quality``, the search quality section's measures): per
+    seed the best distance of each, then their means, spreads and ratios to random search."""
+    import statistics
+
+    from evo.bench.quality import SEEDS, ga_best, random_search_best
+
+    best: dict[str, list[float]] = {"shipped": [], "behind": [], "random search": []}
+    try:
+        for seed in SEEDS:
+            for name in ("shipped", "behind"):
+                _selected_behind(name == "behind")
+                found, evaluations = ga_best(seed, generations)
+                best[name].append(found)
+            best["random search"].append(random_search_best(seed, evaluations, generations))
+            row = ", ".join(f"{name} {values[-1]:.1f} px" for name, values in best.items())
+            print(f"seed {seed} ({evaluations} evaluations): {row}")
+    finally:
+        _selected_behind(False)
+    chance = statistics.fmean(best["random search"])
+    for name, values in best.items():
+        mean = statistics.fmean(values)
+        print(
+            f"{name}: mean {mean:.1f} px, spread between seeds {statistics.stdev(values):.1f} px,"
+            f" {mean / chance:.2f}x random search"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -2170,6 +2243,9 @@ def main() -> None:
     if sys.argv[1:] == ["dask"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
+        return
+    if sys.argv[1:] == ["selection-behind"]:
+        selection_behind()
         return
     plain = {"broods": one_brood, "records": records, "lane-counts": lane_counts}
     if len(sys.argv) == 2 and sys.argv[1] in plain:
