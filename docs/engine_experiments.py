@@ -54,7 +54,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py report-waits [ROUNDS]  # bests written as told (23)
     .venv/bin/python docs/engine_experiments.py lane-counts  # a kernel call by its lanes, padded or not (24)
     .venv/bin/python docs/engine_experiments.py padding [ROUNDS]  # whole runs padded or not (24)
-    .venv/bin/python docs/engine_experiments.py selection-behind  # parents a generation behind: quality (25)
+    .venv/bin/python docs/engine_experiments.py selection-behind [SIZE]  # parents a generation behind (25)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -2191,21 +2191,30 @@ def _selected_behind(lagged: bool) -> None:
     loop.Evolution.draw_ahead = lambda self: None
 
 
-def selection_behind(generations: int = 120) -> None:
+def selection_behind(tournament: int | None = None, generations: int = 120) -> None:
     """Round twenty-five: the search quality of a GA that selects its parents one generation behind
-    (:func:`_selected_behind`), against the shipped GA, on examples/walkers.toml whole with seeds 1-5, and
-    random search at equal evaluations (``evo.bench.quality``, the search quality section's measures): per
-    seed the best distance of each, then their means, spreads and ratios to random search."""
+    (:func:`_selected_behind`), against the shipped GA, on examples/walkers.toml whole with seeds 1-5
+    (both with tournaments of ``tournament`` aspirants where given, else the example's), and random search
+    at equal evaluations (``evo.bench.quality``, the search quality section's measures): per seed the best
+    distance of each, then their means, spreads and ratios to random search."""
     import statistics
 
-    from evo.bench.quality import SEEDS, ga_best, random_search_best
+    from evo.bench.quality import SEEDS, random_search_best
+    from evo.run.evolve import evolve
+
+    def ga_best(seed: int) -> tuple[float, int]:  # as evo.bench.quality's, the tournament size changed
+        config = walkers_config(generations).replace(run={"seed": seed}, pool={"workers": 1})
+        if tournament is not None:
+            config = config.replace(ga={"tournament_size": tournament})
+        history = evolve(config, progress=False).history
+        return float(np.max(history["distance_best"])), int(np.sum(history["evaluations"]))
 
     best: dict[str, list[float]] = {"shipped": [], "behind": [], "random search": []}
     try:
         for seed in SEEDS:
             for name in ("shipped", "behind"):
                 _selected_behind(name == "behind")
-                found, evaluations = ga_best(seed, generations)
+                found, evaluations = ga_best(seed)
                 best[name].append(found)
             best["random search"].append(random_search_best(seed, evaluations, generations))
             row = ", ".join(f"{name} {values[-1]:.1f} px" for name, values in best.items())
@@ -2244,8 +2253,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
         return
-    if sys.argv[1:] == ["selection-behind"]:
-        selection_behind()
+    if sys.argv[1:2] == ["selection-behind"]:
+        selection_behind(*(int(arg) for arg in sys.argv[2:3]))
         return
     plain = {"broods": one_brood, "records": records, "lane-counts": lane_counts}
     if len(sys.argv) == 2 and sys.argv[1] in plain:
