@@ -2162,7 +2162,7 @@ def _selected_behind(lagged: bool) -> None:
     real = _selected_behind.__dict__.setdefault(
         "real", (loop.Evolution._planned, loop.Evolution.tell_later, loop.Evolution.draw_ahead)
     )
-    planned, tell_later, draw_ahead = real
+    planned, tell_later, _ = real
     if not lagged:
         loop.Evolution._planned, loop.Evolution.tell_later, loop.Evolution.draw_ahead = real
         return
