@@ -55,6 +55,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py lane-counts  # a kernel call by its lanes, padded or not (24)
     .venv/bin/python docs/engine_experiments.py padding [ROUNDS]  # whole runs padded or not (24)
     .venv/bin/python docs/engine_experiments.py selection-behind [SIZE]  # parents a generation behind (25)
+    .venv/bin/python docs/engine_experiments.py two-at-once [ROUNDS]  # two runs at once, threads or not (25)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -2230,6 +2231,75 @@ def selection_behind(tournament: int | None = None, generations: int = 120) -> N
         )
 
 
+def _one_in_memory(config: Any, seed: int) -> float:
+    """Wall seconds of one in-memory 1-worker run of ``config`` with ``seed``."""
+    from evo.run.evolve import evolve
+
+    started = time.perf_counter()
+    evolve(config.replace(run={"seed": seed}, pool={"workers": 1}), progress=False)
+    return time.perf_counter() - started
+
+
+def _one_in_a_child(config: Any, seed: int, pipe: Any) -> None:
+    pipe.send(_one_in_memory(config, seed))
+    pipe.close()
+
+
+def two_at_once(config, rounds: int = 4) -> None:
+    """Round twenty-five: what two generations in flight at once could give, whatever the GA: one
+    in-memory 1-worker walkers run alone, against two such runs (seeds 1 and 2) at once in two threads of
+    this process and in two forked processes, ``rounds`` interleaved rounds: the throughput of the two at
+    once against one alone (twice one's wall time over the pair's), median and round by round. Each of
+    the two does a whole generation's Python and kernel calls on its own thread, as a run with two
+    generations in flight would; the threads share one GIL, the processes nothing."""
+    import multiprocessing
+    import statistics
+    import threading
+
+    fork = multiprocessing.get_context("fork")
+
+    def threads() -> float:
+        done: list[float] = []
+        pair = [threading.Thread(target=lambda s=s: done.append(_one_in_memory(config, s))) for s in (1, 2)]
+        started = time.perf_counter()
+        for thread in pair:
+            thread.start()
+        for thread in pair:
+            thread.join()
+        assert len(done) == 2, "a run in a thread failed"
+        return time.perf_counter() - started
+
+    def processes() -> float:
+        pipes, children = [], []
+        started = time.perf_counter()
+        for seed in (1, 2):
+            mine, theirs = fork.Pipe()
+            child = fork.Process(target=_one_in_a_child, args=(config, seed, theirs))
+            child.start()
+            pipes.append(mine)
+            children.append(child)
+        for mine in pipes:
+            mine.recv()
+        for child in children:
+            child.join()
+        return time.perf_counter() - started
+
+    _one_in_memory(config, 1)  # everything compiled and imported first
+    kinds = {"alone": lambda: _one_in_memory(config, 1), "two threads": threads, "two processes": processes}
+    seen: dict[str, list[float]] = {name: [] for name in kinds}
+    for r in range(rounds):
+        for name in kinds if r % 2 == 0 else reversed(kinds):
+            seen[name].append(kinds[name]())
+    alone = seen["alone"]
+    for name in ("two threads", "two processes"):
+        ratios = [2 * a / b for a, b in zip(alone, seen[name], strict=True)]
+        print(
+            f"{name}: two runs at once in {statistics.median(seen[name]):.3f} s against one alone in"
+            f" {statistics.median(alone):.3f} s: {statistics.median(ratios):.2f}x the throughput"
+            f" (round by round {', '.join(f'{x:.2f}' for x in ratios)})"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -2252,6 +2322,9 @@ def main() -> None:
     if sys.argv[1:] == ["dask"]:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             dask_runners(config, Path(tmp))
+        return
+    if sys.argv[1:2] == ["two-at-once"]:
+        two_at_once(config, *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))
