@@ -742,6 +742,12 @@ def _padding(n: int, most_masses: int) -> np.ndarray:
     return np.minimum(np.arange(_lanes_run(n, most_masses)), n - 1)
 
 
+def _padded(creatures: list[Creature]) -> tuple[np.ndarray, list[Creature]]:
+    """A call's lanes by creature (:func:`_padding`) and the creature each lane runs."""
+    creature_at = _padding(len(creatures), max(c.n_masses for c in creatures))
+    return creature_at, [creatures[k] for k in creature_at]
+
+
 def _lane_records(
     creatures: list[Creature] | None,
     n_steps: int,
@@ -837,8 +843,7 @@ def _run_euler(
     if laid is None:
         assert creatures is not None
         n = len(creatures)
-        creature_at = _padding(n, max(c.n_masses for c in creatures))
-        batch = [creatures[k] for k in creature_at]
+        creature_at, batch = _padded(creatures)
         p = _pack(batch, world, general=False)
         out = _lane_records(creatures, n_steps, stride, p["mass_of_row"], creature_at=creature_at)
         lanes = lanes_of(p, _max_speed2(world, batch))
@@ -867,8 +872,7 @@ def _run_explicit(
 ) -> _lanes.LaneRecords:
     """The general explicit kernel (any physics, soda or penalty contact) on one batch, packed from the
     creatures (a Laid and rows, :func:`_run_euler`'s, are taken and not read)."""
-    creature_at = _padding(len(creatures), max(c.n_masses for c in creatures))
-    batch = [creatures[k] for k in creature_at]
+    creature_at, batch = _padded(creatures)
     p = _pack(batch, world, general=True)
     segments, ground_params, ground_points, fp, ip = kernel_params(world, n_steps, stride)
     ip[_forces.I_METHOD] = _explicit.METHODS[world.integrator]

@@ -382,9 +382,7 @@ def test_lane_runs_on_threads_yield_the_same_calls_bit_for_bit(monkeypatch, inte
     real = batch_module._run_euler if integrator == "euler" else batch_module._run_explicit
 
     def noted(batch, *args):
-        cost = batch_module._call_cost(
-            len(batch), max(c.n_links for c in batch), max(c.n_masses for c in batch)
-        )
+        cost = batch_module._members_cost(batch, range(len(batch)))
         order.append((cost, threading.get_ident()))
         return real(batch, *args)
 
