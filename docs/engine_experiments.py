@@ -22,7 +22,9 @@ kernel calls back, and the steps of a generation's serial ends; and, from round 
 2-thread generation is made of by the kernel calls running at once, the next ask's draws made ahead
 against in the ask, and how soon a generation's calls tell the next generation's pairs; and, from round
 twenty-four, a kernel call's time by its count of lanes, padded to whole lane blocks or not, and whole
-runs padded or not.
+runs padded or not; and, from rounds twenty-five and twenty-six, the search quality of a GA that selects
+its parents behind the latest generation, two whole runs at once, and such a GA run with two
+generations in flight.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -56,6 +58,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py padding [ROUNDS]  # whole runs padded or not (24)
     .venv/bin/python docs/engine_experiments.py selection-behind [SIZE]  # parents a generation behind (25)
     .venv/bin/python docs/engine_experiments.py two-at-once [ROUNDS]  # two runs at once, threads or not (25)
+    .venv/bin/python docs/engine_experiments.py overlapped [ROUNDS]  # two generations in flight (26)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -2300,6 +2303,226 @@ def two_at_once(config, rounds: int = 4) -> None:
         )
 
 
+def _lagged_evolution() -> type:
+    """A scratch :class:`evo.ga.loop.Evolution` with the lag a barrier-free run needs (round twenty-six):
+    generation g's parents from generation g - 2 (generation 1's from generation 0), its elites still
+    from g - 1 (taken at its tell), and the ask of generation g + 2 allowed once g is told, before g + 1
+    is (two asks under way). The same results whichever order its asks and tells come in. Scratch: no
+    draws ahead, and its state is not one a checkpoint resumes (it lacks the population before)."""
+    import copy
+
+    from evo.ga import loop
+
+    class Lagged(loop.Evolution):
+        def __init__(self, *args: Any, **kwargs: Any):
+            super().__init__(*args, **kwargs)
+            self._before: list = []  # the population told before the latest
+            self._second: Any = None  # the ask made before the tell of the one under way
+            self._before_second: Any = None
+
+        def draw_ahead(self) -> None:
+            return
+
+        def _planned(self, drawn: Any = None) -> Any:
+            pool = self._before if self.generation >= 1 else self.population
+            latest, self.population = self.population, pool
+            try:
+                _, plan, parents_of = super()._planned(None)
+            finally:
+                self.population = latest
+            return [], plan, parents_of  # the elites: the latest population's, at the tell
+
+        def ask(self) -> Any:
+            if self._pending is None:
+                return super().ask()
+            if self._second is not None or self.generation < 0:
+                raise RuntimeError("a third ask, or generation 1's before generation 0 is told")
+            state, before = self.rng.bit_generator.state, self._before
+            self.generation, self._before = self.generation + 1, self.population  # as if it were told
+            try:
+                self._second = self._planned()
+            except BaseException:
+                self.rng.bit_generator.state = state
+                raise
+            finally:
+                self.generation, self._before = self.generation - 1, before
+            self._before_second = state
+            return self._second[1]
+
+        def tell_later(self, results: Any) -> Any:
+            _, plan, parents_of = self._pending
+            elite = min(self.settings.ga.elite, self.settings.population - 1)
+            best = sorted(self.population, key=loop._fitness_key, reverse=True)[:elite]
+            survivors = [copy.deepcopy(ind) for ind in best] if plan.generation > 0 else []
+            self._pending = survivors, plan, parents_of
+            before = self.population
+            finish = super().tell_later(results)
+            self._before = before
+            if self._second is not None:
+                self._pending, self._before_ask, self._second = self._second, self._before_second, None
+            return finish
+
+        def take_back(self) -> None:
+            super().take_back()
+            self._second = None
+
+    return Lagged
+
+
+def _overlapped_generations(prepared: Any, backend: Any, callbacks: list) -> bool:
+    """Round twenty-six's scratch engine for :func:`_lagged_evolution`'s GA on the threads backend: two
+    generations in flight, each bred and evaluated whole on a thread of its own (in-process, no lane
+    threads); the thread that finishes one tells it once the one before is told, asks and starts the
+    next but one, reports the one before and does this one's bookkeeping, all under one lock, then goes
+    on. (No refinement, no failure reports, no stop requests: an experiment's.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evo.ga.search import ChildResult
+    from evo.run.backends.base import EvaluationFailed, chunks_of, run_chunk
+    from evo.run.callbacks import GenerationStatus, member_of
+
+    evolution, config = prepared.evolution, prepared.config
+    total = config.run.generations
+    pool = ThreadPoolExecutor(2, thread_name_prefix="evo-generation")
+    local = threading.local()
+    turn = threading.Condition()
+    flight: dict[int, Any] = {}  # asked, not told: generation -> future
+    shared: dict[str, Any] = {"previous": None, "halt": False}
+
+    def launch() -> None:  # under turn
+        while len(flight) < 2 and evolution.generation + 1 + len(flight) < total:
+            if flight and evolution.generation < 0:  # generation 1's parents are generation 0's
+                return
+            g = evolution.generation + 1 + len(flight)
+            broods = list(evolution.ask().broods)
+            flight[g] = pool.submit(work, g, broods, generations._tasks(broods, config, 1))
+
+    def work(g: int, broods: list, tasks: list) -> None:
+        context = getattr(local, "context", None)
+        if context is None:  # this thread's own: a context binds the reducer once
+            context = local.context = backend.context.with_lane_threads(None)
+        ranked: list = []
+        for chunk in chunks_of(tasks, 1):
+            done, error = run_chunk(backend.job, context, [(task.index, task.payload) for task in chunk])
+            ranked.extend(result for _, result in done)
+            if error is not None:
+                raise EvaluationFailed(*error)
+        with turn:
+            turn.wait_for(lambda: shared["halt"] or evolution.generation == g - 1)
+            if shared["halt"]:
+                return
+            try:
+                per_brood: list[list[ChildResult]] = [[] for _ in broods]
+                for task, result in zip(tasks, ranked, strict=True):
+                    per_brood[task.index] = result
+                finish = evolution.tell_later([child for children in per_brood for child in children])
+                del flight[g]
+                launch()  # the next but one: this thread's next work
+                if shared["previous"] is not None:
+                    generations._report(shared["previous"], callbacks)
+                evaluations = sum(task.weight for task in tasks)
+                for callback in callbacks:
+                    callback.on_generation_start(g, evaluations)
+                    callback.on_evaluated(evaluations)
+                record = finish()
+                objectives = tuple(prepared.plugin.objectives)
+                status = GenerationStatus(
+                    generation=g, generations=total, evaluations=evaluations, stats=dict(record),
+                    hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+                    seconds=0.0,
+                )  # fmt: skip
+                for callback in callbacks:
+                    callback.on_generation_told(status)
+                shared["previous"] = ("generation %d told", g), status
+            except BaseException:
+                shared["halt"] = True
+                raise
+            finally:
+                turn.notify_all()
+
+    try:
+        with turn:
+            launch()
+        while True:
+            with turn:
+                if not flight or shared["halt"]:
+                    break
+                future = flight[min(flight)]
+            future.result()
+        pool.shutdown(wait=True)
+        if shared["previous"] is not None:
+            generations._report(shared["previous"], callbacks)
+        return False
+    finally:
+        with turn:
+            shared["halt"] = True
+            turn.notify_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _lagged_run(config: Any, folder: Path, overlapped: bool) -> tuple[float, float]:
+    """:func:`evo.bench.engine.whole_run` of ``config`` with :func:`_lagged_evolution`'s GA, on
+    :func:`_overlapped_generations` where ``overlapped``, else on the shipped generation loop."""
+    from evo.run import evolve
+    from evo.run.folder.writer import FolderWriter, prepare
+
+    lagged = _lagged_evolution()
+    start, cpu = time.perf_counter(), sum(cpu_parts())
+    prepared = prepare(config, out=folder, force=True)
+    shipped = prepared.evolution
+    prepared = dataclasses.replace(
+        prepared, evolution=lagged(shipped.settings, seed_models=shipped.seed_models)
+    )
+    loop = evolve.run_generations
+    if overlapped:
+        evolve.run_generations = _overlapped_generations
+    try:
+        evolve.run_prepared(prepared, [FolderWriter(prepared)])
+    finally:
+        evolve.run_generations = loop
+    return time.perf_counter() - start, sum(cpu_parts()) - cpu
+
+
+def overlapped(config, tmp: Path, rounds: int = 6) -> None:
+    """Round twenty-six: a GA without the generation barrier (:func:`_lagged_evolution`: parents two
+    generations back) run with two generations in flight (:func:`_overlapped_generations`), against
+    the shipped GA and engine: whole walkers runs of 1 worker and of 2 (the threads backend), ``rounds``
+    interleaved rounds, each pair's wall ratio round by round (2 workers' rate over 1's), CPU ratio, how
+    busy the 2-worker runs keep two cores, and whether each GA's folders are the same whichever engine
+    ran it."""
+    import statistics
+
+    one, two = config.replace(pool={"workers": 1}), config.replace(pool={"workers": 2})
+    kinds: dict[str, Callable[[Path], tuple[float, float]]] = {
+        "shipped, 1 worker": lambda folder: whole_run(one, folder),
+        "shipped, 2 workers": lambda folder: whole_run(two, folder),
+        "lagged, 1 worker": lambda folder: _lagged_run(one, folder, False),
+        "lagged, 2 workers": lambda folder: _lagged_run(two, folder, True),
+    }
+    _lagged_run(two, tmp / "warm-lagged", True)
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
+    for r in range(rounds):
+        for name in kinds if r % 2 == 0 else reversed(kinds):
+            seen[name].append(kinds[name](tmp / name.replace(", ", "-").replace(" ", "-")))
+    digests = {
+        name: folder_digest(tmp / name.replace(", ", "-").replace(" ", "-"), IGNORED) for name in kinds
+    }
+    for ga in ("shipped", "lagged"):
+        ones, twos = seen[f"{ga}, 1 worker"], seen[f"{ga}, 2 workers"]
+        walls = [a[0] / b[0] for a, b in zip(ones, twos, strict=True)]
+        cpus = [b[1] / a[1] for a, b in zip(ones, twos, strict=True)]
+        same = digests[f"{ga}, 1 worker"] == digests[f"{ga}, 2 workers"]
+        print(
+            f"{ga} GA: 2 workers {statistics.median(walls):.2f}x the wall rate of 1 (round by round"
+            f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.2f}x its CPU per"
+            " evaluation;"
+            f" medians {statistics.median(b[0] for b in twos):.3f} s against"
+            f" {statistics.median(a[0] for a in ones):.3f} s; the 2 workers' CPU"
+            f" {statistics.median(b[1] / (2 * b[0]) for b in twos):.0%} of two cores' wall time; folders"
+            f" identical: {'yes' if same else 'no'}"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -2356,12 +2579,13 @@ def main() -> None:
         "idle-handing": idle_handing,
         "report-waits": report_waits,
         "padding": padding,
+        "overlapped": overlapped,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
         "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead", "resolvable",
-        "idle-handing", "report-waits", "padding",
+        "idle-handing", "report-waits", "padding", "overlapped",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
