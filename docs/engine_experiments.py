@@ -2460,9 +2460,89 @@ def _overlapped_generations(prepared: Any, backend: Any, callbacks: list) -> boo
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _lagged_run(config: Any, folder: Path, overlapped: bool) -> tuple[float, float]:
-    """:func:`evo.bench.engine.whole_run` of ``config`` with :func:`_lagged_evolution`'s GA, on
-    :func:`_overlapped_generations` where ``overlapped``, else on the shipped generation loop."""
+_FORKED: dict[str, Any] = {}  # the job and context a forked generation process inherits
+
+
+def _generation_in_a_process(payloads: list) -> tuple[list, Any]:
+    """In a forked process: one generation's tasks as one chunk (:func:`_overlapped_in_processes`)."""
+    from evo.run.backends.base import run_chunk
+
+    done, error = run_chunk(_FORKED["job"], _FORKED["context"], payloads)
+    return [result for _, result in done], error
+
+
+def _overlapped_in_processes(prepared: Any, backend: Any, callbacks: list) -> bool:
+    """:func:`_overlapped_generations` with each generation bred and evaluated whole in one of two forked
+    processes (its broods pickled out, its children and their evaluations pickled back), this process
+    telling each in turn, asking and sending the next but one, reporting the one before and keeping the
+    books between. ``backend`` is the in-process one (a 1-worker config): its job and context go to the
+    processes by the fork. (An experiment's: no failure reports, stop requests or refinement.)"""
+    import multiprocessing
+    from collections import deque
+
+    from evo.ga.search import ChildResult
+    from evo.run.backends.base import EvaluationFailed
+    from evo.run.callbacks import GenerationStatus, member_of
+
+    evolution, config = prepared.evolution, prepared.config
+    total = config.run.generations
+    _FORKED.update(job=backend.job, context=backend.context)
+    pool = multiprocessing.get_context("fork").Pool(2)
+    flight: deque = deque()  # broods, tasks, the pending result
+
+    def launch() -> None:
+        while len(flight) < 2 and evolution.generation + 1 + len(flight) < total:
+            if flight and evolution.generation < 0:  # generation 1's parents are generation 0's
+                return
+            broods = list(evolution.ask().broods)
+            tasks = generations._tasks(broods, config, 1)
+            payloads = [(task.index, task.payload) for task in tasks]
+            flight.append((broods, tasks, pool.apply_async(_generation_in_a_process, (payloads,))))
+
+    previous = None
+    try:
+        launch()
+        while flight:
+            broods, tasks, pending = flight.popleft()
+            ranked, error = pending.get()
+            if error is not None:
+                raise EvaluationFailed(*error)
+            g = evolution.generation + 1
+            per_brood: list[list[ChildResult]] = [[] for _ in broods]
+            for task, result in zip(tasks, ranked, strict=True):
+                per_brood[task.index] = result
+            finish = evolution.tell_later([child for children in per_brood for child in children])
+            launch()
+            if previous is not None:
+                generations._report(previous, callbacks)
+            evaluations = sum(task.weight for task in tasks)
+            for callback in callbacks:
+                callback.on_generation_start(g, evaluations)
+                callback.on_evaluated(evaluations)
+            record = finish()
+            objectives = tuple(prepared.plugin.objectives)
+            status = GenerationStatus(
+                generation=g, generations=total, evaluations=evaluations, stats=dict(record),
+                hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+                seconds=0.0,
+            )  # fmt: skip
+            for callback in callbacks:
+                callback.on_generation_told(status)
+            previous = ("generation %d told", g), status
+        if previous is not None:
+            generations._report(previous, callbacks)
+        pool.close()
+        return False
+    finally:
+        pool.terminate()
+        pool.join()  # (waited for: their CPU counts in this process's children's)
+        _FORKED.clear()
+
+
+def _lagged_run(config: Any, folder: Path, overlapped: Any = None) -> tuple[float, float]:
+    """:func:`evo.bench.engine.whole_run` of ``config`` with :func:`_lagged_evolution`'s GA, on the
+    generation loop ``overlapped`` (:func:`_overlapped_generations`, :func:`_overlapped_in_processes`),
+    else on the shipped one."""
     from evo.run import evolve
     from evo.run.folder.writer import FolderWriter, prepare
 
@@ -2474,8 +2554,8 @@ def _lagged_run(config: Any, folder: Path, overlapped: bool) -> tuple[float, flo
         prepared, evolution=lagged(shipped.settings, seed_models=shipped.seed_models)
     )
     loop = evolve.run_generations
-    if overlapped:
-        evolve.run_generations = _overlapped_generations
+    if overlapped is not None:
+        evolve.run_generations = overlapped
     try:
         evolve.run_prepared(prepared, [FolderWriter(prepared)])
     finally:
@@ -2486,20 +2566,21 @@ def _lagged_run(config: Any, folder: Path, overlapped: bool) -> tuple[float, flo
 def overlapped(config, tmp: Path, rounds: int = 6) -> None:
     """Round twenty-six: a GA without the generation barrier (:func:`_lagged_evolution`: parents two
     generations back) run with two generations in flight (:func:`_overlapped_generations`), against
-    the shipped GA and engine: whole walkers runs of 1 worker and of 2 (the threads backend), ``rounds``
-    interleaved rounds, each pair's wall ratio round by round (2 workers' rate over 1's), CPU ratio, how
-    busy the 2-worker runs keep two cores, and whether each GA's folders are the same whichever engine
-    ran it."""
+    the shipped GA and engine: whole walkers runs of 1 worker and of 2 (the threads backend; for the
+    lagged GA also two forked processes, :func:`_overlapped_in_processes`), ``rounds`` interleaved rounds,
+    each pair's wall ratio round by round (2 workers' rate over 1's), CPU ratio, how busy the 2-worker
+    runs keep two cores, and whether each GA's folders are the same whichever engine ran it."""
     import statistics
 
     one, two = config.replace(pool={"workers": 1}), config.replace(pool={"workers": 2})
     kinds: dict[str, Callable[[Path], tuple[float, float]]] = {
         "shipped, 1 worker": lambda folder: whole_run(one, folder),
         "shipped, 2 workers": lambda folder: whole_run(two, folder),
-        "lagged, 1 worker": lambda folder: _lagged_run(one, folder, False),
-        "lagged, 2 workers": lambda folder: _lagged_run(two, folder, True),
+        "lagged, 1 worker": lambda folder: _lagged_run(one, folder),
+        "lagged, 2 workers": lambda folder: _lagged_run(two, folder, _overlapped_generations),
+        "lagged, 2 processes": lambda folder: _lagged_run(one, folder, _overlapped_in_processes),
     }
-    _lagged_run(two, tmp / "warm-lagged", True)
+    _lagged_run(two, tmp / "warm-lagged", _overlapped_generations)
     seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
     for r in range(rounds):
         for name in kinds if r % 2 == 0 else reversed(kinds):
@@ -2507,17 +2588,17 @@ def overlapped(config, tmp: Path, rounds: int = 6) -> None:
     digests = {
         name: folder_digest(tmp / name.replace(", ", "-").replace(" ", "-"), IGNORED) for name in kinds
     }
-    for ga in ("shipped", "lagged"):
-        ones, twos = seen[f"{ga}, 1 worker"], seen[f"{ga}, 2 workers"]
+    for ga, two_of in (("shipped", "2 workers"), ("lagged", "2 workers"), ("lagged", "2 processes")):
+        ones, twos = seen[f"{ga}, 1 worker"], seen[f"{ga}, {two_of}"]
         walls = [a[0] / b[0] for a, b in zip(ones, twos, strict=True)]
         cpus = [b[1] / a[1] for a, b in zip(ones, twos, strict=True)]
-        same = digests[f"{ga}, 1 worker"] == digests[f"{ga}, 2 workers"]
+        same = digests[f"{ga}, 1 worker"] == digests[f"{ga}, {two_of}"]
         print(
-            f"{ga} GA: 2 workers {statistics.median(walls):.2f}x the wall rate of 1 (round by round"
+            f"{ga} GA: {two_of} {statistics.median(walls):.2f}x the wall rate of 1 (round by round"
             f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.2f}x its CPU per"
             " evaluation;"
             f" medians {statistics.median(b[0] for b in twos):.3f} s against"
-            f" {statistics.median(a[0] for a in ones):.3f} s; the 2 workers' CPU"
+            f" {statistics.median(a[0] for a in ones):.3f} s; the {two_of}' CPU"
             f" {statistics.median(b[1] / (2 * b[0]) for b in twos):.0%} of two cores' wall time; folders"
             f" identical: {'yes' if same else 'no'}"
         )
