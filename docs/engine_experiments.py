@@ -2369,6 +2369,41 @@ def _lagged_evolution() -> type:
     return Lagged
 
 
+def _told_in_turn(
+    prepared: Any, callbacks: list, generation: tuple, launch: Callable[[], None], previous: Any
+) -> Any:
+    """Round twenty-six's scratch engines, once a generation's results are in (``generation``: its
+    number, broods, tasks and results by task): it is told, ``launch`` asks and starts the next but one,
+    the generation before is reported (``previous``, its report), and this one's bookkeeping is done.
+    Returns this one's report, for the next call."""
+    from evo.ga.search import ChildResult
+    from evo.run.callbacks import GenerationStatus, member_of
+
+    evolution = prepared.evolution
+    g, broods, tasks, ranked = generation
+    per_brood: list[list[ChildResult]] = [[] for _ in broods]
+    for task, result in zip(tasks, ranked, strict=True):
+        per_brood[task.index] = result
+    finish = evolution.tell_later([child for children in per_brood for child in children])
+    launch()
+    if previous is not None:
+        generations._report(previous, callbacks)
+    evaluations = sum(task.weight for task in tasks)
+    for callback in callbacks:
+        callback.on_generation_start(g, evaluations)
+        callback.on_evaluated(evaluations)
+    record = finish()
+    objectives = tuple(prepared.plugin.objectives)
+    status = GenerationStatus(
+        generation=g, generations=prepared.config.run.generations, evaluations=evaluations,
+        stats=dict(record), hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+        seconds=0.0,
+    )  # fmt: skip
+    for callback in callbacks:
+        callback.on_generation_told(status)
+    return ("generation %d told", g), status
+
+
 def _overlapped_generations(prepared: Any, backend: Any, callbacks: list) -> bool:
     """Round twenty-six's scratch engine for :func:`_lagged_evolution`'s GA on the threads backend: two
     generations in flight, each bred and evaluated whole on a thread of its own (in-process, no lane
@@ -2377,9 +2412,7 @@ def _overlapped_generations(prepared: Any, backend: Any, callbacks: list) -> boo
     on. (No refinement, no failure reports, no stop requests: an experiment's.)"""
     from concurrent.futures import ThreadPoolExecutor
 
-    from evo.ga.search import ChildResult
     from evo.run.backends.base import EvaluationFailed, chunks_of, run_chunk
-    from evo.run.callbacks import GenerationStatus, member_of
 
     evolution, config = prepared.evolution, prepared.config
     total = config.run.generations
@@ -2412,28 +2445,14 @@ def _overlapped_generations(prepared: Any, backend: Any, callbacks: list) -> boo
             if shared["halt"]:
                 return
             try:
-                per_brood: list[list[ChildResult]] = [[] for _ in broods]
-                for task, result in zip(tasks, ranked, strict=True):
-                    per_brood[task.index] = result
-                finish = evolution.tell_later([child for children in per_brood for child in children])
-                del flight[g]
-                launch()  # the next but one: this thread's next work
-                if shared["previous"] is not None:
-                    generations._report(shared["previous"], callbacks)
-                evaluations = sum(task.weight for task in tasks)
-                for callback in callbacks:
-                    callback.on_generation_start(g, evaluations)
-                    callback.on_evaluated(evaluations)
-                record = finish()
-                objectives = tuple(prepared.plugin.objectives)
-                status = GenerationStatus(
-                    generation=g, generations=total, evaluations=evaluations, stats=dict(record),
-                    hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
-                    seconds=0.0,
-                )  # fmt: skip
-                for callback in callbacks:
-                    callback.on_generation_told(status)
-                shared["previous"] = ("generation %d told", g), status
+
+                def next_but_one() -> None:  # this thread's next work
+                    del flight[g]
+                    launch()
+
+                shared["previous"] = _told_in_turn(
+                    prepared, callbacks, (g, broods, tasks, ranked), next_but_one, shared["previous"]
+                )
             except BaseException:
                 shared["halt"] = True
                 raise
@@ -2480,9 +2499,7 @@ def _overlapped_in_processes(prepared: Any, backend: Any, callbacks: list) -> bo
     import multiprocessing
     from collections import deque
 
-    from evo.ga.search import ChildResult
     from evo.run.backends.base import EvaluationFailed
-    from evo.run.callbacks import GenerationStatus, member_of
 
     evolution, config = prepared.evolution, prepared.config
     total = config.run.generations
@@ -2508,27 +2525,7 @@ def _overlapped_in_processes(prepared: Any, backend: Any, callbacks: list) -> bo
             if error is not None:
                 raise EvaluationFailed(*error)
             g = evolution.generation + 1
-            per_brood: list[list[ChildResult]] = [[] for _ in broods]
-            for task, result in zip(tasks, ranked, strict=True):
-                per_brood[task.index] = result
-            finish = evolution.tell_later([child for children in per_brood for child in children])
-            launch()
-            if previous is not None:
-                generations._report(previous, callbacks)
-            evaluations = sum(task.weight for task in tasks)
-            for callback in callbacks:
-                callback.on_generation_start(g, evaluations)
-                callback.on_evaluated(evaluations)
-            record = finish()
-            objectives = tuple(prepared.plugin.objectives)
-            status = GenerationStatus(
-                generation=g, generations=total, evaluations=evaluations, stats=dict(record),
-                hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
-                seconds=0.0,
-            )  # fmt: skip
-            for callback in callbacks:
-                callback.on_generation_told(status)
-            previous = ("generation %d told", g), status
+            previous = _told_in_turn(prepared, callbacks, (g, broods, tasks, ranked), launch, previous)
         if previous is not None:
             generations._report(previous, callbacks)
         pool.close()
