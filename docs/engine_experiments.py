@@ -2153,78 +2153,34 @@ def padding(config, tmp: Path, rounds: int = 4) -> None:
     print(f"run folders identical across the variants, worker counts and rounds: {same}")
 
 
-def _selected_behind(lagged: bool) -> None:
-    """From here, :class:`evo.ga.loop.Evolution` selects each generation's parents (tournaments and pairs)
-    from the population told a generation before the latest, its elites still from the latest (the GA
-    a generation barrier-free engine would run: generation g + 1 bred before generation g is scored), or
-    as shipped (``lagged`` False). A scratch form of that GA, for its search quality only: its draws are
-    made in the ask (no draws ahead), and its state is not one a checkpoint resumes."""
-    import copy
-
-    from evo.ga import loop
-
-    real = _selected_behind.__dict__.setdefault(
-        "real", (loop.Evolution._planned, loop.Evolution.tell_later, loop.Evolution.draw_ahead)
-    )
-    planned, tell_later, _ = real
-    if not lagged:
-        loop.Evolution._planned, loop.Evolution.tell_later, loop.Evolution.draw_ahead = real
-        return
-
-    def told(self: Any, results: Any) -> Any:
-        before = list(self.population)
-        finish = tell_later(self, results)
-        self._behind = before  # the population a generation before the one just told
-        return finish
-
-    def behind(self: Any, drawn: Any = None) -> Any:
-        earlier = getattr(self, "_behind", None)
-        if not earlier or self.generation < 1:
-            return planned(self, drawn)
-        latest = self.population
-        elite = min(self.settings.ga.elite, self.settings.population - 1)
-        best = sorted(latest, key=loop._fitness_key, reverse=True)[:elite]
-        self.population = earlier
-        try:
-            _, plan, parents_of = planned(self, None)
-        finally:
-            self.population = latest
-        return [copy.deepcopy(ind) for ind in best], plan, parents_of
-
-    loop.Evolution._planned, loop.Evolution.tell_later = behind, told
-    loop.Evolution.draw_ahead = lambda self: None
-
-
 def selection_behind(tournament: int | None = None, generations: int = 120) -> None:
     """Round twenty-five: the search quality of a GA that selects its parents one generation behind
-    (:func:`_selected_behind`), against the shipped GA, on examples/walkers.toml whole with seeds 1-5
+    (:func:`_lagged_evolution`), against the shipped GA, on examples/walkers.toml whole with seeds 1-5
     (both with tournaments of ``tournament`` aspirants where given, else the example's), and random search
     at equal evaluations (``evo.bench.quality``, the search quality section's measures): per seed the best
     distance of each, then their means, spreads and ratios to random search."""
     import statistics
 
     from evo.bench.quality import SEEDS, random_search_best
-    from evo.run.evolve import evolve
+    from evo.run.evolve import run_prepared
+    from evo.run.folder.writer import prepare
 
-    def ga_best(seed: int) -> tuple[float, int]:  # as evo.bench.quality's, the tournament size changed
+    def ga_best(seed: int, behind: bool) -> tuple[float, int]:  # as evo.bench.quality's, in memory
         config = walkers_config(generations).replace(run={"seed": seed}, pool={"workers": 1})
         if tournament is not None:
             config = config.replace(ga={"tournament_size": tournament})
-        history = evolve(config, progress=False).history
+        prepared = prepare(config)
+        history = run_prepared(_lagged(prepared) if behind else prepared).history
         return float(np.max(history["distance_best"])), int(np.sum(history["evaluations"]))
 
     best: dict[str, list[float]] = {"shipped": [], "behind": [], "random search": []}
-    try:
-        for seed in SEEDS:
-            for name in ("shipped", "behind"):
-                _selected_behind(name == "behind")
-                found, evaluations = ga_best(seed)
-                best[name].append(found)
-            best["random search"].append(random_search_best(seed, evaluations, generations))
-            row = ", ".join(f"{name} {values[-1]:.1f} px" for name, values in best.items())
-            print(f"seed {seed} ({evaluations} evaluations): {row}")
-    finally:
-        _selected_behind(False)
+    for seed in SEEDS:
+        for name in ("shipped", "behind"):
+            found, evaluations = ga_best(seed, name == "behind")
+            best[name].append(found)
+        best["random search"].append(random_search_best(seed, evaluations, generations))
+        row = ", ".join(f"{name} {values[-1]:.1f} px" for name, values in best.items())
+        print(f"seed {seed} ({evaluations} evaluations): {row}")
     chance = statistics.fmean(best["random search"])
     for name, values in best.items():
         mean = statistics.fmean(values)
@@ -2304,7 +2260,7 @@ def two_at_once(config, rounds: int = 4) -> None:
 
 
 def _lagged_evolution() -> type:
-    """A scratch :class:`evo.ga.loop.Evolution` with the lag a barrier-free run needs (round twenty-six):
+    """A scratch :class:`evo.ga.loop.Evolution` with the lag a barrier-free run needs (rounds 25, 26):
     generation g's parents from generation g - 2 (generation 1's from generation 0), its elites still
     from g - 1 (taken at its tell), and the ask of generation g + 2 allowed once g is told, before g + 1
     is (two asks under way). The same results whichever order its asks and tells come in. Scratch: no
@@ -2536,6 +2492,13 @@ def _overlapped_in_processes(prepared: Any, backend: Any, callbacks: list) -> bo
         _FORKED.clear()
 
 
+def _lagged(prepared: Any) -> Any:
+    """``prepared`` with :func:`_lagged_evolution`'s GA in place of the shipped one (a new run's)."""
+    shipped = prepared.evolution
+    lagged = _lagged_evolution()(shipped.settings, seed_models=shipped.seed_models)
+    return dataclasses.replace(prepared, evolution=lagged)
+
+
 def _lagged_run(config: Any, folder: Path, overlapped: Any = None) -> tuple[float, float]:
     """:func:`evo.bench.engine.whole_run` of ``config`` with :func:`_lagged_evolution`'s GA, on the
     generation loop ``overlapped`` (:func:`_overlapped_generations`, :func:`_overlapped_in_processes`),
@@ -2543,13 +2506,8 @@ def _lagged_run(config: Any, folder: Path, overlapped: Any = None) -> tuple[floa
     from evo.run import evolve
     from evo.run.folder.writer import FolderWriter, prepare
 
-    lagged = _lagged_evolution()
     start, cpu = time.perf_counter(), sum(cpu_parts())
-    prepared = prepare(config, out=folder, force=True)
-    shipped = prepared.evolution
-    prepared = dataclasses.replace(
-        prepared, evolution=lagged(shipped.settings, seed_models=shipped.seed_models)
-    )
+    prepared = _lagged(prepare(config, out=folder, force=True))
     loop = evolve.run_generations
     if overlapped is not None:
         evolve.run_generations = overlapped
