@@ -2537,12 +2537,11 @@ def overlapped(config, tmp: Path, rounds: int = 6) -> None:
     }
     _lagged_run(two, tmp / "warm-lagged", _overlapped_generations)
     seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
+    folders = {name: tmp / name.replace(", ", "-").replace(" ", "-") for name in kinds}
     for r in range(rounds):
         for name in kinds if r % 2 == 0 else reversed(kinds):
-            seen[name].append(kinds[name](tmp / name.replace(", ", "-").replace(" ", "-")))
-    digests = {
-        name: folder_digest(tmp / name.replace(", ", "-").replace(" ", "-"), IGNORED) for name in kinds
-    }
+            seen[name].append(kinds[name](folders[name]))
+    digests = {name: folder_digest(folder, IGNORED) for name, folder in folders.items()}
     for ga, two_of in (("shipped", "2 workers"), ("lagged", "2 workers"), ("lagged", "2 processes")):
         ones, twos = seen[f"{ga}, 1 worker"], seen[f"{ga}, {two_of}"]
         walls = [a[0] / b[0] for a, b in zip(ones, twos, strict=True)]
