@@ -24,7 +24,8 @@ against in the ask, and how soon a generation's calls tell the next generation's
 twenty-four, a kernel call's time by its count of lanes, padded to whole lane blocks or not, and whole
 runs padded or not; and, from rounds twenty-five and twenty-six, the search quality of a GA that selects
 its parents behind the latest generation, two whole runs at once, and such a GA run with two
-generations in flight.
+generations in flight; and, from round twenty-seven, the generation sharded over two forked processes
+that own the population as arrays, with the books kept behind them or not at all.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -59,6 +60,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py selection-behind [SIZE]  # parents a generation behind (25)
     .venv/bin/python docs/engine_experiments.py two-at-once [ROUNDS]  # two runs at once, threads or not (25)
     .venv/bin/python docs/engine_experiments.py overlapped [ROUNDS]  # two generations in flight (26)
+    .venv/bin/python docs/engine_experiments.py sharded [ROUNDS]  # two processes own the arrays (27)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -2558,6 +2560,368 @@ def overlapped(config, tmp: Path, rounds: int = 6) -> None:
         )
 
 
+# -- round twenty-seven: the generation sharded over two processes that own the population as arrays --
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Where each of the creatures whose counts these are begins, end to end, and the end."""
+    return np.concatenate([np.zeros(1, np.int64), np.cumsum(counts, dtype=np.int64)])
+
+
+def _taken(ends: tuple, rows: np.ndarray) -> tuple:
+    """The creatures ``rows`` of parents' arrays end to end (:func:`evo.ga.kernels.parents.parents_arrays`'
+    form), gathered end to end in that order, read-only as the compiled brood is called with them."""
+    pos, a, b, rest, alpha, phi, waves, mass_at, link_at = ends
+
+    def segments(at: np.ndarray) -> np.ndarray:
+        start, lengths = at[rows], at[rows + 1] - at[rows]
+        before = np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)[:-1]])
+        return np.repeat(start - before, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+
+    masses, links = segments(mass_at), segments(link_at)
+    out = (
+        np.ascontiguousarray(pos[masses]), a[links], b[links], rest[links], alpha[links], phi[links],
+        np.ascontiguousarray(waves[rows]), _starts(mass_at[rows + 1] - mass_at[rows]),
+        _starts(link_at[rows + 1] - link_at[rows]),
+    )  # fmt: skip
+    for array in out:
+        array.setflags(write=False)
+    return out
+
+
+class _Shard:
+    """Round twenty-seven's scratch: a worker process's copy of a single-objective run between
+    generations, as arrays: the population's parents' arrays end to end, each member's wave (phase,
+    direction, autoreverse) and weighted fitness. Every worker makes the same selection (the run's own
+    draws, from a copy of its generator: the ``evo run`` process's ask makes the same ones), breeds every
+    brood (the same arrays), takes the generation's kernel calls one at a time from a counter the
+    workers share, and writes their scores where all read them."""
+
+    def __init__(self, evolution: Any, context: Any, shared: dict):
+        from evo.fitness.spec import worst_fitness
+        from evo.ga.kernels.parents import gathered
+
+        population = evolution.population
+        creatures = [ind.creature for ind in population]
+        self.evolution, self.context, self.shared = evolution, context, shared
+        self.ends = gathered(creatures)
+        for array in self.ends:
+            array.setflags(write=False)
+        self.theta0 = np.array([float(c.wave_phase) for c in creatures])
+        self.sign = np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures])
+        self.auto = np.array([c.autoreverse for c in creatures], dtype=np.uint8)
+        self.fit = np.array([ind.fitness.wvalues[0] for ind in population])
+        s = evolution.settings
+        self.elite = min(s.ga.elite, s.population - 1)
+        self.k = s.population - self.elite
+        self.worst = worst_fitness(s.weights)[0] * s.weights[0]
+        self.weight = s.weights[0]
+
+    def planned(self) -> tuple:
+        """The generation's elites, and per pair brood its parents' rows, flags (two, mate, mutate the
+        first, the second), seed, and which children are new: :meth:`evo.ga.loop.Evolution.ask`'s
+        selection (DEAP's selBest and selTournament) on the fitness array, its draws in its order."""
+        evolution, fit, k = self.evolution, self.fit, self.k
+        size = evolution.settings.ga.tournament_size
+        elites = np.argsort(-fit, kind="stable")[: self.elite]
+        aspirants = np.array(evolution._aspirants(fit.size, k), dtype=np.int64).reshape(k, size)
+        winners = aspirants[np.arange(k), np.argmax(fit[aspirants], axis=1)]  # the first of the best
+        pairs = evolution._pair_draws(k)
+        rows = np.empty((len(pairs), 2), np.int64)
+        flags = np.zeros((len(pairs), 4), np.bool_)
+        seeds = np.empty(len(pairs), np.int64)
+        for i, (mate, mutate, seed) in enumerate(pairs):
+            two = len(mutate) == 2
+            rows[i] = winners[2 * i], winners[2 * i + 1] if two else winners[2 * i]
+            flags[i] = two, mate, mutate[0], two and mutate[1]
+            seeds[i] = seed
+        new = np.stack([flags[:, 1] | flags[:, 2], flags[:, 0] & (flags[:, 1] | flags[:, 3])], axis=1)
+        return elites, rows, flags, seeds, new
+
+    def bred(self, rows: np.ndarray, flags: np.ndarray, seeds: np.ndarray, new: np.ndarray) -> tuple:
+        """Every pair brood bred in one compiled call: the children's arrays, and the children laid."""
+        from evo.ga.kernels.brood import _pairs
+        from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
+        from evo.ga.kernels.mutation import apply_pending
+        from evo.sim.laid import Laid
+
+        ops = self.context.breed_settings.compiled
+        ok, sizes, positions, links, genes, waves, renumbered, arg, pending = _pairs(
+            seeds, rows, flags, *self.ends, ops
+        )
+        if not ok.all():
+            raise RuntimeError("a brood the compiled operators step aside from (not in this experiment)")
+        apply_pending(genes[0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
+        templates = rows[new]  # each new child's wave is its own parent's
+        laid = Laid(
+            masses=sizes[:, 0], links=sizes[:, 1], mass_at=_starts(sizes[:, 0]), link_at=_starts(sizes[:, 1]),
+            positions=positions, link_a=links[0], link_b=links[1], rest=genes[0], alpha=genes[1],
+            cos_phi=np.cos(genes[2]), sin_phi=np.sin(genes[2]), beta=np.ascontiguousarray(waves[:, 1]),
+            omega=np.ascontiguousarray(waves[:, 0]), theta0=self.theta0[templates],
+            sign=self.sign[templates], autoreverse=self.auto[templates],
+        )  # fmt: skip
+        return (seeds, sizes, positions, links, genes, waves, renumbered), laid
+
+    def scored(self, laid: Any, base: int, parity: int) -> int:
+        """This worker's kernel calls: the generation's whole cut dealt one call at a time, costliest
+        first, from the shared counter (``base``: its value at this generation's start), each scored by
+        the plugin's compiled reducer into the shared arrays of this ``parity``. Returns the counter's
+        base for the next generation (each worker takes one number past the last call)."""
+        from evo.fitness.reducers import reduce_outputs
+        from evo.run.batching import _lanes_recording, _output
+        from evo.sim.batch import _call_costs, _in_turn, _kernel_calls, steps_for
+
+        every, nth, bound, _ = _lanes_recording(self.context)
+        world, frames = self.context.spec.world, self.context.spec.frames
+        laid_rows = (laid, np.arange(laid.masses.shape[0], dtype=np.int64))
+        singles, cut = _kernel_calls(None, world, self.shared["workers"], laid_rows)
+        if singles:
+            raise RuntimeError("children simulated one by one (not in this experiment)")
+        costs = _call_costs(cut, None, laid_rows)
+        order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
+        steps, stride = steps_for(frames, world.dt), steps_for(every, world.dt, "record_every")
+        counter = self.shared["counter"]
+        values, blown = self.shared["values"][parity], self.shared["blown"][parity]
+        while True:
+            with counter.get_lock():
+                taken = counter.value
+                counter.value = taken + 1
+            if taken - base >= len(cut):
+                return base + len(cut) + self.shared["workers"]
+            for call in _in_turn([cut[order[taken - base]]], None, world, steps, stride, laid_rows):
+                scores = reduce_outputs(bound, [_output(call)], call.frames(), nth)
+                if scores.python.any():
+                    raise RuntimeError("lanes left to the plugin's Python (not in this experiment)")
+                values[call.members] = scores.fitness[:, 0]
+                blown[call.members] = scores.exploded
+
+    def moved_on(self, elites, rows, flags, new, children: tuple, laid: Any, parity: int) -> tuple:
+        """The next population's arrays (the elites, then each brood's children, an unchanged child its
+        parent's row); returns the generation's fitness values and exploded flags, copied."""
+        _, sizes, positions, links, genes, waves, _ = children
+        count = sizes.shape[0]
+        values = self.shared["values"][parity][:count].copy()
+        blown = self.shared["blown"][parity][:count].copy()
+        fits = np.concatenate([self.fit, np.where(blown, self.worst, values * self.weight)])
+        child_row = np.full(new.shape, -1, np.int64)
+        child_row[new] = self.fit.size + np.arange(count)  # row-major: brood order, child order
+        per_brood = np.stack([np.ones(len(flags), np.bool_), flags[:, 0]], axis=1)  # one child or two
+        members = np.concatenate([elites, np.where(new, child_row, rows)[per_brood]])
+        joined = [
+            np.concatenate([a, b])
+            for a, b in zip(self.ends[:7], (positions, *links, *genes, waves), strict=True)
+        ]
+        starts = [
+            np.concatenate([at, more[1:] + at[-1]]) for at, more in zip(self.ends[7:], laid[2:4], strict=True)
+        ]
+        self.ends = _taken((*joined, *starts), members)
+        self.fit = fits[members]
+        self.theta0 = np.concatenate([self.theta0, laid.theta0])[members]
+        self.sign = np.concatenate([self.sign, laid.sign])[members]
+        self.auto = np.concatenate([self.auto, laid.autoreverse])[members]
+        return values, blown
+
+
+def _shard_worker(me: int, shard: _Shard, out: Any, generations_left: range) -> None:
+    """A forked worker's loop (:class:`_Shard`): each generation planned, bred, its share of the kernel
+    calls run, then the barrier, and the population moved on; worker 0 sends the ``evo run`` process
+    the children's arrays and every child's score, through ``out``."""
+    base, barrier = 0, shard.shared["barrier"]
+    try:
+        for g in generations_left:
+            elites, rows, flags, seeds, new = shard.planned()
+            children, laid = shard.bred(rows, flags, seeds, new)
+            base = shard.scored(laid, base, g % 2)
+            barrier.wait(timeout=60)
+            scores = shard.moved_on(elites, rows, flags, new, children, laid, g % 2)
+            if me == 0:
+                out.send((children, *scores))
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            barrier.abort()
+            out.send(("failed", repr(exc)))
+        raise
+
+
+def _sharded_results(
+    broods: list, children: tuple, values: np.ndarray, blown: np.ndarray, views: bool
+) -> list:
+    """Each brood's :class:`~evo.ga.search.ChildResult` s from a generation's arrays: a creature assembled
+    (as the compiled brood assembles it) and an evaluation per new child; with ``views``, the creatures'
+    arrays are views of the generation's rather than copies of their own."""
+    from evo.fitness.spec import Evaluation, worst_fitness
+    from evo.ga.body import assemble
+    from evo.ga.search import ChildResult
+
+    seeds, sizes, positions, links, genes, waves, renumbered = children
+    if [brood.seed for brood in broods] != seeds.tolist():
+        raise RuntimeError("the workers' plan is not the run's")
+    worst = worst_fitness((1.0,))
+    counts, wave_values, flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
+    fitness, exploded = values.tolist(), blown.tolist()
+    per_brood: list[list] = []
+    c = i = j = 0
+    for brood in broods:
+        world = brood.parents[0].world if brood.mate else None
+        kids = []
+        for k, template in enumerate(brood.parents):
+            if brood.plugin_seeds[k] is None:
+                kids.append(ChildResult())
+                continue
+            (n, m), (omega, beta) = counts[c], wave_values[c]
+            own = positions[i : i + n], links[:, j : j + m], genes[:, j : j + m]
+            if not views:
+                own = tuple(array.copy() for array in own)
+            evaluation = Evaluation(worst if exploded[c] else (fitness[c],), exploded[c])
+            kids.append(ChildResult(assemble(*own, omega, beta, flags[c], template, world), evaluation))
+            c, i, j = c + 1, i + n, j + m
+        per_brood.append(kids)
+    return per_brood
+
+
+def _sharded_generations(
+    prepared: Any, backend: Any, callbacks: list, *, views: bool = False, books: bool = True
+) -> bool:
+    """Round twenty-seven's scratch engine (a single-objective run whose pair broods the compiled
+    operators breed and whose plugin has a compiled reducer, like the walkers'): generation 0 here, then
+    two forked workers (:class:`_Shard`, :func:`_shard_worker`) run every other generation on arrays,
+    while this process asks each generation as the shipped loop does (the same draws), makes its
+    children's creatures and evaluations from the arrays worker 0 sends, tells it and keeps the books,
+    behind them. Without ``books``, this process only reads what the workers send (no folder is
+    written): what two workers reach with no bookkeeping at all. ``backend``: the in-process one (a
+    1-worker config). (An experiment's: no failure reports beyond a one-line error, no stop requests.)"""
+    import fcntl
+    import multiprocessing
+
+    from evo.run.backends.base import EvaluationFailed, Task, run_chunk
+
+    evolution, config = prepared.evolution, prepared.config
+    total = config.run.generations
+    broods = list(evolution.ask().broods)
+    tasks = generations._tasks(broods, config, 1)
+    done, error = run_chunk(backend.job, backend.context, [(task.index, task.payload) for task in tasks])
+    if error is not None:
+        raise EvaluationFailed(*error)
+    previous = _told_in_turn(
+        prepared, callbacks, (0, broods, tasks, [r for _, r in done]), lambda: None, None
+    )
+    fork = multiprocessing.get_context("fork")
+    size = evolution.settings.population
+    shared = {
+        "workers": 2, "counter": fork.Value("q", 0), "barrier": fork.Barrier(2),
+        "values": [np.frombuffer(fork.RawArray("d", size)) for _ in range(2)],
+        "blown": [np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)],
+    }  # fmt: skip
+    shard = _Shard(evolution, backend.context, shared)
+    reading, writing = fork.Pipe(duplex=False)
+    fcntl.fcntl(writing.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ: a megabyte, so worker 0 rarely waits
+    workers = [
+        fork.Process(target=_shard_worker, args=(me, shard, writing, range(1, total)), daemon=True)
+        for me in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    try:
+        for g in range(1, total):
+            plan = None if not books else evolution.ask()
+            if not reading.poll(120):
+                raise RuntimeError("no word from the workers in two minutes")
+            sent = reading.recv()
+            if isinstance(sent[0], str):
+                raise RuntimeError(f"a worker failed: {sent[1]}")
+            if plan is None:
+                continue
+            broods = list(plan.broods)
+            per_brood = _sharded_results(broods, *sent, views)
+            tasks = [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
+            previous = _told_in_turn(
+                prepared, callbacks, (g, broods, tasks, per_brood), lambda: None, previous
+            )
+        generations._report(previous, callbacks)
+        return False
+    finally:
+        for worker in workers:
+            worker.join(timeout=10)
+            if worker.is_alive():
+                worker.terminate()
+                worker.join()
+
+
+def _sharded_run(config: Any, folder: Path, **kinds: bool) -> tuple[float, float, float]:
+    """:func:`evo.bench.engine.whole_run` of ``config`` (1 worker) on :func:`_sharded_generations`
+    (``kinds``: its keywords): (wall seconds, CPU seconds of every process, of this one alone)."""
+    from evo.run import evolve
+    from evo.run.folder.writer import FolderWriter, prepare
+
+    start, (own, children) = time.perf_counter(), cpu_parts()
+    prepared = prepare(config, out=folder, force=True)
+    loop = evolve.run_generations
+    evolve.run_generations = lambda *args: _sharded_generations(*args, **kinds)
+    try:
+        evolve.run_prepared(prepared, [FolderWriter(prepared)])
+    finally:
+        evolve.run_generations = loop
+    wall, (own_after, children_after) = time.perf_counter() - start, cpu_parts()
+    return wall, own_after + children_after - own - children, own_after - own
+
+
+def sharded(config, tmp: Path, rounds: int = 6) -> None:
+    """Round twenty-seven: whole walkers runs with every generation after the first sharded over two
+    forked processes that own the population as arrays (:func:`_sharded_generations`), against the
+    shipped engine at 1 and 2 workers, ``rounds`` interleaved rounds: each kind's wall rate against the
+    shipped 1-worker run's, round by round, its CPU per evaluation, the ``evo run`` process's own CPU,
+    and whether its folder is the 1-worker run's; the sharded runs as the shipped loop keeps the books
+    (each child's arrays copied), with the creatures' arrays as views of the generation's, and with no
+    bookkeeping at all (what the two workers reach alone; no folder to compare)."""
+    import statistics
+
+    one, two = config.replace(pool={"workers": 1}), config.replace(pool={"workers": 2})
+    kinds: dict[str, Callable[[Path], tuple]] = {
+        "shipped, 1 worker": lambda folder: (*whole_run(one, folder), None),
+        "shipped, 2 workers": lambda folder: (*whole_run(two, folder), None),
+        "sharded, 2 processes": lambda folder: _sharded_run(one, folder),
+        "sharded, views": lambda folder: _sharded_run(one, folder, views=True),
+        "sharded, no books": lambda folder: _sharded_run(one, folder, books=False),
+    }
+    _sharded_run(one, tmp / "warm-sharded")
+    seen: dict[str, list[tuple]] = {name: [] for name in kinds}
+    folders = {name: tmp / name.replace(", ", "-").replace(" ", "-") for name in kinds}
+    for r in range(rounds):
+        for name in kinds if r % 2 == 0 else reversed(kinds):
+            seen[name].append(kinds[name](folders[name]))
+    ones = seen["shipped, 1 worker"]
+    reference = folder_digest(folders["shipped, 1 worker"], IGNORED)
+    one_wall = statistics.median(a[0] for a in ones)
+    print(f"shipped, 1 worker: {one_wall:.3f} s (median)")
+    for name in list(kinds)[1:]:
+        runs = seen[name]
+        walls = [a[0] / b[0] for a, b in zip(ones, runs, strict=True)]
+        cpus = [b[1] / a[1] for a, b in zip(ones, runs, strict=True)]
+        own = (
+            "" if runs[0][2] is None else f"; this process {statistics.median(b[2] for b in runs):.3f} s CPU"
+        )
+        digest = "-" if name.endswith("no books") else folder_digest(folders[name], IGNORED)
+        same = "-" if digest == "-" else "yes" if digest == reference else "no"
+        print(
+            f"{name}: {statistics.median(walls):.2f}x the wall rate of 1 worker (round by round"
+            f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.2f}x its CPU per"
+            f" evaluation; {statistics.median(b[0] for b in runs):.3f} s, CPU"
+            f" {statistics.median(b[1] for b in runs):.3f} s{own},"
+            f" {statistics.median(b[1] / (2 * b[0]) for b in runs):.0%} of two cores;"
+            f" folder identical: {same}"
+        )
+    # the bookkeeping's CPU a 1.85x sharded run could afford, at the sharded runs' busy share
+    books, alone = seen["sharded, 2 processes"], seen["sharded, no books"]
+    busy = statistics.median(b[1] / (2 * b[0]) for b in books)
+    workers_cpu = statistics.median(b[1] - b[2] for b in alone)
+    kept = statistics.median(b[2] for b in books) - statistics.median(b[2] for b in alone)
+    allowed = 2 * busy * one_wall / 1.85 - workers_cpu
+    print(
+        f"the bookkeeping costs {kept:.3f} CPU-s a run; at {busy:.0%} of two cores busy, 1.85x would allow"
+        f" {allowed:.3f} s beside the workers' {workers_cpu:.3f} s"
+    )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -2615,12 +2979,13 @@ def main() -> None:
         "report-waits": report_waits,
         "padding": padding,
         "overlapped": overlapped,
+        "sharded": sharded,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
         "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead", "resolvable",
-        "idle-handing", "report-waits", "padding", "overlapped",
+        "idle-handing", "report-waits", "padding", "overlapped", "sharded",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
