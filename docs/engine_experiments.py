@@ -25,7 +25,8 @@ twenty-four, a kernel call's time by its count of lanes, padded to whole lane bl
 runs padded or not; and, from rounds twenty-five and twenty-six, the search quality of a GA that selects
 its parents behind the latest generation, two whole runs at once, and such a GA run with two
 generations in flight; and, from round twenty-seven, the generation sharded over two forked processes
-that own the population as arrays, with the books kept behind them or not at all.
+that own the population as arrays, with the books kept behind them, kept leaner or not at all, and
+where the leaner books spend their CPU.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -61,6 +62,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py two-at-once [ROUNDS]  # two runs at once, threads or not (25)
     .venv/bin/python docs/engine_experiments.py overlapped [ROUNDS]  # two generations in flight (26)
     .venv/bin/python docs/engine_experiments.py sharded [ROUNDS]  # two processes own the arrays (27)
+    .venv/bin/python docs/engine_experiments.py sharded-books [ROUNDS]  # the lean books by part (27)
 
 The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
 from getrusage, the least of the repeats.
@@ -3051,6 +3053,61 @@ def sharded(config, tmp: Path, rounds: int = 6) -> None:
     )
 
 
+def sharded_books(config, tmp: Path, rounds: int = 3) -> None:
+    """Round twenty-seven: where the lean books of a sharded walkers run (:func:`_lean_told`) spend the
+    `evo run` process's CPU, by part, in ms a generation (each part's own CPU on its thread, the median
+    of ``rounds`` whole runs; the parts nest as listed: the tell's own work holds the hall of fame's and
+    the record's, the report's the writer's)."""
+    import multiprocessing.connection
+    import statistics
+
+    from evo.ga.hall_of_fame import HallOfFame
+    from evo.ga.loop import Evolution
+    from evo.io.run_folder.folder import RunFolder
+    from evo.run.folder.writer import FolderWriter
+
+    parts = {
+        "the tell from the arrays (all of it)": (sys.modules[__name__], "_lean_told"),
+        "  the hall of fame's update": (HallOfFame, "update"),
+        "  the logbook's record": (Evolution, "_record"),
+        "the callbacks and the report (all of it)": (sys.modules[__name__], "_lean_reported"),
+        "  the folder writer, each generation told": (FolderWriter, "on_generation_told"),
+        "the generation's best file (the writer's thread)": (RunFolder, "write_generation_best"),
+        "checkpoints (the writer's thread)": (FolderWriter, "_write_checkpoint"),
+        "reading the pipe": (multiprocessing.connection.Connection, "recv"),
+    }
+    one = config.replace(pool={"workers": 1})
+    seen: dict[str, list[float]] = {name: [] for name in parts}
+    per_run: dict[str, float] = {}
+
+    def timed(name: str, function: Callable) -> Callable:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            start = time.thread_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                per_run[name] += time.thread_time() - start
+
+        return run
+
+    saved = {name: getattr(owner, attribute) for name, (owner, attribute) in parts.items()}
+    for name, (owner, attribute) in parts.items():
+        setattr(owner, attribute, timed(name, saved[name]))
+    generations_told = config.run.generations - 1
+    try:
+        for _ in range(rounds):
+            per_run.update(dict.fromkeys(parts, 0.0))
+            _, _, own = _sharded_run(one, tmp / "lean", lean=True)
+            for name in parts:
+                seen[name].append(per_run[name])
+            seen.setdefault("the `evo run` process in all (its start and generation 0 too)", []).append(own)
+    finally:
+        for name, (owner, attribute) in parts.items():
+            setattr(owner, attribute, saved[name])
+    for name, values in seen.items():
+        print(f"{name}: {1e3 * statistics.median(values) / generations_told:.3f} ms a generation")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -3109,12 +3166,13 @@ def main() -> None:
         "padding": padding,
         "overlapped": overlapped,
         "sharded": sharded,
+        "sharded-books": sharded_books,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
         "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead", "resolvable",
-        "idle-handing", "report-waits", "padding", "overlapped", "sharded",
+        "idle-handing", "report-waits", "padding", "overlapped", "sharded", "sharded-books",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
