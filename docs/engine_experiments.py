@@ -2727,7 +2727,8 @@ class _Shard:
 def _shard_worker(me: int, shard: _Shard, out: Any, generations_left: range) -> None:
     """A forked worker's loop (:class:`_Shard`): each generation planned, bred, its share of the kernel
     calls run, then the barrier, and the population moved on; worker 0 sends the ``evo run`` process
-    the children's arrays and every child's score, through ``out``."""
+    the children's arrays, every child's score, the generation's selection and the generator's state
+    after its draws, through ``out``."""
     base, barrier = 0, shard.shared["barrier"]
     try:
         for g in generations_left:
@@ -2811,7 +2812,7 @@ def _lazy_creature_class() -> type:
     return LazyCreature
 
 
-def _lean_told(prepared: Any, g: int, sent: tuple, lazy: type) -> list:
+def _lean_told(prepared: Any, g: int, sent: tuple, lazy: Any) -> list:
     """Round twenty-seven's scratch bookkeeping of a sharded generation: the tell made straight from the
     arrays worker 0 sends (no ask here: the generator takes the workers' state; no evaluations or child
     results; each new child's creature lazy), with the shipped tell's individuals, ids, origins, seeds,
@@ -2905,9 +2906,8 @@ def _sharded_generations(
     no ask, evaluations or child results, the creatures lazy). Without ``books``, this process only
     reads what the workers send (no folder is written): what two workers reach with no bookkeeping at
     all, or with bookkeeping that costs ``burn`` CPU-seconds a generation (this process busy that long
-    for each). ``backend``: the
-    in-process one (a 1-worker config). (An experiment's: no failure reports beyond a one-line error,
-    no stop requests.)"""
+    for each). ``backend``: the in-process one (a 1-worker config). (An experiment's: no failure reports
+    beyond a one-line error, no stop requests.)"""
     import fcntl
     import multiprocessing
 
@@ -2931,7 +2931,7 @@ def _sharded_generations(
         "blown": [np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)],
     }  # fmt: skip
     shard = _Shard(evolution, backend.context, shared)
-    lazy = _lazy_creature_class() if lean else Any
+    lazy = _lazy_creature_class() if lean else None
     reading, writing = fork.Pipe(duplex=False)
     fcntl.fcntl(writing.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ: a megabyte, so worker 0 rarely waits
     workers = [
