@@ -63,9 +63,10 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py overlapped [ROUNDS]  # two generations in flight (26)
     .venv/bin/python docs/engine_experiments.py sharded [ROUNDS]  # two processes own the arrays (27)
     .venv/bin/python docs/engine_experiments.py sharded-books [ROUNDS]  # the lean books by part (27)
+    .venv/bin/python docs/engine_experiments.py sharded-bench [ROUNDS]  # sharded, the bench config (27)
 
-The runs are examples/walkers.toml whole (120 generations), through evo.bench.engine.whole_run; CPU times
-from getrusage, the least of the repeats.
+The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
+generations), through evo.bench.engine.whole_run; CPU times from getrusage, the least of the repeats.
 """
 
 from __future__ import annotations
@@ -3133,6 +3134,14 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["two-at-once"]:
         two_at_once(config, *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["sharded-bench"]:  # round twenty-seven's sharded runs of the bench config
+        from evo.bench.evolution import bench_config
+
+        bench = bench_config(generations=40)
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(bench.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            sharded(bench, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))
