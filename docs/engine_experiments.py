@@ -2600,13 +2600,14 @@ class _Shard:
     brood (the same arrays), takes the generation's kernel calls one at a time from a counter the
     workers share, and writes their scores where all read them."""
 
-    def __init__(self, evolution: Any, context: Any, shared: dict):
+    def __init__(self, evolution: Any, context: Any, shared: dict, cut: int = 0):
         from evo.fitness.spec import worst_fitness
         from evo.ga.kernels.parents import gathered
 
         population = evolution.population
         creatures = [ind.creature for ind in population]
         self.evolution, self.context, self.shared = evolution, context, shared
+        self.cut = cut or shared["workers"]  # the generation's calls cut as for this many threads
         self.ends = gathered(creatures)
         for array in self.ends:
             array.setflags(write=False)
@@ -2677,7 +2678,7 @@ class _Shard:
         every, nth, bound, _ = _lanes_recording(self.context)
         world, frames = self.context.spec.world, self.context.spec.frames
         laid_rows = (laid, np.arange(laid.masses.shape[0], dtype=np.int64))
-        singles, cut = _kernel_calls(None, world, self.shared["workers"], laid_rows)
+        singles, cut = _kernel_calls(None, world, self.cut, laid_rows)
         if singles:
             raise RuntimeError("children simulated one by one (not in this experiment)")
         costs = _call_costs(cut, None, laid_rows)
@@ -2897,6 +2898,7 @@ def _sharded_generations(
     books: bool = True,
     burn: float = 0.0,
     lean: bool = False,
+    cut: int = 0,
 ) -> bool:
     """Round twenty-seven's scratch engine (a single-objective run whose pair broods the compiled
     operators breed and whose plugin has a compiled reducer, like the walkers'): generation 0 here, then
@@ -2907,7 +2909,8 @@ def _sharded_generations(
     no ask, evaluations or child results, the creatures lazy). Without ``books``, this process only
     reads what the workers send (no folder is written): what two workers reach with no bookkeeping at
     all, or with bookkeeping that costs ``burn`` CPU-seconds a generation (this process busy that long
-    for each). ``backend``: the in-process one (a 1-worker config). (An experiment's: no failure reports
+    for each). ``cut``: the generation's kernel calls cut as for that many threads (0: as for the two
+    workers). ``backend``: the in-process one (a 1-worker config). (An experiment's: no failure reports
     beyond a one-line error, no stop requests.)"""
     import fcntl
     import multiprocessing
@@ -2931,7 +2934,7 @@ def _sharded_generations(
         "values": [np.frombuffer(fork.RawArray("d", size)) for _ in range(2)],
         "blown": [np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)],
     }  # fmt: skip
-    shard = _Shard(evolution, backend.context, shared)
+    shard = _Shard(evolution, backend.context, shared, cut)
     lazy = _lazy_creature_class() if lean else None
     reading, writing = fork.Pipe(duplex=False)
     fcntl.fcntl(writing.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ: a megabyte, so worker 0 rarely waits
@@ -2992,7 +2995,7 @@ def _sharded_run(config: Any, folder: Path, **kinds: Any) -> tuple[float, float,
     return wall, own_after + children_after - own - children, own_after - own
 
 
-def sharded(config, tmp: Path, rounds: int = 6) -> None:
+def sharded(config, tmp: Path, rounds: int = 6, finer: bool = False) -> None:
     """Round twenty-seven: whole walkers runs with every generation after the first sharded over two
     forked processes that own the population as arrays (:func:`_sharded_generations`), against the
     shipped engine at 1 and 2 workers, ``rounds`` interleaved rounds: each kind's wall rate against the
@@ -3000,8 +3003,10 @@ def sharded(config, tmp: Path, rounds: int = 6) -> None:
     and whether its folder is the 1-worker run's; the sharded runs with the books kept as the shipped
     loop keeps them, kept leaner (:func:`_lean_told`), not kept at all (what the two workers reach
     alone; no folder to compare), and with stand-ins for a cheaper bookkeeping: the ``evo run`` process
-    busy 2 ms or 4 ms of CPU a generation instead. Last, the bookkeeping's CPU a run (the shipped way)
-    and what a 1.85x run could afford at the sharded runs' busy share."""
+    busy 2 ms or 4 ms of CPU a generation instead; with ``finer``, also the lean and no books with the
+    generation's kernel calls cut as for eight threads (smaller calls, dealt to the two workers). Last,
+    the bookkeeping's CPU a run (the shipped way) and what a 1.85x run could afford at the sharded runs'
+    busy share."""
     import statistics
 
     one, two = config.replace(pool={"workers": 1}), config.replace(pool={"workers": 2})
@@ -3014,13 +3019,21 @@ def sharded(config, tmp: Path, rounds: int = 6) -> None:
         "sharded, 2 ms books": lambda folder: _sharded_run(one, folder, books=False, burn=0.002),
         "sharded, 4 ms books": lambda folder: _sharded_run(one, folder, books=False, burn=0.004),
     }
+    if finer:
+        kinds["sharded, lean books, cut finer"] = lambda folder: _sharded_run(one, folder, lean=True, cut=8)
+        kinds["sharded, no books, cut finer"] = lambda folder: _sharded_run(one, folder, books=False, cut=8)
     _sharded_run(one, tmp / "warm-sharded")
     seen: dict[str, list[tuple]] = {name: [] for name in kinds}
     folders = {name: tmp / name.replace(", ", "-").replace(" ", "-") for name in kinds}
     for r in range(rounds):
         for name in kinds if r % 2 == 0 else reversed(kinds):
             seen[name].append(kinds[name](folders[name]))
-    unwritten = ("sharded, no books", "sharded, 2 ms books", "sharded, 4 ms books")  # (no folder)
+    unwritten = (
+        "sharded, no books",
+        "sharded, 2 ms books",
+        "sharded, 4 ms books",
+        "sharded, no books, cut finer",
+    )
     ones = seen["shipped, 1 worker"]
     reference = folder_digest(folders["shipped, 1 worker"], IGNORED)
     one_wall = statistics.median(a[0] for a in ones)
@@ -3141,7 +3154,7 @@ def main() -> None:
         bench = bench_config(generations=40)
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(bench.replace(pool={"workers": 1}), Path(tmp) / "warm")
-            sharded(bench, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+            sharded(bench, Path(tmp), *(int(arg) for arg in sys.argv[2:3]), finer=True)
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))
