@@ -2338,7 +2338,6 @@ def _told_in_turn(
     the generation before is reported (``previous``, its report), and this one's bookkeeping is done.
     Returns this one's report, for the next call."""
     from evo.ga.search import ChildResult
-    from evo.run.callbacks import GenerationStatus, member_of
 
     evolution = prepared.evolution
     g, broods, tasks, ranked = generation
@@ -2347,17 +2346,28 @@ def _told_in_turn(
         per_brood[task.index] = result
     finish = evolution.tell_later([child for children in per_brood for child in children])
     launch()
+    return _reported(prepared, callbacks, g, sum(task.weight for task in tasks), finish, previous)
+
+
+def _reported(
+    prepared: Any, callbacks: list, g: int, evaluations: int, record: Callable[[], dict], previous: Any
+) -> Any:
+    """The scratch engines' report of generation ``g`` once it is told: the generation before reported
+    (``previous``, its report), the callbacks told of this one, its bookkeeping done (``record``, which
+    gives its logbook row) and its status handed on. Returns this one's report, for the next call."""
+    from evo.run.callbacks import GenerationStatus, member_of
+
+    evolution = prepared.evolution
     if previous is not None:
         generations._report(previous, callbacks)
-    evaluations = sum(task.weight for task in tasks)
     for callback in callbacks:
         callback.on_generation_start(g, evaluations)
         callback.on_evaluated(evaluations)
-    record = finish()
+    stats = dict(record())
     objectives = tuple(prepared.plugin.objectives)
     status = GenerationStatus(
         generation=g, generations=prepared.config.run.generations, evaluations=evaluations,
-        stats=dict(record), hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
+        stats=stats, hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
         seconds=0.0,
     )  # fmt: skip
     for callback in callbacks:
@@ -2656,14 +2666,10 @@ class _Shard:
         if not ok.all():
             raise RuntimeError("a brood the compiled operators step aside from (not in this experiment)")
         apply_pending(genes[0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
-        templates = rows[new]  # each new child's wave is its own parent's
-        laid = Laid(
-            masses=sizes[:, 0], links=sizes[:, 1], mass_at=_starts(sizes[:, 0]), link_at=_starts(sizes[:, 1]),
-            positions=positions, link_a=links[0], link_b=links[1], rest=genes[0], alpha=genes[1],
-            cos_phi=np.cos(genes[2]), sin_phi=np.sin(genes[2]), beta=np.ascontiguousarray(waves[:, 1]),
-            omega=np.ascontiguousarray(waves[:, 0]), theta0=self.theta0[templates],
-            sign=self.sign[templates], autoreverse=self.auto[templates],
-        )  # fmt: skip
+        templates = rows[new]  # each new child's wave is its own parent's, from the arrays of them
+        laid = Laid.of_children(sizes, positions, links, genes, waves, ())._replace(
+            theta0=self.theta0[templates], sign=self.sign[templates], autoreverse=self.auto[templates]
+        )
         return (seeds, sizes, positions, links, genes, waves, renumbered), laid
 
     def scored(self, laid: Any, base: int, parity: int) -> int:
@@ -2869,27 +2875,6 @@ def _lean_told(prepared: Any, g: int, sent: tuple, lazy: Any) -> list:
     return todo
 
 
-def _lean_reported(prepared: Any, callbacks: list, g: int, todo: list, previous: Any) -> Any:
-    """:func:`_told_in_turn`'s callbacks and report, for a generation :func:`_lean_told` told."""
-    from evo.run.callbacks import GenerationStatus, member_of
-
-    evolution = prepared.evolution
-    if previous is not None:
-        generations._report(previous, callbacks)
-    for callback in callbacks:
-        callback.on_generation_start(g, len(todo))
-        callback.on_evaluated(len(todo))
-    objectives = tuple(prepared.plugin.objectives)
-    status = GenerationStatus(
-        generation=g, generations=prepared.config.run.generations, evaluations=len(todo),
-        stats=dict(evolution.logbook[-1]),
-        hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame), seconds=0.0,
-    )  # fmt: skip
-    for callback in callbacks:
-        callback.on_generation_told(status)
-    return ("generation %d told", g), status
-
-
 def _sharded_generations(
     prepared: Any,
     backend: Any,
@@ -2954,7 +2939,9 @@ def _sharded_generations(
                 raise RuntimeError(f"a worker failed: {sent[1]}")
             if lean:
                 todo = _lean_told(prepared, g, sent, lazy)
-                previous = _lean_reported(prepared, callbacks, g, todo, previous)
+                previous = _reported(
+                    prepared, callbacks, g, len(todo), lambda: evolution.logbook[-1], previous
+                )
                 continue
             if plan is None:
                 until = time.thread_time() + burn
@@ -3084,7 +3071,7 @@ def sharded_books(config, tmp: Path, rounds: int = 3) -> None:
         "the tell from the arrays (all of it)": (sys.modules[__name__], "_lean_told"),
         "  the hall of fame's update": (HallOfFame, "update"),
         "  the logbook's record": (Evolution, "_record"),
-        "the callbacks and the report (all of it)": (sys.modules[__name__], "_lean_reported"),
+        "the callbacks and the report (all of it)": (sys.modules[__name__], "_reported"),
         "  the folder writer, each generation told": (FolderWriter, "on_generation_told"),
         "the generation's best file (the writer's thread)": (RunFolder, "write_generation_best"),
         "checkpoints (the writer's thread)": (FolderWriter, "_write_checkpoint"),
