@@ -559,6 +559,7 @@ def engine_section(args: argparse.Namespace):
                 "one": (config.replace(pool={"workers": 1}), False),
                 "two": (config.replace(pool={"workers": 2}), False),  # the default: threads
                 "fork": (config.replace(pool={"workers": 2, "backend": "fork"}), False),
+                "shards": (config.replace(pool={"workers": 2, "backend": "shards"}), False),
                 "one_unbatched": (config.replace(pool={"workers": 1, "batch": False}), False),
             }
             if label == "walkers":
@@ -589,6 +590,8 @@ def engine_section(args: argparse.Namespace):
             row["two_vs_one_wall"] = runs["one"]["wall"] / runs["two"]["wall"]
             row["fork_vs_one_cpu_per_evaluation"] = runs["fork"]["cpu"] / runs["one"]["cpu"]
             row["fork_vs_one_wall"] = runs["one"]["wall"] / runs["fork"]["wall"]
+            row["shards_vs_one_cpu_per_evaluation"] = runs["shards"]["cpu"] / runs["one"]["cpu"]
+            row["shards_vs_one_wall"] = runs["one"]["wall"] / runs["shards"]["wall"]
             row["two_kernels_vs_one_cpu"] = concurrent
             row["lane_threads_speedup"] = threaded
             row["process_halves_speedup"] = in_processes
@@ -601,7 +604,9 @@ def engine_section(args: argparse.Namespace):
                 f" per CPU-second (>= 0.9); target 2, 2 workers (threads, the default)"
                 f" {row['two_vs_one_cpu_per_evaluation']:.2f} x the CPU per evaluation of 1 (<= 1.05),"
                 f" {row['two_vs_one_wall']:.2f} x its wall rate (>= 1.85); 2 forked workers"
-                f" {row['fork_vs_one_cpu_per_evaluation']:.2f} x and {row['fork_vs_one_wall']:.2f} x"
+                f" {row['fork_vs_one_cpu_per_evaluation']:.2f} x and {row['fork_vs_one_wall']:.2f} x;"
+                f" 2 shards workers {row['shards_vs_one_cpu_per_evaluation']:.2f} x and"
+                f" {row['shards_vs_one_wall']:.2f} x"
             )
             every = load_ref(config.plugin).record_every
             lines.append(

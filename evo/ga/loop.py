@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from deap import tools
 
+from evo.ga.bred import BredGeneration
 from evo.ga.brood import PAIR, RANDOM, SEEDED, Brood
 from evo.ga.hall_of_fame import HallOfFame
 from evo.ga.individual import Individual
@@ -254,12 +255,9 @@ class Evolution:
         g = self.generation + 1 + (self._pending is not None)  # the next ask's generation
         if self._ahead is not None or s.multi_objective or g == 0 or len(self.population) != s.population:
             return
-        elite = min(s.ga.elite, s.population - 1)
-        k = s.population - elite
         before = self.rng.bit_generator.state
         try:  # all or nothing: interrupted, the generator is as it was and nothing is drawn ahead
-            aspirants = self._aspirants(len(self.population), k)
-            pairs = self._pair_draws(k)
+            aspirants, pairs = self.selection_draws(len(self.population))
             count = sum(mate or flag for mate, mutate, _ in pairs for flag in mutate)  # the new children
             made = plugin_seeds(s.seed, g, count).tolist()
             size = s.ga.tournament_size
@@ -268,6 +266,28 @@ class Evolution:
             self.rng.bit_generator.state = before
             self._ahead = None
             raise
+
+    def selection_draws(self, members: int) -> tuple[list[int], list[_Pairing]]:
+        """A single-objective ask's selection draws after generation 0, made now, the generator moved past
+        them as that ask moves it (:meth:`draw_ahead` makes them so, and the workers of the ``shards``
+        backend, which select and breed on arrays: evo/run/shards).
+
+        Args:
+            members: the population's size.
+
+        Returns:
+            The tournaments' aspirants (positions in the population, ``tournament_size`` each, as DEAP's
+            selTournament draws them), and each pair brood's mate?, mutate? per child and seed.
+        """
+        s = self.settings
+        k = s.population - min(s.ga.elite, s.population - 1)
+        return self._aspirants(members, k), self._pair_draws(k)
+
+    def drop_ahead(self) -> None:
+        """Forget the draws :meth:`draw_ahead` made, the generator back before them: the next ask makes
+        them again (the same numbers)."""
+        if self._ahead is not None:
+            self.rng.bit_generator.state, self._ahead = self._ahead.before, None
 
     def _planned(
         self, drawn: _Drawn | None = None
@@ -417,6 +437,77 @@ class Evolution:
 
         self._unfinished = finish
         return finish
+
+    def tell_bred(self, bred: BredGeneration) -> dict[str, Any]:
+        """Tell a generation that was selected, bred and scored elsewhere from this state, as arrays (the
+        ``shards`` backend's workers: evo/run/shards): the next generation exactly as :meth:`ask`, then
+        breeding and evaluating its broods, then :meth:`tell` make it -- the same individuals, ids, seeds,
+        hall of fame, logbook record and generator state -- without a plan or a result per child. A
+        single-objective run after generation 0, with no :meth:`ask` under way.
+
+        Args:
+            bred: the generation (:class:`~evo.ga.bred.BredGeneration`).
+
+        Returns:
+            The generation's logbook record, as :meth:`tell` returns it.
+
+        Raises:
+            RuntimeError: an :meth:`ask` is under way.
+            ValueError: a multi-objective run, generation 0, not the next generation, or arrays that do
+                not fit this population.
+        """
+        from evo.fitness.spec import worst_fitness
+        from evo.ga.kernels.brood import assembled_children
+
+        if self._pending is not None:
+            raise RuntimeError("tell_bred() with an ask() under way")
+        s, g = self.settings, bred.generation
+        if s.multi_objective or self.generation < 0 or g != self.generation + 1:
+            raise ValueError(f"tell_bred: generation {g} cannot follow generation {self.generation} here")
+        bred.check(len(self.population))
+        self._finish_told()
+        population = self.population
+        slots: list[Individual | None] = []  # each child in order: a parent to copy, or None: new
+        templates: list[Creature] = []
+        worlds: list[dict | None] = []
+        origins: list[tuple[str, ...]] = []
+        for (a, b), (two, mate, *_), made in zip(
+            bred.parents.tolist(), bred.flags.tolist(), bred.new.tolist(), strict=True
+        ):
+            pair = population[a], population[b]
+            for k in range(2 if two else 1):
+                parent = pair[k]
+                if not made[k]:
+                    slots.append(parent)
+                    continue
+                slots.append(None)
+                templates.append(parent.creature)
+                worlds.append(pair[0].creature.world if mate else None)
+                origins.append((parent.id, pair[1 - k].id) if mate else (parent.id,))
+        creatures = assembled_children(bred.children, templates, worlds)
+        seeds = plugin_seeds(s.seed, g, len(creatures)).tolist()
+        make, deepcopy, worst = Individual.maker(s.weights), copy.deepcopy, worst_fitness(s.weights)
+        fitness, exploded = bred.fitness.tolist(), bred.exploded.tolist()
+        population_next = [deepcopy(population[e]) for e in bred.elites.tolist()]
+        todo: list[Individual] = []
+        for slot in slots:
+            if slot is not None:
+                population_next.append(deepcopy(slot))
+                continue
+            c = len(todo)
+            score = worst if exploded[c] else (fitness[c],)
+            child = make(creatures[c], score, f"g{g}-{c}", origins[c], g, exploded[c], seeds[c], None)
+            population_next.append(child)
+            todo.append(child)
+        self.population = population_next
+        self.generation = g
+        self.rng.bit_generator.state = bred.rng
+        self._ahead, self._told_later = None, False
+        self.hall_of_fame.update(population_next)
+        self._forget_distances()
+        record = self._record(g, todo)
+        self.logbook.record(**record)
+        return record
 
     def _finish_told(self) -> None:
         """The second part of a :meth:`tell_later`, if it is still due."""

@@ -50,6 +50,7 @@ from evo.run.job import (
     with_plugin_files,
 )
 from evo.run.map_elites import Archive, archive_of, hall_of_fame_of, search_from_state
+from evo.run.shards import run_sharded, why_not_sharded
 from evo.sim import warm_up
 
 __all__ = ["RunFailed", "RunResult", "evolve", "history_array", "open_run", "run_prepared"]
@@ -154,7 +155,10 @@ def run_prepared(
             robust=config.evaluation.robust,
         )
         kind = backend_kind(config.pool.backend, workers, threads_may_evaluate(context))
-        if kind in ("inprocess", "threads") and config.evaluation.timeout > 0:
+        if kind == "shards" and not threads_may_evaluate(context):
+            log.info("the shards backend needs one of evo's plugins scored in lanes: using fork")
+            kind = "fork"
+        if kind in ("inprocess", "threads", "shards") and config.evaluation.timeout > 0:
             warm_up(spec.world)  # the kernel's compilation must not count against the first creature
         if kind == "dask":  # workers on other machines get the plugin's files with the context
             context = with_plugin_files(context)
@@ -173,7 +177,7 @@ def run_prepared(
             log.info("breeding and evaluating with %d worker(s)", backend.workers)
             if thawed:
                 gc.freeze()  # what start-up made lives on: the collector no longer walks it
-            stopped = run_generations(prepared, backend, callbacks)
+            stopped = _generation_loop(prepared, backend)(prepared, backend, callbacks)
         if not stopped:
             log.info("finished: %d generations", evolution.generation + 1)
     finally:
@@ -205,6 +209,17 @@ def run_prepared(
         stopped=stopped,
         archive=archive,
     )
+
+
+def _generation_loop(prepared: Prepared, backend: Any) -> Callable[..., bool]:
+    """The run's generation loop: the shards backend's workers' (:func:`evo.run.shards.run_sharded`) where
+    they can make the run's generations, else :func:`evo.run.generations.run_generations`."""
+    if getattr(backend, "shards", False):
+        reason = why_not_sharded(prepared, backend.context)
+        if reason is None:
+            return run_sharded
+        log.info("the shards backend makes this run's generations as the threads backend does: %s", reason)
+    return run_generations
 
 
 def _ready_to_fork(context: BreedContext, freeze: bool) -> None:
@@ -260,7 +275,8 @@ def evolve(
             writes nothing.
         workers: processes (or, with the ``threads`` backend, threads) that evaluate (default
             ``[pool] workers``); 1 evaluates in this process.
-        backend: ``"inprocess"``, ``"threads"``, ``"fork"`` or ``"dask"``, overriding ``[pool] backend``.
+        backend: ``"inprocess"``, ``"threads"``, ``"fork"``, ``"shards"`` or ``"dask"``, overriding
+            ``[pool] backend``.
         address: the dask scheduler to use (``"tcp://host:8786"``), overriding ``[pool] address``; it
             implies ``backend="dask"``. With dask and no address, a local cluster of ``workers`` forked
             processes is started and closed at the end (docs/cluster.md).

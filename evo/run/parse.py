@@ -131,8 +131,9 @@ class PoolSection:
         None,
         choices=BACKENDS,
         doc="how evaluations run: in this process (its kernel calls on one thread, or on threads), in "
-        "forked processes, or on a dask cluster; default: inprocess for 1 worker; for more, threads "
-        "where only evo's own plugins and kernels run, else fork",
+        "forked processes, in forked processes that own the population and make whole generations "
+        "(shards), or on a dask cluster; default: inprocess for 1 worker; for more, threads where only "
+        "evo's own plugins and kernels run, else fork",
     )
     address: str | None = setting(
         None, doc="the dask scheduler (tcp://host:8786) with backend = 'dask'; default: a local cluster"

@@ -24,6 +24,9 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
         # two workers by default are threads of the run's process (a shipped plugin); the fork pool beside
         assert row["two_workers"] == row["fork_workers"] == 2 and row["fork_vs_one_wall"] > 0
+        # and two shards workers (identical folders above: they made the generations after the first)
+        assert row["shards_workers"] == 2 and row["shards_vs_one_wall"] > 0
+        assert row["shards_vs_one_cpu_per_evaluation"] > 0
         # distance reads its settle record and its last: 120 frames, settling past them, gives the two ends
         assert row["run_record_every"] == 120 and row["run_vs_kernel_same_records_cpu"] > 0
         # each phase of the breakdown is timed around a function of the run (one renamed times nothing)

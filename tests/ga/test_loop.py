@@ -383,6 +383,24 @@ def test_draws_made_ahead_are_given_back_by_take_back_and_left_out_of_a_resume()
         assert evolution.rng.bit_generator.state == ahead.rng.bit_generator.state
 
 
+def test_draws_made_ahead_and_dropped_are_made_again_the_same_and_selection_draws_are_an_ask_s():
+    """drop_ahead gives the generator back its state before the draws made ahead (nothing is lost: the
+    next ask makes them again), and selection_draws makes the draws an ask makes for its selection: the
+    generator then stands where draw_ahead left it."""
+    plain, ahead = run(SINGLE, 2), run(SINGLE, 2)
+    before = plain.rng.bit_generator.state
+    ahead.draw_ahead()
+    drawn, past = ahead._ahead, ahead.rng.bit_generator.state
+    ahead.drop_ahead()
+    ahead.drop_ahead()  # (nothing made ahead: nothing to do)
+    assert ahead.rng.bit_generator.state == before and ahead._ahead is None
+    aspirants, pairs = plain.selection_draws(len(plain.population))
+    assert (aspirants, pairs) == (drawn.aspirants, drawn.pairs)
+    assert plain.rng.bit_generator.state == past  # (the plugin seeds come from the run's seed)
+    plain.rng.bit_generator.state = before
+    assert _planned(ahead.ask()) == _planned(plain.ask())
+
+
 def test_draws_made_ahead_for_another_population_are_made_again():
     """Draws made ahead that no longer fit the next ask (a population of another size meanwhile) are
     given back to the generator, and the ask draws its own, as without them."""

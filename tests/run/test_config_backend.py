@@ -56,7 +56,7 @@ ONLY_DASK = '[pool] address: only used with backend = "dask", but backend is'
     "pool, message",
     [
         ('backend = "dusk"',
-         "[pool] backend: expected one of 'fork', 'inprocess', 'dask', 'threads', got 'dusk';"
+         "[pool] backend: expected one of 'fork', 'inprocess', 'dask', 'threads', 'shards', got 'dusk';"
          " did you mean 'dask'?"),
         ('address = "tcp://h:8786"', f"{ONLY_DASK} not set"),
         ('backend = "fork"\naddress = "tcp://h:8786"', f"{ONLY_DASK} fork"),

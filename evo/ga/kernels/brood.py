@@ -36,7 +36,14 @@ from evo.model import Creature
 if TYPE_CHECKING:
     from evo.ga.mutation import MutationPlan
 
-__all__ = ["Operators", "compiled_broods", "compiled_children", "compiled_operators", "warm_breeding"]
+__all__ = [
+    "Operators",
+    "assembled_children",
+    "compiled_broods",
+    "compiled_children",
+    "compiled_operators",
+    "warm_breeding",
+]
 
 _JIT = dict(cache=True, nogil=True)
 # a chunk with this many pair broods or more for the compiled call is bred in parts on the lane threads
@@ -261,6 +268,27 @@ def _compiled_parents(parents: Sequence[Creature], mutate: Sequence[bool], seed:
     return all(getattr(p, "has_default_physics", False) and p.link_a.dtype == np.int64 for p in parents)
 
 
+def assembled_children(
+    children: tuple, templates: Sequence[Creature], worlds: Sequence[dict | None]
+) -> list[Creature]:
+    """The creatures of a compiled breeding call's new children (``children``: its sizes, positions,
+    links, genes, waves and renumbered flags, end to end), in their rows' order, as :func:`finish`
+    makes them: each one's arrays copies of the call's (a view would keep the whole call's arrays alive
+    as long as any one child lives), its name and wave from its template, its world from ``worlds``
+    where not None (else the template's), its polygons unless renumbered."""
+    sizes, positions, links, genes, waves, renumbered = children
+    counts, wave_values, flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
+    made: list[Creature] = []
+    i = j = 0
+    for (n, m), (omega, beta), flag, template, world in zip(
+        counts, wave_values, flags, templates, worlds, strict=True
+    ):
+        own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
+        made.append(assemble(*own, omega, beta, flag, template, world))
+        i, j = i + n, j + m
+    return made
+
+
 def compiled_broods(
     broods: Sequence,
     ops: Operators,
@@ -330,25 +358,17 @@ def compiled_broods(
         from evo.sim.laid import Laid
 
         hand_on(laid, Laid.of_children(sizes, positions, links, genes, waves, templates), child_rows)
-    counts, wave_values, renumbered_flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
-    made: list[Creature] = []  # every child, in its row's order
-    i = j = 0
-    for index, at in enumerate(child_rows):
-        if at is None:
-            continue
-        world = broods[index].parents[0].world if broods[index].mate else None
-        kids: list[Creature | None] = []
-        for c in at:
-            if c is None:
-                kids.append(None)
-                continue
-            (n, m), (omega, beta) = counts[c], wave_values[c]
-            # copies: a view would keep the whole chunk's arrays alive as long as any one child lives
-            own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
-            kids.append(assemble(*own, omega, beta, renumbered_flags[c], templates[c], world))
-            made.append(kids[-1])
-            i, j = i + n, j + m
-        out[index] = kids
+    worlds = [  # a mated child's world is its brood's first parent's
+        broods[index].parents[0].world if broods[index].mate else None
+        for index, at in enumerate(child_rows)
+        if at is not None
+        for c in at
+        if c is not None
+    ]
+    made = assembled_children((sizes, positions, links, genes, waves, renumbered), templates, worlds)
+    for index, at in enumerate(child_rows):  # (child_rows stays as handed on: laid may keep it)
+        if at is not None:
+            out[index] = [None if c is None else made[c] for c in at]
     if remember:  # for the next call on this thread (evo.ga.kernels.parents)
         remember_children(made, range(len(made)), sizes, positions, links, genes, waves)
     return out

@@ -23,6 +23,7 @@ from evo.run.backends.base import (
 )
 from evo.run.backends.fork import ForkPool
 from evo.run.backends.inprocess import InProcess
+from evo.run.backends.shards import Shards
 from evo.run.backends.threads import Threads
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "EvaluationTimeout",
     "ForkPool",
     "InProcess",
+    "Shards",
     "Task",
     "Threads",
     "backend_kind",
@@ -44,7 +46,7 @@ __all__ = [
 ]
 
 # the values of [pool] backend
-BACKENDS = ("fork", "inprocess", "dask", "threads")
+BACKENDS = ("fork", "inprocess", "dask", "threads", "shards")
 
 
 def backend_kind(kind: str | None, workers: int, threads: bool = False) -> str:
@@ -79,7 +81,8 @@ def make_backend(
     worker_setup: Callable[[Any, str], Any] | None = None,
     share: bool = False,
 ) -> Any:
-    """The backend ``kind`` (:func:`backend_kind`): :class:`InProcess`, :class:`Threads`, :class:`ForkPool`
+    """The backend ``kind`` (:func:`backend_kind`): :class:`InProcess`, :class:`Threads`, :class:`Shards`
+    (in-process for 1 worker), :class:`ForkPool`
     or a :class:`~evo.run.backends.dask_pool.DaskPool` (on the scheduler at ``address``, or on a local cluster
     of ``workers`` processes; ``worker_setup`` prepares each dask worker). ``timeout`` is the time limit
     of one evaluation (s, 0: none), which the fork pool's parent also enforces on workers stuck beyond the
@@ -94,6 +97,8 @@ def make_backend(
         return InProcess(job, context)
     if kind == "threads":
         return Threads(job, context, workers)
+    if kind == "shards":
+        return Shards(job, context, workers) if workers >= 2 else InProcess(job, context)
     if kind == "fork":
         return ForkPool(job, context, workers, chunksize, before_fork, timeout=timeout, share=share)
     if kind != "dask":

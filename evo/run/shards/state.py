@@ -1,0 +1,199 @@
+"""A ``shards`` worker's copy of a run between generations, as arrays (:class:`ShardState`): it selects,
+breeds every brood in one compiled call, takes kernel calls one at a time from a counter the workers share,
+scores them into shared arrays and moves its population on (docs/runs.md, "Workers"). All it calls is
+imported here, before any worker forks (a fork copies no other thread, nor a lock one of them held)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from evo.fitness.reducers import reduce_outputs
+from evo.fitness.spec import worst_fitness
+from evo.ga.bred import BredGeneration
+from evo.ga.kernels.brood import _pairs
+from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
+from evo.ga.kernels.mutation import apply_pending
+from evo.ga.kernels.parents import gathered
+from evo.run.batching import _lanes_recording, _output
+from evo.sim.batch import _call_costs, _in_turn, _kernel_calls, steps_for
+from evo.sim.laid import Laid
+
+__all__ = ["Shared", "ShardState", "Unsupported", "taken"]
+
+
+class Unsupported(Exception):
+    """A generation the workers leave to the ``evo run`` process (its message says why)."""
+
+
+class Shared(NamedTuple):
+    """What the workers of one stint share: how many they are, the next kernel call's number (one
+    counter for the whole stint), the generation's meeting point, and two generations' scores (by the
+    generation's parity: one worker may start the next before the other has read this one's)."""
+
+    workers: int
+    counter: Any  # multiprocessing.Value("q")
+    barrier: Any  # multiprocessing.Barrier(workers)
+    fitness: tuple[np.ndarray, np.ndarray]
+    exploded: tuple[np.ndarray, np.ndarray]
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Where each of the creatures whose counts these are begins, end to end, and the end."""
+    return np.concatenate([np.zeros(1, np.int64), np.cumsum(counts, dtype=np.int64)])
+
+
+def taken(ends: tuple, rows: np.ndarray) -> tuple:
+    """The creatures ``rows`` of parents' arrays end to end (:func:`evo.ga.kernels.parents.gathered`'s
+    form), gathered end to end in that order, of the types that function gives (one compiled
+    specialisation of the brood for both)."""
+    pos, a, b, rest, alpha, phi, waves, mass_at, link_at = ends
+
+    def segments(at: np.ndarray) -> np.ndarray:
+        start, lengths = at[rows], at[rows + 1] - at[rows]
+        before = np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)[:-1]])
+        return np.repeat(start - before, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+
+    masses, links = segments(mass_at), segments(link_at)
+    out = (
+        np.ascontiguousarray(pos[masses]), a[links], b[links], rest[links], alpha[links], phi[links],
+        np.ascontiguousarray(waves[rows]), _starts(mass_at[rows + 1] - mass_at[rows]),
+        _starts(link_at[rows + 1] - link_at[rows]),
+    )  # fmt: skip
+    for array in out[:7]:  # (the starts writable, as gathered gives them: the compiled brood's types)
+        array.setflags(write=False)
+    return out
+
+
+class ShardState:
+    """A worker's population as arrays: its members' arrays end to end, each one's wave (phase,
+    direction, autoreverse) and weighted fitness. Made from the run's :class:`~evo.ga.loop.Evolution`
+    between generations (forked with it: the worker draws from its copy of the run's generator, the same
+    draws in the same order as the ``evo run`` process's ``ask`` would make), ``context`` the run's
+    :class:`~evo.run.job.BreedContext`, ``cut`` how many kernel calls to cut a generation's children
+    into (about: :func:`evo.sim.batch.lane_calls`)."""
+
+    def __init__(self, evolution: Any, context: Any, shared: Shared, cut: int):
+        population = evolution.population
+        creatures = [ind.creature for ind in population]
+        self.evolution, self.context, self.shared, self.cut = evolution, context, shared, cut
+        self.ends = gathered(creatures)
+        self.theta0 = np.array([float(c.wave_phase) for c in creatures])
+        self.sign = np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures])
+        self.auto = np.array([c.autoreverse for c in creatures], dtype=np.uint8)
+        self.fit = np.array([ind.fitness.wvalues[0] for ind in population])
+        s = evolution.settings
+        self.elite = min(s.ga.elite, s.population - 1)
+        self.weight = s.weights[0]
+        self.worst = worst_fitness(s.weights)[0] * self.weight
+        self.base = 0  # the shared counter's value at this generation's start
+        self.generation = evolution.generation  # the last generation these arrays are the population of
+
+    def planned(self) -> tuple[np.ndarray, ...]:
+        """The next generation's elites, and per pair brood its parents' rows, flags (two, mate, mutate
+        the first, the second), seed, and which children are new: :meth:`evo.ga.loop.Evolution.ask`'s
+        selection (DEAP's selBest, then selTournament: the first of the best) on the fitness array."""
+        evolution, fit = self.evolution, self.fit
+        size = evolution.settings.ga.tournament_size
+        elites = np.argsort(-fit, kind="stable")[: self.elite]
+        drawn, pairs = evolution.selection_draws(fit.size)
+        aspirants = np.array(drawn, dtype=np.int64).reshape(-1, size)
+        winners = aspirants[np.arange(aspirants.shape[0]), np.argmax(fit[aspirants], axis=1)]
+        rows = np.empty((len(pairs), 2), np.int64)
+        flags = np.zeros((len(pairs), 4), np.bool_)
+        seeds = np.empty(len(pairs), np.int64)
+        for i, (mate, mutate, seed) in enumerate(pairs):
+            two = len(mutate) == 2
+            rows[i] = winners[2 * i], winners[2 * i + 1] if two else winners[2 * i]
+            flags[i] = two, mate, mutate[0], two and mutate[1]
+            seeds[i] = seed
+        new = np.stack([flags[:, 1] | flags[:, 2], flags[:, 0] & (flags[:, 1] | flags[:, 3])], axis=1)
+        return elites, rows, flags, seeds, new
+
+    def bred(self, rows: np.ndarray, flags: np.ndarray, seeds: np.ndarray, new: np.ndarray) -> tuple:
+        """Every pair brood bred in one compiled call: the new children's arrays (as
+        :attr:`~evo.ga.bred.BredGeneration.children`), and the same laid for the kernel.
+
+        Raises:
+            Unsupported: a brood the compiled operators leave to Python."""
+        ops = self.context.breed_settings.compiled
+        ok, sizes, positions, links, genes, waves, renumbered, arg, pending = _pairs(
+            seeds, rows, flags, *self.ends, ops
+        )
+        if not ok.all():
+            raise Unsupported("a brood the compiled operators leave to Python")
+        apply_pending(genes[0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
+        templates = rows[new]  # each new child's wave is its own parent's
+        laid = Laid.of_children(sizes, positions, links, genes, waves, ())._replace(
+            theta0=self.theta0[templates], sign=self.sign[templates], autoreverse=self.auto[templates]
+        )
+        return (sizes, positions, links, genes, waves, renumbered), laid
+
+    def scored(self, laid: Any, parity: int) -> None:
+        """This worker's share of the generation's kernel calls: the whole cut dealt one call at a time,
+        costliest first, from the shared counter, each scored by the plugin's compiled reducer into the
+        shared arrays of this ``parity`` (each worker takes one number past the last call, so the next
+        generation's deal starts at the same count in every worker).
+
+        Raises:
+            Unsupported: children the kernel simulates one by one, or lanes the reducer leaves to the
+                plugin's Python."""
+        shared, base = self.shared, self.base
+        count = laid.masses.shape[0]
+        cut: list = []
+        if count:
+            every, nth, bound, _ = _lanes_recording(self.context)
+            world, frames = self.context.spec.world, self.context.spec.frames
+            laid_rows = (laid, np.arange(count, dtype=np.int64))
+            singles, cut = _kernel_calls(None, world, self.cut, laid_rows)
+            if singles:
+                raise Unsupported("children the kernel simulates one by one")
+            costs = _call_costs(cut, None, laid_rows)
+            order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
+            steps, stride = steps_for(frames, world.dt), steps_for(every, world.dt, "record_every")
+        self.base = base + len(cut) + shared.workers
+        fitness, exploded = shared.fitness[parity], shared.exploded[parity]
+        while True:
+            with shared.counter.get_lock():
+                number = shared.counter.value
+                shared.counter.value = number + 1
+            if number - base >= len(cut):
+                return
+            for call in _in_turn([cut[order[number - base]]], None, world, steps, stride, laid_rows):
+                scores = reduce_outputs(bound, [_output(call)], call.frames(), nth)
+                if scores.python.any():
+                    raise Unsupported("lanes the plugin's compiled reducer leaves to its Python")
+                fitness[call.members] = scores.fitness[:, 0]
+                exploded[call.members] = scores.exploded
+
+    def moved_on(self, g: int, planned: tuple, children: tuple, laid: Any) -> BredGeneration:
+        """After the generation's meeting point: the next population's arrays (the elites, then each
+        brood's children, an unchanged child its parent's row), and the generation as the ``evo run``
+        process tells it."""
+        elites, rows, flags, _, new = planned
+        sizes, positions, links, genes, waves, _ = children
+        count = sizes.shape[0]
+        fitness = self.shared.fitness[g % 2][:count].copy()
+        exploded = self.shared.exploded[g % 2][:count].copy()
+        fits = np.concatenate([self.fit, np.where(exploded, self.worst, fitness * self.weight)])
+        child_row = np.full(new.shape, -1, np.int64)
+        child_row[new] = self.fit.size + np.arange(count)  # row-major: brood order, child order
+        per_brood = np.stack([np.ones(len(flags), np.bool_), flags[:, 0]], axis=1)  # one child or two
+        members = np.concatenate([elites, np.where(new, child_row, rows)[per_brood]])
+        joined = [
+            np.concatenate([a, b])
+            for a, b in zip(self.ends[:7], (positions, *links, *genes, waves), strict=True)
+        ]
+        starts = [
+            np.concatenate([at, more[1:] + at[-1]])
+            for at, more in zip(self.ends[7:], (laid.mass_at, laid.link_at), strict=True)
+        ]
+        self.ends = taken((*joined, *starts), members)
+        self.fit = fits[members]
+        self.theta0 = np.concatenate([self.theta0, laid.theta0])[members]
+        self.sign = np.concatenate([self.sign, laid.sign])[members]
+        self.auto = np.concatenate([self.auto, laid.autoreverse])[members]
+        self.generation = g
+        state = self.evolution.rng.bit_generator.state
+        return BredGeneration(g, elites, rows, flags, new, children, fitness, exploded, state)

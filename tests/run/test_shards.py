@@ -1,0 +1,139 @@
+"""The shards backend: worker processes that own the population as arrays select, breed and score each
+generation, the evo run process tells it from their arrays; the folder is every other backend's, whether
+the workers made every generation or left some to the evo run process (a brood or lane left to Python, a
+worker that died), stopped on request or resumed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_fork_pool import files, users_distance
+
+from evo.run.callbacks import Callback
+from evo.run.config import parse_config, resolve
+from evo.run.evolve import run_prepared
+from evo.run.folder.writer import FolderWriter, prepare
+from evo.run.shards.state import ShardState, Unsupported
+
+
+def config_of(workers: int, backend: str | None, generations: int = 6, **changes):
+    doc = {
+        "run": {"name": "shards", "seed": 5, "generations": generations, "population": 30},
+        "evaluation": {"frames": 300, "plugin": "distance", "params": {"settle_frames": 0}},
+        "pool": {"workers": workers} | ({"backend": backend} if backend else {}),
+    }
+    for table, values in changes.items():
+        doc[table] = doc.get(table, {}) | values
+    return resolve(parse_config(doc, source="<shards>"))
+
+
+def run(tmp_path: Path, name: str, config, callbacks=(), resume: bool = False):
+    """The run's log and its files but config.toml and the log (by path), and its result."""
+    folder = tmp_path / name
+    prepared = prepare(config, out=folder, resume=resume)
+    result = run_prepared(prepared, [FolderWriter(prepared), *callbacks])
+    return (folder / "run.log").read_text(), files(folder), result
+
+
+def made_by_workers(log: str) -> int:
+    return log.count("selected, bred and evaluated by the shard workers")
+
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory):
+    """The 8-generation run of 1 worker, in-process."""
+    return run(tmp_path_factory.mktemp("alone"), "alone", config_of(1, None, 8))[1]
+
+
+def test_the_workers_make_every_generation_after_the_first_and_leave_the_folder_of_one(tmp_path, alone):
+    log, made, result = run(tmp_path, "shards", config_of(2, "shards", 8))
+    assert made_by_workers(log) == 7 and "backend shards" in log
+    assert made == alone
+    assert result.generation == 7 and not result.stopped
+    three, made, _ = run(tmp_path, "three", config_of(3, "shards", 8))
+    assert made_by_workers(three) == 7 and made == alone
+
+
+def test_a_generation_the_workers_cannot_make_is_made_here_and_they_go_on_after_it(
+    tmp_path, alone, monkeypatch
+):
+    bred = ShardState.bred
+
+    def leaves_generation_3(self, *args):
+        if self.generation + 1 == 3:
+            raise Unsupported("a brood the compiled operators leave to Python")
+        return bred(self, *args)
+
+    monkeypatch.setattr(ShardState, "bred", leaves_generation_3)  # (the forked workers inherit it)
+    log, made, _ = run(tmp_path, "left", config_of(2, "shards", 8))
+    assert "generation 3 is made in this process: a brood the compiled operators leave to Python" in log
+    assert made_by_workers(log) == 6  # 1, 2, then 4 to 7 by a second stint
+    assert made == alone
+
+
+def test_a_worker_that_dies_leaves_its_generation_to_this_process(tmp_path, alone, monkeypatch):
+    scored = ShardState.scored
+
+    def dies_in_generation_4(self, laid, parity):
+        if self.generation + 1 == 4 and os.getpid() != parent:
+            os._exit(3)
+        return scored(self, laid, parity)
+
+    parent = os.getpid()
+    monkeypatch.setattr(ShardState, "scored", dies_in_generation_4)
+    log, made, _ = run(tmp_path, "died", config_of(2, "shards", 8))
+    assert "generation 4 is made in this process: a worker process ended" in log
+    assert made == alone
+
+
+def test_generations_the_workers_keep_failing_wait_longer_here_each_time(tmp_path, alone, monkeypatch):
+    monkeypatch.setattr(ShardState, "bred", lambda self, *args: (_ for _ in ()).throw(Unsupported("never")))
+    log, made, _ = run(tmp_path, "never", config_of(2, "shards", 8))
+    tried = [line for line in log.splitlines() if "is made in this process: never" in line]
+    assert [line.split("generation ")[1].split()[0] for line in tried] == ["1", "3", "6"]  # 1, 2 here between
+    assert made_by_workers(log) == 0 and made == alone
+
+
+class StopAfter(Callback):
+    def __init__(self, generation: int):
+        self.generation = generation
+
+    def on_generation_end(self, status) -> None:
+        if status.generation == self.generation:
+            status.stop()
+
+
+def test_a_stop_request_leaves_the_reported_generation_and_a_resume_goes_on_exactly(tmp_path, alone):
+    log, made, result = run(tmp_path, "stopped", config_of(2, "shards", 8), [StopAfter(3)])
+    assert result.stopped and result.generation == 3 and "stopped on request after generation 3" in log
+    _, made_alone, _ = run(tmp_path, "stopped-alone", config_of(1, None, 8), [StopAfter(3)])
+    assert made == made_alone
+    log, made, result = run(tmp_path, "stopped", config_of(2, "shards", 8), resume=True)
+    assert result.generation == 7 and made_by_workers(log) >= 4
+    assert made == alone
+
+
+def test_runs_the_workers_cannot_make_run_as_the_threads_backend_and_a_user_s_plugin_forks(tmp_path):
+    refined = {"refine": {"every": 2, "top": 1, "budget": 40}}
+    log, made, _ = run(tmp_path, "refine", config_of(2, "shards", 4, ga=refined))
+    assert "makes this run's generations as the threads backend does: [ga] refine" in log
+    assert made == run(tmp_path, "refine-alone", config_of(1, None, 4, ga=refined))[1]
+    copy = users_distance(tmp_path)
+    users = config_of(2, "shards", 3, evaluation={"plugin": "my_distance", "plugin_paths": [str(copy)]})
+    log, _, _ = run(tmp_path, "users", users)
+    assert "the shards backend needs one of evo's plugins scored in lanes: using fork" in log
+
+
+def test_the_backend_is_the_threads_one_with_its_worker_count_and_in_process_for_one(spec):
+    from backend_jobs import evaluate_payload
+
+    from evo.run.backends import InProcess, Shards, make_backend
+
+    with make_backend(evaluate_payload, spec, 2, kind="shards") as backend:
+        assert isinstance(backend, Shards) and backend.shards and backend.workers == 2
+    with make_backend(evaluate_payload, spec, 1, kind="shards") as backend:
+        assert type(backend) is InProcess
+    with pytest.raises(ValueError, match="at least 2"):
+        Shards(evaluate_payload, spec, 1)
