@@ -20,7 +20,7 @@ from evo.ga.topology import connected, repair
 from evo.model import Creature
 from evo.sim.world import World
 
-__all__ = ["random_creature", "seeded_creature", "problems", "distance"]
+__all__ = ["random_creature", "seeded_creature", "problems", "distance", "distance_floor"]
 
 
 def _scatter(rng: np.random.Generator, n: int, box: tuple[float, float]) -> np.ndarray:
@@ -215,13 +215,7 @@ def distance(a: Creature, b: Creature) -> float:
     Positions are not compared directly: they only set the starting pose (rest lengths carry the shape).
     """
     sa, sb = _signature(a), _signature(b)
-    terms = [
-        _relative(a.n_masses, b.n_masses),
-        _relative(a.n_links, b.n_links),
-        _relative(sa.muscles, sb.muscles),
-        _relative(a.omega, b.omega),
-        abs(a.beta - b.beta),
-    ]
+    terms = _scalar_terms(a, b, sa.muscles, sb.muscles)
     same = bool(sa.links == sb.links and a.n_links)  # the same links between the same masses
     if not same or a.n_links <= BLOCK:  # compiled: the numpy expressions below, value for value
         terms.extend(
@@ -241,6 +235,27 @@ def distance(a: Creature, b: Creature) -> float:
     circular = np.minimum(turn, TWO_PI - turn) / np.pi
     terms.append(_mean(0.5 * np.abs(a.alpha - b.alpha) + 0.5 * np.where(both, circular, 0.0)))
     return float(sum(terms) / len(terms))
+
+
+def _scalar_terms(a: Creature, b: Creature, muscles_a: int, muscles_b: int) -> list[float]:
+    """The first five of :func:`distance`'s seven terms: the mass, link and muscle counts', omega's and
+    beta's."""
+    return [
+        _relative(a.n_masses, b.n_masses),
+        _relative(a.n_links, b.n_links),
+        _relative(muscles_a, muscles_b),
+        _relative(a.omega, b.omega),
+        abs(a.beta - b.beta),
+    ]
+
+
+def distance_floor(a: Creature, b: Creature) -> float:
+    """A lower bound of :func:`distance` from its five scalar terms alone (no quantiles, no per-link
+    terms): their sum over seven, as ``distance`` sums and divides, is never more than ``distance`` (the
+    two terms left out are >= 0, and adding a number >= 0 to a float sum, or dividing a larger sum by
+    seven, never rounds to less). ``distance_floor(a, b) >= limit`` is thus ``distance(a, b) >= limit``
+    exactly, at a fraction of its cost."""
+    return float(sum(_scalar_terms(a, b, a.n_muscles, b.n_muscles)) / 7)
 
 
 def _mean(values: np.ndarray) -> float:

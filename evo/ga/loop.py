@@ -110,15 +110,20 @@ class Evolution:
     # -- helpers -------------------------------------------------------------------------------
     def _similar(self, a: Individual, b: Individual) -> bool:
         """Near-duplicates: ``distance`` below ``similarity`` (memoised by id: an individual's creature
-        never changes, and copies share their id)."""
-        from evo.ga.creatures import distance
+        never changes, and copies share their id; the memo holds the distance, or where
+        :func:`~evo.ga.creatures.distance_floor` already reaches ``similarity``, that lower bound)."""
+        from evo.ga.creatures import distance, distance_floor
 
         if a.id == b.id:
             return True
         key = (a.id, b.id) if a.id < b.id else (b.id, a.id)
         d = self._distances.get(key)
         if d is None:
-            d = self._distances[key] = distance(a.creature, b.creature)
+            limit = self.settings.ga.similarity
+            d = distance_floor(a.creature, b.creature)
+            if d < limit:
+                d = distance(a.creature, b.creature)
+            self._distances[key] = d
         return d < self.settings.ga.similarity
 
     def _forget_distances(self) -> None:

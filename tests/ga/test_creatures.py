@@ -215,6 +215,24 @@ def test_distance_is_bit_for_bit_the_one_of_the_first_release(genome, seeds):
         assert distance(x, y) == reference_distance(x, y)
 
 
+@PROPERTY
+@given(genome=genome_sections(), seeds=st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)))
+def test_the_distance_floor_never_exceeds_the_distance_so_a_floor_at_the_limit_decides_exactly(genome, seeds):
+    """distance_floor (the hall of fame's shortcut) is the first five terms of the reference over seven:
+    never above the distance, so ``floor >= similarity`` means ``distance >= similarity`` bit for bit."""
+    from evo.ga.creatures import distance_floor
+    from evo.ga.mutation import mutate
+
+    a, b = (random_creature(np.random.default_rng(s), genome) for s in seeds)
+    rates = {f"rate_{name}": float(name in ("alpha", "phi")) for name in MUTATION_NAMES}
+    params = mutate(a, np.random.default_rng(seeds[1]), genome, dataclasses.replace(GASection(), **rates))
+    for x, y in ((a, b), (a, a), (a, params), (params, b), (b, a)):
+        floor, d = distance_floor(x, y), distance(x, y)
+        assert floor <= d and floor == distance_floor(y, x)
+        for limit in (floor, np.nextafter(floor, 1.0), GASection().similarity):
+            assert (floor >= limit) <= (d >= limit)
+
+
 def test_a_small_phase_change_is_a_near_duplicate_and_a_new_body_is_not():
     genome = GenomeSection()
     a = random_creature(np.random.default_rng(1), genome)

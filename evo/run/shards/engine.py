@@ -134,29 +134,35 @@ class _Stint:
         finally:
             for _, writing in pipes:
                 writing.close()
+        self.running = [process.sentinel for process in self.processes]  # those not seen to end
+        self.died = False  # one ended unexpectedly (what worker 0 sent before is read first)
         self.why: tuple[int, str] | None = None  # the first generation a worker said it cannot make
 
     def next(self, g: int) -> BredGeneration | str:
-        """Generation ``g`` (the next one), or why the workers did not make it."""
+        """Generation ``g`` (the next one), or why the workers did not make it. (A process's end is
+        seen through its sentinel: no system call per generation asks after the workers.)"""
         first = self.readers[0]
         while True:
+            if self.died and self.why is None and not first.poll():
+                self.why = (g, "a worker process ended unexpectedly")
             if self.why is not None and self.why[0] <= g:
                 return self.why[1]
-            if first in self.open and first.poll():
+            ready = wait([*self.open, *self.running])
+            if first in ready:
                 sent = self._read(first, g)
                 if sent is not None:
                     return sent
+                if first not in self.open:  # worker 0 ended without generation g
+                    said = self.why[1] if self.why else "a worker process ended before its generation"
+                    self.why = (g, said)
                 continue
-            if first not in self.open:  # worker 0 ended without generation g
-                self.why = (g, self.why[1] if self.why else "a worker process ended before its generation")
-                continue
-            if any(p.exitcode not in (None, 0) for p in self.processes):
-                self.why = (g, self.why[1] if self.why else "a worker process ended unexpectedly")
-                continue
-            alive = [p.sentinel for p in self.processes if p.exitcode is None]
-            for reader in wait([*self.open, *alive]):
-                if reader in self.open[1:]:
+            for reader in self.open[1:]:
+                if reader in ready:
                     self._read(reader, g)
+            for process in self.processes:
+                if process.sentinel in ready:  # it ended: unexpectedly, unless with every generation made
+                    self.running.remove(process.sentinel)
+                    self.died = self.died or process.exitcode != 0
 
     def _read(self, reader: Any, g: int) -> BredGeneration | None:
         """A message from a worker: worker 0's generation ``g``, or (noted) why one stopped; None for
