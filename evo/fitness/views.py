@@ -17,6 +17,7 @@ __all__ = ["read_only_view", "sealed"]
 def read_only_view(creature: Creature) -> Creature:
     """The creature as a plugin is handed it: :func:`sealed` arrays, its ``meta`` and ``world`` as
     read-only mappings, so that nothing a plugin does reaches the creature the run keeps and saves."""
+    creature.positions  # noqa: B018 (a creature whose arrays are made on first read: made now)
     view = object.__new__(type(creature))  # copy.copy's result, without its protocol's detour
     view.__dict__.update(
         {k: sealed(v) if isinstance(v, np.ndarray) else v for k, v in creature.__dict__.items()}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -319,6 +320,84 @@ def assemble(
     creature.__dict__["n_links"] = links.shape[1]
     if physics is None:
         creature.__dict__["has_default_physics"] = True
+    return creature
+
+
+# the fields a creature of assemble_later makes on first read (all of them at once)
+_MADE_LATER = frozenset(
+    ("positions", "velocities", "fixed", "link_a", "link_b", "rest", "alpha", "phi")
+    + ("stiffness", "dashpot", "mass")
+)
+_MAKING = threading.Lock()  # one creature's arrays made at a time (the run folder's writer reads some)
+
+
+class _Later(Creature):
+    """A creature of :func:`assemble_later` whose arrays are not made yet: the first read of one makes
+    them all, as :func:`assemble` makes them, and the creature is a plain :class:`~evo.model.Creature`
+    from then on."""
+
+    def __getattr__(self, name: str) -> object:  # (only for fields not in its __dict__)
+        if name not in _MADE_LATER:
+            raise AttributeError(name)
+        _make_now(self)
+        return self.__dict__[name]
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        _make_now(self)
+        return Creature.__reduce_ex__(self, protocol)
+
+
+def _make_now(creature: Creature) -> None:
+    """Make the arrays of a creature of :func:`assemble_later` (once; other threads wait for them)."""
+    with _MAKING:
+        fields = creature.__dict__
+        own = fields.pop("_own", None)
+        if own is None:  # made meanwhile
+            return
+        positions, links, genes = (array.copy() for array in own)
+        for array in (positions, genes, links):
+            array.setflags(write=False)
+        velocities, fixed, *defaults = _defaults(positions.shape[0], links.shape[1])
+        fields.update(
+            positions=positions, velocities=velocities, fixed=fixed, link_a=links[0], link_b=links[1],
+            rest=genes[0], alpha=genes[1], phi=genes[2], stiffness=defaults[0], dashpot=defaults[1],
+            mass=defaults[2],
+        )  # fmt: skip
+        object.__setattr__(creature, "__class__", Creature)
+
+
+def assemble_later(
+    positions: np.ndarray,
+    links: np.ndarray,
+    genes: np.ndarray,
+    omega: float,
+    beta: float,
+    renumbered: bool,
+    template: Creature,
+    world: dict | None = None,
+) -> Creature:
+    """:func:`assemble` with the applet's physics, its arrays made (copies of these, which must not change
+    meanwhile) the first time one of them is read: the same creature, field for field, at a fraction of
+    the cost for one whose arrays are never read (most children of a run: they are selected out before
+    a checkpoint, a hall of fame or a file reads them; tests/ga/test_body.py)."""
+    creature = object.__new__(_Later)
+    creature.__dict__.update(
+        {
+            "omega": omega,
+            "beta": beta,
+            "wave_phase": float(template.wave_phase),
+            "wave_reverse": template.wave_reverse,
+            "autoreverse": template.autoreverse,
+            "name": template.name,
+            "world": dict(template.world if world is None else world),
+            "meta": {},
+            "polys": () if renumbered else template.polys,
+            "n_masses": positions.shape[0],
+            "n_links": links.shape[1],
+            "has_default_physics": True,
+            "_own": (positions, links, genes),
+        }
+    )
     return creature
 
 

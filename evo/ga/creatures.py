@@ -249,13 +249,15 @@ def _scalar_terms(a: Creature, b: Creature, muscles_a: int, muscles_b: int) -> l
     ]
 
 
-def distance_floor(a: Creature, b: Creature) -> float:
+def distance_floor(a: Creature, b: Creature, *, muscles: bool = True) -> float:
     """A lower bound of :func:`distance` from its five scalar terms alone (no quantiles, no per-link
-    terms): their sum over seven, as ``distance`` sums and divides, is never more than ``distance`` (the
-    two terms left out are >= 0, and adding a number >= 0 to a float sum, or dividing a larger sum by
-    seven, never rounds to less). ``distance_floor(a, b) >= limit`` is thus ``distance(a, b) >= limit``
-    exactly, at a fraction of its cost."""
-    return float(sum(_scalar_terms(a, b, a.n_muscles, b.n_muscles)) / 7)
+    terms), or without ``muscles`` from four (the muscle counts' term taken as 0: no gene read): their
+    sum over seven, as ``distance`` sums and divides, is never more than ``distance`` (the terms left out
+    are >= 0, and a float sum or quotient never rounds to less for a larger operand).
+    ``distance_floor(a, b) >= limit`` is thus ``distance(a, b) >= limit`` exactly, at a fraction of its
+    cost."""
+    counts = (a.n_muscles, b.n_muscles) if muscles else (0, 0)
+    return float(sum(_scalar_terms(a, b, *counts)) / 7)
 
 
 def _mean(values: np.ndarray) -> float:

@@ -120,7 +120,9 @@ class Evolution:
         d = self._distances.get(key)
         if d is None:
             limit = self.settings.ga.similarity
-            d = distance_floor(a.creature, b.creature)
+            d = distance_floor(a.creature, b.creature, muscles=False)  # (no creature's genes read)
+            if d < limit:
+                d = distance_floor(a.creature, b.creature)
             if d < limit:
                 d = distance(a.creature, b.creature)
             self._distances[key] = d
@@ -489,7 +491,7 @@ class Evolution:
                 templates.append(parent.creature)
                 worlds.append(pair[0].creature.world if mate else None)
                 origins.append((parent.id, pair[1 - k].id) if mate else (parent.id,))
-        creatures = assembled_children(bred.children, templates, worlds)
+        creatures = assembled_children(bred.children, templates, worlds, later=True)  # (bred's own arrays)
         seeds = plugin_seeds(s.seed, g, len(creatures)).tolist()
         make, deepcopy, worst = Individual.maker(s.weights), copy.deepcopy, worst_fitness(s.weights)
         fitness, exploded = bred.fitness.tolist(), bred.exploded.tolist()

@@ -162,6 +162,7 @@ class GeneSpace:
             column.flags.writeable = False  # each candidate's row is a read-only view
         rows = [(name, column) for name, column in columns.items() if column.ndim == 2]
         scalars = [(name, column.tolist()) for name, column in columns.items() if column.ndim == 1]
+        body.positions  # noqa: B018 (a creature whose arrays are made on first read: made now)
         kind, state = type(body), body.__dict__
         out = []
         for k in range(len(xs)):

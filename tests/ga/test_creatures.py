@@ -229,6 +229,7 @@ def test_the_distance_floor_never_exceeds_the_distance_so_a_floor_at_the_limit_d
     for x, y in ((a, b), (a, a), (a, params), (params, b), (b, a)):
         floor, d = distance_floor(x, y), distance(x, y)
         assert floor <= d and floor == distance_floor(y, x)
+        assert distance_floor(x, y, muscles=False) <= floor
         for limit in (floor, np.nextafter(floor, 1.0), GASection().similarity):
             assert (floor >= limit) <= (d >= limit)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numba as nb
 import numpy as np
 
-from evo.ga.body import assemble
+from evo.ga.body import assemble, assemble_later
 from evo.ga.kernels import pcg
 from evo.ga.kernels.crossover import (
     BETA_HIGH,
@@ -269,13 +269,15 @@ def _compiled_parents(parents: Sequence[Creature], mutate: Sequence[bool], seed:
 
 
 def assembled_children(
-    children: tuple, templates: Sequence[Creature], worlds: Sequence[dict | None]
+    children: tuple, templates: Sequence[Creature], worlds: Sequence[dict | None], *, later: bool = False
 ) -> list[Creature]:
     """The creatures of a compiled breeding call's new children (``children``: its sizes, positions,
     links, genes, waves and renumbered flags, end to end), in their rows' order, as :func:`finish`
     makes them: each one's arrays copies of the call's (a view would keep the whole call's arrays alive
     as long as any one child lives), its name and wave from its template, its world from ``worlds``
-    where not None (else the template's), its polygons unless renumbered."""
+    where not None (else the template's), its polygons unless renumbered. With ``later``, each one's
+    arrays are copied the first time one is read (:func:`evo.ga.body.assemble_later`: the call's arrays
+    must not change meanwhile)."""
     sizes, positions, links, genes, waves, renumbered = children
     counts, wave_values, flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
     made: list[Creature] = []
@@ -283,8 +285,12 @@ def assembled_children(
     for (n, m), (omega, beta), flag, template, world in zip(
         counts, wave_values, flags, templates, worlds, strict=True
     ):
-        own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
-        made.append(assemble(*own, omega, beta, flag, template, world))
+        if later:
+            own = positions[i : i + n], links[:, j : j + m], genes[:, j : j + m]
+            made.append(assemble_later(*own, omega, beta, flag, template, world))
+        else:
+            own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
+            made.append(assemble(*own, omega, beta, flag, template, world))
         i, j = i + n, j + m
     return made
 
