@@ -26,7 +26,8 @@ runs padded or not; and, from rounds twenty-five and twenty-six, the search qual
 its parents behind the latest generation, two whole runs at once, and such a GA run with two
 generations in flight; and, from round twenty-seven, the generation sharded over two forked processes
 that own the population as arrays, with the books kept behind them, kept leaner or not at all, and
-where the leaner books spend their CPU.
+where the leaner books spend their CPU; and, from round twenty-eight, the shards backend made of it
+against the threads backend.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -64,9 +65,11 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py sharded [ROUNDS]  # two processes own the arrays (27)
     .venv/bin/python docs/engine_experiments.py sharded-books [ROUNDS]  # the lean books by part (27)
     .venv/bin/python docs/engine_experiments.py sharded-bench [ROUNDS]  # sharded, the bench config (27)
+    .venv/bin/python docs/engine_experiments.py shards [ROUNDS]  # the shards backend, both configs (28)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
-generations), through evo.bench.engine.whole_run; CPU times from getrusage, the least of the repeats.
+generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
+least of the repeats.
 """
 
 from __future__ import annotations
@@ -3109,6 +3112,54 @@ def sharded_books(config, tmp: Path, rounds: int = 3) -> None:
         print(f"{name}: {1e3 * statistics.median(values) / generations_told:.3f} ms a generation")
 
 
+# -- round twenty-eight: the shards backend -------------------------------------------------------------
+
+
+def shards(configs: dict[str, Any], tmp: Path, rounds: int = 6) -> None:
+    """Round twenty-eight: the shipped ``shards`` backend (two workers that own the population as
+    arrays) against the ``threads`` one (the default for two workers) and one worker, whole runs of each
+    config, ``rounds`` interleaved rounds: each one's wall rate against 1 worker's, round by round (the
+    median first), its CPU per evaluation, the ``evo run`` process's own CPU, how busy it keeps two
+    cores, and whether its folder is the 1-worker run's."""
+    import statistics
+
+    for label, config in configs.items():
+        kinds = {
+            "1 worker": config.replace(pool={"workers": 1}),
+            "2 workers, threads": config.replace(pool={"workers": 2, "backend": "threads"}),
+            "2 workers, shards": config.replace(pool={"workers": 2, "backend": "shards"}),
+        }
+        folders = {name: tmp / label / name.replace(", ", "-").replace(" ", "-") for name in kinds}
+
+        def timed(name: str, kinds: dict = kinds, folders: dict = folders) -> tuple[float, float, float]:
+            start, (own, children) = time.perf_counter(), cpu_parts()
+            whole_run(kinds[name], folders[name])
+            wall, (own_after, children_after) = time.perf_counter() - start, cpu_parts()
+            return wall, own_after + children_after - own - children, own_after - own
+
+        timed("2 workers, shards")  # (warm: the workers' first generations compile nothing after it)
+        seen: dict[str, list[tuple[float, float, float]]] = {name: [] for name in kinds}
+        for r in range(rounds):
+            for name in kinds if r % 2 == 0 else reversed(kinds):
+                seen[name].append(timed(name))
+        reference = folder_digest(folders["1 worker"], IGNORED)
+        ones = seen["1 worker"]
+        print(f"{label}: 1 worker {statistics.median(a[0] for a in ones):.3f} s (median)")
+        for name in list(kinds)[1:]:
+            runs = seen[name]
+            walls = [a[0] / b[0] for a, b in zip(ones, runs, strict=True)]
+            cpus = [b[1] / a[1] for a, b in zip(ones, runs, strict=True)]
+            same = "yes" if folder_digest(folders[name], IGNORED) == reference else "no"
+            print(
+                f"  {name}: {statistics.median(walls):.2f}x the wall rate of 1 worker (round by round"
+                f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.2f}x its CPU per"
+                f" evaluation; {statistics.median(b[0] for b in runs):.3f} s, the evo run process"
+                f" {statistics.median(b[2] for b in runs):.3f} CPU-s,"
+                f" {statistics.median(b[1] / (2 * b[0]) for b in runs):.0%} of two cores; folder identical:"
+                f" {same}"
+            )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -3142,6 +3193,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(bench.replace(pool={"workers": 1}), Path(tmp) / "warm")
             sharded(bench, Path(tmp), *(int(arg) for arg in sys.argv[2:3]), finer=True)
+        return
+    if sys.argv[1:2] == ["shards"]:  # round twenty-eight: walkers and the bench config (40 generations)
+        from evo.bench.evolution import bench_config
+
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            configs = {"walkers": config, "bench config": bench_config(generations=40)}
+            shards(configs, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))

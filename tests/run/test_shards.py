@@ -90,10 +90,21 @@ def test_a_worker_that_dies_leaves_its_generation_to_this_process(tmp_path, alon
 
 def test_generations_the_workers_keep_failing_wait_longer_here_each_time(tmp_path, alone, monkeypatch):
     monkeypatch.setattr(ShardState, "bred", lambda self, *args: (_ for _ in ()).throw(Unsupported("never")))
-    log, made, _ = run(tmp_path, "never", config_of(2, "shards", 8))
+    log, made, _ = run(tmp_path, "never", config_of(2, "shards", 10))
     tried = [line for line in log.splitlines() if "is made in this process: never" in line]
     assert [line.split("generation ")[1].split()[0] for line in tried] == ["1", "3", "6"]  # 1, 2 here between
-    assert made_by_workers(log) == 0 and made == alone
+    assert made_by_workers(log) == 0
+    assert made == run(tmp_path, "never-alone", config_of(1, None, 10))[1]
+
+
+def test_no_stint_starts_with_fewer_generations_left_than_repay_it(tmp_path):
+    from evo.run.shards.engine import FEWEST
+
+    log, made, _ = run(tmp_path, "short", config_of(2, "shards", FEWEST))  # generation 0, then FEWEST - 1
+    assert made_by_workers(log) == 0
+    assert made == run(tmp_path, "short-alone", config_of(1, None, FEWEST))[1]
+    log, _, _ = run(tmp_path, "long-enough", config_of(2, "shards", FEWEST + 1))
+    assert made_by_workers(log) == FEWEST
 
 
 class StopAfter(Callback):

@@ -26,13 +26,16 @@ from evo.run.generations import _one_generation, _report
 from evo.run.job import warm
 from evo.run.shards.state import ShardState, Shared, Unsupported
 
-__all__ = ["CALLS_PER_WORKER", "run_sharded", "why_not_sharded"]
+__all__ = ["CALLS_PER_WORKER", "FEWEST", "run_sharded", "why_not_sharded"]
 
 log = logging.getLogger("evo.run")
 
 # a generation's children cut into about this many kernel calls per worker, taken one at a time from a
 # shared counter, costliest first: heavy creatures' few calls then end together (docs/performance.md)
 CALLS_PER_WORKER = 4
+# a stint starts only with at least this many generations left to make (its workers' start, a fork
+# each and the first generation's wait, costs about what two generations gain: docs/performance.md)
+FEWEST = 4
 # a stint that ends on a generation left to this process, after fewer than two of its own, is followed
 # by generations made here before the next: one, then twice as many as the time before, up to this many
 _LONGEST_PAUSE = 64
@@ -60,11 +63,14 @@ def why_not_sharded(prepared: Prepared, context: Any) -> str | None:
     return None
 
 
-def _stint_reason(evolution: Evolution) -> str | None:
-    """Why a stint cannot start from this state, or None (the compiled brood reads every member)."""
+def _stint_reason(evolution: Evolution, total: int) -> str | None:
+    """Why a stint does not start from this state, or None (the compiled brood reads every member, and
+    at least :data:`FEWEST` generations are left to make: fewer do not repay the workers' start)."""
     s = evolution.settings
     if evolution.generation < 0 or len(evolution.population) != s.population:
         return "no full population yet"
+    if total - evolution.generation - 1 < FEWEST:
+        return "too few generations left"
     for ind in evolution.population:
         creature = ind.creature
         if not getattr(creature, "has_default_physics", False) or creature.link_a.dtype != np.int64:
@@ -245,7 +251,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
         return False
 
     while evolution.generation + 1 < total:
-        reason = _stint_reason(evolution) if not wait_here else None
+        reason = _stint_reason(evolution, total) if not wait_here else None
         if not wait_here and reason is None:
             warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
             start = evolution.generation + 1
