@@ -2579,303 +2579,36 @@ def overlapped(config, tmp: Path, rounds: int = 6) -> None:
 # -- round twenty-seven: the generation sharded over two processes that own the population as arrays --
 
 
-def _starts(counts: np.ndarray) -> np.ndarray:
-    """Where each of the creatures whose counts these are begins, end to end, and the end."""
-    return np.concatenate([np.zeros(1, np.int64), np.cumsum(counts, dtype=np.int64)])
-
-
-def _taken(ends: tuple, rows: np.ndarray) -> tuple:
-    """The creatures ``rows`` of parents' arrays end to end (:func:`evo.ga.kernels.parents.parents_arrays`'
-    form), gathered end to end in that order, read-only as the compiled brood is called with them."""
-    pos, a, b, rest, alpha, phi, waves, mass_at, link_at = ends
-
-    def segments(at: np.ndarray) -> np.ndarray:
-        start, lengths = at[rows], at[rows + 1] - at[rows]
-        before = np.concatenate([np.zeros(1, np.int64), np.cumsum(lengths)[:-1]])
-        return np.repeat(start - before, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
-
-    masses, links = segments(mass_at), segments(link_at)
-    out = (
-        np.ascontiguousarray(pos[masses]), a[links], b[links], rest[links], alpha[links], phi[links],
-        np.ascontiguousarray(waves[rows]), _starts(mass_at[rows + 1] - mass_at[rows]),
-        _starts(link_at[rows + 1] - link_at[rows]),
-    )  # fmt: skip
-    for array in out:
-        array.setflags(write=False)
-    return out
-
-
-class _Shard:
-    """Round twenty-seven's scratch: a worker process's copy of a single-objective run between
-    generations, as arrays: the population's parents' arrays end to end, each member's wave (phase,
-    direction, autoreverse) and weighted fitness. Every worker makes the same selection (the run's own
-    draws, from a copy of its generator: the ``evo run`` process's ask makes the same ones), breeds every
-    brood (the same arrays), takes the generation's kernel calls one at a time from a counter the
-    workers share, and writes their scores where all read them."""
-
-    def __init__(self, evolution: Any, context: Any, shared: dict, cut: int = 0):
-        from evo.fitness.spec import worst_fitness
-        from evo.ga.kernels.parents import gathered
-
-        population = evolution.population
-        creatures = [ind.creature for ind in population]
-        self.evolution, self.context, self.shared = evolution, context, shared
-        self.cut = cut or shared["workers"]  # the generation's calls cut as for this many threads
-        self.ends = gathered(creatures)
-        for array in self.ends:
-            array.setflags(write=False)
-        self.theta0 = np.array([float(c.wave_phase) for c in creatures])
-        self.sign = np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures])
-        self.auto = np.array([c.autoreverse for c in creatures], dtype=np.uint8)
-        self.fit = np.array([ind.fitness.wvalues[0] for ind in population])
-        s = evolution.settings
-        self.elite = min(s.ga.elite, s.population - 1)
-        self.k = s.population - self.elite
-        self.worst = worst_fitness(s.weights)[0] * s.weights[0]
-        self.weight = s.weights[0]
-
-    def planned(self) -> tuple:
-        """The generation's elites, and per pair brood its parents' rows, flags (two, mate, mutate the
-        first, the second), seed, and which children are new: :meth:`evo.ga.loop.Evolution.ask`'s
-        selection (DEAP's selBest and selTournament) on the fitness array, its draws in its order."""
-        evolution, fit, k = self.evolution, self.fit, self.k
-        size = evolution.settings.ga.tournament_size
-        elites = np.argsort(-fit, kind="stable")[: self.elite]
-        aspirants = np.array(evolution._aspirants(fit.size, k), dtype=np.int64).reshape(k, size)
-        winners = aspirants[np.arange(k), np.argmax(fit[aspirants], axis=1)]  # the first of the best
-        pairs = evolution._pair_draws(k)
-        rows = np.empty((len(pairs), 2), np.int64)
-        flags = np.zeros((len(pairs), 4), np.bool_)
-        seeds = np.empty(len(pairs), np.int64)
-        for i, (mate, mutate, seed) in enumerate(pairs):
-            two = len(mutate) == 2
-            rows[i] = winners[2 * i], winners[2 * i + 1] if two else winners[2 * i]
-            flags[i] = two, mate, mutate[0], two and mutate[1]
-            seeds[i] = seed
-        new = np.stack([flags[:, 1] | flags[:, 2], flags[:, 0] & (flags[:, 1] | flags[:, 3])], axis=1)
-        return elites, rows, flags, seeds, new
-
-    def bred(self, rows: np.ndarray, flags: np.ndarray, seeds: np.ndarray, new: np.ndarray) -> tuple:
-        """Every pair brood bred in one compiled call: the children's arrays, and the children laid."""
-        from evo.ga.kernels.brood import _pairs
-        from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
-        from evo.ga.kernels.mutation import apply_pending
-        from evo.sim.laid import Laid
-
-        ops = self.context.breed_settings.compiled
-        ok, sizes, positions, links, genes, waves, renumbered, arg, pending = _pairs(
-            seeds, rows, flags, *self.ends, ops
-        )
-        if not ok.all():
-            raise RuntimeError("a brood the compiled operators step aside from (not in this experiment)")
-        apply_pending(genes[0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
-        templates = rows[new]  # each new child's wave is its own parent's, from the arrays of them
-        laid = Laid.of_children(sizes, positions, links, genes, waves, ())._replace(
-            theta0=self.theta0[templates], sign=self.sign[templates], autoreverse=self.auto[templates]
-        )
-        return (seeds, sizes, positions, links, genes, waves, renumbered), laid
-
-    def scored(self, laid: Any, base: int, parity: int) -> int:
-        """This worker's kernel calls: the generation's whole cut dealt one call at a time, costliest
-        first, from the shared counter (``base``: its value at this generation's start), each scored by
-        the plugin's compiled reducer into the shared arrays of this ``parity``. Returns the counter's
-        base for the next generation (each worker takes one number past the last call)."""
-        from evo.fitness.reducers import reduce_outputs
-        from evo.run.batching import _lanes_recording, _output
-        from evo.sim.batch import _call_costs, _in_turn, _kernel_calls, steps_for
-
-        every, nth, bound, _ = _lanes_recording(self.context)
-        world, frames = self.context.spec.world, self.context.spec.frames
-        laid_rows = (laid, np.arange(laid.masses.shape[0], dtype=np.int64))
-        singles, cut = _kernel_calls(None, world, self.cut, laid_rows)
-        if singles:
-            raise RuntimeError("children simulated one by one (not in this experiment)")
-        costs = _call_costs(cut, None, laid_rows)
-        order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
-        steps, stride = steps_for(frames, world.dt), steps_for(every, world.dt, "record_every")
-        counter = self.shared["counter"]
-        values, blown = self.shared["values"][parity], self.shared["blown"][parity]
-        while True:
-            with counter.get_lock():
-                taken = counter.value
-                counter.value = taken + 1
-            if taken - base >= len(cut):
-                return base + len(cut) + self.shared["workers"]
-            for call in _in_turn([cut[order[taken - base]]], None, world, steps, stride, laid_rows):
-                scores = reduce_outputs(bound, [_output(call)], call.frames(), nth)
-                if scores.python.any():
-                    raise RuntimeError("lanes left to the plugin's Python (not in this experiment)")
-                values[call.members] = scores.fitness[:, 0]
-                blown[call.members] = scores.exploded
-
-    def moved_on(self, elites, rows, flags, new, children: tuple, laid: Any, parity: int) -> tuple:
-        """The next population's arrays (the elites, then each brood's children, an unchanged child its
-        parent's row); returns the generation's fitness values and exploded flags, copied."""
-        _, sizes, positions, links, genes, waves, _ = children
-        count = sizes.shape[0]
-        values = self.shared["values"][parity][:count].copy()
-        blown = self.shared["blown"][parity][:count].copy()
-        fits = np.concatenate([self.fit, np.where(blown, self.worst, values * self.weight)])
-        child_row = np.full(new.shape, -1, np.int64)
-        child_row[new] = self.fit.size + np.arange(count)  # row-major: brood order, child order
-        per_brood = np.stack([np.ones(len(flags), np.bool_), flags[:, 0]], axis=1)  # one child or two
-        members = np.concatenate([elites, np.where(new, child_row, rows)[per_brood]])
-        joined = [
-            np.concatenate([a, b])
-            for a, b in zip(self.ends[:7], (positions, *links, *genes, waves), strict=True)
-        ]
-        starts = [
-            np.concatenate([at, more[1:] + at[-1]]) for at, more in zip(self.ends[7:], laid[2:4], strict=True)
-        ]
-        self.ends = _taken((*joined, *starts), members)
-        self.fit = fits[members]
-        self.theta0 = np.concatenate([self.theta0, laid.theta0])[members]
-        self.sign = np.concatenate([self.sign, laid.sign])[members]
-        self.auto = np.concatenate([self.auto, laid.autoreverse])[members]
-        return values, blown
-
-
-def _shard_worker(me: int, shard: _Shard, out: Any, generations_left: range) -> None:
-    """A forked worker's loop (:class:`_Shard`): each generation planned, bred, its share of the kernel
-    calls run, then the barrier, and the population moved on; worker 0 sends the ``evo run`` process
-    the children's arrays, every child's score, the generation's selection and the generator's state
-    after its draws, through ``out``."""
-    base, barrier = 0, shard.shared["barrier"]
-    try:
-        for g in generations_left:
-            elites, rows, flags, seeds, new = shard.planned()
-            children, laid = shard.bred(rows, flags, seeds, new)
-            base = shard.scored(laid, base, g % 2)
-            barrier.wait(timeout=60)
-            scores = shard.moved_on(elites, rows, flags, new, children, laid, g % 2)
-            if me == 0:
-                plan = (elites, rows, flags, new, shard.evolution.rng.bit_generator.state)
-                out.send((children, *scores, plan))
-    except BaseException as exc:
-        with contextlib.suppress(Exception):
-            barrier.abort()
-            out.send(("failed", repr(exc)))
-        raise
-
-
-def _sharded_results(broods: list, children: tuple, values: np.ndarray, blown: np.ndarray, _: tuple) -> list:
-    """Each brood's :class:`~evo.ga.search.ChildResult` s from a generation's arrays: a creature assembled
-    (as the compiled brood assembles it, its arrays copies of the generation's) and an evaluation per new
-    child."""
+def _sharded_results(broods: list, bred: Any) -> list:
+    """Each brood's :class:`~evo.ga.search.ChildResult` s from a generation worker 0 sent (a
+    :class:`~evo.ga.bred.BredGeneration`): a creature assembled from its arrays (as the compiled brood
+    assembles it) and an evaluation per new child: the shipped books' tell takes them."""
     from evo.fitness.spec import Evaluation, worst_fitness
-    from evo.ga.body import assemble
+    from evo.ga.kernels.brood import assembled_children
     from evo.ga.search import ChildResult
 
-    seeds, sizes, positions, links, genes, waves, renumbered = children
-    if [brood.seed for brood in broods] != seeds.tolist():
-        raise RuntimeError("the workers' plan is not the run's")
-    worst = worst_fitness((1.0,))
-    counts, wave_values, flags = sizes.tolist(), waves.tolist(), renumbered.tolist()
-    fitness, exploded = values.tolist(), blown.tolist()
-    per_brood: list[list] = []
-    c = i = j = 0
+    templates, worlds = [], []
     for brood in broods:
-        world = brood.parents[0].world if brood.mate else None
+        for template, seed in zip(brood.parents, brood.plugin_seeds, strict=True):
+            if seed is not None:
+                templates.append(template)
+                worlds.append(brood.parents[0].world if brood.mate else None)
+    creatures = assembled_children(bred.children, templates, worlds)
+    worst = worst_fitness((1.0,))
+    fitness, exploded = bred.fitness.tolist(), bred.exploded.tolist()
+    per_brood: list[list] = []
+    c = 0
+    for brood in broods:
         kids = []
-        for k, template in enumerate(brood.parents):
-            if brood.plugin_seeds[k] is None:
+        for seed in brood.plugin_seeds:
+            if seed is None:
                 kids.append(ChildResult())
                 continue
-            (n, m), (omega, beta) = counts[c], wave_values[c]
-            own = positions[i : i + n].copy(), links[:, j : j + m].copy(), genes[:, j : j + m].copy()
             evaluation = Evaluation(worst if exploded[c] else (fitness[c],), exploded[c])
-            kids.append(ChildResult(assemble(*own, omega, beta, flags[c], template, world), evaluation))
-            c, i, j = c + 1, i + n, j + m
+            kids.append(ChildResult(creatures[c], evaluation))
+            c += 1
         per_brood.append(kids)
     return per_brood
-
-
-_FILLING = threading.Lock()  # one lazy creature's arrays made at a time (the writer's thread reads some)
-
-
-def _lazy_creature_class() -> type:
-    """Round twenty-seven's scratch: a :class:`~evo.model.Creature` whose plain fields (name, wave, world,
-    polygons, sizes) are set when it is made and whose arrays are made (copied from the generation's, as
-    the compiled brood's :func:`~evo.ga.body.assemble` makes them) the first time one is read."""
-    from evo.ga.body import _defaults
-    from evo.model import Creature
-
-    class LazyCreature(Creature):
-        def __getattr__(self, name: str) -> Any:
-            with _FILLING:
-                fields = self.__dict__
-                if name in fields:
-                    return fields[name]
-                own = fields.pop("_own", None)
-                if own is None:
-                    raise AttributeError(name)
-                positions, links, genes = (array.copy() for array in own)
-                for array in (positions, links, genes):
-                    array.setflags(write=False)
-                velocities, fixed, stiffness, dashpot, mass = _defaults(positions.shape[0], links.shape[1])
-                fields.update(
-                    positions=positions, velocities=velocities, fixed=fixed, link_a=links[0],
-                    link_b=links[1], rest=genes[0], alpha=genes[1], phi=genes[2], stiffness=stiffness,
-                    dashpot=dashpot, mass=mass,
-                )  # fmt: skip
-            return getattr(self, name)
-
-    return LazyCreature
-
-
-def _lean_told(prepared: Any, g: int, sent: tuple, lazy: Any) -> list:
-    """Round twenty-seven's scratch bookkeeping of a sharded generation: the tell made straight from the
-    arrays worker 0 sends (no ask here: the generator takes the workers' state; no evaluations or child
-    results; each new child's creature lazy), with the shipped tell's individuals, ids, origins, seeds,
-    hall of fame and logbook record. Returns the generation's new individuals."""
-    import copy
-
-    from evo.fitness.spec import worst_fitness
-    from evo.ga.individual import Individual
-    from evo.ga.seeds import plugin_seeds
-
-    evolution = prepared.evolution
-    s = evolution.settings
-    children, values, blown, (elites, rows, flags, new, rng) = sent
-    _, sizes, positions, links, genes, waves, renumbered = children
-    population = evolution.population
-    make, deepcopy, worst = Individual.maker(s.weights), copy.deepcopy, worst_fitness(s.weights)
-    seeds = plugin_seeds(s.seed, g, int(new.sum())).tolist()
-    counts, wave_values, flags_of = sizes.tolist(), waves.tolist(), renumbered.tolist()
-    fitness, exploded = values.tolist(), blown.tolist()
-    out = [deepcopy(population[e]) for e in elites.tolist()]
-    todo: list = []
-    c = i = j = 0
-    for pair, (two, mate, *_), made in zip(rows.tolist(), flags.tolist(), new.tolist(), strict=True):
-        world = population[pair[0]].creature.world if mate else None
-        for k in range(2 if two else 1):
-            parent = population[pair[k]]
-            if not made[k]:
-                out.append(deepcopy(parent))
-                continue
-            (n, m), (omega, beta) = counts[c], wave_values[c]
-            template = parent.creature
-            creature = object.__new__(lazy)
-            creature.__dict__.update(
-                omega=omega, beta=beta, wave_phase=float(template.wave_phase),
-                wave_reverse=template.wave_reverse, autoreverse=template.autoreverse, name=template.name,
-                world=dict(template.world if world is None else world), meta={},
-                polys=() if flags_of[c] else template.polys, n_masses=n, n_links=m, has_default_physics=True,
-                _own=(positions[i : i + n], links[:, j : j + m], genes[:, j : j + m]),
-            )  # fmt: skip
-            origin = (parent.id, population[pair[1 - k]].id) if mate else (parent.id,)
-            score = worst if exploded[c] else (fitness[c],)
-            ind = make(creature, score, f"g{g}-{len(todo)}", origin, g, exploded[c], seeds[len(todo)], None)
-            out.append(ind)
-            todo.append(ind)
-            c, i, j = c + 1, i + n, j + m
-    evolution.population = out
-    evolution.generation = g
-    evolution.rng.bit_generator.state = rng
-    evolution.hall_of_fame.update(out)
-    evolution._forget_distances()
-    evolution.logbook.record(**evolution._record(g, todo))
-    return todo
 
 
 def _sharded_generations(
@@ -2888,13 +2621,14 @@ def _sharded_generations(
     lean: bool = False,
     cut: int = 0,
 ) -> bool:
-    """Round twenty-seven's scratch engine (a single-objective run whose pair broods the compiled
-    operators breed and whose plugin has a compiled reducer, like the walkers'): generation 0 here, then
-    two forked workers (:class:`_Shard`, :func:`_shard_worker`) run every other generation on arrays,
-    while this process asks each generation as the shipped loop does (the same draws), makes its
-    children's creatures and evaluations from the arrays worker 0 sends, tells it and keeps the books,
-    behind them; with ``lean``, it tells each generation straight from the arrays (:func:`_lean_told`,
-    no ask, evaluations or child results, the creatures lazy). Without ``books``, this process only
+    """Round twenty-seven's engine (a single-objective run whose pair broods the compiled operators breed
+    and whose plugin has a compiled reducer, like the walkers'): generation 0 here, then two forked
+    workers run every other generation on arrays -- since round twenty-eight the shards backend's own
+    (:class:`evo.run.shards.state.ShardState`, :func:`evo.run.shards.engine._worker`) -- while this
+    process asks each generation as the shipped loop does (the same draws), makes its children's
+    creatures and evaluations from the arrays worker 0 sends, tells it and keeps the books, behind them;
+    with ``lean``, it tells each generation straight from the arrays (since round twenty-eight the
+    shards backend's :meth:`~evo.ga.loop.Evolution.tell_bred`). Without ``books``, this process only
     reads what the workers send (no folder is written): what two workers reach with no bookkeeping at
     all, or with bookkeeping that costs ``burn`` CPU-seconds a generation (this process busy that long
     for each). ``cut``: the generation's kernel calls cut as for that many threads (0: as for the two
@@ -2903,7 +2637,10 @@ def _sharded_generations(
     import fcntl
     import multiprocessing
 
+    from evo.ga.bred import BredGeneration
     from evo.run.backends.base import EvaluationFailed, Task, run_chunk
+    from evo.run.shards.engine import _worker
+    from evo.run.shards.state import ShardState, Shared
 
     evolution, config = prepared.evolution, prepared.config
     total = config.run.generations
@@ -2917,17 +2654,17 @@ def _sharded_generations(
     )
     fork = multiprocessing.get_context("fork")
     size = evolution.settings.population
-    shared = {
-        "workers": 2, "counter": fork.Value("q", 0), "barrier": fork.Barrier(2),
-        "values": [np.frombuffer(fork.RawArray("d", size)) for _ in range(2)],
-        "blown": [np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)],
-    }  # fmt: skip
-    shard = _Shard(evolution, backend.context, shared, cut)
-    lazy = _lazy_creature_class() if lean else None
+    shared = Shared(
+        2, fork.Value("q", 0), fork.Barrier(2),
+        (np.frombuffer(fork.RawArray("d", size)), np.frombuffer(fork.RawArray("d", size))),
+        tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)),  # type: ignore[arg-type]
+    )  # fmt: skip
+    evolution.drop_ahead()
+    shard = ShardState(evolution, backend.context, shared, cut or 2)
     reading, writing = fork.Pipe(duplex=False)
     fcntl.fcntl(writing.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ: a megabyte, so worker 0 rarely waits
     workers = [
-        fork.Process(target=_shard_worker, args=(me, shard, writing, range(1, total)), daemon=True)
+        fork.Process(target=_worker, args=(me, shard, writing, range(1, total), os.getpid()), daemon=True)
         for me in range(2)
     ]
     for worker in workers:
@@ -2938,13 +2675,12 @@ def _sharded_generations(
             if not reading.poll(120):
                 raise RuntimeError("no word from the workers in two minutes")
             sent = reading.recv()
-            if isinstance(sent[0], str):
+            if not isinstance(sent, BredGeneration):
                 raise RuntimeError(f"a worker failed: {sent[1]}")
             if lean:
-                todo = _lean_told(prepared, g, sent, lazy)
-                previous = _reported(
-                    prepared, callbacks, g, len(todo), lambda: evolution.logbook[-1], previous
-                )
+                record = evolution.tell_bred(sent)
+                count = int(sent.fitness.size)
+                previous = _reported(prepared, callbacks, g, count, lambda r=record: r, previous)
                 continue
             if plan is None:
                 until = time.thread_time() + burn
@@ -2952,7 +2688,7 @@ def _sharded_generations(
                     pass
                 continue
             broods = list(plan.broods)
-            per_brood = _sharded_results(broods, *sent)
+            per_brood = _sharded_results(broods, sent)
             tasks = [Task(index, brood, brood.evaluations) for index, brood in enumerate(broods)]
             previous = _told_in_turn(
                 prepared, callbacks, (g, broods, tasks, per_brood), lambda: None, previous
@@ -2963,7 +2699,7 @@ def _sharded_generations(
         for worker in workers:
             worker.join(timeout=10)
             if worker.is_alive():
-                worker.terminate()
+                worker.kill()
                 worker.join()
 
 
@@ -2991,12 +2727,12 @@ def sharded(config, tmp: Path, rounds: int = 6, finer: bool = False) -> None:
     shipped engine at 1 and 2 workers, ``rounds`` interleaved rounds: each kind's wall rate against the
     shipped 1-worker run's, round by round, its CPU per evaluation, the ``evo run`` process's own CPU,
     and whether its folder is the 1-worker run's; the sharded runs with the books kept as the shipped
-    loop keeps them, kept leaner (:func:`_lean_told`), not kept at all (what the two workers reach
-    alone; no folder to compare), and with stand-ins for a cheaper bookkeeping: the ``evo run`` process
-    busy 2 ms or 4 ms of CPU a generation instead; with ``finer``, also the lean and no books with the
-    generation's kernel calls cut as for eight threads (smaller calls, dealt to the two workers). Last,
-    the bookkeeping's CPU a run (the shipped way) and what a 1.85x run could afford at the sharded runs'
-    busy share."""
+    loop keeps them, kept leaner (:meth:`~evo.ga.loop.Evolution.tell_bred`), not kept at all (what the
+    two workers reach alone; no folder to compare), and with stand-ins for a cheaper bookkeeping: the
+    ``evo run`` process busy 2 ms or 4 ms of CPU a generation instead; with ``finer``, also the lean and
+    no books with the generation's kernel calls cut as for eight threads (smaller calls, dealt to the
+    two workers). Last, the bookkeeping's CPU a run (the shipped way) and what a 1.85x run could afford
+    at the sharded runs' busy share."""
     import statistics
 
     one, two = config.replace(pool={"workers": 1}), config.replace(pool={"workers": 2})
@@ -3058,7 +2794,8 @@ def sharded(config, tmp: Path, rounds: int = 6, finer: bool = False) -> None:
 
 
 def sharded_books(config, tmp: Path, rounds: int = 3) -> None:
-    """Round twenty-seven: where the lean books of a sharded walkers run (:func:`_lean_told`) spend the
+    """Round twenty-seven: where the lean books of a sharded walkers run (since round twenty-eight
+    :meth:`~evo.ga.loop.Evolution.tell_bred`) spend the
     `evo run` process's CPU, by part, in ms a generation (each part's own CPU on its thread, the median
     of ``rounds`` whole runs; the parts nest as listed: the tell's own work holds the hall of fame's and
     the record's, the report's the writer's)."""
@@ -3071,7 +2808,7 @@ def sharded_books(config, tmp: Path, rounds: int = 3) -> None:
     from evo.run.folder.writer import FolderWriter
 
     parts = {
-        "the tell from the arrays (all of it)": (sys.modules[__name__], "_lean_told"),
+        "the tell from the arrays (all of it)": (Evolution, "tell_bred"),
         "  the hall of fame's update": (HallOfFame, "update"),
         "  the logbook's record": (Evolution, "_record"),
         "the callbacks and the report (all of it)": (sys.modules[__name__], "_reported"),
