@@ -2358,23 +2358,12 @@ def _reported(
     """The scratch engines' report of generation ``g`` once it is told: the generation before reported
     (``previous``, its report), the callbacks told of this one, its bookkeeping done (``record``, which
     gives its logbook row) and its status handed on. Returns this one's report, for the next call."""
-    from evo.run.callbacks import GenerationStatus, member_of
-
-    evolution = prepared.evolution
     if previous is not None:
         generations._report(previous, callbacks)
     for callback in callbacks:
         callback.on_generation_start(g, evaluations)
         callback.on_evaluated(evaluations)
-    stats = dict(record())
-    objectives = tuple(prepared.plugin.objectives)
-    status = GenerationStatus(
-        generation=g, generations=prepared.config.run.generations, evaluations=evaluations,
-        stats=stats, hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
-        seconds=0.0,
-    )  # fmt: skip
-    for callback in callbacks:
-        callback.on_generation_told(status)
+    status = generations.told_status(prepared, callbacks, g, evaluations, record(), 0.0)
     return ("generation %d told", g), status
 
 

@@ -301,15 +301,7 @@ def assemble(
             "rest": genes[0],
             "alpha": genes[1],
             "phi": genes[2],
-            "omega": omega,
-            "beta": beta,
-            "wave_phase": float(template.wave_phase),
-            "wave_reverse": template.wave_reverse,
-            "autoreverse": template.autoreverse,
-            "name": template.name,
-            "world": dict(template.world if world is None else world),
-            "meta": {},
-            "polys": () if renumbered else template.polys,
+            **_plain_fields(omega, beta, renumbered, template, world),
             "stiffness": defaults[0],
             "dashpot": defaults[1],
             "mass": defaults[2],
@@ -321,6 +313,23 @@ def assemble(
     if physics is None:
         creature.__dict__["has_default_physics"] = True
     return creature
+
+
+def _plain_fields(
+    omega: float, beta: float, renumbered: bool, template: Creature, world: dict | None
+) -> dict:
+    """A child's fields that are no arrays, as :func:`assemble` and :func:`assemble_later` set them."""
+    return {
+        "omega": omega,
+        "beta": beta,
+        "wave_phase": float(template.wave_phase),
+        "wave_reverse": template.wave_reverse,
+        "autoreverse": template.autoreverse,
+        "name": template.name,
+        "world": dict(template.world if world is None else world),
+        "meta": {},
+        "polys": () if renumbered else template.polys,
+    }
 
 
 # the fields a creature of assemble_later makes on first read (all of them at once)
@@ -383,15 +392,7 @@ def assemble_later(
     creature = object.__new__(_Later)
     creature.__dict__.update(
         {
-            "omega": omega,
-            "beta": beta,
-            "wave_phase": float(template.wave_phase),
-            "wave_reverse": template.wave_reverse,
-            "autoreverse": template.autoreverse,
-            "name": template.name,
-            "world": dict(template.world if world is None else world),
-            "meta": {},
-            "polys": () if renumbered else template.polys,
+            **_plain_fields(omega, beta, renumbered, template, world),
             "n_masses": positions.shape[0],
             "n_links": links.shape[1],
             "has_default_physics": True,

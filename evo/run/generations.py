@@ -19,7 +19,7 @@ from evo.run.config import Config
 from evo.run.folder.writer import Prepared, RunFailed
 from evo.run.memetic import refine_generation
 
-__all__ = ["CHUNKS_PER_WORKER", "run_generations"]
+__all__ = ["CHUNKS_PER_WORKER", "reported_and_stopped", "run_generations", "told_status"]
 
 log = logging.getLogger("evo.run")
 
@@ -96,6 +96,15 @@ def _report(told: Told, callbacks: list[Callback]) -> bool:
         callback.on_generation_end(status)
     log.info(*line)
     return status.stop_requested
+
+
+def reported_and_stopped(told: Told, callbacks: list[Callback], generation: int, generations: int) -> bool:
+    """Report a told generation (:func:`_report`, the last told: ``generation``); whether a callback
+    asked to stop the run there, before its last generation (``run.log`` then says so)."""
+    if _report(told, callbacks) and generation + 1 < generations:
+        log.info("stopped on request after generation %d", generation)
+        return True
+    return False
 
 
 def _written(callbacks: list[Callback]) -> bool:
@@ -202,23 +211,32 @@ def _one_generation(
             first, record[f"{first}_best"], record[f"{first}_mean"],
             asked - start, done - asked, evaluations / max(done - asked, 1e-9), kept,
         )  # fmt: skip
-        objectives = tuple(prepared.plugin.objectives)
-        status = GenerationStatus(
-            generation=g,
-            generations=prepared.config.run.generations,
-            evaluations=evaluations,
-            stats=dict(record),
-            hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
-            seconds=done - start + kept,
-        )
-        for callback in callbacks:
-            callback.on_generation_told(status)
+        status = told_status(prepared, callbacks, g, evaluations, record, done - start + kept)
         draw_ahead = getattr(evolution, "draw_ahead", None)
         if draw_ahead is not None:  # the next ask's draws, beside this work too (round twenty-two)
             draw_ahead()
         return report, status
 
     return finish
+
+
+def told_status(
+    prepared: Prepared, callbacks: list[Callback], g: int, evaluations: int, record: dict, seconds: float
+) -> GenerationStatus:
+    """The status of generation ``g`` once told (its logbook ``record``, the hall of fame now), given
+    to the callbacks' ``on_generation_told`` (where the run folder's checkpoint starts)."""
+    objectives = tuple(prepared.plugin.objectives)
+    status = GenerationStatus(
+        generation=g,
+        generations=prepared.config.run.generations,
+        evaluations=evaluations,
+        stats=dict(record),
+        hall_of_fame=tuple(member_of(ind, objectives) for ind in prepared.evolution.hall_of_fame),
+        seconds=seconds,
+    )
+    for callback in callbacks:
+        callback.on_generation_told(status)
+    return status
 
 
 class _Later:
@@ -290,10 +308,7 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
     previous: _Later | None = None  # the generation before: told at once, or its bookkeeping still due
 
     def stopped_after(told: Told) -> bool:
-        if _report(told, callbacks) and evolution.generation + 1 < generations:
-            log.info("stopped on request after generation %d", evolution.generation)
-            return True
-        return False
+        return reported_and_stopped(told, callbacks, evolution.generation, generations)
 
     while evolution.generation + 1 < generations:
         if previous is None or (previous.done and (not overlap or previous.told()[1].stop_requested)):

@@ -20,9 +20,9 @@ import numpy as np
 from evo.ga.bred import BredGeneration
 from evo.ga.loop import Evolution
 from evo.run.backends.fork import leave_signals_to_parent
-from evo.run.callbacks import Callback, GenerationStatus, member_of
+from evo.run.callbacks import Callback, GenerationStatus
 from evo.run.folder.writer import Prepared
-from evo.run.generations import _one_generation, _report
+from evo.run.generations import _one_generation, reported_and_stopped, told_status
 from evo.run.job import warm
 from evo.run.shards.state import ShardState, Shared, Unsupported
 
@@ -218,18 +218,7 @@ def _generation_told(
         g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"],
         seconds, evaluations / max(seconds, 1e-9), kept,
     )  # fmt: skip
-    objectives = tuple(prepared.plugin.objectives)
-    status = GenerationStatus(
-        generation=g,
-        generations=prepared.config.run.generations,
-        evaluations=evaluations,
-        stats=dict(record),
-        hall_of_fame=tuple(member_of(ind, objectives) for ind in evolution.hall_of_fame),
-        seconds=seconds + kept,
-    )
-    for callback in callbacks:
-        callback.on_generation_told(status)
-    return line, status
+    return line, told_status(prepared, callbacks, g, evaluations, record, seconds + kept)
 
 
 def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
@@ -245,10 +234,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     pause = wait_here = 0  # generations made here before the next stint is tried
 
     def stopped_after(previous: Any) -> bool:
-        if _report(previous, callbacks) and evolution.generation + 1 < total:
-            log.info("stopped on request after generation %d", evolution.generation)
-            return True
-        return False
+        return reported_and_stopped(previous, callbacks, evolution.generation, total)
 
     while evolution.generation + 1 < total:
         reason = _stint_reason(evolution, total) if not wait_here else None
