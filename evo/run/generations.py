@@ -286,7 +286,9 @@ def _defers(prepared: Prepared) -> bool:
     return _overlaps(prepared) and prepared.config.ga.refine is None
 
 
-def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
+def run_generations(
+    prepared: Prepared, backend: Any, callbacks: list[Callback], until: int | None = None
+) -> bool:
     """Run generations until the last or a stop. With a run folder (the GA), each generation's
     bookkeeping is done and its checkpoint written while the next is bred and evaluated, and it is
     reported once written (docs/runs.md, "Workers").
@@ -295,6 +297,8 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
         prepared: the run (its evolution goes on in place).
         backend: where broods are bred and evaluated (:func:`evo.run.backends.make_backend`).
         callbacks: the listeners, the run folder's writer first.
+        until: stop before this generation (told and reported up to the one before; None: the run's
+            last), for a loop that goes on with another engine (:func:`evo.run.shards.run_sharded`).
 
     Returns:
         True when a callback stopped the run before its last generation.
@@ -303,12 +307,13 @@ def run_generations(prepared: Prepared, backend: Any, callbacks: list[Callback])
         RunFailed: an evaluation failed or the run folder could not be written.
     """
     evolution = prepared.evolution
-    generations = prepared.config.run.generations
+    total = prepared.config.run.generations
+    generations = total if until is None else min(until, total)
     overlap, defer = _overlaps(prepared), _defers(prepared)
     previous: _Later | None = None  # the generation before: told at once, or its bookkeeping still due
 
     def stopped_after(told: Told) -> bool:
-        return reported_and_stopped(told, callbacks, evolution.generation, generations)
+        return reported_and_stopped(told, callbacks, evolution.generation, total)
 
     while evolution.generation + 1 < generations:
         if previous is None or (previous.done and (not overlap or previous.told()[1].stop_requested)):

@@ -22,7 +22,7 @@ from evo.ga.loop import Evolution
 from evo.run.backends.fork import leave_signals_to_parent
 from evo.run.callbacks import Callback, GenerationStatus
 from evo.run.folder.writer import Prepared
-from evo.run.generations import _one_generation, reported_and_stopped, told_status
+from evo.run.generations import reported_and_stopped, run_generations, told_status
 from evo.run.job import warm
 from evo.run.shards.state import ShardState, Shared, Unsupported
 
@@ -39,6 +39,7 @@ FEWEST = 4
 # a stint that ends on a generation left to this process, after fewer than two of its own, is followed
 # by generations made here before the next: one, then twice as many as the time before, up to this many
 _LONGEST_PAUSE = 64
+_TOO_FEW = "too few generations left"
 _PIPE_BYTES = 1 << 20  # worker 0's pipe (Linux: F_SETPIPE_SZ), so that it seldom waits for this process
 _F_SETPIPE_SZ = 1031
 
@@ -70,7 +71,7 @@ def _stint_reason(evolution: Evolution, total: int) -> str | None:
     if evolution.generation < 0 or len(evolution.population) != s.population:
         return "no full population yet"
     if total - evolution.generation - 1 < FEWEST:
-        return "too few generations left"
+        return _TOO_FEW
     for ind in evolution.population:
         creature = ind.creature
         if not getattr(creature, "has_default_physics", False) or creature.link_a.dtype != np.int64:
@@ -226,8 +227,11 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     :func:`why_not_sharded` allows): each stint forks ``backend.workers`` workers from the state after
     the last generation told, which make the generations after it until the last, or until one they
     cannot make; that one is made here on ``backend`` (:class:`~evo.run.backends.threads.Threads`), as
-    is generation 0. Each generation is reported once the next is told here (its checkpoint written
-    meanwhile). Returns True when a callback stopped the run before its last generation."""
+    are generation 0 and the last few (:data:`FEWEST`), by
+    :func:`~evo.run.generations.run_generations` (its checkpoints and bookkeeping beside the next
+    generation's work). A generation the workers made is reported once the next is told here (its
+    checkpoint written meanwhile). Returns True when a callback stopped the run before its last
+    generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations
     told: Any = None  # the last generation told, not yet reported
@@ -237,34 +241,38 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
         return reported_and_stopped(previous, callbacks, evolution.generation, total)
 
     while evolution.generation + 1 < total:
-        reason = _stint_reason(evolution, total) if not wait_here else None
-        if not wait_here and reason is None:
-            warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
-            start = evolution.generation + 1
-            stint = _Stint(evolution, backend.context, backend.workers, range(start, total))
-            try:
-                since = time.perf_counter()
-                for g in range(start, total):
-                    sent = stint.next(g)
-                    if isinstance(sent, str):
-                        reason = sent
-                        break
-                    arrived = time.perf_counter()
-                    if told is not None and stopped_after(told):
-                        return True
-                    told = _generation_told(prepared, callbacks, sent, arrived - since)
-                    since = arrived
-            finally:
-                stint.close()
-            if reason is None:
-                break
-            made = evolution.generation + 1 - start
-            pause = 0 if made >= 2 else min(2 * pause or 1, _LONGEST_PAUSE)
-            wait_here = pause
-            log.info("generation %d is made in this process: %s", evolution.generation + 1, reason)
-        elif wait_here:
-            wait_here -= 1
-        if told is not None and stopped_after(told):
-            return True
-        told = _one_generation(prepared, backend, callbacks)()
+        reason = _stint_reason(evolution, total)
+        if wait_here or reason is not None:  # generations here, as the threads backend makes them
+            if told is not None and stopped_after(told):
+                return True
+            told = None
+            g = evolution.generation + 1
+            until = total if reason == _TOO_FEW else g + max(wait_here, 1)
+            wait_here = 0
+            if run_generations(prepared, backend, callbacks, until):
+                return True
+            continue
+        warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
+        start = evolution.generation + 1
+        stint = _Stint(evolution, backend.context, backend.workers, range(start, total))
+        try:
+            since = time.perf_counter()
+            for g in range(start, total):
+                sent = stint.next(g)
+                if isinstance(sent, str):
+                    reason = sent
+                    break
+                arrived = time.perf_counter()
+                if told is not None and stopped_after(told):
+                    return True
+                told = _generation_told(prepared, callbacks, sent, arrived - since)
+                since = arrived
+        finally:
+            stint.close()
+        if reason is None:
+            break
+        made = evolution.generation + 1 - start
+        pause = 0 if made >= 2 else min(2 * pause or 1, _LONGEST_PAUSE)
+        wait_here = pause + 1  # this generation, then the pause
+        log.info("generation %d is made in this process: %s", evolution.generation + 1, reason)
     return told is not None and stopped_after(told)
