@@ -131,6 +131,16 @@ def test_runs_the_workers_cannot_make_run_as_the_threads_backend_and_a_user_s_pl
     log, made, _ = run(tmp_path, "refine", config_of(2, "shards", 4, ga=refined))
     assert "makes this run's generations as the threads backend does: [ga] refine" in log
     assert made == run(tmp_path, "refine-alone", config_of(1, None, 4, ga=refined))[1]
+    rk4 = {"integrator": "rk4"}  # its kernel packs lanes from creatures, not the children's arrays
+    log, made, _ = run(tmp_path, "rk4", config_of(2, "shards", 5, world=rk4))
+    assert "as the threads backend does: a kernel that packs its lanes from creatures" in log
+    assert made_by_workers(log) == 0
+    assert made == run(tmp_path, "rk4-alone", config_of(1, None, 5, world=rk4))[1]
+    hills = {"ground": {"type": "hills", "amplitude": 10.0, "wavelength": 200.0}}  # children stood on it
+    log, made, _ = run(tmp_path, "hills", config_of(2, "shards", 5, world=hills))
+    assert "as the threads backend does: ground or terrain that is not level" in log
+    assert made_by_workers(log) == 0
+    assert made == run(tmp_path, "hills-alone", config_of(1, None, 5, world=hills))[1]
     copy = users_distance(tmp_path)
     users = config_of(2, "shards", 3, evaluation={"plugin": "my_distance", "plugin_paths": [str(copy)]})
     log, _, _ = run(tmp_path, "users", users)

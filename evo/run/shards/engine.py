@@ -25,6 +25,8 @@ from evo.run.folder.writer import Prepared
 from evo.run.generations import reported_and_stopped, run_generations, told_status
 from evo.run.job import warm
 from evo.run.shards.state import ShardState, Shared, Unsupported
+from evo.sim.batch import _euler_fast_path
+from evo.sim.placement import is_level
 
 __all__ = ["CALLS_PER_WORKER", "FEWEST", "run_sharded", "why_not_sharded"]
 
@@ -47,9 +49,11 @@ _F_SETPIPE_SZ = 1031
 def why_not_sharded(prepared: Prepared, context: Any) -> str | None:
     """Why the ``shards`` backend's workers cannot make this run's generations (it then runs as the
     ``threads`` backend does), or None: they make a single-objective GA's generations without
-    refinement, bred by the default (compiled) operators, scored by the plugin's compiled reducer in
-    lanes (whose kernel calls, as in every backend, no ``[evaluation] timeout`` limits: their steps are
-    bounded; a lane left to the plugin's Python is made here, under the limit)."""
+    refinement, bred by the default (compiled) operators, on level ground (children are not lifted),
+    simulated on the Euler fast path (``euler`` integrator, ``soda`` contact: its kernel reads the
+    children's arrays), scored by the plugin's
+    compiled reducer in lanes (whose kernel calls, as in every backend, no ``[evaluation] timeout``
+    limits: their steps are bounded; a lane left to the plugin's Python is made here, under the limit)."""
     config = prepared.config
     if not isinstance(prepared.evolution, Evolution):
         return "a MAP-Elites run"
@@ -61,6 +65,10 @@ def why_not_sharded(prepared: Prepared, context: Any) -> str | None:
         return "operators other than the default ones"
     if context.reducer is None:
         return "a plugin without a compiled reducer"
+    if not _euler_fast_path(context.spec.world):  # (the workers' kernel calls read the children's arrays)
+        return "a kernel that packs its lanes from creatures (not the Euler fast path)"
+    if not is_level(context.spec.world):  # (each new child is stood on it after breeding: evo.ga.brood)
+        return "ground or terrain that is not level"
     return None
 
 
