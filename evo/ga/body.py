@@ -282,37 +282,47 @@ def assemble(
     ``beta`` clipped; the arrays become the creature's own, read-only. ``physics``: the clipped read-only
     (stiffness, dashpot, mass) columns, or None for the applet's physics. The name, wave and world
     (unless ``world`` is given) come from ``template``; the polygons too unless ``renumbered``."""
-    for array in (positions, genes, links):  # their rows below are read-only views
-        array.setflags(write=False)
-    velocities, fixed, *defaults = _defaults(positions.shape[0], links.shape[1])
-    if physics is not None:
-        defaults = physics
     # the Creature the constructor would make of these fields, all fresh or shared read-only arrays of
     # the right dtypes and shapes with the genes clipped, assembled without its copies and checks
     # (tests/ga/test_body.py checks it against the constructor)
     creature = object.__new__(Creature)
-    creature.__dict__.update(
-        {
-            "positions": positions,
-            "velocities": velocities,
-            "fixed": fixed,
-            "link_a": links[0],
-            "link_b": links[1],
-            "rest": genes[0],
-            "alpha": genes[1],
-            "phi": genes[2],
-            **_plain_fields(omega, beta, renumbered, template, world),
-            "stiffness": defaults[0],
-            "dashpot": defaults[1],
-            "mass": defaults[2],
-        }
-    )
+    creature.__dict__.update(_array_fields(positions, links, genes, physics))
+    creature.__dict__.update(_plain_fields(omega, beta, renumbered, template, world))
     # its cached sizes and physics flag, known here (a run reads each of every child)
     creature.__dict__["n_masses"] = positions.shape[0]
     creature.__dict__["n_links"] = links.shape[1]
     if physics is None:
         creature.__dict__["has_default_physics"] = True
     return creature
+
+
+def _array_fields(
+    positions: np.ndarray,
+    links: np.ndarray,
+    genes: np.ndarray,
+    physics: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
+    """A child's array fields, as :func:`assemble` and :func:`assemble_later` make them: ``positions``,
+    ``links`` and ``genes`` made read-only and their rows, the shared defaults of a body at rest, and
+    the applet's physics unless ``physics``."""
+    for array in (positions, genes, links):  # their rows below are read-only views
+        array.setflags(write=False)
+    velocities, fixed, *defaults = _defaults(positions.shape[0], links.shape[1])
+    if physics is not None:
+        defaults = list(physics)
+    return {
+        "positions": positions,
+        "velocities": velocities,
+        "fixed": fixed,
+        "link_a": links[0],
+        "link_b": links[1],
+        "rest": genes[0],
+        "alpha": genes[1],
+        "phi": genes[2],
+        "stiffness": defaults[0],
+        "dashpot": defaults[1],
+        "mass": defaults[2],
+    }
 
 
 def _plain_fields(
@@ -363,15 +373,7 @@ def _make_now(creature: Creature) -> None:
         own = fields.pop("_own", None)
         if own is None:  # made meanwhile
             return
-        positions, links, genes = (array.copy() for array in own)
-        for array in (positions, genes, links):
-            array.setflags(write=False)
-        velocities, fixed, *defaults = _defaults(positions.shape[0], links.shape[1])
-        fields.update(
-            positions=positions, velocities=velocities, fixed=fixed, link_a=links[0], link_b=links[1],
-            rest=genes[0], alpha=genes[1], phi=genes[2], stiffness=defaults[0], dashpot=defaults[1],
-            mass=defaults[2],
-        )  # fmt: skip
+        fields.update(_array_fields(*(array.copy() for array in own)))
         object.__setattr__(creature, "__class__", Creature)
 
 
