@@ -40,6 +40,7 @@ __all__ = [
     "Operators",
     "assembled_children",
     "compiled_broods",
+    "compiled_parent",
     "compiled_children",
     "compiled_operators",
     "warm_breeding",
@@ -265,7 +266,12 @@ def _compiled_parents(parents: Sequence[Creature], mutate: Sequence[bool], seed:
     (before its compiled call, which may still bail out)."""
     if not (0 <= seed < 1 << 63 and 1 <= len(parents) <= 2 and len(mutate) >= len(parents)):
         return False
-    return all(getattr(p, "has_default_physics", False) and p.link_a.dtype == np.int64 for p in parents)
+    return all(map(compiled_parent, parents))
+
+
+def compiled_parent(creature: Creature) -> bool:
+    """Whether the compiled brood reads ``creature`` as a parent: the applet's physics, int64 links."""
+    return getattr(creature, "has_default_physics", False) and creature.link_a.dtype == np.int64
 
 
 def assembled_children(

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from evo.ga.bred import BredGeneration
+from evo.ga.kernels.brood import compiled_parent
 from evo.ga.loop import Evolution
 from evo.run.backends.fork import leave_signals_to_parent
 from evo.run.callbacks import Callback, GenerationStatus
@@ -80,10 +81,8 @@ def _stint_reason(evolution: Evolution, total: int) -> str | None:
         return "no full population yet"
     if total - evolution.generation - 1 < FEWEST:
         return _TOO_FEW
-    for ind in evolution.population:
-        creature = ind.creature
-        if not getattr(creature, "has_default_physics", False) or creature.link_a.dtype != np.int64:
-            return "a member with physics of its own"
+    if not all(compiled_parent(ind.creature) for ind in evolution.population):
+        return "a member with physics of its own"
     return None
 
 

@@ -88,6 +88,11 @@ class ShardState:
         self.weight = s.weights[0]
         self.worst = worst_fitness(s.weights)[0] * self.weight
         self.base = 0  # the shared counter's value at this generation's start
+        # how the kernel calls record and the reducer reads them (the same every generation)
+        every, self.nth, self.bound, _ = _lanes_recording(context)
+        self.world = world = context.spec.world
+        self.steps = steps_for(context.spec.frames, world.dt)
+        self.stride = steps_for(every, world.dt, "record_every")
         self.generation = evolution.generation  # the last generation these arrays are the population of
 
     def planned(self) -> tuple[np.ndarray, ...]:
@@ -142,16 +147,14 @@ class ShardState:
         shared, base = self.shared, self.base
         count = laid.masses.shape[0]
         cut: list = []
+        world, steps, stride, nth, bound = self.world, self.steps, self.stride, self.nth, self.bound
         if count:
-            every, nth, bound, _ = _lanes_recording(self.context)
-            world, frames = self.context.spec.world, self.context.spec.frames
             laid_rows = (laid, np.arange(count, dtype=np.int64))
             singles, cut = _kernel_calls(None, world, self.cut, laid_rows)
             if singles:
                 raise Unsupported("children the kernel simulates one by one")
             costs = _call_costs(cut, None, laid_rows)
             order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
-            steps, stride = steps_for(frames, world.dt), steps_for(every, world.dt, "record_every")
         self.base = base + len(cut) + shared.workers
         fitness, exploded = shared.fitness[parity], shared.exploded[parity]
         while True:
