@@ -2613,7 +2613,7 @@ def _sharded_generations(
     """Round twenty-seven's engine (a single-objective run whose pair broods the compiled operators breed
     and whose plugin has a compiled reducer, like the walkers'): generation 0 here, then two forked
     workers run every other generation on arrays -- since round twenty-eight the shards backend's own
-    (:class:`evo.run.shards.state.ShardState`, :func:`evo.run.shards.engine._worker`) -- while this
+    (:class:`evo.run.shards.engine._Stint`) -- while this
     process asks each generation as the shipped loop does (the same draws), makes its children's
     creatures and evaluations from the arrays worker 0 sends, tells it and keeps the books, behind them;
     with ``lean``, it tells each generation straight from the arrays (since round twenty-eight the
@@ -2623,13 +2623,8 @@ def _sharded_generations(
     for each). ``cut``: the generation's kernel calls cut as for that many threads (0: as for the two
     workers). ``backend``: the in-process one (a 1-worker config). (An experiment's: no failure reports
     beyond a one-line error, no stop requests.)"""
-    import fcntl
-    import multiprocessing
-
-    from evo.ga.bred import BredGeneration
     from evo.run.backends.base import EvaluationFailed, Task, run_chunk
-    from evo.run.shards.engine import _worker
-    from evo.run.shards.state import ShardState, Shared
+    from evo.run.shards.engine import _Stint
 
     evolution, config = prepared.evolution, prepared.config
     total = config.run.generations
@@ -2641,31 +2636,13 @@ def _sharded_generations(
     previous = _told_in_turn(
         prepared, callbacks, (0, broods, tasks, [r for _, r in done]), lambda: None, None
     )
-    fork = multiprocessing.get_context("fork")
-    size = evolution.settings.population
-    shared = Shared(
-        2, fork.Value("q", 0), fork.Barrier(2),
-        (np.frombuffer(fork.RawArray("d", size)), np.frombuffer(fork.RawArray("d", size))),
-        tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)),  # type: ignore[arg-type]
-    )  # fmt: skip
-    evolution.drop_ahead()
-    shard = ShardState(evolution, backend.context, shared, cut or 2)
-    reading, writing = fork.Pipe(duplex=False)
-    fcntl.fcntl(writing.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ: a megabyte, so worker 0 rarely waits
-    workers = [
-        fork.Process(target=_worker, args=(me, shard, writing, range(1, total), os.getpid()), daemon=True)
-        for me in range(2)
-    ]
-    for worker in workers:
-        worker.start()
+    stint = _Stint(evolution, backend.context, 2, range(1, total), cut=cut or 2)
     try:
         for g in range(1, total):
             plan = None if not books or lean else evolution.ask()
-            if not reading.poll(120):
-                raise RuntimeError("no word from the workers in two minutes")
-            sent = reading.recv()
-            if not isinstance(sent, BredGeneration):
-                raise RuntimeError(f"a worker failed: {sent[1]}")
+            sent = stint.next(g)
+            if isinstance(sent, str):
+                raise RuntimeError(f"a worker failed: {sent}")
             if lean:
                 record = evolution.tell_bred(sent)
                 count = int(sent.fitness.size)
@@ -2685,11 +2662,7 @@ def _sharded_generations(
         generations._report(previous, callbacks)
         return False
     finally:
-        for worker in workers:
-            worker.join(timeout=10)
-            if worker.is_alive():
-                worker.kill()
-                worker.join()
+        stint.close()
 
 
 def _sharded_run(config: Any, folder: Path, **kinds: Any) -> tuple[float, float, float]:

@@ -116,9 +116,10 @@ def _worker(me: int, state: ShardState, out: Any, generations: range, parent: in
 
 class _Stint:
     """Worker processes forked from the state of ``evolution`` now, making ``generations`` one after
-    another until one they cannot make; :meth:`next` gives each in turn."""
+    another until one they cannot make; :meth:`next` gives each in turn. ``cut``: about how many kernel
+    calls a generation's children make (default :data:`CALLS_PER_WORKER` a worker)."""
 
-    def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range):
+    def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range, cut: int = 0):
         fork = multiprocessing.get_context("fork")
         size = evolution.settings.population
         shared = Shared(
@@ -127,7 +128,7 @@ class _Stint:
             tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)),  # type: ignore[arg-type]
         )  # fmt: skip
         evolution.drop_ahead()  # the workers' draws start where the next ask's would
-        state = ShardState(evolution, context, shared, CALLS_PER_WORKER * workers)
+        state = ShardState(evolution, context, shared, cut or CALLS_PER_WORKER * workers)
         pipes = [fork.Pipe(duplex=False) for _ in range(workers)]
         with contextlib.suppress(OSError):  # (not Linux: the default size)
             fcntl.fcntl(pipes[0][1].fileno(), _F_SETPIPE_SZ, _PIPE_BYTES)
