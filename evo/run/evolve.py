@@ -154,8 +154,9 @@ def run_prepared(
             batch=config.pool.batch,
             robust=config.evaluation.robust,
         )
-        kind = backend_kind(config.pool.backend, workers, threads_may_evaluate(context))
-        if kind == "shards" and not threads_may_evaluate(context):
+        threads = threads_may_evaluate(context)
+        kind = backend_kind(config.pool.backend, workers, threads)
+        if kind == "shards" and not threads:
             log.info("the shards backend needs one of evo's plugins scored in lanes: using fork")
             kind = "fork"
         if kind in ("inprocess", "threads", "shards") and config.evaluation.timeout > 0:
