@@ -559,8 +559,10 @@ class Evolution:
             self.hall_of_fame.update(list(refined.values()))
             self._forget_distances()
             kept = ("generation", "evaluations", "exploded")
-            record.update({k: v for k, v in self._record(self.generation, []).items() if k not in kept})
-        record["evaluations"] += evaluations
+            again = self._record(self.generation, [])
+            record = {**record, **{k: v for k, v in again.items() if k not in kept}}
+        record = {**record, "evaluations": record["evaluations"] + evaluations}
+        self.logbook[-1] = record  # (a new record: states taken before share the one they were given)
         return dict(record)
 
     # -- state -------------------------------------------------------------------------------------
@@ -587,7 +589,7 @@ class Evolution:
             rng=copy.deepcopy(self._before_ask) if self._pending is not None else self._rng_state(),
             population=tuple(self.population),
             hall_of_fame=tuple(self.hall_of_fame),
-            logbook=tuple(dict(record) for record in self.logbook),
+            logbook=tuple(self.logbook),  # (told records are never changed: states share them)
         )
 
     def _rng_state(self) -> dict[str, Any]:
@@ -669,8 +671,8 @@ class EvolutionState:
     """Everything :class:`Evolution` holds between generations, as plain data.
 
     ``rng`` is the state of the run's generator (``bit_generator.state``); ``logbook`` one record (a dict:
-    :func:`history_columns`) per generation; ``population`` and ``hall_of_fame`` are told individuals,
-    the hall of fame best first.
+    :func:`history_columns`) per generation, the run's own (read them; copy one to change it);
+    ``population`` and ``hall_of_fame`` are told individuals, the hall of fame best first.
     """
 
     generation: int

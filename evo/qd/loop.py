@@ -199,7 +199,7 @@ class QualityDiversity:
         self.generation = g
         self._pending = None
         record = self._record(g, [child for child, _ in children])
-        self.logbook.append(record)
+        self.logbook.append(dict(record))  # (told records are never changed: states share them)
         return record
 
     def _add(
@@ -283,7 +283,7 @@ class QualityDiversity:
             measures=tuple(s.archive.measures),
             rng=self.rng.bit_generator.state,
             elites=tuple(self._elites),
-            logbook=tuple(dict(record) for record in self.logbook),
+            logbook=tuple(self.logbook),
             centroids=self.centroids,
         )
 

@@ -141,7 +141,7 @@ class QDState:
 
     ``rng`` is the run generator's ``bit_generator.state``; ``elites`` are ordered by cell; ``centroids``
     is a CVT's (cells, measures) array in the unit cube (None for a grid); ``logbook`` one record per
-    iteration (:func:`qd_history_columns`).
+    iteration (:func:`qd_history_columns`), the run's own (read them; copy one to change it).
     """
 
     generation: int

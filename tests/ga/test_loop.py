@@ -451,3 +451,17 @@ def test_an_interrupt_around_draws_made_ahead_leaves_the_generator_as_a_run_with
     assert json.dumps(evolution_to_dict(ahead)) == json.dumps(evolution_to_dict(plain))
     assert _planned(ahead.ask()) == _planned(plain.ask())
     assert ahead.rng.bit_generator.state == plain.rng.bit_generator.state
+
+
+def test_a_state_keeps_its_logbook_when_the_run_refines_after_it():
+    """States share the run's told records (no copy of the whole logbook per state); a refinement's
+    change to the last record makes a new one, so a state taken before it still reads the record it had."""
+    evolution = run(SINGLE, 3)
+    before = evolution.state()
+    told = dict(before.logbook[-1])
+    best = evolution.population[0]
+    record = evolution.replace_refined({best.id: best}, evaluations=7)
+    assert record["evaluations"] == told["evaluations"] + 7
+    assert evolution.logbook[-1] == record and evolution.state().logbook[-1] == record
+    assert before.logbook[-1] == told  # unchanged
+    assert [dict(r) for r in before.logbook[:-1]] == [dict(r) for r in evolution.logbook[:-1]]
