@@ -28,6 +28,7 @@ from evo.run.backends import default_workers
 from evo.run.callbacks import Callback
 from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
+from evo.run.shards.engine import FEWEST
 
 __all__ = [
     "balanced_halves", "cpu_parts", "engine_section", "generation_children", "laid_out",
@@ -557,9 +558,9 @@ def engine_section(args: argparse.Namespace):
             evaluations = sum(len(c) for c in children)
             kinds = {
                 "one": (config.replace(pool={"workers": 1}), False),
-                "two": (config.replace(pool={"workers": 2}), False),  # the default: threads
+                "two": (config.replace(pool={"workers": 2}), False),  # the default: shards
+                "threads": (config.replace(pool={"workers": 2, "backend": "threads"}), False),
                 "fork": (config.replace(pool={"workers": 2, "backend": "fork"}), False),
-                "shards": (config.replace(pool={"workers": 2, "backend": "shards"}), False),
                 "one_unbatched": (config.replace(pool={"workers": 1, "batch": False}), False),
             }
             if label == "walkers":
@@ -590,8 +591,8 @@ def engine_section(args: argparse.Namespace):
             row["two_vs_one_wall"] = runs["one"]["wall"] / runs["two"]["wall"]
             row["fork_vs_one_cpu_per_evaluation"] = runs["fork"]["cpu"] / runs["one"]["cpu"]
             row["fork_vs_one_wall"] = runs["one"]["wall"] / runs["fork"]["wall"]
-            row["shards_vs_one_cpu_per_evaluation"] = runs["shards"]["cpu"] / runs["one"]["cpu"]
-            row["shards_vs_one_wall"] = runs["one"]["wall"] / runs["shards"]["wall"]
+            row["threads_vs_one_cpu_per_evaluation"] = runs["threads"]["cpu"] / runs["one"]["cpu"]
+            row["threads_vs_one_wall"] = runs["one"]["wall"] / runs["threads"]["wall"]
             row["two_kernels_vs_one_cpu"] = concurrent
             row["lane_threads_speedup"] = threaded
             row["process_halves_speedup"] = in_processes
@@ -601,12 +602,17 @@ def engine_section(args: argparse.Namespace):
             lines.append(
                 f"{label} ({config.run.population} x {config.run.generations} generations, {evaluations}"
                 f" evaluations): target 1, 1 worker {row['run_vs_kernel_cpu']:.2f} x the bare batched kernel"
-                f" per CPU-second (>= 0.9); target 2, 2 workers (threads, the default)"
-                f" {row['two_vs_one_cpu_per_evaluation']:.2f} x the CPU per evaluation of 1 (<= 1.05),"
-                f" {row['two_vs_one_wall']:.2f} x its wall rate (>= 1.85); 2 forked workers"
-                f" {row['fork_vs_one_cpu_per_evaluation']:.2f} x and {row['fork_vs_one_wall']:.2f} x;"
-                f" 2 shards workers {row['shards_vs_one_cpu_per_evaluation']:.2f} x and"
-                f" {row['shards_vs_one_wall']:.2f} x"
+                f" per CPU-second (>= 0.9); target 2, 2 workers (the default: shards"
+                + (
+                    f", which runs a run with fewer than {FEWEST + 1} generations as threads"
+                    if config.run.generations < FEWEST + 1
+                    else ""
+                )
+                + f") {row['two_vs_one_cpu_per_evaluation']:.2f} x the CPU per evaluation of 1 (<= 1.05),"
+                f" {row['two_vs_one_wall']:.2f} x its wall rate (>= 1.85); 2 threads"
+                f" {row['threads_vs_one_cpu_per_evaluation']:.2f} x and {row['threads_vs_one_wall']:.2f} x;"
+                f" 2 forked workers {row['fork_vs_one_cpu_per_evaluation']:.2f} x and"
+                f" {row['fork_vs_one_wall']:.2f} x"
             )
             every = load_ref(config.plugin).record_every
             lines.append(

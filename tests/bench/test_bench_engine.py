@@ -14,7 +14,7 @@ from evo.bench import engine
 
 
 def test_the_engine_section_reports_every_target_and_finds_the_folders_identical():
-    args = argparse.Namespace(repeats=1, population=10, frames=120, generations=2, walkers_generations=3)
+    args = argparse.Namespace(repeats=1, population=10, frames=120, generations=2, walkers_generations=6)
     section = engine.engine_section(args)
     fields = json.loads(json.dumps(section.data))["engine"]
     for label in ("walkers", "bench"):
@@ -22,11 +22,12 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert row["identical_folders"] is True, row
         assert row["evaluations"] > 0 and row["kernel_cpu_s"] > 0
         assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
-        # two workers by default are threads of the run's process (a shipped plugin); the fork pool beside
-        assert row["two_workers"] == row["fork_workers"] == 2 and row["fork_vs_one_wall"] > 0
-        # and two shards workers (identical folders above: they made the generations after the first)
-        assert row["shards_workers"] == 2 and row["shards_vs_one_wall"] > 0
-        assert row["shards_vs_one_cpu_per_evaluation"] > 0
+        # two workers by default are the shards backend's (a shipped plugin; identical folders above: they
+        # made the generations after the first of walkers' 6, the 2 of the bench config's ran as threads);
+        # two threads of the run's process and the fork pool beside
+        assert row["two_workers"] == row["threads_workers"] == row["fork_workers"] == 2
+        assert row["fork_vs_one_wall"] > 0 and row["threads_vs_one_wall"] > 0
+        assert row["threads_vs_one_cpu_per_evaluation"] > 0
         # distance reads its settle record and its last: 120 frames, settling past them, gives the two ends
         assert row["run_record_every"] == 120 and row["run_vs_kernel_same_records_cpu"] > 0
         # each phase of the breakdown is timed around a function of the run (one renamed times nothing)
@@ -104,7 +105,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert shipping["results_as_objects_cpu_s"] > 0 and shipping["results_as_arrays_cpu_s"] > 0
     text = "\n".join(section.lines)
     assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
-    assert "2 workers (threads, the default)" in text and "2 forked workers" in text
+    assert "2 workers (the default: shards" in text and "2 threads" in text and "2 forked workers" in text
     assert "its start and close alone cost" in text and "recording as the run does" in text
     assert "target 2's ceiling in this design" in text and "Amdahl's law gives" in text
     assert "whatever the design around them" in text

@@ -248,7 +248,8 @@ def test_a_generation_is_told_beside_the_next_one_s_kernel_calls_and_its_errors_
         def on_generation_start(self, generation, evaluations):
             starts.append(generation)
 
-    result = evo.evolve(tiny(workers=2), out=tmp_path / "run", callbacks=[Told()], progress=False)
+    threads = {"backend": "threads"}  # (the default, shards, tells the generations its workers made)
+    result = evo.evolve(tiny(workers=2), out=tmp_path / "run", callbacks=[Told()], progress=False, **threads)
     assert result.generation == 4 and sorted(intervals) == list(range(5))
     assert [intervals[g] for g in range(4)] == pytest.approx([WINDOW_SWITCH_INTERVAL] * 4)
     assert intervals[4] == sys.getswitchinterval() > WINDOW_SWITCH_INTERVAL
@@ -262,7 +263,9 @@ def test_a_generation_is_told_beside_the_next_one_s_kernel_calls_and_its_errors_
 
     starts.clear()
     with pytest.raises(ValueError, match="a callback's own error"):
-        evo.evolve(tiny(workers=2), out=tmp_path / "fails", callbacks=[Fails(), Told()], progress=False)
+        evo.evolve(
+            tiny(workers=2), out=tmp_path / "fails", callbacks=[Fails(), Told()], progress=False, **threads
+        )
     assert starts == [0, 1]
 
 
@@ -334,7 +337,7 @@ def test_with_lane_threads_a_generation_is_reported_between_the_next_one_s_kerne
     # the write taken for done at once: the report then waits for it (the run folder's writer joins it)
     monkeypatch.setattr(generations, "_written", lambda callbacks: True)
     config = tiny(workers=2).replace(run={"population": 48})
-    evo.evolve(config, out=tmp_path / "run", callbacks=[Starts()], progress=False)
+    evo.evolve(config, out=tmp_path / "run", callbacks=[Starts()], progress=False, backend="threads")
     prepared = [k for k, event in enumerate(log) if event == ("prepared",)]
     assert len(prepared) == 5  # generation g's chunk is the g-th
     for g in range(1, 5):

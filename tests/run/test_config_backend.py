@@ -21,7 +21,7 @@ def write_config(folder, pool: str):
     return path
 
 
-def test_the_default_backend_is_in_process_for_one_worker_threads_or_fork_for_more_and_is_not_written(
+def test_the_default_backend_is_in_process_for_one_worker_shards_or_fork_for_more_and_is_not_written(
     tmp_path,
 ):
     config = load_config(write_config(tmp_path, ""))
@@ -31,10 +31,10 @@ def test_the_default_backend_is_in_process_for_one_worker_threads_or_fork_for_mo
         "fork",
         "dask",
     )
-    # threads where the run says only evo's own code runs in lanes (evo.run.job.threads_may_evaluate)
+    # shards where the run says only evo's own code runs in lanes (evo.run.job.threads_may_evaluate)
     assert (backend_kind(None, 1, True), backend_kind(None, 2, True), backend_kind("fork", 2, True)) == (
         "inprocess",
-        "threads",
+        "shards",
         "fork",
     )
     assert set(config.to_dict()["pool"]) == {"workers", "batch"}  # backend and address: not written

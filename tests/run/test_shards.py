@@ -56,6 +56,14 @@ def test_the_workers_make_every_generation_after_the_first_and_leave_the_folder_
     assert made_by_workers(three) == 7 and made == alone
 
 
+def test_the_default_for_more_workers_with_a_shipped_plugin_is_the_shards_backend(tmp_path, alone):
+    log, made, _ = run(tmp_path, "default", config_of(2, None, 8))
+    assert made_by_workers(log) == 7 and made == alone
+    refined = {"refine": {"every": 2, "top": 1, "budget": 40}}
+    log, made, _ = run(tmp_path, "refine", config_of(2, None, 4, ga=refined))
+    assert "as the threads backend does: [ga] refine" in log and made_by_workers(log) == 0
+
+
 def test_a_generation_the_workers_cannot_make_is_made_here_and_they_go_on_after_it(
     tmp_path, alone, monkeypatch
 ):

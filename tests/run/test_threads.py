@@ -1,6 +1,6 @@
 """The threads backend: one process breeds and evaluates each generation as one chunk, its kernel calls on
-``workers`` threads, with the folder one worker leaves; the default for more than one worker wherever
-only evo's own code runs in lanes."""
+``workers`` threads, with the folder one worker leaves; what the default for more than one worker wherever
+only evo's own code runs in lanes, the shards backend, makes the generations its workers do not."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def lane_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith("evo-lanes")]
 
 
-def test_the_default_for_more_workers_is_threads_only_where_evo_s_own_code_runs_in_lanes(spec, tmp_path):
+def test_threads_may_evaluate_only_where_evo_s_own_code_runs_in_lanes(spec, tmp_path):
     from evo.audit.robust import RobustSettings
 
     context = BreedContext(spec, GenomeSection(), GASection())
@@ -71,6 +71,7 @@ def run_folder(tmp_path: Path, plugin: str, plugin_paths: list[str], workers: in
 
 
 def test_two_workers_of_a_shipped_plugin_run_on_threads_and_leave_the_folders_of_one_and_of_fork(tmp_path):
+    # (by default too: 3 generations are too few for the shards backend's workers, it runs as threads)
     log, threaded = run_folder(tmp_path, "distance", [], 2, None)
     assert f"process {os.getpid()} simulates each generation's kernel calls on 2 threads" in log
     assert "forked worker" not in log

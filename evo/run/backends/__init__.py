@@ -51,13 +51,14 @@ BACKENDS = ("fork", "inprocess", "dask", "threads", "shards")
 
 def backend_kind(kind: str | None, workers: int, threads: bool = False) -> str:
     """The backend to use: ``kind`` when given, else ``"inprocess"`` for 1 worker and, for more,
-    ``"threads"`` where the caller says they may be used (``threads``: only evo's own code breeds and
-    evaluates, in lanes: :func:`evo.run.job.threads_may_evaluate`), else ``"fork"``."""
+    ``"shards"`` where the caller says threads may be used (``threads``: only evo's own code breeds and
+    evaluates, in lanes: :func:`evo.run.job.threads_may_evaluate`; a run the shards' workers cannot make
+    runs as ``"threads"``: :func:`evo.run.shards.why_not_sharded`), else ``"fork"``."""
     if kind:
         return kind
     if workers <= 1:
         return "inprocess"
-    return "threads" if threads else "fork"
+    return "shards" if threads else "fork"
 
 
 def require_dask() -> None:
