@@ -66,6 +66,8 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py sharded-books [ROUNDS]  # the lean books by part (27)
     .venv/bin/python docs/engine_experiments.py sharded-bench [ROUNDS]  # sharded, the bench config (27)
     .venv/bin/python docs/engine_experiments.py shards [ROUNDS]  # the shards backend, both configs (28)
+    .venv/bin/python docs/engine_experiments.py shards-busy [ROUNDS]  # shards beside a busy core (29)
+    .venv/bin/python docs/engine_experiments.py shards-parts [GENERATIONS]  # a shards generation by part (29)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -2814,12 +2816,23 @@ def sharded_books(config, tmp: Path, rounds: int = 3) -> None:
 # -- round twenty-eight: the shards backend -------------------------------------------------------------
 
 
-def shards(configs: dict[str, Any], tmp: Path, rounds: int = 6) -> None:
+def shards(configs: dict[str, Any], tmp: Path, rounds: int = 6, busy: bool = False) -> None:
     """Round twenty-eight: the shipped ``shards`` backend (two workers that own the population as
-    arrays) against the ``threads`` one (the default for two workers) and one worker, whole runs of each
-    config, ``rounds`` interleaved rounds: each one's wall rate against 1 worker's, round by round (the
-    median first), its CPU per evaluation, the ``evo run`` process's own CPU, how busy it keeps two
-    cores, and whether its folder is the 1-worker run's."""
+    arrays; the default for two workers since round twenty-nine) against the ``threads`` one and one
+    worker, whole runs of each config, ``rounds`` interleaved rounds: each one's wall rate against 1
+    worker's, round by round (the median first), its CPU per evaluation, the ``evo run`` process's own
+    CPU, how busy it keeps two cores, and whether its folder is the 1-worker run's. With ``busy`` (round
+    twenty-nine), another process loops on a core meanwhile (the CPU shares are then of what the runs got)."""
+    loop = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if busy else None
+    try:
+        _shards(configs, tmp, rounds)
+    finally:
+        if loop is not None:
+            loop.kill()
+            loop.wait()
+
+
+def _shards(configs: dict[str, Any], tmp: Path, rounds: int) -> None:
     import statistics
 
     for label, config in configs.items():
@@ -2857,6 +2870,71 @@ def shards(configs: dict[str, Any], tmp: Path, rounds: int = 6) -> None:
                 f" {statistics.median(b[1] / (2 * b[0]) for b in runs):.0%} of two cores; folder identical:"
                 f" {same}"
             )
+
+
+# -- round twenty-nine: the shards backend by default ----------------------------------------------------
+
+
+def shards_parts(config, generations: int = 30, start: int = 60) -> None:
+    """Round twenty-nine: a shards worker's generation by part, in this process (thread CPU time, median
+    of ``generations`` walkers generations after generation ``start``): the selection, the breeding of
+    the whole generation (every worker does both), the kernel calls and their scoring (shared out), the
+    arrays moved on; and the ``evo run`` process's tell from the arrays. Then what they give on N cores,
+    by a model (not a measurement): a worker's generation is the first, second and last part and 1/N of
+    the calls, the ``evo run`` process's tell runs beside it on a core of its own, and the generation
+    takes the longer of the two; one worker's is every part and the tell."""
+    import multiprocessing
+    import statistics
+
+    from evo.ga.loop import Evolution
+    from evo.run.evolve import evolve
+    from evo.run.job import BreedContext
+    from evo.run.shards.state import ShardState, Shared
+
+    config = config.replace(run={"generations": start + 1}, pool={"workers": 1})
+    evolution = evolve(config, progress=False).evolution
+    context = BreedContext(config.evaluation_spec(), config.genome, config.ga, batch=True)
+    size = config.run.population
+    shared = Shared(
+        1, multiprocessing.Value("q", 0), None,
+        (np.zeros(size), np.zeros(size)), (np.zeros(size, np.bool_), np.zeros(size, np.bool_)),
+    )  # fmt: skip
+    told = Evolution.from_state(evolution.state(), evolution.settings)
+    state = ShardState(Evolution.from_state(evolution.state(), evolution.settings), context, shared, cut=4)
+    names = ("selection", "breeding", "kernel calls and scoring", "moving on", "tell (evo run process)")
+    parts: dict[str, list[float]] = {name: [] for name in names}
+    clock = time.thread_time
+    for g in range(start + 1, start + 1 + generations):
+        t0 = clock()
+        planned = state.planned()
+        t1 = clock()
+        children, laid = state.bred(*planned[1:])
+        t2 = clock()
+        state.scored(laid, g % 2)
+        t3 = clock()
+        bred = state.moved_on(g, planned, children, laid)
+        t4 = clock()
+        told.tell_bred(bred)
+        t5 = clock()
+        for name, seconds in zip(names, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+            parts[name].append(seconds)
+    ms = {name: 1e3 * statistics.median(values) for name, values in parts.items()}
+    print(
+        f"walkers, generations {start + 1}-{start + generations}, ms a generation (median, thread CPU): "
+        + ", ".join(f"{name} {value:.2f}" for name, value in ms.items())
+    )
+    calls, tell = ms["kernel calls and scoring"], ms["tell (evo run process)"]
+    each = ms["selection"] + ms["breeding"] + ms["moving on"]  # what every worker does whole
+    one = each + calls + tell
+    print(f"  every worker's own part: {each:.2f} ms, {100 * each / one:.1f} % of one worker's generation")
+    for n in (2, 4, 8, 16, 32):
+        worker = each + calls / n
+        gain = one / max(worker, tell)
+        print(
+            f"  model, {n} workers on {n + 1} cores: a worker's generation {worker:.2f} ms, the tell"
+            f" {tell:.2f} ms beside it: {gain:.2f}x the same work in one process ({gain / n:.0%} of"
+            f" {n}x{'; the tell bounds it' if tell > worker else ''})"
+        )
 
 
 def main() -> None:
@@ -2900,6 +2978,14 @@ def main() -> None:
             whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
             configs = {"walkers": config, "bench config": bench_config(generations=40)}
             shards(configs, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["shards-busy"]:  # round twenty-nine: walkers beside a process busy on a core
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            shards({"walkers": config}, Path(tmp), *(int(arg) for arg in sys.argv[2:3]), busy=True)
+        return
+    if sys.argv[1:2] == ["shards-parts"]:  # round twenty-nine: a shards generation's parts, and a model
+        shards_parts(config, *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))
