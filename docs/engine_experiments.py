@@ -2883,7 +2883,6 @@ def shards_parts(config, generations: int = 30, start: int = 60) -> None:
     by a model (not a measurement): a worker's generation is the first, second and last part and 1/N of
     the calls, the ``evo run`` process's tell runs beside it on a core of its own, and the generation
     takes the longer of the two; one worker's is every part and the tell."""
-    import multiprocessing
     import statistics
 
     from evo.ga.loop import Evolution
@@ -2895,10 +2894,7 @@ def shards_parts(config, generations: int = 30, start: int = 60) -> None:
     evolution = evolve(config, progress=False).evolution
     context = BreedContext(config.evaluation_spec(), config.genome, config.ga, batch=True)
     size = config.run.population
-    shared = Shared(
-        1, multiprocessing.Value("q", 0), None,
-        (np.zeros(size), np.zeros(size)), (np.zeros(size, np.bool_), np.zeros(size, np.bool_)),
-    )  # fmt: skip
+    shared = Shared.alone(size)
     told = Evolution.from_state(evolution.state(), evolution.settings)
     state = ShardState(Evolution.from_state(evolution.state(), evolution.settings), context, shared, cut=4)
     names = ("selection", "breeding", "kernel calls and scoring", "moving on", "tell (evo run process)")

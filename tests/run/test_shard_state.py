@@ -5,8 +5,6 @@ breeding reuses the compiled brood's one specialisation."""
 
 from __future__ import annotations
 
-import multiprocessing
-
 import numpy as np
 import pytest
 
@@ -34,13 +32,6 @@ def started():
     return config, result.evolution, context
 
 
-def shared_for_one(size: int) -> Shared:
-    return Shared(
-        1, multiprocessing.Value("q", 0), None,
-        (np.zeros(size), np.zeros(size)), (np.zeros(size, np.bool_), np.zeros(size, np.bool_)),
-    )  # fmt: skip
-
-
 def shipped_generation(evolution: Evolution, context: BreedContext) -> None:
     plan = evolution.ask()
     evolution.tell([child for brood in plan.broods for child in breed_and_evaluate(brood, context)])
@@ -57,7 +48,7 @@ def test_the_arrays_make_the_generations_the_shipped_loop_makes(started):
     _, evolution, context = started
     shipped = Evolution.from_state(evolution.state(), evolution.settings)
     told = Evolution.from_state(evolution.state(), evolution.settings)
-    state = ShardState(told, context, shared_for_one(told.settings.population), cut=3)
+    state = ShardState(told, context, Shared.alone(told.settings.population), cut=3)
     for g in (1, 2, 3):
         shipped_generation(shipped, context)
         bred = sharded_generation(state, g)
@@ -76,7 +67,7 @@ def test_the_breeding_reuses_the_shipped_specialisation_of_the_compiled_brood(st
     shipped_generation(Evolution.from_state(evolution.state(), evolution.settings), context)
     known = len(_pairs.signatures), len(_parent.signatures)
     told = Evolution.from_state(evolution.state(), evolution.settings)
-    state = ShardState(told, context, shared_for_one(told.settings.population), cut=2)
+    state = ShardState(told, context, Shared.alone(told.settings.population), cut=2)
     for g in (1, 2):  # from the told members' arrays, then from the arrays moved on
         sharded_generation(state, g)
     assert (len(_pairs.signatures), len(_parent.signatures)) == known
@@ -85,7 +76,7 @@ def test_the_breeding_reuses_the_shipped_specialisation_of_the_compiled_brood(st
 def test_tell_bred_refuses_what_does_not_follow_or_fit(started):
     _, evolution, context = started
     told = Evolution.from_state(evolution.state(), evolution.settings)
-    state = ShardState(told, context, shared_for_one(told.settings.population), cut=2)
+    state = ShardState(told, context, Shared.alone(told.settings.population), cut=2)
     bred = sharded_generation(state, 1)
     with pytest.raises(ValueError, match="generation 2 cannot follow generation 0"):
         told.tell_bred(bred._replace(generation=2))

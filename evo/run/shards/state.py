@@ -5,6 +5,7 @@ imported here, before any worker forks (a fork copies no other thread, nor a loc
 
 from __future__ import annotations
 
+import multiprocessing
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,6 +38,13 @@ class Shared(NamedTuple):
     barrier: Any  # multiprocessing.Barrier(workers)
     fitness: tuple[np.ndarray, np.ndarray]
     exploded: tuple[np.ndarray, np.ndarray]
+
+    @classmethod
+    def alone(cls, size: int) -> Shared:
+        """What one :class:`ShardState` run in this process shares with nobody (a population of
+        ``size``; no meeting point): for tests and experiments that make generations without workers."""
+        exploded = (np.zeros(size, np.bool_), np.zeros(size, np.bool_))
+        return cls(1, multiprocessing.Value("q", 0), None, (np.zeros(size), np.zeros(size)), exploded)
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
