@@ -103,7 +103,7 @@ def topology(config: Any, tmp: Path) -> None:
 
     batching.bred_broods = recording
     try:
-        whole_run(config.replace(pool={"workers": 1}), tmp / "topology")
+        whole_run(config.replace(pool={"workers": 1, "backend": "inprocess"}), tmp / "topology")
     finally:
         batching.bred_broods = real
     counts: collections.Counter = collections.Counter()
@@ -348,7 +348,7 @@ def serial(config: Any, tmp: Path, rounds: int = 4) -> None:
         return real_bred(broods[:half], context) + later.result()
 
     kinds = {
-        "1 worker": (config.replace(pool={"workers": 1}), real_bred),
+        "1 worker": (config.replace(pool={"workers": 1, "backend": "inprocess"}), real_bred),
         "2 threads": (config.replace(pool={"workers": 2, "backend": "threads"}), real_bred),
         "2 threads, broods bred half on each": (
             config.replace(pool={"workers": 2, "backend": "threads"}),
@@ -396,7 +396,7 @@ def main() -> None:
         sys.exit(f"usage: {sys.argv[0]} {' | '.join(experiments)}")
     config = walkers_config(120)
     with tempfile.TemporaryDirectory(prefix="evo-chunking-experiments-") as tmp:
-        whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+        whole_run(config.replace(pool={"workers": 1, "backend": "inprocess"}), Path(tmp) / "warm")
         experiments[sys.argv[1]](config, Path(tmp))
 
 

@@ -27,7 +27,9 @@ its parents behind the latest generation, two whole runs at once, and such a GA 
 generations in flight; and, from round twenty-seven, the generation sharded over two forked processes
 that own the population as arrays, with the books kept behind them, kept leaner or not at all, and
 where the leaner books spend their CPU; and, from round twenty-eight, the shards backend made of it
-against the threads backend.
+against the threads backend; and, from round thirty, one worker making its generations from arrays, and
+variants of the shards backend: its breeding split between the workers, and its children cut into fewer
+or more kernel calls.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -68,6 +70,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards [ROUNDS]  # the shards backend, both configs (28)
     .venv/bin/python docs/engine_experiments.py shards-busy [ROUNDS]  # shards beside a busy core (29)
     .venv/bin/python docs/engine_experiments.py shards-parts [GENERATIONS]  # a shards generation by part (29)
+    .venv/bin/python docs/engine_experiments.py shards-variants [ROUNDS]  # 1 from arrays, split, cuts (30)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -106,6 +109,9 @@ from evo.run import generations
 from evo.run.batching import chunk_shares
 
 REPEATS = 2
+# "1 worker" in these experiments: the inprocess backend, the 1-worker default until round thirty (since,
+# the default makes a 1-worker run's generations from arrays where it can: docs/runs.md, "Workers")
+ONE_WORKER = {"workers": 1, "backend": "inprocess"}
 SHARES = {
     "one chunk per worker (the default)": chunk_shares,
     "two rounds of guided chunks": lambda workers, contended=False, last=1.0: chunk_shares(workers, True),
@@ -163,7 +169,7 @@ def without_fsync(config, tmp: Path) -> None:
     for label, fsync in (("with fsync", real), ("without fsync", lambda fd: None)):
         os.fsync = fsync
         try:
-            parts = cpu_breakdown(config, tmp / "files")
+            parts = cpu_breakdown(config, tmp / "files", "inprocess")
         finally:
             os.fsync = real
         files = sum(value for key, value in parts.items() if key.startswith("files"))
@@ -433,7 +439,7 @@ def dask_costs(tmp: Path, long: int = 480) -> None:
     a forkserver outlives its run)."""
     cores = os.cpu_count() or 1
     seen: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
-    whole_run(walkers_config(2).replace(pool={"workers": 1}), tmp / "warm")
+    whole_run(walkers_config(2).replace(pool=ONE_WORKER), tmp / "warm")
     for gens in (1, 120, long):
         for _ in range(REPEATS if gens != long else 1):
             for backend in ("fork", "dask"):
@@ -625,7 +631,7 @@ def collector(config, tmp: Path, repeats: int = 3) -> None:
             for name, module in (("frozen", gc), ("not frozen", thawed)):
                 evolve.gc = module
                 spent[0] = 0.0
-                _, cpu = whole_run(config.replace(pool={"workers": 1}), tmp / "collector")
+                _, cpu = whole_run(config.replace(pool=ONE_WORKER), tmp / "collector")
                 least[name] = [min(least[name][0], spent[0]), min(least[name][1], cpu)]
     finally:
         evolve.gc = gc
@@ -663,8 +669,8 @@ def split(config, tmp: Path, repeats: int = 3) -> None:
         for _ in range(repeats):
             for size in (0, 50):
                 calls.clear()
-                pool = {"workers": 1, "chunksize": size} if size else {"workers": 1}
-                parts = cpu_breakdown(config.replace(pool=pool), tmp / f"split{size}")
+                pool = ONE_WORKER | ({"chunksize": size} if size else {})
+                parts = cpu_breakdown(config.replace(pool=pool), tmp / f"split{size}", "inprocess")
                 lanes, own, padded, link_lanes = np.array(calls).sum(axis=0)
                 print(
                     f"{'two chunks' if size else 'one chunk '} a generation: {parts['total']:.2f} s of CPU,"
@@ -1033,7 +1039,7 @@ def lane_threads(config, tmp: Path, rounds: int = 3) -> None:
             f" {apart:.3f} s apart"
         )
     runs: dict[str, list[tuple[float, float]]] = {}
-    whole = {"one": (config.replace(pool={"workers": 1}), None)} | {
+    whole = {"one": (config.replace(pool=ONE_WORKER), None)} | {
         f"two {kind}": (config.replace(pool={"workers": 2}), old) for kind, old in kinds.items()
     }
     with ThreadPoolExecutor(2) as two:
@@ -2020,7 +2026,7 @@ def idle_handing(config, tmp: Path, rounds: int = 4) -> None:
     finally:
         Evolution.ask, batching._Handing.idle, batching._scored = real_ask, real_idle, real_scored
     folder = tmp / "idle-one"
-    whole_run(config.replace(pool={"workers": 1}), folder)
+    whole_run(config.replace(pool=ONE_WORKER), folder)
     digests.add(folder_digest(folder, ignore=IGNORED))
     for variant, name in ((True, "handed on by an idle lane thread"), (False, "all left to the reader")):
         rows = seen[variant]
@@ -2176,7 +2182,7 @@ def selection_behind(tournament: int | None = None, generations: int = 120) -> N
     from evo.run.folder.writer import prepare
 
     def ga_best(seed: int, behind: bool) -> tuple[float, int]:  # as evo.bench.quality's, in memory
-        config = walkers_config(generations).replace(run={"seed": seed}, pool={"workers": 1})
+        config = walkers_config(generations).replace(run={"seed": seed}, pool=ONE_WORKER)
         if tournament is not None:
             config = config.replace(ga={"tournament_size": tournament})
         prepared = prepare(config)
@@ -2205,7 +2211,7 @@ def _one_in_memory(config: Any, seed: int) -> float:
     from evo.run.evolve import evolve
 
     started = time.perf_counter()
-    evolve(config.replace(run={"seed": seed}, pool={"workers": 1}), progress=False)
+    evolve(config.replace(run={"seed": seed}, pool=ONE_WORKER), progress=False)
     return time.perf_counter() - started
 
 
@@ -2536,7 +2542,7 @@ def overlapped(config, tmp: Path, rounds: int = 6) -> None:
     runs keep two cores, and whether each GA's folders are the same whichever engine ran it."""
     import statistics
 
-    one, two = config.replace(pool={"workers": 1}), config.replace(pool={"workers": 2})
+    one, two = config.replace(pool=ONE_WORKER), config.replace(pool={"workers": 2})
     kinds: dict[str, Callable[[Path], tuple[float, float]]] = {
         "shipped, 1 worker": lambda folder: whole_run(one, folder),
         "shipped, 2 workers": lambda folder: whole_run(two, folder),
@@ -2699,7 +2705,7 @@ def sharded(config, tmp: Path, rounds: int = 6, finer: bool = False) -> None:
     at the sharded runs' busy share."""
     import statistics
 
-    one, two = config.replace(pool={"workers": 1}), config.replace(pool={"workers": 2})
+    one, two = config.replace(pool=ONE_WORKER), config.replace(pool={"workers": 2})
     kinds: dict[str, Callable[[Path], tuple]] = {
         "shipped, 1 worker": lambda folder: (*whole_run(one, folder), None),
         "shipped, 2 workers": lambda folder: (*whole_run(two, folder), None),
@@ -2781,7 +2787,7 @@ def sharded_books(config, tmp: Path, rounds: int = 3) -> None:
         "checkpoints (the writer's thread)": (FolderWriter, "_write_checkpoint"),
         "reading the pipe": (multiprocessing.connection.Connection, "recv"),
     }
-    one = config.replace(pool={"workers": 1})
+    one = config.replace(pool=ONE_WORKER)
     seen: dict[str, list[float]] = {name: [] for name in parts}
     per_run: dict[str, float] = {}
 
@@ -2837,7 +2843,7 @@ def _shards(configs: dict[str, Any], tmp: Path, rounds: int) -> None:
 
     for label, config in configs.items():
         kinds = {
-            "1 worker": config.replace(pool={"workers": 1}),
+            "1 worker": config.replace(pool=ONE_WORKER),
             "2 workers, threads": config.replace(pool={"workers": 2, "backend": "threads"}),
             "2 workers, shards": config.replace(pool={"workers": 2, "backend": "shards"}),
         }
@@ -2890,7 +2896,7 @@ def shards_parts(config, generations: int = 30, start: int = 60) -> None:
     from evo.run.job import BreedContext
     from evo.run.shards.state import ShardState, Shared
 
-    config = config.replace(run={"generations": start + 1}, pool={"workers": 1})
+    config = config.replace(run={"generations": start + 1}, pool=ONE_WORKER)
     evolution = evolve(config, progress=False).evolution
     context = BreedContext(config.evaluation_spec(), config.genome, config.ga, batch=True)
     size = config.run.population
@@ -2933,6 +2939,179 @@ def shards_parts(config, generations: int = 30, start: int = 60) -> None:
         )
 
 
+# -- round thirty: variants of the shards backend tried and measured --------------------------------------
+
+
+class _SplitPart:
+    """Round thirty's variant: where one shards worker leaves the children of its part of the broods, in
+    shared memory (room for ``size`` broods and children of at most ``masses`` masses and ``links``
+    links each)."""
+
+    def __init__(self, size: int, masses: int, links: int):
+        from multiprocessing.sharedctypes import RawArray
+
+        def room(code: str, dtype: Any, *shape: int) -> np.ndarray:
+            return np.frombuffer(RawArray(code, int(np.prod(shape))), dtype=dtype).reshape(shape)
+
+        m, n = size * masses, size * links
+        self.head = room("q", np.int64, 5)  # broods, children, masses, links; 1 where they fit
+        self.fields = (
+            room("b", np.bool_, size), room("q", np.int64, size, 2), room("d", np.float64, m, 2),
+            room("q", np.int64, 2, n), room("d", np.float64, 3, n), room("d", np.float64, size, 2),
+            room("b", np.bool_, size), room("d", np.float64, n), room("b", np.bool_, n),
+        )  # fmt: skip
+
+    def put(self, made: tuple | None) -> None:
+        if made is None:
+            self.head[:] = 0, 0, 0, 0, 1
+            return
+        counts = made[0].shape[0], made[1].shape[0], made[2].shape[0], made[3].shape[1]
+        room = self.fields
+        limits = room[0].size, room[1].shape[0], room[2].shape[0], room[3].shape[1]
+        if any(c > r for c, r in zip(counts, limits, strict=True)):
+            self.head[:] = 0
+            return
+        b, c, m, n = counts
+        for k, (field, array) in enumerate(zip(room, made, strict=True)):
+            width = (b, c, m, n, n, c, c, n, n)[k]
+            if array.ndim == 2 and k in (3, 4):
+                field[:, :width] = array
+            else:
+                field[:width] = array
+        self.head[:] = b, c, m, n, 1
+
+    def arrays(self) -> tuple | None:
+        b, c, m, n, fits = self.head.tolist()
+        if not fits:
+            return None
+        room = self.fields
+        return (room[0][:b], room[1][:c], room[2][:m], room[3][:, :n], room[4][:, :n], room[5][:c],
+                room[6][:c], room[7][:n], room[8][:n])  # fmt: skip
+
+
+@contextlib.contextmanager
+def _split_breeding():
+    """Round thirty's variant of the shards backend: each worker breeds only its part of the generation's
+    broods (parts of similar cost, as the threads backend splits a chunk: each brood draws from its own
+    seed alone), leaves the children in shared memory, and after a second meeting point takes everyone's
+    end to end: no breeding done twice, one more meeting point a generation."""
+    from evo.ga.kernels.brood import _pairs
+    from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
+    from evo.ga.kernels.mutation import apply_pending
+    from evo.run.shards import engine
+    from evo.run.shards.state import ShardState, Unsupported
+    from evo.sim.laid import Laid
+
+    class Split(ShardState):
+        def __init__(self, evolution: Any, context: Any, shared: Any, cut: int):
+            super().__init__(evolution, context, shared, cut)
+            genome, members = evolution.settings.genome, [ind.creature for ind in evolution.population]
+            masses = max(genome.masses[1], *(c.n_masses for c in members))
+            links = max(genome.max_links, *(c.n_links for c in members))
+            self.parts = [_SplitPart(len(members), masses, links) for _ in range(shared.workers)]
+            self.me = 0
+
+        def bred(self, rows: np.ndarray, flags: np.ndarray, seeds: np.ndarray, new: np.ndarray) -> tuple:
+            ops = self.context.breed_settings.compiled
+            link_at = self.ends[-1]
+            first, second = (link_at[rows[:, k] + 1] - link_at[rows[:, k]] for k in (0, 1))
+            cost = np.cumsum(first + np.where(flags[:, 0], second, 0) + 8)  # (brood.py's _BROOD_COST)
+            count = len(self.parts)
+            cuts = [0, *np.searchsorted(cost, cost[-1] * np.arange(1, count) / count).tolist(), cost.size]
+            a, b = cuts[self.me], cuts[self.me + 1]
+            mine = _pairs(seeds[a:b], rows[a:b], flags[a:b], *self.ends, ops) if b > a else None
+            self.parts[self.me].put(mine)
+            self.shared.barrier.wait()
+            made = [part.arrays() for part in self.parts]
+            if any(arrays is None for arrays in made):
+                raise Unsupported("children larger than the shared room")
+            axes = (0, 0, 0, 1, 1, 0, 0, 0, 0)
+            whole = tuple(np.concatenate([m[k] for m in made], axis=axis) for k, axis in enumerate(axes))
+            ok, sizes, positions, links, genes, waves, renumbered, arg, pending = whole
+            if not ok.all():
+                raise Unsupported("a brood the compiled operators leave to Python")
+            apply_pending(genes[0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
+            templates = rows[new]
+            laid = Laid.of_children(sizes, positions, links, genes, waves, ())._replace(
+                theta0=self.theta0[templates], sign=self.sign[templates], autoreverse=self.auto[templates]
+            )
+            return (sizes, positions, links, genes, waves, renumbered), laid
+
+    worker = engine._worker
+
+    def split_worker(me: int, state: Any, *rest: Any) -> None:
+        state.me = me
+        worker(me, state, *rest)
+
+    engine.ShardState, engine._worker = Split, split_worker
+    try:
+        yield
+    finally:
+        engine.ShardState, engine._worker = ShardState, worker
+
+
+@contextlib.contextmanager
+def _calls_per_worker(count: int):
+    """The shards backend with a generation's children cut into ``count`` kernel calls a worker."""
+    from evo.run.shards import engine
+
+    shipped = engine.CALLS_PER_WORKER
+    engine.CALLS_PER_WORKER = count
+    try:
+        yield
+    finally:
+        engine.CALLS_PER_WORKER = shipped
+
+
+def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
+    """Round thirty: whole walkers runs, ``rounds`` interleaved rounds, of 1 worker making the
+    generations from arrays in the ``evo run`` process (the default since round thirty), of the shards
+    backend as shipped (2 workers), with its breeding split between the workers
+    (:func:`_split_breeding`), and with its children cut into 3 and 6 kernel calls a worker (4 shipped),
+    against 1 worker on the inprocess backend: each one's wall rate against that one's round by round
+    (the median first), its CPU per evaluation, and whether its folder is the same."""
+    import statistics
+
+    two = config.replace(pool={"workers": 2, "backend": "shards"})
+    kinds: dict[str, tuple[Any, Callable[[], Any]]] = {
+        "1 worker": (config.replace(pool=ONE_WORKER), contextlib.nullcontext),
+        "1 worker from arrays (the default since round thirty)": (
+            config.replace(pool={"workers": 1}),
+            contextlib.nullcontext,
+        ),
+        "shards as shipped": (two, contextlib.nullcontext),
+        "shards, breeding split": (two, _split_breeding),
+        "shards, 3 calls a worker": (two, lambda: _calls_per_worker(3)),
+        "shards, 6 calls a worker": (two, lambda: _calls_per_worker(6)),
+    }
+    folders = {name: tmp / name.replace(", ", "-").replace(" ", "-") for name in kinds}
+
+    def timed(name: str) -> tuple[float, float]:
+        run_config, variant = kinds[name]
+        with variant():
+            start, (own, children) = time.perf_counter(), cpu_parts()
+            whole_run(run_config, folders[name])
+            wall, (own_after, children_after) = time.perf_counter() - start, cpu_parts()
+        return wall, own_after + children_after - own - children
+
+    timed("shards as shipped")  # (warm)
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
+    for r in range(rounds):
+        for name in kinds if r % 2 == 0 else reversed(kinds):
+            seen[name].append(timed(name))
+    reference, ones = folder_digest(folders["1 worker"], IGNORED), seen["1 worker"]
+    print(f"walkers: 1 worker (inprocess) {statistics.median(a[0] for a in ones):.3f} s (median)")
+    for name in list(kinds)[1:]:
+        walls = [a[0] / b[0] for a, b in zip(ones, seen[name], strict=True)]
+        cpus = [b[1] / a[1] for a, b in zip(ones, seen[name], strict=True)]
+        same = "yes" if folder_digest(folders[name], IGNORED) == reference else "no"
+        print(
+            f"  {name}: {statistics.median(walls):.2f}x the wall rate of 1 worker (round by round"
+            f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.2f}x its CPU per"
+            f" evaluation; folder identical: {same}"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -2964,24 +3143,29 @@ def main() -> None:
 
         bench = bench_config(generations=40)
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(bench.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            whole_run(bench.replace(pool=ONE_WORKER), Path(tmp) / "warm")
             sharded(bench, Path(tmp), *(int(arg) for arg in sys.argv[2:3]), finer=True)
         return
     if sys.argv[1:2] == ["shards"]:  # round twenty-eight: walkers and the bench config (40 generations)
         from evo.bench.evolution import bench_config
 
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            whole_run(config.replace(pool=ONE_WORKER), Path(tmp) / "warm")
             configs = {"walkers": config, "bench config": bench_config(generations=40)}
             shards(configs, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["shards-busy"]:  # round twenty-nine: walkers beside a process busy on a core
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            whole_run(config.replace(pool=ONE_WORKER), Path(tmp) / "warm")
             shards({"walkers": config}, Path(tmp), *(int(arg) for arg in sys.argv[2:3]), busy=True)
         return
     if sys.argv[1:2] == ["shards-parts"]:  # round twenty-nine: a shards generation's parts, and a model
         shards_parts(config, *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["shards-variants"]:  # round thirty: breeding split, other cuts
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool=ONE_WORKER), Path(tmp) / "warm")
+            shards_variants(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))
@@ -3026,11 +3210,11 @@ def main() -> None:
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            whole_run(config.replace(pool=ONE_WORKER), Path(tmp) / "warm")
             warmed[sys.argv[1]](config, Path(tmp), *rounds)
         return
     with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
-        whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+        whole_run(config.replace(pool=ONE_WORKER), Path(tmp) / "warm")
         two_workers(config, Path(tmp))
         chunkings(config, Path(tmp))
         chunkings(config, Path(tmp), busy=True)

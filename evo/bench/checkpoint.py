@@ -105,7 +105,7 @@ def age_rates(generations: int = AGE_GENERATIONS, window: int = AGE_WINDOW) -> d
             writes.append(time.perf_counter() - started)
 
     config = bench_config(population=8, frames=50, generations=generations).replace(
-        pool={"workers": 1},
+        pool={"workers": 1, "backend": "inprocess"},  # (a generation checkpointed as it is told)
         run={"checkpoint_interval": 0.0},  # every generation's checkpoint, timed
     )
     clock = GenerationClock()

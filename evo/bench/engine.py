@@ -366,7 +366,17 @@ _PHASES = (
     ("evo.run.generations", "_Later", "__call__", "the generation before's status, callbacks"),
     ("evo.run.folder.writer", "FolderWriter", "_write_checkpoint", "files: checkpoint, history (thread)"),
     ("evo.run.folder.writer", "FolderWriter", "_derived", "files: elites, generation best (thread)"),
+    # the generations made from arrays (the shards backend's path; one worker's by default: round thirty)
+    ("evo.run.shards.state", "ShardState", "planned", "arrays: selection"),
+    ("evo.run.shards.state", "ShardState", "bred", "arrays: breeding (one compiled call)"),
+    ("evo.run.shards.state", "ShardState", "scored", "arrays: the calls' lanes and scoring"),
+    ("evo.run.shards.state", "ShardState", "moved_on", "arrays: moving on"),
+    ("evo.ga.loop", "Evolution", "tell_bred", "arrays: tell (hall of fame, statistics)"),
+    ("evo.run.shards.engine", "", "told_status", "arrays: the generation's status"),
+    ("evo.run.shards.engine", "", "reported_and_stopped", "arrays: the report before, callbacks"),
 )
+# the phases of the generations made from arrays
+ARRAY_PHASES = tuple(phase for _, _, _, phase in _PHASES if phase.startswith("arrays: "))
 
 
 # the phases lane threads share out as they do the kernel calls
@@ -375,8 +385,9 @@ ON_THE_THREADS = ("the batched kernel", "lanes: packing, records", SCORING_ON_TH
 BESIDE_THE_CALLS = "bookkeeping and creatures made beside the kernel calls (of the above)"
 
 
-def cpu_breakdown(config, folder: Path) -> dict[str, float]:
-    """Where a whole 1-worker run of ``config`` into ``folder`` spends its CPU: seconds of each phase of
+def cpu_breakdown(config, folder: Path, backend: str | None = None) -> dict[str, float]:
+    """Where a whole 1-worker run of ``config`` (on ``backend``, default the default: from arrays where
+    it can) into ``folder`` spends its CPU: seconds of each phase of
     :data:`_PHASES` (thread CPU time inside the named functions, less that of phases called within:
     the lanes' phase less the kernel it calls, breeding less the generation before's bookkeeping done
     inside it: its tell's second part, its status and callbacks), ``total`` (this process, every
@@ -432,7 +443,8 @@ def cpu_breakdown(config, folder: Path) -> dict[str, float]:
         patched.append((target, name, original))
         setattr(target, name, timed(original, phase, deferred=name in ("_derived", "tell_later")))
     try:
-        _, total = whole_run(config.replace(pool={"workers": 1}), folder)
+        pool = {"workers": 1} | ({"backend": backend} if backend else {})
+        _, total = whole_run(config.replace(pool=pool), folder)
     finally:
         for target, name, original in reversed(patched):
             setattr(target, name, original)
@@ -557,7 +569,8 @@ def engine_section(args: argparse.Namespace):
             children = generation_children(config)
             evaluations = sum(len(c) for c in children)
             kinds = {
-                "one": (config.replace(pool={"workers": 1}), False),
+                "one": (config.replace(pool={"workers": 1}), False),  # the default: from arrays
+                "one_inprocess": (config.replace(pool={"workers": 1, "backend": "inprocess"}), False),
                 "two": (config.replace(pool={"workers": 2}), False),  # the default: shards
                 "threads": (config.replace(pool={"workers": 2, "backend": "threads"}), False),
                 "fork": (config.replace(pool={"workers": 2, "backend": "fork"}), False),
@@ -584,6 +597,8 @@ def engine_section(args: argparse.Namespace):
                 f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
             }
             row["run_vs_kernel_cpu"] = kernel / runs["one"]["cpu"]
+            row["inprocess_vs_kernel_cpu"] = kernel / runs["one_inprocess"]["cpu"]
+            row["inprocess_vs_one_cpu_per_evaluation"] = runs["one_inprocess"]["cpu"] / runs["one"]["cpu"]
             row["run_record_every"] = sparse
             row["kernel_same_records_cpu_s"] = same_records
             row["run_vs_kernel_same_records_cpu"] = same_records / runs["one"]["cpu"]
@@ -620,6 +635,14 @@ def engine_section(args: argparse.Namespace):
                 f" reads), the bare kernel every {every:g} (the plugin's record_every): against a bare kernel"
                 f" recording as the run does, 1 worker {row['run_vs_kernel_same_records_cpu']:.2f} x"
             )
+            short = config.run.generations < FEWEST + 1
+            lines.append(
+                "  1 worker on the inprocess backend (the 1-worker default before round thirty: each child"
+                " made a creature, then simulated; the default makes the generations from arrays"
+                + (f", but not a run of fewer than {FEWEST + 1} generations" if short else "")
+                + f"): {row['inprocess_vs_one_cpu_per_evaluation']:.2f} x the default's CPU per evaluation,"
+                f" {row['inprocess_vs_kernel_cpu']:.2f} x the bare batched kernel per CPU-second"
+            )
             lines.append(
                 f"  the bare batched kernel alone in two processes at once costs {concurrent:.2f} x the CPU"
                 f" per evaluation of one process: the floor of target 2 for worker processes on this machine"
@@ -646,13 +669,24 @@ def engine_section(args: argparse.Namespace):
             lines.append(
                 f"  target 6, run folders byte-identical across {', '.join(runs)}: {row['identical_folders']}"
             )
-            row["cpu_breakdown"] = parts = cpu_breakdown(config, Path(tmp) / label / "breakdown")
+            row["cpu_breakdown"] = parts = default = cpu_breakdown(config, Path(tmp) / label / "breakdown")
             lines.append(
-                f"  where 1 worker's {parts['total']:.2f} CPU-s go: "
+                f"  where 1 worker's {parts['total']:.2f} CPU-s go (the default): "
                 + ", ".join(
                     f"{name} {100 * value / parts['total']:.1f} %"
                     for name, value in parts.items()
-                    if name != "total"
+                    if name != "total" and (value > 0 or name == "other")
+                )
+            )
+            # the threads design's ceilings: from the path its main thread runs, the inprocess backend's
+            inprocess = cpu_breakdown(config, Path(tmp) / label / "breakdown_inprocess", "inprocess")
+            row["cpu_breakdown_inprocess"] = parts = inprocess
+            lines.append(
+                f"  and on the inprocess backend ({parts['total']:.2f} CPU-s): "
+                + ", ".join(
+                    f"{name} {100 * value / parts['total']:.1f} %"
+                    for name, value in parts.items()
+                    if name != "total" and (value > 0 or name == "other")
                 )
             )
             # target 2's ceiling: the kernel, its packing, each call's scoring and the compiled breeding
@@ -667,12 +701,11 @@ def engine_section(args: argparse.Namespace):
             row["two_threads_serial_share"] = serial
             row["two_threads_amdahl"] = 1.0 / (serial + (on_threads + beside) / threaded)
             lines.append(
-                f"  target 2's ceiling in this design: the run's kernel calls alone run {threaded:.2f} x"
-                f" as fast on two lane threads as on one (nothing between them); with the rest of 1 worker's"
-                f" CPU but the files and the work beside the calls ({100 * serial:.0f} %: the"
-                f" creatures' and evaluations' bookkeeping, ask, tell) on the main thread between them,"
-                f" Amdahl's law"
-                f" gives {row['two_threads_amdahl']:.2f} x"
+                f"  target 2's ceiling in the threads design: the run's kernel calls alone run {threaded:.2f}"
+                " x as fast on two lane threads as on one (nothing between them); with the rest of 1"
+                " worker's inprocess CPU but the files and the work beside the calls"
+                f" ({100 * serial:.0f} %: the creatures' and evaluations' bookkeeping, ask, tell) on the main"
+                f" thread between them, Amdahl's law gives {row['two_threads_amdahl']:.2f} x"
             )
             # the serial share s at which 1 / (s + (1 - s) / p) is the target's 1.85 x
             needed = (1 / 1.85 - 1 / in_processes) / (1 - 1 / in_processes) if in_processes > 1.85 else 0.0
@@ -690,7 +723,8 @@ def engine_section(args: argparse.Namespace):
             )
             # whatever the design around them: the kernel calls in two processes without even a barrier, and
             # all the rest of a worker's CPU halved perfectly beside them (round twenty-three)
-            in_calls = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+            # (of the default 1-worker run's CPU)
+            in_calls = (default["the batched kernel"] + default["lanes: packing, records"]) / default["total"]
             row["kernel_calls_share"] = in_calls
             row["two_workers_ceiling_any_design"] = 1.0 / (in_calls / unbound + (1.0 - in_calls) / 2.0)
             lines.append(

@@ -78,9 +78,10 @@ def timed_run(config, workers: int, folder: Path, *, batch: bool = True) -> list
     CPU seconds of the run's thread) of each generation after the first, from the end of the one before
     to its own end. More than one worker are the ``threads`` backend's: the default, ``shards``, reports
     generations its workers made ahead in bursts, which no per-generation clock can time (``evo bench
-    --engine`` times it whole)."""
+    --engine`` times it whole); one is the ``inprocess`` backend's, the path the threads' main thread
+    runs (the default makes a 1-worker run's generations from arrays, reported one generation late)."""
     clock = GenerationClock()
-    backend = {"backend": "threads"} if workers > 1 else {}
+    backend = {"backend": "threads" if workers > 1 else "inprocess"}
     config = config.replace(pool={"workers": workers, "batch": batch, **backend})
     prepared = prepare(config, out=folder, force=True)
     run_prepared(prepared, [FolderWriter(prepared), clock])

@@ -219,7 +219,8 @@ def _generation_loop(prepared: Prepared, backend: Any) -> Callable[..., bool]:
         reason = why_not_sharded(prepared, backend.context)
         if reason is None:
             return run_sharded
-        log.info("the shards backend makes this run's generations as the threads backend does: %s", reason)
+        like = "threads" if backend.workers >= 2 else "inprocess"
+        log.info("the shards backend makes this run's generations as the %s backend does: %s", like, reason)
     return run_generations
 
 

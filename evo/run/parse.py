@@ -132,8 +132,8 @@ class PoolSection:
         choices=BACKENDS,
         doc="how evaluations run: in this process (its kernel calls on one thread, or on threads), in "
         "forked processes, in forked processes that own the population and make whole generations "
-        "(shards), or on a dask cluster; default: inprocess for 1 worker; for more, threads where only "
-        "evo's own plugins and kernels run, else fork",
+        "(shards; with 1 worker this process makes them so), or on a dask cluster; default: shards "
+        "where only evo's own plugins and kernels run, else inprocess for 1 worker and fork for more",
     )
     address: str | None = setting(
         None, doc="the dask scheduler (tcp://host:8786) with backend = 'dask'; default: a local cluster"

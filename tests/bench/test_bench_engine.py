@@ -22,16 +22,26 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert row["identical_folders"] is True, row
         assert row["evaluations"] > 0 and row["kernel_cpu_s"] > 0
         assert row["run_vs_kernel_cpu"] > 0 and row["two_vs_one_cpu_per_evaluation"] > 0
-        # two workers by default are the shards backend's (a shipped plugin; identical folders above: they
-        # made the generations after the first of walkers' 6, the 2 of the bench config's ran as threads);
-        # two threads of the run's process and the fork pool beside
+        # two workers by default are the shards backend's (a shipped plugin; identical folders above: 10
+        # creatures make kernel calls of single creatures, which its workers leave to the evo run process,
+        # so these tiny runs run as threads), two threads of the run's process and the fork pool beside
         assert row["two_workers"] == row["threads_workers"] == row["fork_workers"] == 2
         assert row["fork_vs_one_wall"] > 0 and row["threads_vs_one_wall"] > 0
         assert row["threads_vs_one_cpu_per_evaluation"] > 0
         # distance reads its settle record and its last: 120 frames, settling past them, gives the two ends
         assert row["run_record_every"] == 120 and row["run_vs_kernel_same_records_cpu"] > 0
-        # each phase of the breakdown is timed around a function of the run (one renamed times nothing)
-        parts = row["cpu_breakdown"]
+        # 1 worker on the inprocess backend beside the default (from arrays, but for the bench config's
+        # 2 generations, too few: the same path)
+        assert row["one_inprocess_workers"] == 1 and row["inprocess_vs_kernel_cpu"] > 0
+        assert row["inprocess_vs_one_cpu_per_evaluation"] > 0
+        # each phase of the breakdowns is timed around a function of the run (one renamed times nothing):
+        # the default 1-worker run's (10 creatures are too few to make from arrays: their kernel calls
+        # are single creatures; test_the_breakdown_times_the_generations_made_from_arrays), and the
+        # inprocess backend's
+        arrays = row["cpu_breakdown"]
+        assert arrays["the batched kernel"] > 0 and all(arrays[phase] >= 0 for phase in engine.ARRAY_PHASES)
+        parts = row["cpu_breakdown_inprocess"]
+        assert all(parts[phase] == 0 for phase in engine.ARRAY_PHASES), parts
         for phase in (
             "the batched kernel",
             engine.SCORING_ON_THREADS,
@@ -79,7 +89,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         speedup = row["process_halves_speedup"]
         assert speedup > 0, row
         # whatever the design: the halves with no barrier, and the rest of one worker's CPU halved
-        kernel = (parts["the batched kernel"] + parts["lanes: packing, records"]) / parts["total"]
+        kernel = (arrays["the batched kernel"] + arrays["lanes: packing, records"]) / arrays["total"]
         assert math.isclose(row["kernel_calls_share"], kernel) and 0 < kernel < 1, row
         unbound = row["process_halves_unbound_speedup"]
         assert unbound > 0 and math.isclose(
@@ -107,8 +117,21 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert "target 1" in text and "target 2" in text and "target 6" in text and "busy" in text
     assert "2 workers (the default: shards" in text and "2 threads" in text and "2 forked workers" in text
     assert "its start and close alone cost" in text and "recording as the run does" in text
-    assert "target 2's ceiling in this design" in text and "Amdahl's law gives" in text
+    assert "target 2's ceiling in the threads design" in text and "Amdahl's law gives" in text
+    assert "1 worker on the inprocess backend" in text
     assert "whatever the design around them" in text
+
+
+def test_the_breakdown_times_the_generations_made_from_arrays(tmp_path):
+    config = engine.walkers_config(6).replace(run={"population": 40}, evaluation={"frames": 120})
+    parts = engine.cpu_breakdown(config, tmp_path / "arrays")
+    assert "from arrays in this process" in (tmp_path / "arrays" / "run.log").read_text()
+    for phase in (*engine.ARRAY_PHASES, "the batched kernel", "lanes: packing, records"):
+        assert parts[phase] > 0, (phase, parts)
+    assert parts["breeding: the rest (creatures made)"] > 0  # generation 0, made as inprocess makes it
+    inprocess = engine.cpu_breakdown(config, tmp_path / "inprocess", "inprocess")
+    assert all(inprocess[phase] == 0 for phase in engine.ARRAY_PHASES), inprocess
+    assert inprocess["selection (ask)"] > 0 and inprocess["tell (hall of fame, statistics)"] > 0
 
 
 def test_generation_children_are_the_creatures_of_each_generation_in_order():

@@ -299,12 +299,42 @@ def test_an_interrupt_before_the_next_generation_s_window_still_checkpoints_the_
 
     monkeypatch.setattr(module, name, interrupted)
     folder = tmp_path / "run"
+    inprocess = tiny(backend="inprocess")  # (the default, shards, makes generations from arrays: below)
     with pytest.raises(KeyboardInterrupt):
-        evo.evolve(tiny(), out=folder, progress=False)
+        evo.evolve(inprocess, out=folder, progress=False)
     assert checkpointed_generation(folder) == told
     monkeypatch.setattr(module, name, real)
+    evo.evolve(inprocess, out=folder, resume=True, progress=False)
+    evo.evolve(inprocess, out=tmp_path / "whole", progress=False)
+    assert files(folder) == files(tmp_path / "whole")
+
+
+def test_an_interrupt_while_one_worker_makes_a_generation_from_arrays_checkpoints_the_one_before(
+    tmp_path, monkeypatch
+):
+    """One worker's default (generations made from arrays in the evo run process): an interrupt while
+    generation 3 is bred leaves generation 2, told, as the checkpoint, and the run resumes from it to the
+    uninterrupted run's files (the inprocess backend's too)."""
+    from test_checkpoint_interval import files
+
+    from evo.run.shards.state import ShardState
+
+    real, calls = ShardState.bred, []
+
+    def interrupted(self, *args):
+        calls.append(self.generation + 1)
+        if self.generation + 1 == 3:
+            raise KeyboardInterrupt
+        return real(self, *args)
+
+    monkeypatch.setattr(ShardState, "bred", interrupted)
+    folder = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        evo.evolve(tiny(), out=folder, progress=False)
+    assert calls == [1, 2, 3] and checkpointed_generation(folder) == 2
+    monkeypatch.setattr(ShardState, "bred", real)
     evo.evolve(tiny(), out=folder, resume=True, progress=False)
-    evo.evolve(tiny(), out=tmp_path / "whole", progress=False)
+    evo.evolve(tiny(backend="inprocess"), out=tmp_path / "whole", progress=False)
     assert files(folder) == files(tmp_path / "whole")
 
 

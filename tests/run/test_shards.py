@@ -41,10 +41,14 @@ def made_by_workers(log: str) -> int:
     return log.count("selected, bred and evaluated by the shard workers")
 
 
+def made_from_arrays_here(log: str) -> int:
+    return log.count("selected, bred and evaluated from arrays in this process")
+
+
 @pytest.fixture(scope="module")
 def alone(tmp_path_factory):
-    """The 8-generation run of 1 worker, in-process."""
-    return run(tmp_path_factory.mktemp("alone"), "alone", config_of(1, None, 8))[1]
+    """The 8-generation run of 1 worker on the inprocess backend."""
+    return run(tmp_path_factory.mktemp("alone"), "alone", config_of(1, "inprocess", 8))[1]
 
 
 def test_the_workers_make_every_generation_after_the_first_and_leave_the_folder_of_one(tmp_path, alone):
@@ -102,7 +106,7 @@ def test_generations_the_workers_keep_failing_wait_longer_here_each_time(tmp_pat
     tried = [line for line in log.splitlines() if "is made in this process: never" in line]
     assert [line.split("generation ")[1].split()[0] for line in tried] == ["1", "3", "6"]  # 1, 2 here between
     assert made_by_workers(log) == 0
-    assert made == run(tmp_path, "never-alone", config_of(1, None, 10))[1]
+    assert made == run(tmp_path, "never-alone", config_of(1, "inprocess", 10))[1]
 
 
 def test_no_stint_starts_with_fewer_generations_left_than_repay_it(tmp_path):
@@ -110,7 +114,7 @@ def test_no_stint_starts_with_fewer_generations_left_than_repay_it(tmp_path):
 
     log, made, _ = run(tmp_path, "short", config_of(2, "shards", FEWEST))  # generation 0, then FEWEST - 1
     assert made_by_workers(log) == 0
-    assert made == run(tmp_path, "short-alone", config_of(1, None, FEWEST))[1]
+    assert made == run(tmp_path, "short-alone", config_of(1, "inprocess", FEWEST))[1]
     log, _, _ = run(tmp_path, "long-enough", config_of(2, "shards", FEWEST + 1))
     assert made_by_workers(log) == FEWEST
 
@@ -127,7 +131,7 @@ class StopAfter(Callback):
 def test_a_stop_request_leaves_the_reported_generation_and_a_resume_goes_on_exactly(tmp_path, alone):
     log, made, result = run(tmp_path, "stopped", config_of(2, "shards", 8), [StopAfter(3)])
     assert result.stopped and result.generation == 3 and "stopped on request after generation 3" in log
-    _, made_alone, _ = run(tmp_path, "stopped-alone", config_of(1, None, 8), [StopAfter(3)])
+    _, made_alone, _ = run(tmp_path, "stopped-alone", config_of(1, "inprocess", 8), [StopAfter(3)])
     assert made == made_alone
     log, made, result = run(tmp_path, "stopped", config_of(2, "shards", 8), resume=True)
     assert result.generation == 7 and made_by_workers(log) >= 4
@@ -138,31 +142,72 @@ def test_runs_the_workers_cannot_make_run_as_the_threads_backend_and_a_user_s_pl
     refined = {"refine": {"every": 2, "top": 1, "budget": 40}}
     log, made, _ = run(tmp_path, "refine", config_of(2, "shards", 4, ga=refined))
     assert "makes this run's generations as the threads backend does: [ga] refine" in log
-    assert made == run(tmp_path, "refine-alone", config_of(1, None, 4, ga=refined))[1]
+    assert made == run(tmp_path, "refine-alone", config_of(1, "inprocess", 4, ga=refined))[1]
     rk4 = {"integrator": "rk4"}  # its kernel packs lanes from creatures, not the children's arrays
     log, made, _ = run(tmp_path, "rk4", config_of(2, "shards", 5, world=rk4))
     assert "as the threads backend does: a kernel that packs its lanes from creatures" in log
     assert made_by_workers(log) == 0
-    assert made == run(tmp_path, "rk4-alone", config_of(1, None, 5, world=rk4))[1]
+    assert made == run(tmp_path, "rk4-alone", config_of(1, "inprocess", 5, world=rk4))[1]
     hills = {"ground": {"type": "hills", "amplitude": 10.0, "wavelength": 200.0}}  # children stood on it
     log, made, _ = run(tmp_path, "hills", config_of(2, "shards", 5, world=hills))
     assert "as the threads backend does: ground or terrain that is not level" in log
     assert made_by_workers(log) == 0
-    assert made == run(tmp_path, "hills-alone", config_of(1, None, 5, world=hills))[1]
+    assert made == run(tmp_path, "hills-alone", config_of(1, "inprocess", 5, world=hills))[1]
     copy = users_distance(tmp_path)
     users = config_of(2, "shards", 3, evaluation={"plugin": "my_distance", "plugin_paths": [str(copy)]})
     log, _, _ = run(tmp_path, "users", users)
     assert "the shards backend needs one of evo's plugins scored in lanes: using fork" in log
 
 
-def test_the_backend_is_the_threads_one_with_its_worker_count_and_in_process_for_one(spec):
+def test_the_backend_is_the_threads_one_with_its_worker_count(spec):
     from backend_jobs import evaluate_payload
 
-    from evo.run.backends import InProcess, Shards, make_backend
+    from evo.run.backends import Shards, make_backend
 
     with make_backend(evaluate_payload, spec, 2, kind="shards") as backend:
         assert isinstance(backend, Shards) and backend.shards and backend.workers == 2
     with make_backend(evaluate_payload, spec, 1, kind="shards") as backend:
-        assert type(backend) is InProcess
-    with pytest.raises(ValueError, match="at least 2"):
-        Shards(evaluate_payload, spec, 1)
+        assert isinstance(backend, Shards) and backend.shards and backend.workers == 1
+    with pytest.raises(ValueError, match="at least 1"):
+        Shards(evaluate_payload, spec, 0)
+
+
+def test_one_worker_makes_the_generations_from_arrays_itself_by_default_and_leaves_the_same_folder(
+    tmp_path, alone
+):
+    log, made, result = run(tmp_path, "one", config_of(1, None, 8))
+    assert made_from_arrays_here(log) == 7 and made_by_workers(log) == 0
+    assert "backend shards" in log or "breeding and evaluating with 1 worker(s)" in log
+    assert made == alone and result.generation == 7
+    log, made, _ = run(tmp_path, "inprocess", config_of(1, "inprocess", 8))
+    assert made_from_arrays_here(log) == 0
+    refined = {"refine": {"every": 2, "top": 1, "budget": 40}}
+    log, made, _ = run(tmp_path, "refine", config_of(1, None, 4, ga=refined))
+    assert "as the inprocess backend does: [ga] refine" in log and made_from_arrays_here(log) == 0
+    assert made == run(tmp_path, "refine-alone", config_of(1, "inprocess", 4, ga=refined))[1]
+
+
+def test_one_worker_leaves_a_generation_it_cannot_make_from_arrays_to_the_inprocess_path(
+    tmp_path, alone, monkeypatch
+):
+    bred = ShardState.bred
+
+    def leaves_generation_3(self, *args):
+        if self.generation + 1 == 3:
+            raise Unsupported("a brood the compiled operators leave to Python")
+        return bred(self, *args)
+
+    monkeypatch.setattr(ShardState, "bred", leaves_generation_3)
+    log, made, _ = run(tmp_path, "left", config_of(1, None, 8))
+    assert "generation 3 is made in this process: a brood the compiled operators leave to Python" in log
+    assert made_from_arrays_here(log) == 6 and made == alone
+
+
+def test_one_worker_stopped_on_request_resumes_exactly(tmp_path, alone):
+    log, made, result = run(tmp_path, "stopped", config_of(1, None, 8), [StopAfter(3)])
+    assert result.stopped and result.generation == 3 and made_from_arrays_here(log) == 3
+    _, made_alone, _ = run(tmp_path, "stopped-alone", config_of(1, "inprocess", 8), [StopAfter(3)])
+    assert made == made_alone
+    log, made, result = run(tmp_path, "stopped", config_of(1, None, 8), resume=True)
+    assert result.generation == 7 and made_from_arrays_here(log) >= 4
+    assert made == alone

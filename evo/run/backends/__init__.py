@@ -50,15 +50,16 @@ BACKENDS = ("fork", "inprocess", "dask", "threads", "shards")
 
 
 def backend_kind(kind: str | None, workers: int, threads: bool = False) -> str:
-    """The backend to use: ``kind`` when given, else ``"inprocess"`` for 1 worker and, for more,
-    ``"shards"`` where the caller says threads may be used (``threads``: only evo's own code breeds and
-    evaluates, in lanes: :func:`evo.run.job.threads_may_evaluate`; a run the shards' workers cannot make
-    runs as ``"threads"``: :func:`evo.run.shards.why_not_sharded`), else ``"fork"``."""
+    """The backend to use: ``kind`` when given, else ``"shards"`` where the caller says threads may be
+    used (``threads``: only evo's own code breeds and evaluates, in lanes:
+    :func:`evo.run.job.threads_may_evaluate`; a run the shards backend cannot make from arrays runs as
+    ``"threads"``: :func:`evo.run.shards.why_not_sharded`; with 1 worker, as ``"inprocess"``), else
+    ``"inprocess"`` for 1 worker and ``"fork"`` for more."""
     if kind:
         return kind
-    if workers <= 1:
-        return "inprocess"
-    return "shards" if threads else "fork"
+    if threads:
+        return "shards"
+    return "inprocess" if workers <= 1 else "fork"
 
 
 def require_dask() -> None:
@@ -99,7 +100,7 @@ def make_backend(
     if kind == "threads":
         return Threads(job, context, workers)
     if kind == "shards":
-        return Shards(job, context, workers) if workers >= 2 else InProcess(job, context)
+        return Shards(job, context, workers)
     if kind == "fork":
         return ForkPool(job, context, workers, chunksize, before_fork, timeout=timeout, share=share)
     if kind != "dask":

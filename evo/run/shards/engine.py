@@ -1,7 +1,8 @@
 """The generation loop of the ``shards`` backend: forked workers own the population as arrays and make
 whole generations (:mod:`.state`); the ``evo run`` process tells each from worker 0's arrays
 (:meth:`evo.ga.loop.Evolution.tell_bred`), keeps the books and reports it, and makes itself a generation
-they cannot (then forks them again): the same results whoever made them (docs/runs.md, "Workers")."""
+they cannot (then forks them again): the same results whoever made them (docs/runs.md, "Workers"). With
+one worker, the ``evo run`` process makes the generations from arrays itself, one after another."""
 
 from __future__ import annotations
 
@@ -114,6 +115,33 @@ def _worker(me: int, state: ShardState, out: Any, generations: range, parent: in
         out.close()
 
 
+class _Here:
+    """One worker: the generations made from arrays in this process, each when asked for (nothing made
+    ahead), by the :class:`~evo.run.shards.state.ShardState` a forked worker runs, on a copy of the run
+    from the state after the last generation told (the run itself changes only as each is told)."""
+
+    def __init__(self, evolution: Evolution, context: Any, cut: int = 0):
+        evolution.drop_ahead()  # the copy's draws start where the next ask's would
+        own = Evolution.from_state(evolution.state(), evolution.settings)
+        shared = Shared.alone(evolution.settings.population)
+        self.state = ShardState(own, context, shared, cut or CALLS_PER_WORKER)
+
+    def next(self, g: int) -> BredGeneration | str:
+        """Generation ``g`` (the next one), or why it cannot be made from arrays (as a forked worker
+        says it: then it is made as the inprocess backend makes it, from the run's own state)."""
+        state = self.state
+        try:
+            planned = state.planned()
+            children, laid = state.bred(*planned[1:])
+            state.scored(laid, g % 2)
+            return state.moved_on(g, planned, children, laid)
+        except Exception as exc:  # noqa: BLE001 (the generation is then made the other way, logged)
+            return str(exc) if isinstance(exc, Unsupported) else f"{type(exc).__name__}: {exc}"
+
+    def close(self) -> None:
+        """Nothing to end."""
+
+
 class _Stint:
     """Worker processes forked from the state of ``evolution`` now, making ``generations`` one after
     another until one they cannot make; :meth:`next` gives each in turn. ``cut``: about how many kernel
@@ -208,10 +236,10 @@ class _Stint:
 
 
 def _generation_told(
-    prepared: Prepared, callbacks: list[Callback], bred: BredGeneration, seconds: float
+    prepared: Prepared, callbacks: list[Callback], bred: BredGeneration, seconds: float, by: str
 ) -> tuple[tuple[Any, ...], GenerationStatus]:
-    """Tell a generation the workers made, and give it to the callbacks: its ``run.log`` line and its
-    status, for them to report."""
+    """Tell a generation made from arrays (``by``: by whom, for the log), and give it to the callbacks:
+    its ``run.log`` line and its status, for them to report."""
     evolution, g = prepared.evolution, bred.generation
     evaluations = int(bred.fitness.size)
     for callback in callbacks:
@@ -222,9 +250,9 @@ def _generation_told(
     kept = time.perf_counter() - started
     first = prepared.plugin.objectives[0]
     line = (
-        "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selected, bred and evaluated by"
-        " the shard workers in %.3f s (%.1f evaluations/s), told in %.3f s",
-        g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"],
+        "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selected, bred and evaluated"
+        " %s in %.3f s (%.1f evaluations/s), told in %.3f s",
+        g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"], by,
         seconds, evaluations / max(seconds, 1e-9), kept,
     )  # fmt: skip
     return line, told_status(prepared, callbacks, g, evaluations, record, seconds + kept)
@@ -238,10 +266,12 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     are generation 0 and the last few (:data:`FEWEST`), by
     :func:`~evo.run.generations.run_generations` (its checkpoints and bookkeeping beside the next
     generation's work). A generation the workers made is reported once the next is told here (its
-    checkpoint written meanwhile). Returns True when a callback stopped the run before its last
+    checkpoint written meanwhile). With one worker, each stint makes its generations from arrays in this
+    process (:class:`_Here`), one at a time. Returns True when a callback stopped the run before its last
     generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations
+    by = "by the shard workers" if backend.workers >= 2 else "from arrays in this process"
     told: Any = None  # the last generation told, not yet reported
     pause = wait_here = 0  # generations made here before the next stint is tried
 
@@ -262,7 +292,10 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
             continue
         warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
         start = evolution.generation + 1
-        stint = _Stint(evolution, backend.context, backend.workers, range(start, total))
+        if backend.workers >= 2:
+            stint: _Stint | _Here = _Stint(evolution, backend.context, backend.workers, range(start, total))
+        else:
+            stint = _Here(evolution, backend.context)
         try:
             since = time.perf_counter()
             for g in range(start, total):
@@ -273,7 +306,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
                 arrived = time.perf_counter()
                 if told is not None and stopped_after(told):
                     return True
-                told = _generation_told(prepared, callbacks, sent, arrived - since)
+                told = _generation_told(prepared, callbacks, sent, arrived - since, by)
                 since = arrived
         finally:
             stint.close()
