@@ -3050,6 +3050,59 @@ def _split_breeding():
         engine.ShardState, engine._worker = ShardState, worker
 
 
+def _sent_late(me: int, state: Any, out: Any, generations: range, parent: int) -> None:
+    """Round thirty's variant of a shards worker's loop (``evo.run.shards.engine._worker``): worker 0
+    sends each generation once the next one's children are bred (not as soon as it has moved on), so
+    that the ``evo run`` process tells it while the workers run kernel calls, whose shared counter
+    evens out the time it takes from them, rather than while they breed."""
+    from evo.run.backends.fork import leave_signals_to_parent
+    from evo.run.shards.state import Unsupported
+
+    leave_signals_to_parent(parent)
+    barrier, g, held = state.shared.barrier, generations.start, None
+    if hasattr(state, "me"):  # (the split variant's state: which part of the broods is this worker's)
+        state.me = me
+    try:
+        for g in generations:
+            planned = state.planned()
+            children, laid = state.bred(*planned[1:])
+            if me == 0 and held is not None:
+                out.send(held)
+                held = None
+            state.scored(laid, g % 2)
+            barrier.wait()
+            bred = state.moved_on(g, planned, children, laid)
+            held = bred if me == 0 else None
+        if held is not None:
+            out.send(held)
+    except threading.BrokenBarrierError:
+        pass
+    except BaseException as exc:  # noqa: BLE001 (as the shipped loop: said to the evo run process)
+        with contextlib.suppress(Exception):
+            barrier.abort()
+            if held is not None:
+                out.send(held)
+            why = str(exc) if isinstance(exc, Unsupported) else f"{type(exc).__name__}: {exc}"
+            out.send((g, why))
+    finally:
+        out.close()
+
+
+@contextlib.contextmanager
+def _sending_late(split: bool):
+    """The shards backend with :func:`_sent_late`'s loop, its breeding split (:func:`_split_breeding`)
+    or not."""
+    from evo.run.shards import engine
+
+    with _split_breeding() if split else contextlib.nullcontext():
+        worker = engine._worker
+        engine._worker = _sent_late
+        try:
+            yield
+        finally:
+            engine._worker = worker
+
+
 @contextlib.contextmanager
 def _calls_per_worker(count: int):
     """The shards backend with a generation's children cut into ``count`` kernel calls a worker."""
@@ -3067,7 +3120,9 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
     """Round thirty: whole walkers runs, ``rounds`` interleaved rounds, of 1 worker making the
     generations from arrays in the ``evo run`` process (the default since round thirty), of the shards
     backend as shipped (2 workers), with its breeding split between the workers
-    (:func:`_split_breeding`), and with its children cut into 3 and 6 kernel calls a worker (4 shipped),
+    (:func:`_split_breeding`), with each generation sent to the ``evo run`` process after the next one's
+    breeding (:func:`_sent_late`), split and sent so, and with its children cut into 3 and 6 kernel
+    calls a worker (4 shipped),
     against 1 worker on the inprocess backend: each one's wall rate against that one's round by round
     (the median first), its CPU per evaluation, and whether its folder is the same."""
     import statistics
@@ -3081,6 +3136,8 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
         ),
         "shards as shipped": (two, contextlib.nullcontext),
         "shards, breeding split": (two, _split_breeding),
+        "shards, each generation sent after the next one's breeding": (two, lambda: _sending_late(False)),
+        "shards, breeding split, sent so": (two, lambda: _sending_late(True)),
         "shards, 3 calls a worker": (two, lambda: _calls_per_worker(3)),
         "shards, 6 calls a worker": (two, lambda: _calls_per_worker(6)),
     }
