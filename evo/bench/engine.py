@@ -542,6 +542,16 @@ def _dask_bound(config, repeats: int, tmp: Path, fork: dict[str, float]) -> dict
     return {"dask_once_cpu_s": extra, "dask_vs_fork_wall_bound": min(1.0, fork["wall"] / floor)}
 
 
+def _shares(title: str, parts: dict[str, float]) -> str:
+    """``title``, then each phase of a :func:`cpu_breakdown` that took any CPU as a share of the total."""
+    total = parts["total"]
+    return title + ", ".join(
+        f"{name} {100 * value / total:.1f} %"
+        for name, value in parts.items()
+        if name != "total" and (value > 0 or name == "other")
+    )
+
+
 def engine_section(args: argparse.Namespace):
     """The ``engine`` section of ``python -m evo bench`` (``--sections engine``)."""
     from evo.bench import Section
@@ -669,26 +679,13 @@ def engine_section(args: argparse.Namespace):
             lines.append(
                 f"  target 6, run folders byte-identical across {', '.join(runs)}: {row['identical_folders']}"
             )
-            row["cpu_breakdown"] = parts = default = cpu_breakdown(config, Path(tmp) / label / "breakdown")
-            lines.append(
-                f"  where 1 worker's {parts['total']:.2f} CPU-s go (the default): "
-                + ", ".join(
-                    f"{name} {100 * value / parts['total']:.1f} %"
-                    for name, value in parts.items()
-                    if name != "total" and (value > 0 or name == "other")
-                )
-            )
+            row["cpu_breakdown"] = default = cpu_breakdown(config, Path(tmp) / label / "breakdown")
+            title = f"  where 1 worker's {default['total']:.2f} CPU-s go (the default): "
+            lines.append(_shares(title, default))
             # the threads design's ceilings: from the path its main thread runs, the inprocess backend's
             inprocess = cpu_breakdown(config, Path(tmp) / label / "breakdown_inprocess", "inprocess")
             row["cpu_breakdown_inprocess"] = parts = inprocess
-            lines.append(
-                f"  and on the inprocess backend ({parts['total']:.2f} CPU-s): "
-                + ", ".join(
-                    f"{name} {100 * value / parts['total']:.1f} %"
-                    for name, value in parts.items()
-                    if name != "total" and (value > 0 or name == "other")
-                )
-            )
+            lines.append(_shares(f"  and on the inprocess backend ({parts['total']:.2f} CPU-s): ", parts))
             # target 2's ceiling: the kernel, its packing, each call's scoring and the compiled breeding
             # run on the lane threads, the files on the writer's thread beside them, the rest on the
             # main thread between them

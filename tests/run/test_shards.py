@@ -45,6 +45,18 @@ def made_from_arrays_here(log: str) -> int:
     return log.count("selected, bred and evaluated from arrays in this process")
 
 
+def leave_generation_3(monkeypatch) -> None:
+    """Every ShardState says it cannot breed generation 3 (the compiled operators leave it to Python)."""
+    bred = ShardState.bred
+
+    def leaves_generation_3(self, *args):
+        if self.generation + 1 == 3:
+            raise Unsupported("a brood the compiled operators leave to Python")
+        return bred(self, *args)
+
+    monkeypatch.setattr(ShardState, "bred", leaves_generation_3)
+
+
 @pytest.fixture(scope="module")
 def alone(tmp_path_factory):
     """The 8-generation run of 1 worker on the inprocess backend."""
@@ -71,14 +83,7 @@ def test_the_default_for_more_workers_with_a_shipped_plugin_is_the_shards_backen
 def test_a_generation_the_workers_cannot_make_is_made_here_and_they_go_on_after_it(
     tmp_path, alone, monkeypatch
 ):
-    bred = ShardState.bred
-
-    def leaves_generation_3(self, *args):
-        if self.generation + 1 == 3:
-            raise Unsupported("a brood the compiled operators leave to Python")
-        return bred(self, *args)
-
-    monkeypatch.setattr(ShardState, "bred", leaves_generation_3)  # (the forked workers inherit it)
+    leave_generation_3(monkeypatch)  # (the forked workers inherit it)
     log, made, _ = run(tmp_path, "left", config_of(2, "shards", 8))
     assert "generation 3 is made in this process: a brood the compiled operators leave to Python" in log
     assert made_by_workers(log) == 6  # 1, 2, then 4 to 7 by a second stint
@@ -190,14 +195,7 @@ def test_one_worker_makes_the_generations_from_arrays_itself_by_default_and_leav
 def test_one_worker_leaves_a_generation_it_cannot_make_from_arrays_to_the_inprocess_path(
     tmp_path, alone, monkeypatch
 ):
-    bred = ShardState.bred
-
-    def leaves_generation_3(self, *args):
-        if self.generation + 1 == 3:
-            raise Unsupported("a brood the compiled operators leave to Python")
-        return bred(self, *args)
-
-    monkeypatch.setattr(ShardState, "bred", leaves_generation_3)
+    leave_generation_3(monkeypatch)
     log, made, _ = run(tmp_path, "left", config_of(1, None, 8))
     assert "generation 3 is made in this process: a brood the compiled operators leave to Python" in log
     assert made_from_arrays_here(log) == 6 and made == alone
