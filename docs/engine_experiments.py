@@ -27,9 +27,10 @@ its parents behind the latest generation, two whole runs at once, and such a GA 
 generations in flight; and, from round twenty-seven, the generation sharded over two forked processes
 that own the population as arrays, with the books kept behind them, kept leaner or not at all, and
 where the leaner books spend their CPU; and, from round twenty-eight, the shards backend made of it
-against the threads backend; and, from round thirty, one worker making its generations from arrays, and
-variants of the shards backend: its breeding split between the workers, and its children cut into fewer
-or more kernel calls.
+against the threads backend; and, from round thirty, one worker making its generations from arrays, the
+shards backend with the ``evo run`` process as worker 0 against round twenty-eight's all-forked workers,
+variants of those (the breeding split between the workers, each generation sent late), and children cut
+into fewer or more kernel calls.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -2989,16 +2990,15 @@ class _SplitPart:
                 room[6][:c], room[7][:n], room[8][:n])  # fmt: skip
 
 
-@contextlib.contextmanager
-def _split_breeding():
-    """Round thirty's variant of the shards backend: each worker breeds only its part of the generation's
-    broods (parts of similar cost, as the threads backend splits a chunk: each brood draws from its own
-    seed alone), leaves the children in shared memory, and after a second meeting point takes everyone's
-    end to end: no breeding done twice, one more meeting point a generation."""
+def _split_state() -> type:
+    """Round thirty's variant of a shards worker's state: worker ``me`` breeds only its part of the
+    generation's broods (parts of similar cost, as the threads backend splits a chunk: each brood draws
+    from its own seed alone), leaves the children in shared memory (:class:`_SplitPart`), and after a
+    second meeting point takes everyone's end to end: no breeding done twice, one more meeting point a
+    generation."""
     from evo.ga.kernels.brood import _pairs
     from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
     from evo.ga.kernels.mutation import apply_pending
-    from evo.run.shards import engine
     from evo.run.shards.state import ShardState, Unsupported
     from evo.sim.laid import Laid
 
@@ -3037,47 +3037,43 @@ def _split_breeding():
             )
             return (sizes, positions, links, genes, waves, renumbered), laid
 
-    worker = engine._worker
-
-    def split_worker(me: int, state: Any, *rest: Any) -> None:
-        state.me = me
-        worker(me, state, *rest)
-
-    engine.ShardState, engine._worker = Split, split_worker
-    try:
-        yield
-    finally:
-        engine.ShardState, engine._worker = ShardState, worker
+    return Split
 
 
-def _sent_late(me: int, state: Any, out: Any, generations: range, parent: int) -> None:
-    """Round thirty's variant of a shards worker's loop (``evo.run.shards.engine._worker``): worker 0
-    sends each generation once the next one's children are bred (not as soon as it has moved on), so
-    that the ``evo run`` process tells it while the workers run kernel calls, whose shared counter
-    evens out the time it takes from them, rather than while they breed."""
+def _forked_worker(
+    me: int, state: Any, out: Any, generations: range, parent: int, late: bool = False
+) -> None:
+    """Round twenty-eight's shards worker loop (every worker forked, worker 0 sending each generation to
+    the ``evo run`` process through a pipe as soon as it has moved on); with ``late``, round thirty's
+    variant: worker 0 sends it once the next generation's children are bred, so that the ``evo run``
+    process tells it while the workers run kernel calls (whose shared counter evens out the time it
+    takes from them) rather than while they breed."""
     from evo.run.backends.fork import leave_signals_to_parent
     from evo.run.shards.state import Unsupported
 
     leave_signals_to_parent(parent)
     barrier, g, held = state.shared.barrier, generations.start, None
-    if hasattr(state, "me"):  # (the split variant's state: which part of the broods is this worker's)
+    if hasattr(state, "me"):  # (the split state: which part of the broods is this worker's)
         state.me = me
     try:
         for g in generations:
             planned = state.planned()
             children, laid = state.bred(*planned[1:])
-            if me == 0 and held is not None:
+            if held is not None:
                 out.send(held)
                 held = None
             state.scored(laid, g % 2)
             barrier.wait()
             bred = state.moved_on(g, planned, children, laid)
-            held = bred if me == 0 else None
+            if me == 0 and late:
+                held = bred
+            elif me == 0:
+                out.send(bred)
         if held is not None:
             out.send(held)
     except threading.BrokenBarrierError:
         pass
-    except BaseException as exc:  # noqa: BLE001 (as the shipped loop: said to the evo run process)
+    except BaseException as exc:  # noqa: BLE001 (said to the evo run process, which makes the generation)
         with contextlib.suppress(Exception):
             barrier.abort()
             if held is not None:
@@ -3088,19 +3084,93 @@ def _sent_late(me: int, state: Any, out: Any, generations: range, parent: int) -
         out.close()
 
 
+class _ForkedStint:
+    """Round twenty-eight's shards stint (shipped until round thirty): all ``workers`` forked, worker 0
+    sending each generation through a pipe, the ``evo run`` process a third process that tells them.
+    ``state_class`` and ``late``: round thirty's variants (:func:`_split_state`, :func:`_forked_worker`)."""
+
+    state_class: Any = None
+    late = False
+
+    def __init__(self, evolution: Any, context: Any, workers: int, generations: range, cut: int = 0):
+        import fcntl
+        import functools
+        import multiprocessing
+
+        from evo.run.shards import engine
+        from evo.run.shards.state import ShardState, Shared
+
+        fork = multiprocessing.get_context("fork")
+        size = evolution.settings.population
+        shared = Shared(
+            workers, fork.Value("q", 0), fork.Barrier(workers),
+            (np.frombuffer(fork.RawArray("d", size)), np.frombuffer(fork.RawArray("d", size))),
+            tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)),  # type: ignore[arg-type]
+        )  # fmt: skip
+        evolution.drop_ahead()
+        state = (self.state_class or ShardState)(
+            evolution, context, shared, cut or engine.CALLS_PER_WORKER * workers
+        )
+        pipes = [fork.Pipe(duplex=False) for _ in range(workers)]
+        with contextlib.suppress(OSError):  # worker 0's pipe made 1 MiB, as it was (Linux)
+            fcntl.fcntl(pipes[0][1].fileno(), 1031, 1 << 20)
+        self.readers = [reading for reading, _ in pipes]
+        loop = functools.partial(_forked_worker, late=self.late)
+        self.processes = [
+            fork.Process(target=loop, args=(me, state, pipes[me][1], generations, os.getpid()), daemon=True)
+            for me in range(workers)
+        ]
+        for process in self.processes:
+            process.start()
+        for _, writing in pipes:
+            writing.close()
+
+    def next(self, g: int) -> Any:
+        """Generation ``g`` from worker 0, or the first reason a worker sent (or that one ended)."""
+        from multiprocessing.connection import wait
+
+        from evo.ga.bred import BredGeneration
+
+        running = [process.sentinel for process in self.processes]
+        while True:
+            ready = wait([*self.readers, *running])
+            for reader in self.readers:
+                if reader in ready:
+                    try:
+                        sent = reader.recv()
+                    except (EOFError, OSError):
+                        self.readers.remove(reader)
+                        continue
+                    if isinstance(sent, BredGeneration):
+                        return sent
+                    return sent[1]
+            if not self.readers or any(p.sentinel in ready and p.exitcode for p in self.processes):
+                return "a worker process ended unexpectedly"
+            running = [p.sentinel for p in self.processes if p.sentinel not in ready]
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.is_alive():
+                process.kill()
+        for process in self.processes:
+            process.join()
+        for reader in self.readers:
+            reader.close()
+
+
 @contextlib.contextmanager
-def _sending_late(split: bool):
-    """The shards backend with :func:`_sent_late`'s loop, its breeding split (:func:`_split_breeding`)
-    or not."""
+def _forked(split: bool = False, late: bool = False):
+    """The shards backend with round twenty-eight's stint (:class:`_ForkedStint`), its breeding split
+    between the workers or not, worker 0 sending late or not."""
     from evo.run.shards import engine
 
-    with _split_breeding() if split else contextlib.nullcontext():
-        worker = engine._worker
-        engine._worker = _sent_late
-        try:
-            yield
-        finally:
-            engine._worker = worker
+    shipped = engine._Stint
+    attributes = {"late": late, "state_class": _split_state() if split else None}
+    engine._Stint = type("Forked", (_ForkedStint,), attributes)
+    try:
+        yield
+    finally:
+        engine._Stint = shipped
 
 
 @contextlib.contextmanager
@@ -3119,12 +3189,13 @@ def _calls_per_worker(count: int):
 def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
     """Round thirty: whole walkers runs, ``rounds`` interleaved rounds, of 1 worker making the
     generations from arrays in the ``evo run`` process (the default since round thirty), of the shards
-    backend as shipped (2 workers), with its breeding split between the workers
-    (:func:`_split_breeding`), with each generation sent to the ``evo run`` process after the next one's
-    breeding (:func:`_sent_late`), split and sent so, and with its children cut into 3 and 6 kernel
-    calls a worker (4 shipped),
-    against 1 worker on the inprocess backend: each one's wall rate against that one's round by round
-    (the median first), its CPU per evaluation, and whether its folder is the same."""
+    backend as shipped (2 workers: the ``evo run`` process and one forked, since round thirty), of round
+    twenty-eight's stint (two forked workers, the ``evo run`` process a third: :class:`_ForkedStint`)
+    as it was, with its breeding split between the workers (:func:`_split_state`), with each generation
+    sent after the next one's breeding (:func:`_forked_worker`), split and sent so, and of the shipped
+    backend with its children cut into 3 and 6 kernel calls a worker (4 shipped), against 1 worker on
+    the inprocess backend: each one's wall rate against that one's round by round (the median first),
+    its CPU per evaluation, both against 1 worker from arrays, and whether its folder is the same."""
     import statistics
 
     two = config.replace(pool={"workers": 2, "backend": "shards"})
@@ -3135,9 +3206,13 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
             contextlib.nullcontext,
         ),
         "shards as shipped": (two, contextlib.nullcontext),
-        "shards, breeding split": (two, _split_breeding),
-        "shards, each generation sent after the next one's breeding": (two, lambda: _sending_late(False)),
-        "shards, breeding split, sent so": (two, lambda: _sending_late(True)),
+        "shards, all workers forked (round twenty-eight)": (two, _forked),
+        "shards, all forked, breeding split": (two, lambda: _forked(split=True)),
+        "shards, all forked, each generation sent after the next one's breeding": (
+            two,
+            lambda: _forked(late=True),
+        ),
+        "shards, all forked, breeding split, sent so": (two, lambda: _forked(split=True, late=True)),
         "shards, 3 calls a worker": (two, lambda: _calls_per_worker(3)),
         "shards, 6 calls a worker": (two, lambda: _calls_per_worker(6)),
     }
@@ -3158,14 +3233,17 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
             seen[name].append(timed(name))
     reference, ones = folder_digest(folders["1 worker"], IGNORED), seen["1 worker"]
     print(f"walkers: 1 worker (inprocess) {statistics.median(a[0] for a in ones):.3f} s (median)")
+    arrays = seen["1 worker from arrays (the default since round thirty)"]
     for name in list(kinds)[1:]:
         walls = [a[0] / b[0] for a, b in zip(ones, seen[name], strict=True)]
         cpus = [b[1] / a[1] for a, b in zip(ones, seen[name], strict=True)]
         same = "yes" if folder_digest(folders[name], IGNORED) == reference else "no"
+        against = [(a[0] / b[0], b[1] / a[1]) for a, b in zip(arrays, seen[name], strict=True)]
         print(
             f"  {name}: {statistics.median(walls):.2f}x the wall rate of 1 worker (round by round"
             f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.2f}x its CPU per"
-            f" evaluation; folder identical: {same}"
+            f" evaluation; against 1 worker from arrays {statistics.median(w for w, _ in against):.2f}x"
+            f" and {statistics.median(c for _, c in against):.2f}x; folder identical: {same}"
         )
 
 

@@ -1,13 +1,12 @@
-"""The generation loop of the ``shards`` backend: forked workers own the population as arrays and make
-whole generations (:mod:`.state`); the ``evo run`` process tells each from worker 0's arrays
-(:meth:`evo.ga.loop.Evolution.tell_bred`), keeps the books and reports it, and makes itself a generation
-they cannot (then forks them again): the same results whoever made them (docs/runs.md, "Workers"). With
-one worker, the ``evo run`` process makes the generations from arrays itself, one after another."""
+"""The generation loop of the ``shards`` backend: the ``evo run`` process (worker 0; with one worker,
+alone) and ``workers - 1`` forked workers make whole generations from arrays together (:mod:`.state`);
+it tells each (:meth:`evo.ga.loop.Evolution.tell_bred`) and reports it between its generations, and
+makes a generation they cannot the other way (then forks them again): the same results whoever made
+them (docs/runs.md, "Workers")."""
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import multiprocessing
 import os
@@ -44,8 +43,7 @@ FEWEST = 4
 # by generations made here before the next: one, then twice as many as the time before, up to this many
 _LONGEST_PAUSE = 64
 _TOO_FEW = "too few generations left"
-_PIPE_BYTES = 1 << 20  # worker 0's pipe (Linux: F_SETPIPE_SZ), so that it seldom waits for this process
-_F_SETPIPE_SZ = 1031
+_WHY_SECONDS = 5.0  # how long the reason of a partner that broke the meeting point is waited for
 
 
 def why_not_sharded(prepared: Prepared, context: Any) -> str | None:
@@ -88,10 +86,11 @@ def _stint_reason(evolution: Evolution, total: int) -> str | None:
 
 
 def _worker(me: int, state: ShardState, out: Any, generations: range, parent: int) -> None:
-    """A forked worker's loop: each generation planned, bred, its share of the kernel calls scored,
-    the meeting point, the population moved on; worker 0 sends each generation, and any worker that
-    cannot go on says why (and breaks the meeting point, so that the others stop there). Ctrl-C and
-    SIGTERM are the ``evo run`` process's to act on, and the worker dies with it (as the fork pool's)."""
+    """A forked worker's loop (worker ``me`` >= 1; the ``evo run`` process is worker 0): each generation
+    planned, bred, its share of the kernel calls scored, the meeting point, the population moved on; a
+    worker that cannot go on says why through ``out`` (and breaks the meeting point, so that the others
+    stop there). Ctrl-C and SIGTERM are the ``evo run`` process's to act on, and the worker dies with it
+    (as the fork pool's)."""
     leave_signals_to_parent(parent)
     barrier = state.shared.barrier
     g = generations.start
@@ -101,50 +100,68 @@ def _worker(me: int, state: ShardState, out: Any, generations: range, parent: in
             children, laid = state.bred(*planned[1:])
             state.scored(laid, g % 2)
             barrier.wait()
-            bred = state.moved_on(g, planned, children, laid)
-            if me == 0:
-                out.send(bred)
+            state.moved_on(g, planned, children, laid)
     except threading.BrokenBarrierError:
         pass  # another worker stopped, and says why
     except BaseException as exc:  # noqa: BLE001 (said to the evo run process, which makes the generation)
         with contextlib.suppress(Exception):
             barrier.abort()
-            why = str(exc) if isinstance(exc, Unsupported) else f"{type(exc).__name__}: {exc}"
-            out.send((g, why))
+            out.send((g, _why(exc)))
     finally:
         out.close()
+
+
+def _why(exc: BaseException) -> str:
+    """Why a generation could not be made from arrays, as ``run.log`` says it."""
+    return str(exc) if isinstance(exc, Unsupported) else f"{type(exc).__name__}: {exc}"
 
 
 class _Here:
     """One worker: the generations made from arrays in this process, each when asked for (nothing made
     ahead), by the :class:`~evo.run.shards.state.ShardState` a forked worker runs, on a copy of the run
-    from the state after the last generation told (the run itself changes only as each is told)."""
+    from the state after the last generation told (the run itself changes only as each is told). With
+    a ``shared`` of more workers (:class:`_Stint` forks the others), it is worker 0 among them, meeting
+    point and all."""
 
-    def __init__(self, evolution: Evolution, context: Any, cut: int = 0):
+    def __init__(self, evolution: Evolution, context: Any, cut: int = 0, shared: Shared | None = None):
         evolution.drop_ahead()  # the copy's draws start where the next ask's would
         own = Evolution.from_state(evolution.state(), evolution.settings)
-        shared = Shared.alone(evolution.settings.population)
-        self.state = ShardState(own, context, shared, cut or CALLS_PER_WORKER)
+        shared = shared or Shared.alone(evolution.settings.population)
+        self.state = ShardState(own, context, shared, cut or CALLS_PER_WORKER * shared.workers)
 
     def next(self, g: int) -> BredGeneration | str:
-        """Generation ``g`` (the next one), or why it cannot be made from arrays (as a forked worker
-        says it: then it is made as the inprocess backend makes it, from the run's own state)."""
+        """Generation ``g`` (the next one), or why it cannot be made from arrays (then it is made as the
+        threads or inprocess backend makes it, from the run's own state)."""
         state = self.state
         try:
             planned = state.planned()
             children, laid = state.bred(*planned[1:])
             state.scored(laid, g % 2)
+            if state.shared.barrier is not None:
+                state.shared.barrier.wait()
             return state.moved_on(g, planned, children, laid)
+        except threading.BrokenBarrierError:
+            return self.partners_why()
         except Exception as exc:  # noqa: BLE001 (the generation is then made the other way, logged)
-            return str(exc) if isinstance(exc, Unsupported) else f"{type(exc).__name__}: {exc}"
+            if state.shared.barrier is not None:
+                with contextlib.suppress(Exception):
+                    state.shared.barrier.abort()
+            return _why(exc)
+
+    def partners_why(self) -> str:
+        """Why the meeting point broke (a partner's reason)."""
+        return "a worker process ended unexpectedly"
 
     def close(self) -> None:
         """Nothing to end."""
 
 
-class _Stint:
-    """Worker processes forked from the state of ``evolution`` now, making ``generations`` one after
-    another until one they cannot make; :meth:`next` gives each in turn. ``cut``: about how many kernel
+class _Stint(_Here):
+    """``workers - 1`` processes forked from the state of ``evolution`` now, making ``generations`` with
+    this process as worker 0 (:class:`_Here`), until one they cannot make; :meth:`next` makes each in
+    turn with them, and the ``evo run`` process tells it between its generations (so two workers run in
+    two processes, not three, and no generation crosses a pipe: docs/performance.md, "Round thirty"). A
+    partner that dies breaks the meeting point (a thread watches them). ``cut``: about how many kernel
     calls a generation's children make (default :data:`CALLS_PER_WORKER` a worker)."""
 
     def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range, cut: int = 0):
@@ -155,21 +172,17 @@ class _Stint:
             (np.frombuffer(fork.RawArray("d", size)), np.frombuffer(fork.RawArray("d", size))),
             tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)),  # type: ignore[arg-type]
         )  # fmt: skip
-        evolution.drop_ahead()  # the workers' draws start where the next ask's would
-        state = ShardState(evolution, context, shared, cut or CALLS_PER_WORKER * workers)
-        pipes = [fork.Pipe(duplex=False) for _ in range(workers)]
-        with contextlib.suppress(OSError):  # (not Linux: the default size)
-            fcntl.fcntl(pipes[0][1].fileno(), _F_SETPIPE_SZ, _PIPE_BYTES)
+        super().__init__(evolution, context, cut, shared)
+        pipes = [fork.Pipe(duplex=False) for _ in range(workers - 1)]
         self.readers = [reading for reading, _ in pipes]
-        self.open = list(self.readers)  # those not at their end
         self.processes = [
             fork.Process(
                 target=_worker,
-                args=(me, state, pipes[me][1], generations, os.getpid()),
+                args=(me, self.state, pipes[me - 1][1], generations, os.getpid()),
                 name=f"evo-shard-{me}",
                 daemon=True,
             )
-            for me in range(workers)
+            for me in range(1, workers)
         ]
         try:
             for process in self.processes:
@@ -177,55 +190,27 @@ class _Stint:
         finally:
             for _, writing in pipes:
                 writing.close()
-        self.running = [process.sentinel for process in self.processes]  # those not seen to end
-        self.died = False  # one ended unexpectedly (what worker 0 sent before is read first)
-        self.why: tuple[int, str] | None = None  # the first generation a worker said it cannot make
+        self.closing = False
+        threading.Thread(target=self._watch, name="evo-shard-watch", daemon=True).start()
 
-    def next(self, g: int) -> BredGeneration | str:
-        """Generation ``g`` (the next one), or why the workers did not make it. (A process's end is
-        seen through its sentinel: no system call per generation asks after the workers.)"""
-        first = self.readers[0]
-        while True:
-            if self.died and self.why is None and not first.poll():
-                self.why = (g, "a worker process ended unexpectedly")
-            if self.why is not None and self.why[0] <= g:
-                return self.why[1]
-            ready = wait([*self.open, *self.running])
-            if first in ready:
-                sent = self._read(first, g)
-                if sent is not None:
-                    return sent
-                if first not in self.open:  # worker 0 ended without generation g
-                    said = self.why[1] if self.why else "a worker process ended before its generation"
-                    self.why = (g, said)
-                continue
-            for reader in self.open[1:]:
-                if reader in ready:
-                    self._read(reader, g)
-            for process in self.processes:
-                if process.sentinel in ready:  # it ended: unexpectedly, unless with every generation made
-                    self.running.remove(process.sentinel)
-                    self.died = self.died or process.exitcode != 0
+    def _watch(self) -> None:
+        """Break the meeting point when a partner ends before the stint does."""
+        wait([process.sentinel for process in self.processes])
+        if not self.closing:
+            self.state.shared.barrier.abort()
 
-    def _read(self, reader: Any, g: int) -> BredGeneration | None:
-        """A message from a worker: worker 0's generation ``g``, or (noted) why one stopped; None for
-        the latter, or where the worker ended (what it sent was read before)."""
-        try:
-            sent = reader.recv()
-        except (EOFError, OSError):
-            self.open.remove(reader)
-            return None
-        if isinstance(sent, BredGeneration):
-            if sent.generation != g:
-                raise RuntimeError(f"worker 0 sent generation {sent.generation}, expected {g}")
-            return sent
-        at, why = sent
-        if self.why is None or at < self.why[0]:
-            self.why = (at, why)
-        return None
+    def partners_why(self) -> str:
+        """The first reason a partner sent, or that one ended (what it sent is read first)."""
+        running = [process.sentinel for process in self.processes]
+        for ready in wait([*self.readers, *running], timeout=_WHY_SECONDS):
+            if ready in self.readers:
+                with contextlib.suppress(EOFError, OSError):
+                    return ready.recv()[1]
+        return super().partners_why()
 
     def close(self) -> None:
-        """End the workers (those still making generations nobody will read) and wait for them."""
+        """End the partners (those still at a meeting point nobody will come to) and wait for them."""
+        self.closing = True
         for process in self.processes:
             if process.is_alive():
                 process.kill()
@@ -260,15 +245,15 @@ def _generation_told(
 
 def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
     """:func:`evo.run.generations.run_generations` for the ``shards`` backend (a run
-    :func:`why_not_sharded` allows): each stint forks ``backend.workers`` workers from the state after
-    the last generation told, which make the generations after it until the last, or until one they
-    cannot make; that one is made here on ``backend`` (:class:`~evo.run.backends.threads.Threads`), as
-    are generation 0 and the last few (:data:`FEWEST`), by
+    :func:`why_not_sharded` allows): each stint forks ``backend.workers - 1`` workers from the state
+    after the last generation told, which make the generations after it with this process (worker 0,
+    :class:`_Stint`; with one worker, this process alone: :class:`_Here`) until the last, or until one
+    they cannot make; that one is made here on ``backend`` (:class:`~evo.run.backends.threads.Threads`),
+    as are generation 0 and the last few (:data:`FEWEST`), by
     :func:`~evo.run.generations.run_generations` (its checkpoints and bookkeeping beside the next
-    generation's work). A generation the workers made is reported once the next is told here (its
-    checkpoint written meanwhile). With one worker, each stint makes its generations from arrays in this
-    process (:class:`_Here`), one at a time. Returns True when a callback stopped the run before its last
-    generation."""
+    generation's work). Each generation made from arrays is told here as soon as it is made, and
+    reported once the next is told (its checkpoint written meanwhile). Returns True when a callback
+    stopped the run before its last generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations
     by = "by the shard workers" if backend.workers >= 2 else "from arrays in this process"
@@ -293,7 +278,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
         warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
         start = evolution.generation + 1
         if backend.workers >= 2:
-            stint: _Stint | _Here = _Stint(evolution, backend.context, backend.workers, range(start, total))
+            stint: _Here = _Stint(evolution, backend.context, backend.workers, range(start, total))
         else:
             stint = _Here(evolution, backend.context)
         try:
