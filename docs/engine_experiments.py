@@ -3101,12 +3101,7 @@ class _ForkedStint:
         from evo.run.shards.state import ShardState, Shared
 
         fork = multiprocessing.get_context("fork")
-        size = evolution.settings.population
-        shared = Shared(
-            workers, fork.Value("q", 0), fork.Barrier(workers),
-            (np.frombuffer(fork.RawArray("d", size)), np.frombuffer(fork.RawArray("d", size))),
-            tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)),  # type: ignore[arg-type]
-        )  # fmt: skip
+        shared = Shared.forked(workers, evolution.settings.population)
         evolution.drop_ahead()
         state = (self.state_class or ShardState)(
             evolution, context, shared, cut or engine.CALLS_PER_WORKER * workers
@@ -3148,15 +3143,6 @@ class _ForkedStint:
                 return "a worker process ended unexpectedly"
             running = [p.sentinel for p in self.processes if p.sentinel not in ready]
 
-    def close(self) -> None:
-        for process in self.processes:
-            if process.is_alive():
-                process.kill()
-        for process in self.processes:
-            process.join()
-        for reader in self.readers:
-            reader.close()
-
 
 @contextlib.contextmanager
 def _forked(split: bool = False, late: bool = False):
@@ -3166,6 +3152,7 @@ def _forked(split: bool = False, late: bool = False):
 
     shipped = engine._Stint
     attributes = {"late": late, "state_class": _split_state() if split else None}
+    attributes["close"] = shipped.close  # (the same: end the workers, wait for them, close the pipes)
     engine._Stint = type("Forked", (_ForkedStint,), attributes)
     try:
         yield

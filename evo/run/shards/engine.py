@@ -15,8 +15,6 @@ import time
 from multiprocessing.connection import wait
 from typing import Any
 
-import numpy as np
-
 from evo.ga.bred import BredGeneration
 from evo.ga.kernels.brood import compiled_parent
 from evo.ga.loop import Evolution
@@ -166,13 +164,7 @@ class _Stint(_Here):
 
     def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range, cut: int = 0):
         fork = multiprocessing.get_context("fork")
-        size = evolution.settings.population
-        shared = Shared(
-            workers, fork.Value("q", 0), fork.Barrier(workers),
-            (np.frombuffer(fork.RawArray("d", size)), np.frombuffer(fork.RawArray("d", size))),
-            tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2)),  # type: ignore[arg-type]
-        )  # fmt: skip
-        super().__init__(evolution, context, cut, shared)
+        super().__init__(evolution, context, cut, Shared.forked(workers, evolution.settings.population))
         pipes = [fork.Pipe(duplex=False) for _ in range(workers - 1)]
         self.readers = [reading for reading, _ in pipes]
         self.processes = [

@@ -40,6 +40,15 @@ class Shared(NamedTuple):
     exploded: tuple[np.ndarray, np.ndarray]
 
     @classmethod
+    def forked(cls, workers: int, size: int) -> Shared:
+        """What ``workers`` processes (a population of ``size``) forked after it is made share: the
+        counter, the meeting point and the scores in shared memory (``multiprocessing``'s fork context)."""
+        fork = multiprocessing.get_context("fork")
+        scores = tuple(np.frombuffer(fork.RawArray("d", size)) for _ in range(2))
+        exploded = tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2))
+        return cls(workers, fork.Value("q", 0), fork.Barrier(workers), scores, exploded)  # type: ignore[arg-type]
+
+    @classmethod
     def alone(cls, size: int) -> Shared:
         """What one :class:`ShardState` run in this process shares with nobody (a population of
         ``size``; no meeting point): for tests and experiments that make generations without workers."""
