@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evo.ga.bred import BredGeneration
 from evo.ga.loop import Evolution
 from evo.io.checkpoint.document import evolution_to_dict
 from evo.run.config import parse_config, resolve
@@ -37,13 +36,6 @@ def shipped_generation(evolution: Evolution, context: BreedContext) -> None:
     evolution.tell([child for brood in plan.broods for child in breed_and_evaluate(brood, context)])
 
 
-def sharded_generation(state: ShardState, g: int) -> BredGeneration:
-    planned = state.planned()
-    children, laid = state.bred(*planned[1:])
-    state.scored(laid, g % 2)
-    return state.moved_on(g, planned, children, laid)
-
-
 def test_the_arrays_make_the_generations_the_shipped_loop_makes(started):
     _, evolution, context = started
     shipped = Evolution.from_state(evolution.state(), evolution.settings)
@@ -51,7 +43,7 @@ def test_the_arrays_make_the_generations_the_shipped_loop_makes(started):
     state = ShardState(told, context, Shared.alone(told.settings.population), cut=3)
     for g in (1, 2, 3):
         shipped_generation(shipped, context)
-        bred = sharded_generation(state, g)
+        bred = state.make(g)
         assert bred.generation == g and state.generation == g
         record = told.tell_bred(bred)
         assert record == shipped.logbook[-1]
@@ -69,7 +61,7 @@ def test_the_breeding_reuses_the_shipped_specialisation_of_the_compiled_brood(st
     told = Evolution.from_state(evolution.state(), evolution.settings)
     state = ShardState(told, context, Shared.alone(told.settings.population), cut=2)
     for g in (1, 2):  # from the told members' arrays, then from the arrays moved on
-        sharded_generation(state, g)
+        state.make(g)
     assert (len(_pairs.signatures), len(_parent.signatures)) == known
 
 
@@ -77,7 +69,7 @@ def test_tell_bred_refuses_what_does_not_follow_or_fit(started):
     _, evolution, context = started
     told = Evolution.from_state(evolution.state(), evolution.settings)
     state = ShardState(told, context, Shared.alone(told.settings.population), cut=2)
-    bred = sharded_generation(state, 1)
+    bred = state.make(1)
     with pytest.raises(ValueError, match="generation 2 cannot follow generation 0"):
         told.tell_bred(bred._replace(generation=2))
     with pytest.raises(ValueError, match="do not fit a population of 25"):

@@ -94,11 +94,7 @@ def _worker(me: int, state: ShardState, out: Any, generations: range, parent: in
     g = generations.start
     try:
         for g in generations:
-            planned = state.planned()
-            children, laid = state.bred(*planned[1:])
-            state.scored(laid, g % 2)
-            barrier.wait()
-            state.moved_on(g, planned, children, laid)
+            state.make(g)
     except threading.BrokenBarrierError:
         pass  # another worker stopped, and says why
     except BaseException as exc:  # noqa: BLE001 (said to the evo run process, which makes the generation)
@@ -121,6 +117,8 @@ class _Here:
     a ``shared`` of more workers (:class:`_Stint` forks the others), it is worker 0 among them, meeting
     point and all."""
 
+    by = "from arrays in this process"  # (run.log: who selected, bred and evaluated a generation)
+
     def __init__(self, evolution: Evolution, context: Any, cut: int = 0, shared: Shared | None = None):
         evolution.drop_ahead()  # the copy's draws start where the next ask's would
         own = Evolution.from_state(evolution.state(), evolution.settings)
@@ -132,12 +130,7 @@ class _Here:
         threads or inprocess backend makes it, from the run's own state)."""
         state = self.state
         try:
-            planned = state.planned()
-            children, laid = state.bred(*planned[1:])
-            state.scored(laid, g % 2)
-            if state.shared.barrier is not None:
-                state.shared.barrier.wait()
-            return state.moved_on(g, planned, children, laid)
+            return state.make(g)
         except threading.BrokenBarrierError:
             return self.partners_why()
         except Exception as exc:  # noqa: BLE001 (the generation is then made the other way, logged)
@@ -161,6 +154,8 @@ class _Stint(_Here):
     two processes, not three, and no generation crosses a pipe: docs/performance.md, "Round thirty"). A
     partner that dies breaks the meeting point (a thread watches them). ``cut``: about how many kernel
     calls a generation's children make (default :data:`CALLS_PER_WORKER` a worker)."""
+
+    by = "by the shard workers"
 
     def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range, cut: int = 0):
         fork = multiprocessing.get_context("fork")
@@ -248,7 +243,6 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     stopped the run before its last generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations
-    by = "by the shard workers" if backend.workers >= 2 else "from arrays in this process"
     told: Any = None  # the last generation told, not yet reported
     pause = wait_here = 0  # generations made here before the next stint is tried
 
@@ -283,7 +277,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
                 arrived = time.perf_counter()
                 if told is not None and stopped_after(told):
                     return True
-                told = _generation_told(prepared, callbacks, sent, arrived - since, by)
+                told = _generation_told(prepared, callbacks, sent, arrived - since, stint.by)
                 since = arrived
         finally:
             stint.close()

@@ -51,7 +51,8 @@ class Shared(NamedTuple):
     @classmethod
     def alone(cls, size: int) -> Shared:
         """What one :class:`ShardState` run in this process shares with nobody (a population of
-        ``size``; no meeting point): for tests and experiments that make generations without workers."""
+        ``size``; no meeting point): one worker's generations (evo/run/shards/engine.py), tests and
+        experiments."""
         exploded = (np.zeros(size, np.bool_), np.zeros(size, np.bool_))
         return cls(1, multiprocessing.Value("q", 0), None, (np.zeros(size), np.zeros(size)), exploded)
 
@@ -186,6 +187,21 @@ class ShardState:
                     raise Unsupported("lanes the plugin's compiled reducer leaves to its Python")
                 fitness[call.members] = scores.fitness[:, 0]
                 exploded[call.members] = scores.exploded
+
+    def make(self, g: int) -> BredGeneration:
+        """Generation ``g`` whole, as one worker of :attr:`shared` makes it: :meth:`planned`, :meth:`bred`,
+        its share of the kernel calls :meth:`scored`, the meeting point (where there is one), and
+        :meth:`moved_on`.
+
+        Raises:
+            Unsupported: as :meth:`bred` and :meth:`scored`.
+            threading.BrokenBarrierError: another worker broke the meeting point."""
+        planned = self.planned()
+        children, laid = self.bred(*planned[1:])
+        self.scored(laid, g % 2)
+        if self.shared.barrier is not None:
+            self.shared.barrier.wait()
+        return self.moved_on(g, planned, children, laid)
 
     def moved_on(self, g: int, planned: tuple, children: tuple, laid: Any) -> BredGeneration:
         """After the generation's meeting point: the next population's arrays (the elites, then each
