@@ -30,7 +30,8 @@ where the leaner books spend their CPU; and, from round twenty-eight, the shards
 against the threads backend; and, from round thirty, one worker making its generations from arrays, the
 shards backend with the ``evo run`` process as worker 0 against round twenty-eight's all-forked workers,
 variants of those (the breeding split between the workers, each generation sent late), and children cut
-into fewer or more kernel calls.
+into fewer or more kernel calls; and, from round thirty-one, the ``evo run`` process keeping its books in
+its waits, worker 1 breeding for both and a lean meeting point, each added in turn.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -72,6 +73,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards-busy [ROUNDS]  # shards beside a busy core (29)
     .venv/bin/python docs/engine_experiments.py shards-parts [GENERATIONS]  # a shards generation by part (29)
     .venv/bin/python docs/engine_experiments.py shards-variants [ROUNDS]  # 1 from arrays, split, cuts (30)
+    .venv/bin/python docs/engine_experiments.py shards-books [ROUNDS]  # books in waits, room, meeting (31)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3234,6 +3236,80 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
         )
 
 
+# -- round thirty-one: the evo run process keeps its books in its waits, worker 1 breeds for both ------
+
+
+@contextlib.contextmanager
+def _stint_as(room: bool = True, behind: int = 1, lean: bool = True):
+    """The shards backend's stint as shipped since round thirty-one, or without one of its changes:
+    worker 0 breeding its own children (no :class:`~evo.run.shards.state.Room`), its books kept right
+    after each generation (``behind`` 0) or up to ``behind`` generations behind, the meeting point
+    ``multiprocessing.Barrier`` (not ``lean``: round thirty's)."""
+    import multiprocessing
+
+    from evo.run.shards import engine, state
+
+    shipped = engine._Stint.behind, vars(state.Shared)["forked"], state.MeetingPoint
+    forked = state.Shared.forked
+    engine._Stint.behind = behind
+    if not room:
+        state.Shared.forked = classmethod(lambda cls, workers, size, most=None: forked(workers, size))
+    if not lean:
+        state.MeetingPoint = multiprocessing.get_context("fork").Barrier
+    try:
+        yield
+    finally:
+        engine._Stint.behind, state.Shared.forked, state.MeetingPoint = shipped
+
+
+def shards_books(config, tmp: Path, rounds: int = 5) -> None:
+    """Round thirty-one: whole walkers runs, ``rounds`` interleaved rounds, of 1 worker (from arrays, the
+    default) and of two shards workers as round thirty shipped them (worker 0 breeds, tells each
+    generation right after it, ``multiprocessing.Barrier``), then with each change of this round added
+    in turn -- the books kept in pieces in worker 0's waits, worker 1 breeding for both (the room), the
+    lean meeting point (as shipped) -- and the shipped one with its books up to two generations behind:
+    each one's wall rate and CPU per evaluation against 1 worker's round by round (the median first),
+    and whether its folder is the same."""
+    import statistics
+
+    two = config.replace(pool={"workers": 2, "backend": "shards"})
+    kinds: dict[str, tuple[Any, Callable[[], Any]]] = {
+        "1 worker (from arrays)": (config.replace(pool={"workers": 1}), contextlib.nullcontext),
+        "2 workers as round thirty shipped them": (two, lambda: _stint_as(False, 0, False)),
+        "  and the books in worker 0's waits": (two, lambda: _stint_as(False, 1, False)),
+        "  and worker 1 breeding for both": (two, lambda: _stint_as(True, 1, False)),
+        "  and the lean meeting point (shipped)": (two, contextlib.nullcontext),
+        "shipped, the books up to two generations behind": (two, lambda: _stint_as(True, 2, True)),
+    }
+    folders = {name: tmp / f"kind-{k}" for k, name in enumerate(kinds)}
+
+    def timed(name: str) -> tuple[float, float]:
+        run_config, variant = kinds[name]
+        with variant():
+            start, (own, children) = time.perf_counter(), cpu_parts()
+            whole_run(run_config, folders[name])
+            wall, (own_after, children_after) = time.perf_counter() - start, cpu_parts()
+        return wall, own_after + children_after - own - children
+
+    timed("  and the lean meeting point (shipped)")  # (warm)
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
+    for r in range(rounds):
+        for name in kinds if r % 2 == 0 else reversed(kinds):
+            seen[name].append(timed(name))
+    ones = seen["1 worker (from arrays)"]
+    reference = folder_digest(folders["1 worker (from arrays)"], IGNORED)
+    print(f"walkers: 1 worker (from arrays) {statistics.median(a[0] for a in ones):.3f} s (median)")
+    for name in list(kinds)[1:]:
+        walls = [a[0] / b[0] for a, b in zip(ones, seen[name], strict=True)]
+        cpus = [b[1] / a[1] for a, b in zip(ones, seen[name], strict=True)]
+        same = "yes" if folder_digest(folders[name], IGNORED) == reference else "no"
+        print(
+            f"  {name.strip()}: {statistics.median(walls):.3f}x the wall rate of 1 worker (round by round"
+            f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.3f}x its CPU per"
+            f" evaluation; folder identical: {same}"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -3288,6 +3364,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(config.replace(pool=ONE_WORKER), Path(tmp) / "warm")
             shards_variants(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["shards-books"]:  # round thirty-one: books in the waits, worker 1 breeds
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
+            shards_books(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))

@@ -371,7 +371,7 @@ _PHASES = (
     ("evo.run.shards.state", "ShardState", "bred", "arrays: breeding (one compiled call)"),
     ("evo.run.shards.state", "ShardState", "scored", "arrays: the calls' lanes and scoring"),
     ("evo.run.shards.state", "ShardState", "moved_on", "arrays: moving on"),
-    ("evo.ga.loop", "Evolution", "tell_bred", "arrays: tell (hall of fame, statistics)"),
+    ("evo.ga.loop", "Evolution", "tell_bred_in_pieces", "arrays: tell (hall of fame, statistics)"),
     ("evo.run.shards.engine", "", "told_status", "arrays: the generation's status"),
     ("evo.run.shards.engine", "", "reported_and_stopped", "arrays: the report before, callbacks"),
 )
@@ -397,6 +397,7 @@ def cpu_breakdown(config, folder: Path, backend: str | None = None) -> dict[str,
     (the generation before's bookkeeping done first), which runs beside their kernel calls on lane
     threads (rounds eighteen and nineteen)."""
     import importlib
+    import inspect
     import threading
 
     from evo.run.batching import _EarlyCalls
@@ -435,13 +436,29 @@ def cpu_breakdown(config, folder: Path, backend: str | None = None) -> dict[str,
 
         return wrapper
 
+    def pieces(function: Any, phase: str) -> Any:  # a generator function: each piece timed as done
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            steps = function(*args, **kwargs)
+            while True:
+                step = timed(functools.partial(next, steps), phase)
+                try:
+                    step()
+                except StopIteration as done:
+                    return done.value
+                yield
+
+        return wrapper
+
     for module, owner, name, phase in _PHASES:
         target = importlib.import_module(module)
         if owner:
             target = getattr(target, owner)
         original = getattr(target, name)
         patched.append((target, name, original))
-        setattr(target, name, timed(original, phase, deferred=name in ("_derived", "tell_later")))
+        if inspect.isgeneratorfunction(original):
+            setattr(target, name, pieces(original, phase))
+        else:
+            setattr(target, name, timed(original, phase, deferred=name in ("_derived", "tell_later")))
     try:
         pool = {"workers": 1} | ({"backend": backend} if backend else {})
         _, total = whole_run(config.replace(pool=pool), folder)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -463,6 +463,29 @@ class Evolution:
             ValueError: a multi-objective run, generation 0, not the next generation, or arrays that do
                 not fit this population.
         """
+        pieces = self.tell_bred_in_pieces(bred)
+        while True:
+            try:
+                next(pieces)
+            except StopIteration as told:
+                return told.value
+
+    def tell_bred_in_pieces(self, bred: BredGeneration, piece: int = 48) -> Generator[None, None, dict]:
+        """:meth:`tell_bred` in pieces, one per ``next``: for work between them (the ``shards`` backend's
+        ``evo run`` process keeps its books where it would wait for its partners:
+        evo/run/shards/engine.py). Nothing else may use this evolution before the last piece is done.
+
+        Args:
+            bred: the generation, as :meth:`tell_bred` takes it.
+            piece: about how many children (or members offered to the hall of fame) a piece handles.
+
+        Returns:
+            A generator whose return value (``StopIteration.value``) is the generation's logbook record.
+
+        Raises:
+            RuntimeError: as :meth:`tell_bred`, from the first piece, before anything changes.
+            ValueError: as :meth:`tell_bred`, from the first piece, before anything changes.
+        """
         from evo.fitness.spec import worst_fitness
         from evo.ga.kernels.brood import assembled_children
 
@@ -491,26 +514,41 @@ class Evolution:
                 templates.append(parent.creature)
                 worlds.append(pair[0].creature.world if mate else None)
                 origins.append((parent.id, pair[1 - k].id) if mate else (parent.id,))
-        creatures = assembled_children(bred.children, templates, worlds, later=True)  # (bred's own arrays)
+        yield
+        sizes, positions, links, genes, waves, renumbered = bred.children
+        mass_at, link_at = (np.concatenate([[0], np.cumsum(sizes[:, k])]).tolist() for k in (0, 1))
+        creatures: list[Creature] = []
+        for at in range(0, len(templates), piece):  # (bred's own arrays: assembled_children)
+            end = min(at + piece, len(templates))
+            masses, ends = slice(mass_at[at], mass_at[end]), slice(link_at[at], link_at[end])
+            some = sizes[at:end], positions[masses], links[:, ends], genes[:, ends], waves[at:end]
+            creatures += assembled_children(
+                (*some, renumbered[at:end]), templates[at:end], worlds[at:end], later=True
+            )
+            yield
         seeds = plugin_seeds(s.seed, g, len(creatures)).tolist()
         make, deepcopy, worst = Individual.maker(s.weights), copy.deepcopy, worst_fitness(s.weights)
         fitness, exploded = bred.fitness.tolist(), bred.exploded.tolist()
         population_next = [deepcopy(population[e]) for e in bred.elites.tolist()]
         todo: list[Individual] = []
-        for slot in slots:
-            if slot is not None:
-                population_next.append(deepcopy(slot))
-                continue
-            c = len(todo)
-            score = worst if exploded[c] else (fitness[c],)
-            child = make(creatures[c], score, f"g{g}-{c}", origins[c], g, exploded[c], seeds[c], None)
-            population_next.append(child)
-            todo.append(child)
+        for at in range(0, len(slots), piece):
+            for slot in slots[at : at + piece]:
+                if slot is not None:
+                    population_next.append(deepcopy(slot))
+                    continue
+                c = len(todo)
+                score = worst if exploded[c] else (fitness[c],)
+                child = make(creatures[c], score, f"g{g}-{c}", origins[c], g, exploded[c], seeds[c], None)
+                population_next.append(child)
+                todo.append(child)
+            yield
         self.population = population_next
         self.generation = g
         self.rng.bit_generator.state = bred.rng
         self._ahead, self._told_later = None, False
-        self.hall_of_fame.update(population_next)
+        for at in range(0, len(population_next), piece):  # (one update, offered in turn)
+            self.hall_of_fame.update(population_next[at : at + piece])
+            yield
         self._forget_distances()
         record = self._record(g, todo)
         self.logbook.record(**record)

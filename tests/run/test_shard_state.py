@@ -1,9 +1,14 @@
 """A shards worker's population as arrays (:class:`evo.run.shards.state.ShardState`), run here in one
 process: each generation it selects, breeds and scores is the one the shipped ask, breeding, evaluation
 and tell make (told with :meth:`evo.ga.loop.Evolution.tell_bred`), generation after generation, and its
-breeding reuses the compiled brood's one specialisation."""
+breeding reuses the compiled brood's one specialisation; the meeting point and the room two workers
+share."""
 
 from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -13,7 +18,7 @@ from evo.io.checkpoint.document import evolution_to_dict
 from evo.run.config import parse_config, resolve
 from evo.run.evolve import evolve
 from evo.run.job import BreedContext, breed_and_evaluate
-from evo.run.shards.state import ShardState, Shared
+from evo.run.shards.state import MeetingPoint, Room, ShardState, Shared, Unsupported
 
 
 @pytest.fixture(scope="module")
@@ -82,3 +87,107 @@ def test_tell_bred_refuses_what_does_not_follow_or_fit(started):
     told.take_back()
     told.tell_bred(bred)
     assert told.generation == 1
+
+
+def test_tell_bred_in_pieces_tells_what_tell_bred_tells_one_piece_at_a_time(started):
+    _, evolution, context = started
+    whole = Evolution.from_state(evolution.state(), evolution.settings)
+    pieces = Evolution.from_state(evolution.state(), evolution.settings)
+    state = ShardState(
+        Evolution.from_state(evolution.state(), evolution.settings), context, Shared.alone(25), 2
+    )
+    for g in (1, 2):
+        bred = state.make(g)
+        record = whole.tell_bred(bred)
+        steps = pieces.tell_bred_in_pieces(bred, piece=4)
+        count = 0
+        with pytest.raises(StopIteration) as told:
+            while True:
+                next(steps)
+                count += 1
+        assert count >= 25 // 4  # (the children, the members offered to the hall of fame, in fours)
+        assert told.value.value == record and pieces.logbook[-1] == record
+        assert evolution_to_dict(pieces) == evolution_to_dict(whole)
+    with pytest.raises(ValueError, match="cannot follow"):  # checked at the first piece, nothing changed
+        next(pieces.tell_bred_in_pieces(bred))
+    assert evolution_to_dict(pieces) == evolution_to_dict(whole)
+
+
+def _meet(point: MeetingPoint, me: int, arrived, seen) -> None:
+    """Arrive at ``point`` phase after phase, writing down how many arrivals there were once let on."""
+    for phase in range(seen.shape[1]):
+        with arrived.get_lock():
+            arrived.value += 1
+        point.wait()
+        seen[me, phase] = arrived.value
+
+
+def test_the_meeting_point_lets_no_one_on_before_everyone_is_there_phase_after_phase():
+    fork = multiprocessing.get_context("fork")
+    point, arrived, phases = MeetingPoint(3), fork.Value("q", 0), 50
+    seen = np.frombuffer(fork.RawArray("q", 3 * phases), dtype=np.int64).reshape(3, phases)
+    workers = [fork.Process(target=_meet, args=(point, me, arrived, seen)) for me in (1, 2)]
+    for worker in workers:
+        worker.start()
+    _meet(point, 0, arrived, seen)
+    for worker in workers:
+        worker.join(10)
+    everyone = 3 * (np.arange(phases) + 1)  # all three arrived at this phase, not all at the next
+    assert ((seen >= everyone) & (seen < everyone + 3)).all()
+    assert point.n_waiting == 0 and not point.broken and all(w.exitcode == 0 for w in workers)
+
+
+def _wait_broken(point: MeetingPoint, out) -> None:
+    try:
+        point.wait()
+    except threading.BrokenBarrierError:
+        out.put("broken")
+
+
+def test_an_aborted_meeting_point_breaks_those_waiting_and_all_who_come_later():
+    fork = multiprocessing.get_context("fork")
+    point, seen = MeetingPoint(3), fork.Queue()
+    waiting = fork.Process(target=_wait_broken, args=(point, seen))
+    waiting.start()
+    deadline = time.monotonic() + 10
+    while point.n_waiting < 1 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert point.n_waiting == 1
+    point.abort()
+    assert seen.get(timeout=10) == "broken" and point.broken
+    with pytest.raises(threading.BrokenBarrierError):
+        point.wait()
+    waiting.join(10)
+
+
+def test_the_room_hands_worker_0_a_copy_of_what_worker_1_bred_or_why_not(started):
+    _, evolution, context = started
+    state = ShardState(
+        Evolution.from_state(evolution.state(), evolution.settings), context, Shared.alone(25), 2
+    )
+    children, _ = state.bred(*state.planned()[1:])
+    room, point = Room(25, 12, 40), MeetingPoint(2)
+    room.put(children)
+    pieces = []
+    taken = room.take(lambda: bool(pieces.append(1)), point)
+    assert not pieces  # (there already: nothing done meanwhile)
+    assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(taken, children, strict=True))
+    assert not any(np.shares_memory(a, f) for a, f in zip(taken, room.fields, strict=True))
+    room.put(None)
+    with pytest.raises(Unsupported, match="compiled operators leave to Python"):
+        room.take(None, point)
+    small = Room(25, 2, 3)
+    small.put(children)
+    with pytest.raises(Unsupported, match="children larger than the room"):
+        small.take(None, point)
+    left = [3]  # nothing put: the work meanwhile, then the meeting point broken by a partner that stopped
+
+    def meanwhile() -> bool:
+        left[0] -= 1
+        if left[0] == 0:
+            point.abort()
+        return left[0] > 0
+
+    with pytest.raises(threading.BrokenBarrierError):
+        room.take(meanwhile, point)
+    assert left == [0]

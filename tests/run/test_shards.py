@@ -6,6 +6,7 @@ worker that died), stopped on request or resumed."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -46,15 +47,23 @@ def made_from_arrays_here(log: str) -> int:
 
 
 def leave_generation_3(monkeypatch) -> None:
-    """Every ShardState says it cannot breed generation 3 (the compiled operators leave it to Python)."""
-    bred = ShardState.bred
+    """The compiled brood bails out of a brood of generation 3 wherever it runs (with two workers, only
+    worker 1 breeds it, and worker 0 hears so from the room they share)."""
+    from evo.run.shards import state
 
-    def leaves_generation_3(self, *args):
-        if self.generation + 1 == 3:
-            raise Unsupported("a brood the compiled operators leave to Python")
-        return bred(self, *args)
+    pairs, generation = state._pairs, [0]
+    planned = ShardState.planned
 
-    monkeypatch.setattr(ShardState, "bred", leaves_generation_3)
+    def planning(self):
+        generation[0] = self.generation + 1
+        return planned(self)
+
+    def bailing(*args):
+        ok, *rest = pairs(*args)
+        return (ok & (generation[0] != 3), *rest)
+
+    monkeypatch.setattr(ShardState, "planned", planning)
+    monkeypatch.setattr(state, "_pairs", bailing)
 
 
 @pytest.fixture(scope="module")
@@ -209,3 +218,53 @@ def test_one_worker_stopped_on_request_resumes_exactly(tmp_path, alone):
     log, made, result = run(tmp_path, "stopped", config_of(1, None, 8), resume=True)
     assert result.generation == 7 and made_from_arrays_here(log) >= 4
     assert made == alone
+
+
+def test_the_evo_run_process_keeps_its_books_while_its_partner_breeds_and_ends_its_calls(
+    tmp_path, alone, monkeypatch
+):
+    from evo.run.shards import engine, state
+
+    step, pieces = engine._Books.step, []
+
+    def counted(self):
+        done = step(self)
+        pieces.append(done)
+        return done
+
+    def put_late(self, children):  # (worker 1: the evo run process waits for the children each time)
+        time.sleep(0.02)
+        put(self, children)
+
+    put = state.Room.put
+    monkeypatch.setattr(engine._Books, "step", counted)
+    monkeypatch.setattr(state.Room, "put", put_late)
+    log, made, _ = run(tmp_path, "books", config_of(2, "shards", 8))
+    assert made_by_workers(log) == 7 and made == alone
+    assert sum(pieces) >= 5  # (from generation 2 on, the books of the one before, a few children a piece)
+    pieces.clear()
+    log, made, _ = run(tmp_path, "books-alone", config_of(1, None, 8))
+    assert made_from_arrays_here(log) == 7 and made == alone and not any(pieces)  # (no one to wait for)
+
+
+def test_children_larger_than_the_room_are_made_here(tmp_path, alone, monkeypatch):
+    from evo.run.shards import state
+
+    room = state.Room
+    monkeypatch.setattr(state, "Room", lambda size, masses, links: room(size, 3, 3))
+    log, made, _ = run(tmp_path, "small", config_of(2, "shards", 8))
+    assert "generation 1 is made in this process: children larger than the room shared with worker 0" in log
+    assert made_by_workers(log) == 0 and made == alone
+
+
+class FailsWhenTold(Callback):
+    def on_generation_told(self, status) -> None:
+        if status.generation == 4:
+            raise RuntimeError("the disk is full")
+
+
+def test_an_error_in_the_books_kept_in_a_wait_is_the_run_s_not_a_generation_made_here(tmp_path):
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        run(tmp_path, "fails", config_of(2, "shards", 8), [FailsWhenTold()])
+    log = (tmp_path / "fails" / "run.log").read_text()
+    assert "is made in this process" not in log and made_by_workers(log) == 3

@@ -6,12 +6,14 @@ them (docs/runs.md, "Workers")."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable, Generator, Iterator
 from multiprocessing.connection import wait
 from typing import Any
 
@@ -91,6 +93,7 @@ def _worker(me: int, state: ShardState, out: Any, generations: range, parent: in
     (as the fork pool's)."""
     leave_signals_to_parent(parent)
     barrier = state.shared.barrier
+    state.me = me
     g = generations.start
     try:
         for g in generations:
@@ -118,6 +121,7 @@ class _Here:
     point and all."""
 
     by = "from arrays in this process"  # (run.log: who selected, bred and evaluated a generation)
+    behind = 0  # how many generations' books (:class:`_Books`) may wait while the next is made
 
     def __init__(self, evolution: Evolution, context: Any, cut: int = 0, shared: Shared | None = None):
         evolution.drop_ahead()  # the copy's draws start where the next ask's would
@@ -125,12 +129,13 @@ class _Here:
         shared = shared or Shared.alone(evolution.settings.population)
         self.state = ShardState(own, context, shared, cut or CALLS_PER_WORKER * shared.workers)
 
-    def next(self, g: int) -> BredGeneration | str:
+    def next(self, g: int, meanwhile: Callable[[], bool] | None = None) -> BredGeneration | str:
         """Generation ``g`` (the next one), or why it cannot be made from arrays (then it is made as the
-        threads or inprocess backend makes it, from the run's own state)."""
+        threads or inprocess backend makes it, from the run's own state); ``meanwhile`` as
+        :meth:`~evo.run.shards.state.ShardState.make` takes it (it must not raise)."""
         state = self.state
         try:
-            return state.make(g)
+            return state.make(g, meanwhile)
         except threading.BrokenBarrierError:
             return self.partners_why()
         except Exception as exc:  # noqa: BLE001 (the generation is then made the other way, logged)
@@ -156,10 +161,16 @@ class _Stint(_Here):
     calls a generation's children make (default :data:`CALLS_PER_WORKER` a worker)."""
 
     by = "by the shard workers"
+    behind = 1
 
     def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range, cut: int = 0):
         fork = multiprocessing.get_context("fork")
-        super().__init__(evolution, context, cut, Shared.forked(workers, evolution.settings.population))
+        genome = evolution.settings.genome
+        most = (
+            max(genome.masses[1], *(ind.creature.n_masses for ind in evolution.population)),
+            max(genome.max_links, *(ind.creature.n_links for ind in evolution.population)),
+        )
+        super().__init__(evolution, context, cut, Shared.forked(workers, evolution.settings.population, most))
         pipes = [fork.Pipe(duplex=False) for _ in range(workers - 1)]
         self.readers = [reading for reading, _ in pipes]
         self.processes = [
@@ -207,19 +218,68 @@ class _Stint(_Here):
             reader.close()
 
 
+class _Books:
+    """The ``evo run`` process's books of the generations made from arrays (reporting the one before,
+    telling the next, its status: :func:`_generation_told`), in order, in pieces: with partners, those
+    of a generation are done where this process would otherwise wait for them (:meth:`step`: for the
+    next generation's children, at its meeting point), the rest after it (:meth:`finish`):
+    docs/performance.md, "Round thirty-one"."""
+
+    def __init__(self) -> None:
+        self.queue: collections.deque[Iterator[None]] = collections.deque()
+        self.error: Exception | None = None
+        self.stopped = False  # a callback asked to stop when a generation was reported
+
+    def step(self) -> bool:
+        """One piece; whether it was (not after an error: :meth:`finish` raises it)."""
+        while self.queue and self.error is None and not self.stopped:
+            try:
+                next(self.queue[0])
+            except StopIteration:
+                self.queue.popleft()
+                continue
+            except Exception as exc:  # noqa: BLE001 (raised by finish, not taken for the generation's)
+                self.error = exc
+                return False
+            return True
+        return False
+
+    def finish(self, keep: int = 0) -> bool:
+        """All but the last ``keep`` generations' books done now (the error a piece met raised here);
+        whether the run stops."""
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+        while len(self.queue) > keep and not self.stopped:
+            for _ in self.queue.popleft():
+                pass
+        if self.stopped:
+            self.queue.clear()
+        return self.stopped
+
+
 def _generation_told(
     prepared: Prepared, callbacks: list[Callback], bred: BredGeneration, seconds: float, by: str
-) -> tuple[tuple[Any, ...], GenerationStatus]:
-    """Tell a generation made from arrays (``by``: by whom, for the log), and give it to the callbacks:
-    its ``run.log`` line and its status, for them to report."""
+) -> Generator[None, None, tuple[tuple[Any, ...], GenerationStatus]]:
+    """Tell a generation made from arrays (``by``: by whom, for the log), and give it to the callbacks
+    (two pieces of :class:`_Books`): its ``run.log`` line and its status, for them to report."""
     evolution, g = prepared.evolution, bred.generation
     evaluations = int(bred.fitness.size)
     for callback in callbacks:
         callback.on_generation_start(g, evaluations)
         callback.on_evaluated(evaluations)
-    started = time.perf_counter()
-    record = evolution.tell_bred(bred)
-    kept = time.perf_counter() - started
+    kept = 0.0  # (the pieces' time, not the waits between them)
+    pieces = evolution.tell_bred_in_pieces(bred)
+    while True:
+        started = time.perf_counter()
+        try:
+            next(pieces)
+        except StopIteration as told:
+            record = told.value
+            break
+        finally:
+            kept += time.perf_counter() - started
+        yield
     first = prepared.plugin.objectives[0]
     line = (
         "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selected, bred and evaluated"
@@ -227,6 +287,7 @@ def _generation_told(
         g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"], by,
         seconds, evaluations / max(seconds, 1e-9), kept,
     )  # fmt: skip
+    yield
     return line, told_status(prepared, callbacks, g, evaluations, record, seconds + kept)
 
 
@@ -249,6 +310,18 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     def stopped_after(previous: Any) -> bool:
         return reported_and_stopped(previous, callbacks, evolution.generation, total)
 
+    books = _Books()
+
+    def books_of(bred: BredGeneration, seconds: float, by: str) -> Iterator[None]:
+        nonlocal told
+        if told is not None:  # (the one before: its books are done)
+            previous, told = told, None
+            if stopped_after(previous):
+                books.stopped = True
+                return
+            yield
+        told = yield from _generation_told(prepared, callbacks, bred, seconds, by)
+
     while evolution.generation + 1 < total:
         reason = _stint_reason(evolution, total)
         if wait_here or reason is not None:  # generations here, as the threads backend makes them
@@ -270,15 +343,20 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
         try:
             since = time.perf_counter()
             for g in range(start, total):
-                sent = stint.next(g)
+                sent = stint.next(g, books.step)
                 if isinstance(sent, str):
+                    if books.finish():
+                        return True
                     reason = sent
                     break
                 arrived = time.perf_counter()
-                if told is not None and stopped_after(told):
+                books.queue.append(books_of(sent, arrived - since, stint.by))
+                if books.finish(stint.behind):
                     return True
-                told = _generation_told(prepared, callbacks, sent, arrived - since, stint.by)
                 since = arrived
+            else:
+                if books.finish():
+                    return True
         finally:
             stint.close()
         if reason is None:

@@ -6,6 +6,8 @@ imported here, before any worker forks (a fork copies no other thread, nor a loc
 from __future__ import annotations
 
 import multiprocessing
+import threading
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,18 +37,23 @@ class Shared(NamedTuple):
 
     workers: int
     counter: Any  # multiprocessing.Value("q")
-    barrier: Any  # multiprocessing.Barrier(workers)
+    barrier: Any  # MeetingPoint(workers)
     fitness: tuple[np.ndarray, np.ndarray]
     exploded: tuple[np.ndarray, np.ndarray]
+    room: Room | None = None  # where worker 1 leaves each generation's children for worker 0
 
     @classmethod
-    def forked(cls, workers: int, size: int) -> Shared:
+    def forked(cls, workers: int, size: int, most: tuple[int, int] | None = None) -> Shared:
         """What ``workers`` processes (a population of ``size``) forked after it is made share: the
-        counter, the meeting point and the scores in shared memory (``multiprocessing``'s fork context)."""
+        counter, the meeting point and the scores in shared memory (``multiprocessing``'s fork context);
+        with ``most`` (the most masses and links a child may have), the :class:`Room` worker 1 leaves
+        each generation's children in, which worker 0 then does not breed."""
         fork = multiprocessing.get_context("fork")
         scores = tuple(np.frombuffer(fork.RawArray("d", size)) for _ in range(2))
         exploded = tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2))
-        return cls(workers, fork.Value("q", 0), fork.Barrier(workers), scores, exploded)  # type: ignore[arg-type]
+        room = None if most is None or workers < 2 else Room(size, *most)
+        meeting = MeetingPoint(workers)
+        return cls(workers, fork.Value("q", 0), meeting, scores, exploded, room)  # type: ignore[arg-type]
 
     @classmethod
     def alone(cls, size: int) -> Shared:
@@ -55,6 +62,127 @@ class Shared(NamedTuple):
         experiments."""
         exploded = (np.zeros(size, np.bool_), np.zeros(size, np.bool_))
         return cls(1, multiprocessing.Value("q", 0), None, (np.zeros(size), np.zeros(size)), exploded)
+
+
+class MeetingPoint:
+    """Where ``parties`` processes forked after it is made wait for each other, as
+    ``multiprocessing.Barrier`` (``wait``, ``abort``, ``broken``, ``n_waiting``) without its handshake,
+    in which the last to arrive waits for each sleeper to wake: here it opens the gate of the phase
+    (one of two in turn: no one can be a phase ahead of a sleeper) and goes on."""
+
+    def __init__(self, parties: int):
+        fork = multiprocessing.get_context("fork")
+        self.parties = parties
+        self._lock = fork.Lock()
+        self._gates = (fork.Semaphore(0), fork.Semaphore(0))
+        self._state = np.frombuffer(fork.RawArray("q", 3), dtype=np.int64)  # arrived, phase, broken
+
+    @property
+    def n_waiting(self) -> int:
+        """How many wait here now (a glance: it may change at once)."""
+        return int(self._state[0])
+
+    @property
+    def broken(self) -> bool:
+        return bool(self._state[2])
+
+    def wait(self) -> None:
+        """Wait until all parties are here.
+
+        Raises:
+            threading.BrokenBarrierError: it was aborted, before or meanwhile."""
+        state = self._state
+        with self._lock:
+            if state[2]:
+                raise threading.BrokenBarrierError
+            phase = int(state[1])
+            state[0] += 1
+            last = state[0] == self.parties
+            if last:
+                state[0], state[1] = 0, phase + 1
+        gate = self._gates[phase % 2]
+        if last:
+            for _ in range(self.parties - 1):
+                gate.release()
+            return
+        gate.acquire()
+        if state[1] == phase:  # (opened by abort, not by the last to arrive)
+            raise threading.BrokenBarrierError
+
+    def abort(self) -> None:
+        """Break it: those waiting, and all who come later, raise ``BrokenBarrierError``."""
+        self._state[2] = 1
+        for gate in self._gates:
+            for _ in range(self.parties):
+                gate.release()
+
+
+class Room:
+    """Where worker 1 leaves each generation's new children (:meth:`ShardState.bred`'s arrays) for
+    worker 0, which keeps its books meanwhile and breeds none (docs/performance.md, "Round thirty-one"):
+    shared memory for ``size`` children of at most ``masses`` masses and ``links`` links each, and a
+    semaphore released once per generation put. One generation at a time: worker 1 puts the next only
+    after the meeting point, which worker 0 reaches after taking this one's."""
+
+    # the children's arrays (sizes, positions, links, genes, waves, renumbered): type, and the axis
+    # they run along (children, masses or links)
+    _DTYPES = (np.int64, np.float64, np.int64, np.float64, np.float64, np.bool_)
+    _ALONG = (0, 0, 1, 1, 0, 0)
+
+    def __init__(self, size: int, masses: int, links: int):
+        fork = multiprocessing.get_context("fork")
+
+        def room(dtype: Any, *shape: int) -> np.ndarray:
+            nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+            return np.frombuffer(fork.RawArray("b", nbytes), dtype=dtype).reshape(shape)
+
+        m, n = size * masses, size * links
+        self.head = room(np.int64, 4)  # children, masses, links; 1 put, 0 too large, -1 not bred
+        shapes = ((size, 2), (m, 2), (2, n), (3, n), (size, 2), (size,))
+        self.fields = tuple(room(dtype, *shape) for dtype, shape in zip(self._DTYPES, shapes, strict=True))
+        self.ready = fork.Semaphore(0)
+
+    @classmethod
+    def _part(cls, k: int, count: int) -> tuple:
+        """The index of the first ``count`` children, masses or links of field ``k``."""
+        return (slice(None),) * cls._ALONG[k] + (slice(0, count),)
+
+    def put(self, children: tuple | None) -> None:
+        """Leave a generation's children (None: not bred) and say so."""
+        if children is None:
+            self.head[3] = -1
+        else:
+            counts = [array.shape[self._ALONG[k]] for k, array in enumerate(children)]
+            fits = all(
+                c <= f.shape[self._ALONG[k]] for k, (c, f) in enumerate(zip(counts, self.fields, strict=True))
+            )
+            if fits:
+                for k, (field, array) in enumerate(zip(self.fields, children, strict=True)):
+                    field[self._part(k, counts[k])] = array
+            self.head[:] = counts[0], counts[1], counts[2], int(fits)
+        self.ready.release()
+
+    def take(self, meanwhile: Callable[[], bool] | None, barrier: Any) -> tuple:
+        """The generation's children once put (copies), ``meanwhile`` called while they are not.
+
+        Raises:
+            Unsupported: not bred, or too large for this room.
+            threading.BrokenBarrierError: the meeting point broke meanwhile (a worker stopped)."""
+        while not self.ready.acquire(block=False):
+            if meanwhile is not None and meanwhile():
+                continue
+            meanwhile = None
+            if self.ready.acquire(timeout=0.05):
+                break
+            if barrier.broken:
+                raise threading.BrokenBarrierError
+        c, m, n, put = self.head.tolist()
+        if put < 0:
+            raise Unsupported("a brood the compiled operators leave to Python")
+        if not put:
+            raise Unsupported("children larger than the room shared with worker 0")
+        counts = (c, m, n, n, c, c)
+        return tuple(field[self._part(k, counts[k])].copy() for k, field in enumerate(self.fields))
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
@@ -112,6 +240,7 @@ class ShardState:
         self.steps = steps_for(context.spec.frames, world.dt)
         self.stride = steps_for(every, world.dt, "record_every")
         self.generation = evolution.generation  # the last generation these arrays are the population of
+        self.me = 0  # which worker of ``shared`` this is (a forked worker sets its own)
 
     def planned(self) -> tuple[np.ndarray, ...]:
         """The next generation's elites, and per pair brood its parents' rows, flags (two, mate, mutate
@@ -134,24 +263,41 @@ class ShardState:
         new = np.stack([flags[:, 1] | flags[:, 2], flags[:, 0] & (flags[:, 1] | flags[:, 3])], axis=1)
         return elites, rows, flags, seeds, new
 
-    def bred(self, rows: np.ndarray, flags: np.ndarray, seeds: np.ndarray, new: np.ndarray) -> tuple:
+    def bred(
+        self,
+        rows: np.ndarray,
+        flags: np.ndarray,
+        seeds: np.ndarray,
+        new: np.ndarray,
+        meanwhile: Callable[[], bool] | None = None,
+    ) -> tuple:
         """Every pair brood bred in one compiled call: the new children's arrays (as
-        :attr:`~evo.ga.bred.BredGeneration.children`), and the same laid for the kernel.
+        :attr:`~evo.ga.bred.BredGeneration.children`), and the same laid for the kernel. Where
+        :attr:`shared` has a :class:`Room`, worker 1 leaves them there and worker 0 takes them
+        (``meanwhile`` as :meth:`make` takes it, while they are not there yet).
 
         Raises:
             Unsupported: a brood the compiled operators leave to Python."""
-        ops = self.context.breed_settings.compiled
-        ok, sizes, positions, links, genes, waves, renumbered, arg, pending = _pairs(
-            seeds, rows, flags, *self.ends, ops
-        )
-        if not ok.all():
-            raise Unsupported("a brood the compiled operators leave to Python")
-        apply_pending(genes[0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
+        room = self.shared.room
+        if room is not None and self.me == 0:
+            children = room.take(meanwhile, self.shared.barrier)
+        else:
+            ops = self.context.breed_settings.compiled
+            ok, *children, arg, pending = _pairs(seeds, rows, flags, *self.ends, ops)
+            if not ok.all():
+                if room is not None and self.me == 1:
+                    room.put(None)
+                raise Unsupported("a brood the compiled operators leave to Python")
+            apply_pending(children[3][0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
+            children = tuple(children)
+            if room is not None and self.me == 1:
+                room.put(children)
+        sizes, positions, links, genes, waves, _ = children
         templates = rows[new]  # each new child's wave is its own parent's
         laid = Laid.of_children(sizes, positions, links, genes, waves, ())._replace(
             theta0=self.theta0[templates], sign=self.sign[templates], autoreverse=self.auto[templates]
         )
-        return (sizes, positions, links, genes, waves, renumbered), laid
+        return children, laid
 
     def scored(self, laid: Any, parity: int) -> None:
         """This worker's share of the generation's kernel calls: the whole cut dealt one call at a time,
@@ -188,19 +334,24 @@ class ShardState:
                 fitness[call.members] = scores.fitness[:, 0]
                 exploded[call.members] = scores.exploded
 
-    def make(self, g: int) -> BredGeneration:
+    def make(self, g: int, meanwhile: Callable[[], bool] | None = None) -> BredGeneration:
         """Generation ``g`` whole, as one worker of :attr:`shared` makes it: :meth:`planned`, :meth:`bred`,
         its share of the kernel calls :meth:`scored`, the meeting point (where there is one), and
-        :meth:`moved_on`.
+        :meth:`moved_on`. ``meanwhile``: work of this worker's own, one piece a call (whether more is
+        left), done at the meeting point while other workers are still at their kernel calls.
 
         Raises:
             Unsupported: as :meth:`bred` and :meth:`scored`.
             threading.BrokenBarrierError: another worker broke the meeting point."""
         planned = self.planned()
-        children, laid = self.bred(*planned[1:])
+        children, laid = self.bred(*planned[1:], meanwhile)
         self.scored(laid, g % 2)
-        if self.shared.barrier is not None:
-            self.shared.barrier.wait()
+        barrier = self.shared.barrier
+        if barrier is not None:
+            others = self.shared.workers - 1
+            while meanwhile is not None and barrier.n_waiting < others and meanwhile():
+                pass
+            barrier.wait()
         return self.moved_on(g, planned, children, laid)
 
     def moved_on(self, g: int, planned: tuple, children: tuple, laid: Any) -> BredGeneration:
