@@ -31,7 +31,7 @@ against the threads backend; and, from round thirty, one worker making its gener
 shards backend with the ``evo run`` process as worker 0 against round twenty-eight's all-forked workers,
 variants of those (the breeding split between the workers, each generation sent late), and children cut
 into fewer or more kernel calls; and, from round thirty-one, the ``evo run`` process keeping its books in
-its waits, worker 1 breeding for both and a lean meeting point, each added in turn.
+its waits, worker 1 selecting and breeding for both and a lean meeting point, each added in turn.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -3242,9 +3242,9 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
 @contextlib.contextmanager
 def _stint_as(room: bool = True, behind: int = 1, lean: bool = True):
     """The shards backend's stint as shipped since round thirty-one, or without one of its changes:
-    worker 0 breeding its own children (no :class:`~evo.run.shards.state.Room`), its books kept right
-    after each generation (``behind`` 0) or up to ``behind`` generations behind, the meeting point
-    ``multiprocessing.Barrier`` (not ``lean``: round thirty's)."""
+    worker 0 selecting, breeding and moving on itself (no :class:`~evo.run.shards.state.Room`), its
+    books kept right after each generation (``behind`` 0) or up to ``behind`` generations behind, the
+    meeting point ``multiprocessing.Barrier`` (not ``lean``: round thirty's)."""
     import multiprocessing
 
     from evo.run.shards import engine, state
@@ -3266,10 +3266,10 @@ def shards_books(config, tmp: Path, rounds: int = 5) -> None:
     """Round thirty-one: whole walkers runs, ``rounds`` interleaved rounds, of 1 worker (from arrays, the
     default) and of two shards workers as round thirty shipped them (worker 0 breeds, tells each
     generation right after it, ``multiprocessing.Barrier``), then with each change of this round added
-    in turn -- the books kept in pieces in worker 0's waits, worker 1 breeding for both (the room), the
-    lean meeting point (as shipped) -- and the shipped one with its books up to two generations behind:
-    each one's wall rate and CPU per evaluation against 1 worker's round by round (the median first),
-    and whether its folder is the same."""
+    in turn -- the books kept in pieces in worker 0's waits, worker 1 selecting and breeding for both
+    (the room: worker 0 only scores and tells), the lean meeting point (as shipped) -- and the shipped
+    one with its books up to two generations behind: each one's wall rate and CPU per evaluation
+    against 1 worker's round by round (the median first), and whether its folder is the same."""
     import statistics
 
     two = config.replace(pool={"workers": 2, "backend": "shards"})
@@ -3277,7 +3277,7 @@ def shards_books(config, tmp: Path, rounds: int = 5) -> None:
         "1 worker (from arrays)": (config.replace(pool={"workers": 1}), contextlib.nullcontext),
         "2 workers as round thirty shipped them": (two, lambda: _stint_as(False, 0, False)),
         "  and the books in worker 0's waits": (two, lambda: _stint_as(False, 1, False)),
-        "  and worker 1 breeding for both": (two, lambda: _stint_as(True, 1, False)),
+        "  and worker 1 selecting and breeding for both": (two, lambda: _stint_as(True, 1, False)),
         "  and the lean meeting point (shipped)": (two, contextlib.nullcontext),
         "shipped, the books up to two generations behind": (two, lambda: _stint_as(True, 2, True)),
     }

@@ -160,24 +160,29 @@ def test_an_aborted_meeting_point_breaks_those_waiting_and_all_who_come_later():
     waiting.join(10)
 
 
-def test_the_room_hands_worker_0_a_copy_of_what_worker_1_bred_or_why_not(started):
+def test_the_room_hands_worker_0_a_copy_of_what_worker_1_made_or_that_it_did_not(started):
     _, evolution, context = started
     state = ShardState(
         Evolution.from_state(evolution.state(), evolution.settings), context, Shared.alone(25), 2
     )
-    children, _ = state.bred(*state.planned()[1:])
+    planned = state.planned()
+    children, laid = state.bred(*planned[1:])
+    waves = laid.theta0, laid.sign, laid.autoreverse
+    rng = state.evolution.rng.bit_generator.state
     room, point = Room(25, 12, 40), MeetingPoint(2)
-    room.put(children)
+    room.put(planned, children, waves, rng)
     pieces = []
-    taken = room.take(lambda: bool(pieces.append(1)), point)
+    got = room.take(lambda: bool(pieces.append(1)), point)
     assert not pieces  # (there already: nothing done meanwhile)
-    assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(taken, children, strict=True))
-    assert not any(np.shares_memory(a, f) for a, f in zip(taken, room.fields, strict=True))
-    room.put(None)
-    with pytest.raises(Unsupported, match="compiled operators leave to Python"):
+    for given, taken in zip((planned, children, waves), got[:3], strict=True):
+        assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(given, taken, strict=True))
+    assert got[3] == rng and rng["state"]["state"] >= 1 << 64  # (both 64-bit words of the state)
+    assert not any(np.shares_memory(a, r) for a in (*got[0], *got[1], *got[2]) for r in room.arrays)
+    room.put(None)  # not made: worker 1 says why, as a worker that stops does
+    with pytest.raises(threading.BrokenBarrierError):
         room.take(None, point)
     small = Room(25, 2, 3)
-    small.put(children)
+    small.put(planned, children, waves, rng)
     with pytest.raises(Unsupported, match="children larger than the room"):
         small.take(None, point)
     left = [3]  # nothing put: the work meanwhile, then the meeting point broken by a partner that stopped

@@ -232,9 +232,9 @@ def test_the_evo_run_process_keeps_its_books_while_its_partner_breeds_and_ends_i
         pieces.append(done)
         return done
 
-    def put_late(self, children):  # (worker 1: the evo run process waits for the children each time)
+    def put_late(self, *generation):  # (worker 1: the evo run process waits for it each time)
         time.sleep(0.02)
-        put(self, children)
+        put(self, *generation)
 
     put = state.Room.put
     monkeypatch.setattr(engine._Books, "step", counted)

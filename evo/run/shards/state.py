@@ -118,56 +118,84 @@ class MeetingPoint:
 
 
 class Room:
-    """Where worker 1 leaves each generation's new children (:meth:`ShardState.bred`'s arrays) for
-    worker 0, which keeps its books meanwhile and breeds none (docs/performance.md, "Round thirty-one"):
-    shared memory for ``size`` children of at most ``masses`` masses and ``links`` links each, and a
-    semaphore released once per generation put. One generation at a time: worker 1 puts the next only
-    after the meeting point, which worker 0 reaches after taking this one's."""
+    """Where worker 1 leaves each generation for worker 0, which keeps its books meanwhile and selects,
+    breeds and moves on nothing (docs/performance.md, "Round thirty-one"): the selection, the new
+    children's arrays, their waves and the generator's state after the generation's draws, in shared
+    memory for a population of ``size`` and children of at most ``masses`` masses and ``links`` links
+    each, and a semaphore released once per generation put. One generation at a time: worker 1 puts the
+    next only after the meeting point, which worker 0 reaches after taking this one's."""
 
-    # the children's arrays (sizes, positions, links, genes, waves, renumbered): type, and the axis
-    # they run along (children, masses or links)
-    _DTYPES = (np.int64, np.float64, np.int64, np.float64, np.float64, np.bool_)
-    _ALONG = (0, 0, 1, 1, 0, 0)
+    # each array: its type, its shape (s: the population, m: its masses, n: its links) and what its
+    # first axis, or its second for links and genes, counts (c children, m masses, n links, e elites,
+    # b broods): the children's six (ShardState.bred), the selection's five (planned, but its elites
+    # first) and the children's waves (theta0, sign, autoreverse)
+    _ARRAYS = (
+        (np.int64, "s2", "c"), (np.float64, "m2", "m"), (np.int64, "2n", "n"), (np.float64, "3n", "n"),
+        (np.float64, "s2", "c"), (np.bool_, "s", "c"),
+        (np.int64, "s", "e"), (np.int64, "s2", "b"), (np.bool_, "s4", "b"), (np.int64, "s", "b"),
+        (np.bool_, "s2", "b"),
+        (np.float64, "s", "c"), (np.float64, "s", "c"), (np.uint8, "s", "c"),
+    )  # fmt: skip
+    _COUNTS = "cmneb"
 
     def __init__(self, size: int, masses: int, links: int):
         fork = multiprocessing.get_context("fork")
+        extents = {"s": size, "m": size * masses, "n": size * links}
 
         def room(dtype: Any, *shape: int) -> np.ndarray:
             nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
             return np.frombuffer(fork.RawArray("b", nbytes), dtype=dtype).reshape(shape)
 
-        m, n = size * masses, size * links
-        self.head = room(np.int64, 4)  # children, masses, links; 1 put, 0 too large, -1 not bred
-        shapes = ((size, 2), (m, 2), (2, n), (3, n), (size, 2), (size,))
-        self.fields = tuple(room(dtype, *shape) for dtype, shape in zip(self._DTYPES, shapes, strict=True))
+        self.head = room(np.int64, len(self._COUNTS) + 1)  # the counts; 1 put, 0 too large, -1 not bred
+        self.generator = room(np.uint64, 6)  # PCG64's state and increment (two words each), the rest
+        self.arrays = tuple(
+            room(dtype, *(extents.get(axis) or int(axis) for axis in shape))
+            for dtype, shape, _ in self._ARRAYS
+        )
         self.ready = fork.Semaphore(0)
 
     @classmethod
     def _part(cls, k: int, count: int) -> tuple:
-        """The index of the first ``count`` children, masses or links of field ``k``."""
-        return (slice(None),) * cls._ALONG[k] + (slice(0, count),)
+        """The index of the first ``count`` of array ``k`` (along its counted axis)."""
+        shape = cls._ARRAYS[k][1]
+        return (slice(None),) * (shape[0].isdigit()) + (slice(0, count),)
 
-    def put(self, children: tuple | None) -> None:
-        """Leave a generation's children (None: not bred) and say so."""
-        if children is None:
-            self.head[3] = -1
-        else:
-            counts = [array.shape[self._ALONG[k]] for k, array in enumerate(children)]
-            fits = all(
-                c <= f.shape[self._ALONG[k]] for k, (c, f) in enumerate(zip(counts, self.fields, strict=True))
-            )
-            if fits:
-                for k, (field, array) in enumerate(zip(self.fields, children, strict=True)):
-                    field[self._part(k, counts[k])] = array
-            self.head[:] = counts[0], counts[1], counts[2], int(fits)
+    def put(
+        self, planned: tuple | None, children: tuple = (), waves: tuple = (), rng: dict | None = None
+    ) -> None:
+        """Leave a generation -- :meth:`ShardState.planned`'s selection, :meth:`ShardState.bred`'s
+        children, their waves (theta0, sign, autoreverse) and the generator's state after its draws --
+        or None (not made: worker 1 then says why, as a worker that stops does), and say so."""
+        if planned is None:
+            self.head[-1] = -1
+            self.ready.release()
+            return
+        elites, rows, flags, seeds, new = planned
+        given = (*children, elites, rows, flags, seeds, new, *waves)
+        counts = [0] * len(self._COUNTS)
+        for k, array in enumerate(given):
+            counts[self._COUNTS.index(self._ARRAYS[k][2])] = array.shape[int(self._ARRAYS[k][1][0].isdigit())]
+        fits = all(
+            counts[self._COUNTS.index(what)] <= room.shape[int(shape[0].isdigit())]
+            for room, (_, shape, what) in zip(self.arrays, self._ARRAYS, strict=True)
+        )
+        if fits:
+            for k, (room, array) in enumerate(zip(self.arrays, given, strict=True)):
+                room[self._part(k, array.shape[int(self._ARRAYS[k][1][0].isdigit())])] = array
+            state = rng["state"]  # type: ignore[index]
+            words = [state["state"] & _WORD, state["state"] >> 64, state["inc"] & _WORD, state["inc"] >> 64]
+            self.generator[:] = [*words, rng["has_uint32"], rng["uinteger"]]  # type: ignore[index]
+        self.head[:] = [*counts, int(fits)]
         self.ready.release()
 
-    def take(self, meanwhile: Callable[[], bool] | None, barrier: Any) -> tuple:
-        """The generation's children once put (copies), ``meanwhile`` called while they are not.
+    def take(self, meanwhile: Callable[[], bool] | None, barrier: Any) -> tuple[tuple, tuple, tuple, dict]:
+        """The generation once put (copies: its selection, children, waves and generator state, as
+        :meth:`put` takes them), ``meanwhile`` called while it is not.
 
         Raises:
-            Unsupported: not bred, or too large for this room.
-            threading.BrokenBarrierError: the meeting point broke meanwhile (a worker stopped)."""
+            Unsupported: too large for this room.
+            threading.BrokenBarrierError: not made (worker 1 says why), or the meeting point broke
+                meanwhile (a worker stopped)."""
         while not self.ready.acquire(block=False):
             if meanwhile is not None and meanwhile():
                 continue
@@ -176,13 +204,33 @@ class Room:
                 break
             if barrier.broken:
                 raise threading.BrokenBarrierError
-        c, m, n, put = self.head.tolist()
+        *counts, put = self.head.tolist()
         if put < 0:
-            raise Unsupported("a brood the compiled operators leave to Python")
+            raise threading.BrokenBarrierError
         if not put:
             raise Unsupported("children larger than the room shared with worker 0")
-        counts = (c, m, n, n, c, c)
-        return tuple(field[self._part(k, counts[k])].copy() for k, field in enumerate(self.fields))
+        got = [
+            room[self._part(k, counts[self._COUNTS.index(what)])].copy()
+            for k, (room, (_, _, what)) in enumerate(zip(self.arrays, self._ARRAYS, strict=True))
+        ]
+        words = [int(word) for word in self.generator]
+        rng = {
+            "bit_generator": "PCG64",
+            "state": {"state": words[0] | words[1] << 64, "inc": words[2] | words[3] << 64},
+            "has_uint32": words[4],
+            "uinteger": words[5],
+        }
+        return tuple(got[6:11]), tuple(got[:6]), tuple(got[11:]), rng
+
+
+_WORD = (1 << 64) - 1
+
+
+def _laid(children: tuple, theta0: np.ndarray, sign: np.ndarray, autoreverse: np.ndarray) -> Laid:
+    """The new children (:meth:`ShardState.bred`'s arrays) laid for the kernel, with these waves."""
+    sizes, positions, links, genes, waves, _ = children
+    laid = Laid.of_children(sizes, positions, links, genes, waves, ())
+    return laid._replace(theta0=theta0, sign=sign, autoreverse=autoreverse)
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
@@ -263,41 +311,20 @@ class ShardState:
         new = np.stack([flags[:, 1] | flags[:, 2], flags[:, 0] & (flags[:, 1] | flags[:, 3])], axis=1)
         return elites, rows, flags, seeds, new
 
-    def bred(
-        self,
-        rows: np.ndarray,
-        flags: np.ndarray,
-        seeds: np.ndarray,
-        new: np.ndarray,
-        meanwhile: Callable[[], bool] | None = None,
-    ) -> tuple:
+    def bred(self, rows: np.ndarray, flags: np.ndarray, seeds: np.ndarray, new: np.ndarray) -> tuple:
         """Every pair brood bred in one compiled call: the new children's arrays (as
-        :attr:`~evo.ga.bred.BredGeneration.children`), and the same laid for the kernel. Where
-        :attr:`shared` has a :class:`Room`, worker 1 leaves them there and worker 0 takes them
-        (``meanwhile`` as :meth:`make` takes it, while they are not there yet).
+        :attr:`~evo.ga.bred.BredGeneration.children`), and the same laid for the kernel.
 
         Raises:
             Unsupported: a brood the compiled operators leave to Python."""
-        room = self.shared.room
-        if room is not None and self.me == 0:
-            children = room.take(meanwhile, self.shared.barrier)
-        else:
-            ops = self.context.breed_settings.compiled
-            ok, *children, arg, pending = _pairs(seeds, rows, flags, *self.ends, ops)
-            if not ok.all():
-                if room is not None and self.me == 1:
-                    room.put(None)
-                raise Unsupported("a brood the compiled operators leave to Python")
-            apply_pending(children[3][0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
-            children = tuple(children)
-            if room is not None and self.me == 1:
-                room.put(children)
-        sizes, positions, links, genes, waves, _ = children
+        ops = self.context.breed_settings.compiled
+        ok, *children, arg, pending = _pairs(seeds, rows, flags, *self.ends, ops)
+        if not ok.all():
+            raise Unsupported("a brood the compiled operators leave to Python")
+        apply_pending(children[3][0], arg, pending, ops.limits[REST_LOW], ops.limits[REST_HIGH])
         templates = rows[new]  # each new child's wave is its own parent's
-        laid = Laid.of_children(sizes, positions, links, genes, waves, ())._replace(
-            theta0=self.theta0[templates], sign=self.sign[templates], autoreverse=self.auto[templates]
-        )
-        return children, laid
+        laid = _laid(tuple(children), self.theta0[templates], self.sign[templates], self.auto[templates])
+        return tuple(children), laid
 
     def scored(self, laid: Any, parity: int) -> None:
         """This worker's share of the generation's kernel calls: the whole cut dealt one call at a time,
@@ -337,22 +364,48 @@ class ShardState:
     def make(self, g: int, meanwhile: Callable[[], bool] | None = None) -> BredGeneration:
         """Generation ``g`` whole, as one worker of :attr:`shared` makes it: :meth:`planned`, :meth:`bred`,
         its share of the kernel calls :meth:`scored`, the meeting point (where there is one), and
-        :meth:`moved_on`. ``meanwhile``: work of this worker's own, one piece a call (whether more is
-        left), done at the meeting point while other workers are still at their kernel calls.
+        :meth:`moved_on`. Where :attr:`shared` has a :class:`Room`, worker 1 leaves its selection,
+        children and generator state there and worker 0 takes them instead of making them, and only
+        scores and tells. ``meanwhile``: work of this worker's own, one piece a call (whether there was
+        one), done where it waits -- for worker 1's generation, and at the meeting point while another
+        worker is still at its kernel calls.
 
         Raises:
             Unsupported: as :meth:`bred` and :meth:`scored`.
             threading.BrokenBarrierError: another worker broke the meeting point."""
-        planned = self.planned()
-        children, laid = self.bred(*planned[1:], meanwhile)
+        room, barrier = self.shared.room, self.shared.barrier
+        given = room is not None and self.me == 0
+        if given:
+            planned, children, waves, rng = room.take(meanwhile, barrier)
+            laid = _laid(children, *waves)
+        else:
+            try:
+                planned = self.planned()
+                children, laid = self.bred(*planned[1:])
+            except BaseException:
+                if room is not None and self.me == 1:
+                    room.put(None)
+                raise
+            if room is not None and self.me == 1:
+                state = self.evolution.rng.bit_generator.state  # (after the generation's draws)
+                room.put(planned, children, (laid.theta0, laid.sign, laid.autoreverse), state)
         self.scored(laid, g % 2)
-        barrier = self.shared.barrier
         if barrier is not None:
             others = self.shared.workers - 1
             while meanwhile is not None and barrier.n_waiting < others and meanwhile():
                 pass
             barrier.wait()
+        if given:
+            self.generation = g
+            elites, rows, flags, _, new = planned
+            scores = self._scores(g, children[0].shape[0])
+            return BredGeneration(g, elites, rows, flags, new, children, *scores, rng)
         return self.moved_on(g, planned, children, laid)
+
+    def _scores(self, g: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Generation ``g``'s ``count`` new children's fitness and explosions, copied from the shared
+        arrays."""
+        return self.shared.fitness[g % 2][:count].copy(), self.shared.exploded[g % 2][:count].copy()
 
     def moved_on(self, g: int, planned: tuple, children: tuple, laid: Any) -> BredGeneration:
         """After the generation's meeting point: the next population's arrays (the elites, then each
@@ -361,8 +414,7 @@ class ShardState:
         elites, rows, flags, _, new = planned
         sizes, positions, links, genes, waves, _ = children
         count = sizes.shape[0]
-        fitness = self.shared.fitness[g % 2][:count].copy()
-        exploded = self.shared.exploded[g % 2][:count].copy()
+        fitness, exploded = self._scores(g, count)
         fits = np.concatenate([self.fit, np.where(exploded, self.worst, fitness * self.weight)])
         child_row = np.full(new.shape, -1, np.int64)
         child_row[new] = self.fit.size + np.arange(count)  # row-major: brood order, child order
