@@ -74,6 +74,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards-parts [GENERATIONS]  # a shards generation by part (29)
     .venv/bin/python docs/engine_experiments.py shards-variants [ROUNDS]  # 1 from arrays, split, cuts (30)
     .venv/bin/python docs/engine_experiments.py shards-books [ROUNDS]  # books in waits, room, meeting (31)
+    .venv/bin/python docs/engine_experiments.py shards-waits [GENERATIONS]  # a generation by worker (31)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3268,8 +3269,9 @@ def shards_books(config, tmp: Path, rounds: int = 5) -> None:
     generation right after it, ``multiprocessing.Barrier``), then with each change of this round added
     in turn -- the books kept in pieces in worker 0's waits, worker 1 selecting and breeding for both
     (the room: worker 0 only scores and tells), the lean meeting point (as shipped) -- and the shipped
-    one with its books up to two generations behind: each one's wall rate and CPU per evaluation
-    against 1 worker's round by round (the median first), and whether its folder is the same."""
+    one with its books kept right after each generation, or up to two generations behind: each one's
+    wall rate and CPU per evaluation against 1 worker's round by round (the median first), and whether
+    its folder is the same."""
     import statistics
 
     two = config.replace(pool={"workers": 2, "backend": "shards"})
@@ -3279,6 +3281,7 @@ def shards_books(config, tmp: Path, rounds: int = 5) -> None:
         "  and the books in worker 0's waits": (two, lambda: _stint_as(False, 1, False)),
         "  and worker 1 selecting and breeding for both": (two, lambda: _stint_as(True, 1, False)),
         "  and the lean meeting point (shipped)": (two, contextlib.nullcontext),
+        "shipped, the books kept right after each generation": (two, lambda: _stint_as(True, 0, True)),
         "shipped, the books up to two generations behind": (two, lambda: _stint_as(True, 2, True)),
     }
     folders = {name: tmp / f"kind-{k}" for k, name in enumerate(kinds)}
@@ -3308,6 +3311,104 @@ def shards_books(config, tmp: Path, rounds: int = 5) -> None:
             f" {', '.join(f'{x:.2f}' for x in walls)}), {statistics.median(cpus):.3f}x its CPU per"
             f" evaluation; folder identical: {same}"
         )
+
+
+def _shards_waits_clocks(folder: Path) -> list[Any]:
+    """Clocks on the shards backend's parts for :func:`shards_waits`, in every process of a stint (the
+    forked one inherits them): each process's wall seconds in its kernel calls, in selecting, breeding
+    and moving on, at the meeting point (blocked, and before it in pieces of the books), waiting for
+    worker 1's generation (likewise) and in the books after the meeting point, written to ``folder``
+    after each generation it makes. Returns what to put back."""
+    import json
+
+    from evo.run.shards import engine, state
+
+    spent: dict[str, float] = {}
+    where = {"in": None}  # the wait a piece of the books is done in
+
+    def clocked(owner: Any, name: str, part: str) -> tuple[Any, str, Any]:
+        original = getattr(owner, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[part] = spent.get(part, 0.0) + time.perf_counter() - start
+
+        setattr(owner, name, wrapper)
+        return owner, name, original
+
+    def make(self: Any, g: int, meanwhile: Any = None) -> Any:
+        def piece() -> bool:  # (a piece of the books, and which wait it was done in)
+            start = time.perf_counter()
+            done = meanwhile()
+            key = "books at the meeting point, before it"
+            if where["in"] == "take":
+                key = "books in the wait for worker 1's generation"
+            spent[key] = spent.get(key, 0.0) + time.perf_counter() - start
+            return done
+
+        where["in"] = "take"
+        start = time.perf_counter()
+        try:
+            return made(self, g, piece if meanwhile is not None else None)
+        finally:
+            spent["generations"] = spent.get("generations", 0.0) + 1
+            spent["the generation (make)"] = (
+                spent.get("the generation (make)", 0.0) + time.perf_counter() - start
+            )
+            (folder / f"{os.getpid()}.json").write_text(json.dumps({"me": self.me, **spent}))
+
+    made = state.ShardState.make
+    restore = [
+        clocked(state.ShardState, "planned", "selecting"),
+        clocked(state.ShardState, "bred", "breeding"),
+        clocked(state.ShardState, "moved_on", "moving on"),
+        clocked(state.ShardState, "scored", "kernel calls"),
+        clocked(state.MeetingPoint, "wait", "blocked at the meeting point"),
+        clocked(state.Room, "take", "worker 1's generation taken (waits and pieces)"),
+        clocked(engine._Books, "finish", "books after the generation is made"),
+    ]
+    scores = state.ShardState.scored
+
+    def scored(self: Any, *args: Any) -> Any:  # (the pieces done after it are at the meeting point)
+        out = scores(self, *args)
+        where["in"] = "meeting"
+        return out
+
+    state.ShardState.make, state.ShardState.scored = make, scored  # type: ignore[method-assign]
+    return [*restore, (state.ShardState, "make", made)]
+
+
+def shards_waits(config, tmp: Path, generations: int = 120) -> None:
+    """Round thirty-one: where a two-worker shards walkers run's generations go, worker by worker (wall
+    milliseconds a generation, means over the stint's generations; clocks on the parts, which cost
+    a little themselves): the kernel calls, worker 1's selection, breeding and moving on, each one's
+    time blocked at the meeting point, and the ``evo run`` process's books -- in pieces where it would
+    wait (for worker 1's generation, at the meeting point) and after each generation."""
+    import json
+
+    folder = tmp / "clocks"
+    folder.mkdir()
+    run_config = config.replace(run={"generations": generations}, pool={"workers": 2, "backend": "shards"})
+    whole_run(run_config.replace(run={"generations": 6}), tmp / "warm")
+    restore = _shards_waits_clocks(folder)
+    try:
+        start = time.perf_counter()
+        whole_run(run_config, tmp / "run")
+        wall = time.perf_counter() - start
+    finally:
+        for owner, name, original in reversed(restore):
+            setattr(owner, name, original)
+    seen = sorted((json.loads(path.read_text()) for path in folder.glob("*.json")), key=lambda d: d["me"])
+    print(f"walkers, 2 shards workers, {generations} generations in {wall:.3f} s (clocked)")
+    for clocks in seen:
+        count = clocks.pop("generations")
+        me = clocks.pop("me")
+        who = "worker 0 (the evo run process)" if me == 0 else f"worker {me} (forked)"
+        parts = ", ".join(f"{name} {1e3 * value / count:.2f}" for name, value in clocks.items())
+        print(f"  {who}, ms a generation over {count:.0f}: {parts}")
 
 
 def main() -> None:
@@ -3369,6 +3470,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             whole_run(config.replace(pool={"workers": 1}), Path(tmp) / "warm")
             shards_books(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["shards-waits"]:  # round thirty-one: a two-worker generation, worker by worker
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            shards_waits(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))

@@ -662,12 +662,11 @@ def engine_section(args: argparse.Namespace):
                 f" reads), the bare kernel every {every:g} (the plugin's record_every): against a bare kernel"
                 f" recording as the run does, 1 worker {row['run_vs_kernel_same_records_cpu']:.2f} x"
             )
-            short = config.run.generations < FEWEST + 1
             lines.append(
                 "  1 worker on the inprocess backend (the 1-worker default before round thirty: each child"
-                " made a creature, then simulated; the default makes the generations from arrays"
-                + (f", but not a run of fewer than {FEWEST + 1} generations" if short else "")
-                + f"): {row['inprocess_vs_one_cpu_per_evaluation']:.2f} x the default's CPU per evaluation,"
+                " made a creature, then simulated; the default makes the generations after the first from"
+                f" arrays): {row['inprocess_vs_one_cpu_per_evaluation']:.2f} x the default's CPU per"
+                " evaluation,"
                 f" {row['inprocess_vs_kernel_cpu']:.2f} x the bare batched kernel per CPU-second"
             )
             lines.append(

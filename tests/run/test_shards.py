@@ -268,3 +268,28 @@ def test_an_error_in_the_books_kept_in_a_wait_is_the_run_s_not_a_generation_made
         run(tmp_path, "fails", config_of(2, "shards", 8), [FailsWhenTold()])
     log = (tmp_path / "fails" / "run.log").read_text()
     assert "is made in this process" not in log and made_by_workers(log) == 3
+
+
+def test_an_unexpected_error_on_the_arrays_is_logged_with_where_and_its_generation_made_the_other_way(
+    tmp_path, alone, monkeypatch
+):
+    scored = ShardState.scored
+
+    def fails_in_generation_3(self, laid, parity):
+        if self.generation + 1 == 3:
+            raise ZeroDivisionError("a bug")
+        return scored(self, laid, parity)
+
+    monkeypatch.setattr(ShardState, "scored", fails_in_generation_3)
+    for workers in (1, 2):  # (the error in this process; in both, this one's reason first)
+        log, made, _ = run(tmp_path, f"bug-{workers}", config_of(workers, None, 8))
+        assert "generation 3 is made in this process: ZeroDivisionError: a bug (at test_shards.py:" in log
+        assert "WARNING evo.run: generation 3 could not be made from arrays:" in log and "Traceback" in log
+        assert made == alone
+
+
+def test_one_worker_makes_even_a_short_run_s_generations_from_arrays(tmp_path):
+    for generations in (2, 3):  # (no fork to repay: from generation 1 on, however few are left)
+        log, made, _ = run(tmp_path, f"short-{generations}", config_of(1, None, generations))
+        assert made_from_arrays_here(log) == generations - 1
+        assert made == run(tmp_path, f"short-{generations}-alone", config_of(1, "inprocess", generations))[1]

@@ -1,6 +1,6 @@
 """The generation loop of the ``shards`` backend: the ``evo run`` process (worker 0; with one worker,
 alone) and ``workers - 1`` forked workers make whole generations from arrays together (:mod:`.state`);
-it tells each (:meth:`evo.ga.loop.Evolution.tell_bred`) and reports it between its generations, and
+it tells and reports each (:meth:`evo.ga.loop.Evolution.tell_bred`), in pieces where it would wait, and
 makes a generation they cannot the other way (then forks them again): the same results whoever made
 them (docs/runs.md, "Workers")."""
 
@@ -13,8 +13,10 @@ import multiprocessing
 import os
 import threading
 import time
+import traceback
 from collections.abc import Callable, Generator, Iterator
 from multiprocessing.connection import wait
+from pathlib import Path
 from typing import Any
 
 from evo.ga.bred import BredGeneration
@@ -72,13 +74,14 @@ def why_not_sharded(prepared: Prepared, context: Any) -> str | None:
     return None
 
 
-def _stint_reason(evolution: Evolution, total: int) -> str | None:
+def _stint_reason(evolution: Evolution, total: int, workers: int) -> str | None:
     """Why a stint does not start from this state, or None (the compiled brood reads every member, and
-    at least :data:`FEWEST` generations are left to make: fewer do not repay the workers' start)."""
+    with forked workers at least :data:`FEWEST` generations are left to make: fewer do not repay their
+    start; one worker forks nothing, and makes even one generation from arrays)."""
     s = evolution.settings
     if evolution.generation < 0 or len(evolution.population) != s.population:
         return "no full population yet"
-    if total - evolution.generation - 1 < FEWEST:
+    if workers >= 2 and total - evolution.generation - 1 < FEWEST:
         return _TOO_FEW
     if not all(compiled_parent(ind.creature) for ind in evolution.population):
         return "a member with physics of its own"
@@ -109,8 +112,14 @@ def _worker(me: int, state: ShardState, out: Any, generations: range, parent: in
 
 
 def _why(exc: BaseException) -> str:
-    """Why a generation could not be made from arrays, as ``run.log`` says it."""
-    return str(exc) if isinstance(exc, Unsupported) else f"{type(exc).__name__}: {exc}"
+    """Why a generation could not be made from arrays, as ``run.log`` says it: an unexpected error with
+    where it was raised (a bug to report: the generation is still made, the other way)."""
+    if isinstance(exc, Unsupported):
+        return str(exc)
+    at = "".join(
+        f" (at {Path(f.filename).name}:{f.lineno})" for f in traceback.extract_tb(exc.__traceback__)[-1:]
+    )
+    return f"{type(exc).__name__}: {exc}{at}"
 
 
 class _Here:
@@ -142,6 +151,8 @@ class _Here:
             if state.shared.barrier is not None:
                 with contextlib.suppress(Exception):
                     state.shared.barrier.abort()
+            if not isinstance(exc, Unsupported):  # (a bug: its traceback in run.log)
+                log.warning("generation %d could not be made from arrays:", g, exc_info=exc)
             return _why(exc)
 
     def partners_why(self) -> str:
@@ -155,10 +166,12 @@ class _Here:
 class _Stint(_Here):
     """``workers - 1`` processes forked from the state of ``evolution`` now, making ``generations`` with
     this process as worker 0 (:class:`_Here`), until one they cannot make; :meth:`next` makes each in
-    turn with them, and the ``evo run`` process tells it between its generations (so two workers run in
-    two processes, not three, and no generation crosses a pipe: docs/performance.md, "Round thirty"). A
-    partner that dies breaks the meeting point (a thread watches them). ``cut``: about how many kernel
-    calls a generation's children make (default :data:`CALLS_PER_WORKER` a worker)."""
+    turn with them, worker 1 selecting and breeding it for this process
+    (:class:`~evo.run.shards.state.Room`), and the ``evo run`` process keeps the books of each while
+    the next is made (so two workers run in two processes, not three, and no generation crosses a pipe:
+    docs/performance.md, "Round thirty", "Round thirty-one"). A partner that dies breaks the meeting
+    point (a thread watches them). ``cut``: about how many kernel calls a generation's children make
+    (default :data:`CALLS_PER_WORKER` a worker)."""
 
     by = "by the shard workers"
     behind = 1
@@ -222,7 +235,7 @@ class _Books:
     """The ``evo run`` process's books of the generations made from arrays (reporting the one before,
     telling the next, its status: :func:`_generation_told`), in order, in pieces: with partners, those
     of a generation are done where this process would otherwise wait for them (:meth:`step`: for the
-    next generation's children, at its meeting point), the rest after it (:meth:`finish`):
+    next generation from worker 1, at its meeting point), the rest after it (:meth:`finish`):
     docs/performance.md, "Round thirty-one"."""
 
     def __init__(self) -> None:
@@ -299,8 +312,9 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     they cannot make; that one is made here on ``backend`` (:class:`~evo.run.backends.threads.Threads`),
     as are generation 0 and the last few (:data:`FEWEST`), by
     :func:`~evo.run.generations.run_generations` (its checkpoints and bookkeeping beside the next
-    generation's work). Each generation made from arrays is told here as soon as it is made, and
-    reported once the next is told (its checkpoint written meanwhile). Returns True when a callback
+    generation's work). Each generation made from arrays is told here (:class:`_Books`): with one
+    worker as soon as it is made, with more in pieces while the next is made and the rest after it,
+    and reported once the next is told (its checkpoint written meanwhile). Returns True when a callback
     stopped the run before its last generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations
@@ -323,7 +337,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
         told = yield from _generation_told(prepared, callbacks, bred, seconds, by)
 
     while evolution.generation + 1 < total:
-        reason = _stint_reason(evolution, total)
+        reason = _stint_reason(evolution, total, backend.workers)
         if wait_here or reason is not None:  # generations here, as the threads backend makes them
             if told is not None and stopped_after(told):
                 return True

@@ -40,14 +40,14 @@ class Shared(NamedTuple):
     barrier: Any  # MeetingPoint(workers)
     fitness: tuple[np.ndarray, np.ndarray]
     exploded: tuple[np.ndarray, np.ndarray]
-    room: Room | None = None  # where worker 1 leaves each generation's children for worker 0
+    room: Room | None = None  # where worker 1 leaves each generation for worker 0
 
     @classmethod
     def forked(cls, workers: int, size: int, most: tuple[int, int] | None = None) -> Shared:
         """What ``workers`` processes (a population of ``size``) forked after it is made share: the
         counter, the meeting point and the scores in shared memory (``multiprocessing``'s fork context);
         with ``most`` (the most masses and links a child may have), the :class:`Room` worker 1 leaves
-        each generation's children in, which worker 0 then does not breed."""
+        each generation in, which worker 0 then does not make."""
         fork = multiprocessing.get_context("fork")
         scores = tuple(np.frombuffer(fork.RawArray("d", size)) for _ in range(2))
         exploded = tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2))
@@ -126,9 +126,9 @@ class Room:
     next only after the meeting point, which worker 0 reaches after taking this one's."""
 
     # each array: its type, its shape (s: the population, m: its masses, n: its links) and what its
-    # first axis, or its second for links and genes, counts (c children, m masses, n links, e elites,
-    # b broods): the children's six (ShardState.bred), the selection's five (planned, but its elites
-    # first) and the children's waves (theta0, sign, autoreverse)
+    # counted axis (the first; the second for links and genes) counts (c children, m masses, n links,
+    # e elites, b broods): the children's six (ShardState.bred), the selection's five (planned, but its
+    # elites first) and the children's waves (theta0, sign, autoreverse)
     _ARRAYS = (
         (np.int64, "s2", "c"), (np.float64, "m2", "m"), (np.int64, "2n", "n"), (np.float64, "3n", "n"),
         (np.float64, "s2", "c"), (np.bool_, "s", "c"),
@@ -137,6 +137,8 @@ class Room:
         (np.float64, "s", "c"), (np.float64, "s", "c"), (np.uint8, "s", "c"),
     )  # fmt: skip
     _COUNTS = "cmneb"
+    _AXIS = tuple(int(shape[0].isdigit()) for _, shape, _ in _ARRAYS)  # each array's counted axis
+    _COUNT = tuple("cmneb".index(what) for _, _, what in _ARRAYS)  # and which of _COUNTS it is
 
     def __init__(self, size: int, masses: int, links: int):
         fork = multiprocessing.get_context("fork")
@@ -146,7 +148,7 @@ class Room:
             nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
             return np.frombuffer(fork.RawArray("b", nbytes), dtype=dtype).reshape(shape)
 
-        self.head = room(np.int64, len(self._COUNTS) + 1)  # the counts; 1 put, 0 too large, -1 not bred
+        self.head = room(np.int64, len(self._COUNTS) + 1)  # the counts; 1 put, 0 too large, -1 not made
         self.generator = room(np.uint64, 6)  # PCG64's state and increment (two words each), the rest
         self.arrays = tuple(
             room(dtype, *(extents.get(axis) or int(axis) for axis in shape))
@@ -154,11 +156,9 @@ class Room:
         )
         self.ready = fork.Semaphore(0)
 
-    @classmethod
-    def _part(cls, k: int, count: int) -> tuple:
-        """The index of the first ``count`` of array ``k`` (along its counted axis)."""
-        shape = cls._ARRAYS[k][1]
-        return (slice(None),) * (shape[0].isdigit()) + (slice(0, count),)
+    def _first(self, k: int, count: int) -> tuple:
+        """The index of the first ``count`` along array ``k``'s counted axis."""
+        return (slice(None),) * self._AXIS[k] + (slice(0, count),)
 
     def put(
         self, planned: tuple | None, children: tuple = (), waves: tuple = (), rng: dict | None = None
@@ -174,14 +174,11 @@ class Room:
         given = (*children, elites, rows, flags, seeds, new, *waves)
         counts = [0] * len(self._COUNTS)
         for k, array in enumerate(given):
-            counts[self._COUNTS.index(self._ARRAYS[k][2])] = array.shape[int(self._ARRAYS[k][1][0].isdigit())]
-        fits = all(
-            counts[self._COUNTS.index(what)] <= room.shape[int(shape[0].isdigit())]
-            for room, (_, shape, what) in zip(self.arrays, self._ARRAYS, strict=True)
-        )
+            counts[self._COUNT[k]] = array.shape[self._AXIS[k]]
+        fits = all(counts[self._COUNT[k]] <= room.shape[self._AXIS[k]] for k, room in enumerate(self.arrays))
         if fits:
             for k, (room, array) in enumerate(zip(self.arrays, given, strict=True)):
-                room[self._part(k, array.shape[int(self._ARRAYS[k][1][0].isdigit())])] = array
+                room[self._first(k, counts[self._COUNT[k]])] = array
             state = rng["state"]  # type: ignore[index]
             words = [state["state"] & _WORD, state["state"] >> 64, state["inc"] & _WORD, state["inc"] >> 64]
             self.generator[:] = [*words, rng["has_uint32"], rng["uinteger"]]  # type: ignore[index]
@@ -209,10 +206,7 @@ class Room:
             raise threading.BrokenBarrierError
         if not put:
             raise Unsupported("children larger than the room shared with worker 0")
-        got = [
-            room[self._part(k, counts[self._COUNTS.index(what)])].copy()
-            for k, (room, (_, _, what)) in enumerate(zip(self.arrays, self._ARRAYS, strict=True))
-        ]
+        got = [room[self._first(k, counts[self._COUNT[k]])].copy() for k, room in enumerate(self.arrays)]
         words = [int(word) for word in self.generator]
         rng = {
             "bit_generator": "PCG64",
