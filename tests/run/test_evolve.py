@@ -91,7 +91,8 @@ def test_evolve_in_memory_writes_nothing_and_finds_what_a_folder_run_finds(tmp_p
 
 def test_a_run_drops_the_arrays_its_last_breeding_call_kept_for_the_next(tmp_path, monkeypatch):
     """The compiled breeding keeps its children's arrays for the next call on its thread
-    (evo.ga.kernels.parents); the run's last generation's are dropped when the run ends."""
+    (evo.ga.kernels.parents); the run's last generation's are dropped when the run ends (the inprocess
+    path: one worker's default makes its generations from arrays, without that call)."""
     from evo.ga.kernels import parents
 
     kept = []
@@ -102,7 +103,8 @@ def test_a_run_drops_the_arrays_its_last_breeding_call_kept_for_the_next(tmp_pat
         return real(children, *args)
 
     monkeypatch.setattr("evo.ga.kernels.brood.remember_children", remember)
-    evo.evolve(evo.Config.from_toml(tiny_config(tmp_path)), progress=False)
+    config = evo.Config.from_toml(tiny_config(tmp_path)).replace(pool={"backend": "inprocess"})
+    evo.evolve(config, progress=False)
     assert len(kept) == 3 and getattr(parents._MADE, "record", None) is None
 
 
