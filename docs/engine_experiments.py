@@ -1679,15 +1679,19 @@ def _timed_run(workers: int, folder: Path) -> None:
     (from the tenth) and its two serial ends (as :func:`on_lane_threads` measures them), the folder's
     digest."""
     import json
+    import statistics
 
     with _Timeline() as timeline:
         started = time.perf_counter()
         wall, cpu = whole_run(walkers_config(120).replace(pool={"workers": workers}), folder)
         serial = timeline.serial(started, time.perf_counter())
-    pre, post = timeline.ends()
+    try:  # (a generation's ask: none where the generations are made from arrays, since round thirty)
+        generation, (pre, post) = timeline.generation(), timeline.ends()
+    except statistics.StatisticsError:
+        generation = pre = post = None
     figures = {
-        "wall": wall, "cpu": cpu, "serial": serial, "generation": timeline.generation(), "pre": pre,
-        "post": post, "digest": folder_digest(folder, ignore=IGNORED),
+        "wall": wall, "cpu": cpu, "serial": serial, "generation": generation, "pre": pre, "post": post,
+        "digest": folder_digest(folder, ignore=IGNORED),
     }  # fmt: skip
     print(json.dumps(figures))
 
@@ -1727,22 +1731,30 @@ def against(revision: str, tmp: Path, rounds: int = 8) -> None:
                 folder = tmp / f"{workers}-{r}-{name.replace('/', '-').replace(' ', '-')}"
                 seen[workers, name].append(run(trees[name], workers, folder))
     for workers in (2, 1):
-        print(f"{workers} {'threads' if workers > 1 else 'worker'}:")
+        print(f"{workers} worker{'s' if workers > 1 else ''} (the default backend):")
         base = seen[workers, revision]
         for name in trees:
             runs = seen[workers, name]
             ratios = [a["wall"] / b["wall"] for a, b in zip(runs, base, strict=True)]
+            cpus = [a["cpu"] / b["cpu"] for a, b in zip(runs, base, strict=True)]
 
             def med(key: str, runs: list[dict] = runs) -> float:
                 return statistics.median(run[key] for run in runs)
 
+            asked = all(run["generation"] is not None for run in runs)  # (generations made by ask)
             print(
                 f"  {name}: wall least {min(run['wall'] for run in runs):.3f} s, median {med('wall'):.3f} s;"
                 f" CPU least {min(run['cpu'] for run in runs):.3f} s; no kernel running {med('serial'):.3f}"
-                f" s; a generation {1e3 * med('generation'):.2f} ms, from its ask to its first kernel call"
-                f" {1e3 * med('pre'):.2f} ms, from its last to the next ask {1e3 * med('post'):.2f} ms; wall"
-                f" / {revision}'s, round by round: median {statistics.median(ratios):.3f},"
-                f" {sum(x < 1 for x in ratios)} of {len(ratios)} faster"
+                + (
+                    f" s; a generation {1e3 * med('generation'):.2f} ms, from its ask to its first kernel"
+                    f" call {1e3 * med('pre'):.2f} ms, from its last to the next ask"
+                    f" {1e3 * med('post'):.2f} ms"
+                    if asked
+                    else " s"
+                )
+                + f"; wall / {revision}'s, round by round: median {statistics.median(ratios):.3f},"
+                f" {sum(x < 1 for x in ratios)} of {len(ratios)} faster; CPU / {revision}'s: median"
+                f" {statistics.median(cpus):.3f}"
             )
     digests = {run["digest"] for runs in seen.values() for run in runs}
     print(f"run folders identical across the trees, worker counts and rounds: {len(digests) == 1}")
