@@ -3106,6 +3106,8 @@ class _ForkedStint:
 
     state_class: Any = None
     late = False
+    behind = 0  # (the books of each generation kept as it arrives, as then)
+    by = "by the shard workers"  # (run.log's words, as the shipped stint's)
 
     def __init__(self, evolution: Any, context: Any, workers: int, generations: range, cut: int = 0):
         import fcntl
@@ -3135,8 +3137,9 @@ class _ForkedStint:
         for _, writing in pipes:
             writing.close()
 
-    def next(self, g: int) -> Any:
-        """Generation ``g`` from worker 0, or the first reason a worker sent (or that one ended)."""
+    def next(self, g: int, meanwhile: Any = None) -> Any:
+        """Generation ``g`` from worker 0, or the first reason a worker sent (or that one ended); nothing
+        done ``meanwhile``."""
         from multiprocessing.connection import wait
 
         from evo.ga.bred import BredGeneration
@@ -3188,6 +3191,29 @@ def _calls_per_worker(count: int):
         engine.CALLS_PER_WORKER = shipped
 
 
+def _variants_interleaved(
+    kinds: dict[str, tuple[Any, Callable[[], Any]]], folders: dict[str, Path], rounds: int, warm: str
+) -> dict[str, list[tuple[float, float]]]:
+    """Whole runs of each kind (its config, run inside its variant's context) into its folder, after one
+    of ``warm``, ``rounds`` interleaved rounds, the order reversed every other round: each run's wall
+    and CPU seconds (this process and its workers), by kind."""
+
+    def timed(name: str) -> tuple[float, float]:
+        run_config, variant = kinds[name]
+        with variant():
+            start, (own, children) = time.perf_counter(), cpu_parts()
+            whole_run(run_config, folders[name])
+            wall, (own_after, children_after) = time.perf_counter() - start, cpu_parts()
+        return wall, own_after + children_after - own - children
+
+    timed(warm)
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
+    for r in range(rounds):
+        for name in kinds if r % 2 == 0 else reversed(kinds):
+            seen[name].append(timed(name))
+    return seen
+
+
 def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
     """Round thirty: whole walkers runs, ``rounds`` interleaved rounds, of 1 worker making the
     generations from arrays in the ``evo run`` process (the default since round thirty), of the shards
@@ -3219,20 +3245,7 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
         "shards, 6 calls a worker": (two, lambda: _calls_per_worker(6)),
     }
     folders = {name: tmp / name.replace(", ", "-").replace(" ", "-") for name in kinds}
-
-    def timed(name: str) -> tuple[float, float]:
-        run_config, variant = kinds[name]
-        with variant():
-            start, (own, children) = time.perf_counter(), cpu_parts()
-            whole_run(run_config, folders[name])
-            wall, (own_after, children_after) = time.perf_counter() - start, cpu_parts()
-        return wall, own_after + children_after - own - children
-
-    timed("shards as shipped")  # (warm)
-    seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
-    for r in range(rounds):
-        for name in kinds if r % 2 == 0 else reversed(kinds):
-            seen[name].append(timed(name))
+    seen = _variants_interleaved(kinds, folders, rounds, "shards as shipped")
     reference, ones = folder_digest(folders["1 worker"], IGNORED), seen["1 worker"]
     print(f"walkers: 1 worker (inprocess) {statistics.median(a[0] for a in ones):.3f} s (median)")
     arrays = seen["1 worker from arrays (the default since round thirty)"]
@@ -3297,20 +3310,7 @@ def shards_books(config, tmp: Path, rounds: int = 5) -> None:
         "shipped, the books up to two generations behind": (two, lambda: _stint_as(True, 2, True)),
     }
     folders = {name: tmp / f"kind-{k}" for k, name in enumerate(kinds)}
-
-    def timed(name: str) -> tuple[float, float]:
-        run_config, variant = kinds[name]
-        with variant():
-            start, (own, children) = time.perf_counter(), cpu_parts()
-            whole_run(run_config, folders[name])
-            wall, (own_after, children_after) = time.perf_counter() - start, cpu_parts()
-        return wall, own_after + children_after - own - children
-
-    timed("  and the lean meeting point (shipped)")  # (warm)
-    seen: dict[str, list[tuple[float, float]]] = {name: [] for name in kinds}
-    for r in range(rounds):
-        for name in kinds if r % 2 == 0 else reversed(kinds):
-            seen[name].append(timed(name))
+    seen = _variants_interleaved(kinds, folders, rounds, "  and the lean meeting point (shipped)")
     ones = seen["1 worker (from arrays)"]
     reference = folder_digest(folders["1 worker (from arrays)"], IGNORED)
     print(f"walkers: 1 worker (from arrays) {statistics.median(a[0] for a in ones):.3f} s (median)")
