@@ -1,7 +1,8 @@
 """A ``shards`` worker's copy of a run between generations, as arrays (:class:`ShardState`): it selects,
-breeds every brood in one compiled call, takes kernel calls one at a time from a counter the workers share,
-scores them into shared arrays and moves its population on (docs/runs.md, "Workers"). All it calls is
-imported here, before any worker forks (a fork copies no other thread, nor a lock one of them held)."""
+breeds every brood in one compiled call (or takes worker 1's generation from a :class:`Room`), takes kernel
+calls one at a time from a shared counter, scores them into shared arrays, meets the others
+(:class:`MeetingPoint`) and moves on (docs/runs.md, "Workers"). All it calls is imported here, before any
+worker forks (a fork copies no other thread, nor a lock one of them held)."""
 
 from __future__ import annotations
 
