@@ -369,7 +369,7 @@ class ShardState:
             Unsupported: as :meth:`bred` and :meth:`scored`.
             threading.BrokenBarrierError: another worker broke the meeting point."""
         room, barrier = self.shared.room, self.shared.barrier
-        given = room is not None and self.me == 0
+        given, puts = room is not None and self.me == 0, room is not None and self.me == 1
         if given:
             planned, children, waves, rng = room.take(meanwhile, barrier)
             laid = _laid(children, *waves)
@@ -378,10 +378,10 @@ class ShardState:
                 planned = self.planned()
                 children, laid = self.bred(*planned[1:])
             except BaseException:
-                if room is not None and self.me == 1:
+                if puts:
                     room.put(None)
                 raise
-            if room is not None and self.me == 1:
+            if puts:
                 state = self.evolution.rng.bit_generator.state  # (after the generation's draws)
                 room.put(planned, children, (laid.theta0, laid.sign, laid.autoreverse), state)
         self.scored(laid, g % 2)
@@ -391,10 +391,7 @@ class ShardState:
                 pass
             barrier.wait()
         if given:
-            self.generation = g
-            elites, rows, flags, _, new = planned
-            scores = self._scores(g, children[0].shape[0])
-            return BredGeneration(g, elites, rows, flags, new, children, *scores, rng)
+            return self._told(g, planned, children, self._scores(g, children[0].shape[0]), rng)
         return self.moved_on(g, planned, children, laid)
 
     def _scores(self, g: int, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -428,6 +425,11 @@ class ShardState:
         self.theta0 = np.concatenate([self.theta0, laid.theta0])[members]
         self.sign = np.concatenate([self.sign, laid.sign])[members]
         self.auto = np.concatenate([self.auto, laid.autoreverse])[members]
+        return self._told(g, planned, children, (fitness, exploded), self.evolution.rng.bit_generator.state)
+
+    def _told(self, g: int, planned: tuple, children: tuple, scores: tuple, rng: dict) -> BredGeneration:
+        """Generation ``g`` as the ``evo run`` process tells it (its selection, children, their fitness
+        and explosions, the generator's state after its draws), now the last one this worker made."""
+        elites, rows, flags, _, new = planned
         self.generation = g
-        state = self.evolution.rng.bit_generator.state
-        return BredGeneration(g, elites, rows, flags, new, children, fitness, exploded, state)
+        return BredGeneration(g, elites, rows, flags, new, children, *scores, rng)
