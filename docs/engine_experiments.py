@@ -3333,7 +3333,7 @@ def _shards_waits_clocks(folder: Path) -> list[Any]:
     after each generation it makes. Returns what to put back."""
     import json
 
-    from evo.run.shards import engine, state
+    from evo.run.shards import books, state
 
     spent: dict[str, float] = {}
     where = {"in": None}  # the wait a piece of the books is done in
@@ -3380,7 +3380,7 @@ def _shards_waits_clocks(folder: Path) -> list[Any]:
         clocked(state.ShardState, "scored", "kernel calls"),
         clocked(state.MeetingPoint, "wait", "blocked at the meeting point"),
         clocked(state.Room, "take", "worker 1's generation taken (waits and pieces)"),
-        clocked(engine._Books, "finish", "books after the generation is made"),
+        clocked(books.Books, "finish", "books after the generation is made"),
     ]
     scores = state.ShardState.scored
 

@@ -25,7 +25,7 @@ from evo.io.run_folder.contents import CHECKPOINT_ERRORS, RunContents, checkpoin
 from evo.io.run_folder.folder import RunFolder
 from evo.model import Creature
 from evo.qd import ribs_missing
-from evo.run.backends import backend_kind, make_backend
+from evo.run.backends import Shards, backend_kind, make_backend
 from evo.run.callbacks import (
     Callback,
     GenerationStatus,
@@ -219,6 +219,9 @@ def _generation_loop(prepared: Prepared, backend: Any) -> Callable[..., bool]:
         reason = why_not_sharded(prepared, backend.context)
         if reason is None:
             return run_sharded
+        if not isinstance(backend, Shards):  # (a local dask cluster: its chunks, as before)
+            log.info("the dask workers make this run's generations in chunks: %s", reason)
+            return run_generations
         like = "threads" if backend.workers >= 2 else "inprocess"
         log.info("the shards backend makes this run's generations as the %s backend does: %s", like, reason)
     return run_generations

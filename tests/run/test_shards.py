@@ -223,9 +223,9 @@ def test_one_worker_stopped_on_request_resumes_exactly(tmp_path, alone):
 def test_the_evo_run_process_keeps_its_books_while_its_partner_breeds_and_ends_its_calls(
     tmp_path, alone, monkeypatch
 ):
-    from evo.run.shards import engine, state
+    from evo.run.shards import books, state
 
-    step, pieces = engine._Books.step, []
+    step, pieces = books.Books.step, []
 
     def counted(self):
         done = step(self)
@@ -237,7 +237,7 @@ def test_the_evo_run_process_keeps_its_books_while_its_partner_breeds_and_ends_i
         put(self, *generation)
 
     put = state.Room.put
-    monkeypatch.setattr(engine._Books, "step", counted)
+    monkeypatch.setattr(books.Books, "step", counted)
     monkeypatch.setattr(state.Room, "put", put_late)
     log, made, _ = run(tmp_path, "books", config_of(2, "shards", 8))
     assert made_by_workers(log) == 7 and made == alone

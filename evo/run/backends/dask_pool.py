@@ -90,6 +90,16 @@ async def _forward(runner: int, number: int, call: Any, answers: queue.Queue) ->
         answers.put((runner, number, None, True))
 
 
+async def _answer(party: int, call: Any, answers: queue.Queue) -> None:
+    """Put a chunk runner's answer to a step to ``answers`` when it comes (in the client's event loop):
+    ``(party, pickled outcome or None when its worker is gone, when it arrived)``."""
+    try:
+        outcome = None if call is None else await call
+    except Exception:  # noqa: BLE001 (its worker is gone)
+        outcome = None
+    answers.put((party, outcome, time.perf_counter()))
+
+
 class DaskPool:
     """Run the job on a dask cluster, ``chunksize`` tasks per dask task (0: about eight chunks per worker
     per batch), results in task order.
@@ -196,6 +206,52 @@ class DaskPool:
             return 1.0
         runners_lost = self._client is not None and self._runners is None
         return LAST_WEIGHT if self.share and not runners_lost else 1.0
+
+    # -- generations from arrays (evo.run.shards.engine.Partnered) ----------------------------------
+    @property
+    def shards(self) -> bool:
+        """Whether :func:`evo.run.shards.run_sharded` may make the run's generations from arrays with
+        this pool's chunk runners as partners (a local cluster, this process one of the workers)."""
+        return self.share
+
+    @property
+    def context(self) -> Any:
+        """The job's context (as every worker has it)."""
+        return self._context
+
+    def partners_why(self) -> tuple[str | None, bool]:
+        """Why the chunk runners cannot make the next generations from arrays with this process now, and
+        whether for good (no runners: a lost worker, or none could be made); (None, False) when they
+        can. Before the first :meth:`run` and while the cluster starts, not yet."""
+        if self._client is None or self._alone:
+            return "the local dask cluster is not ready yet", False
+        if not self._runners:
+            return "the local dask cluster has no chunk runners", True
+        return None, False
+
+    def partners(self) -> int:
+        """How many chunk runners there are."""
+        return len(self._runners or ())
+
+    def call_partner(self, n: int, data: bytes, answers: queue.Queue, party: int) -> None:
+        """Send chunk runner ``n`` a step of the generations made from arrays
+        (:class:`evo.run.shards.engine.Partnered`, whose ``party`` it is); its answer goes to
+        ``answers`` as ``(party, pickled outcome, when it arrived)``, the outcome None when its worker
+        is gone."""
+        try:
+            call = self._runners[n].shard_step(data)  # type: ignore[index]
+        except Exception:  # noqa: BLE001 (its handle knows its worker is gone)
+            call = None
+        self._client.loop.add_callback(_answer, party, call, answers)
+
+    def check_partners(self) -> None:
+        """While waiting for a chunk runner: raise when the scheduler or every worker is gone."""
+        self._check_alive()
+
+    def partner_lost(self) -> None:
+        """A chunk runner's worker was lost: chunks go as tasks from now on, and no generation is made
+        from arrays with runners again."""
+        self._drop_runners()
 
     # -- the cluster ------------------------------------------------------------------------------------
     @property

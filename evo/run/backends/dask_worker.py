@@ -206,16 +206,25 @@ def chunk_on_worker(token: str, chunk: bytes) -> bytes:
 class ChunkRunner:
     """A dask actor holding one run on one worker of a local cluster: its :meth:`run` is
     :func:`chunk_on_worker`, called by the client straight on the worker (one round trip), not as a task
-    through the scheduler (docs/cluster.md, "Chunk runners")."""
+    through the scheduler (docs/cluster.md, "Chunk runners"); :meth:`shard_step` makes generations from
+    arrays with it (:mod:`evo.run.shards.remote`)."""
 
     def __init__(self, token: str):
         self.token = token
+        self.shard: Any = None  # its copy of the run, while generations are made from arrays
 
     def ready(self) -> bool:
         return True
 
     def run(self, chunk: bytes) -> bytes:
         return chunk_on_worker(self.token, chunk)
+
+    def shard_step(self, data: bytes) -> bytes:
+        """A step of the generations made from arrays with the ``evo run`` process
+        (:func:`evo.run.shards.remote.step_on_worker`)."""
+        from evo.run.shards.remote import step_on_worker
+
+        return step_on_worker(self, lambda: _state(self.token)[1], data)
 
 
 def _named_as_at_home(error: ErrorData | None, context: Any) -> ErrorData | None:

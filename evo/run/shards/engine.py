@@ -1,32 +1,33 @@
 """The generation loop of the ``shards`` backend: the ``evo run`` process (worker 0; with one worker,
-alone) and ``workers - 1`` forked workers make whole generations from arrays together (:mod:`.state`);
-it tells and reports each (:meth:`evo.ga.loop.Evolution.tell_bred`), in pieces where it would wait, and
-makes a generation they cannot the other way (then forks them again): the same results whoever made
-them (docs/runs.md, "Workers")."""
+alone) and ``workers - 1`` forked workers -- or a local dask cluster's chunk runners -- make whole
+generations from arrays together (:mod:`.state`); it tells and reports each (:mod:`.books`), and makes a
+generation they cannot the other way (then starts them again): the same results whoever made them
+(docs/runs.md, "Workers"; docs/cluster.md)."""
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import multiprocessing
 import os
+import pickle
+import queue
 import threading
 import time
-import traceback
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import wait
-from pathlib import Path
 from typing import Any
 
 from evo.ga.bred import BredGeneration
 from evo.ga.kernels.brood import compiled_parent
 from evo.ga.loop import Evolution
 from evo.run.backends.fork import leave_signals_to_parent
-from evo.run.callbacks import Callback, GenerationStatus
+from evo.run.callbacks import Callback
 from evo.run.folder.writer import Prepared
-from evo.run.generations import reported_and_stopped, run_generations, told_status
+from evo.run.generations import reported_and_stopped, run_generations
 from evo.run.job import warm
+from evo.run.shards.books import Books, generation_told
+from evo.run.shards.remote import why
 from evo.run.shards.state import ShardState, Shared, Unsupported
 from evo.sim.batch import _euler_fast_path
 from evo.sim.placement import is_level
@@ -46,6 +47,12 @@ FEWEST = 4
 _LONGEST_PAUSE = 64
 _TOO_FEW = "too few generations left"
 _WHY_SECONDS = 5.0  # how long the reason of a partner that broke the meeting point is waited for
+# with dask partners (Partnered): this process's first share of a generation's kernel calls, as a part of
+# an equal share (it also keeps the books; then the shares follow each generation's waits: _balance)
+FIRST_SHARE = 0.9
+_GAIN = 0.3  # how much of a generation's measured imbalance the next generation's shares correct
+_LEAST = 0.05  # the least share of the calls this process keeps, and the most it leaves to partners
+_LOST = "a dask worker of the local cluster was lost"
 
 
 def why_not_sharded(prepared: Prepared, context: Any) -> str | None:
@@ -106,20 +113,9 @@ def _worker(me: int, state: ShardState, out: Any, generations: range, parent: in
     except BaseException as exc:  # noqa: BLE001 (said to the evo run process, which makes the generation)
         with contextlib.suppress(Exception):
             barrier.abort()
-            out.send((g, _why(exc)))
+            out.send((g, why(exc)))
     finally:
         out.close()
-
-
-def _why(exc: BaseException) -> str:
-    """Why a generation could not be made from arrays, as ``run.log`` says it: an unexpected error with
-    where it was raised (a bug to report: the generation is still made, the other way)."""
-    if isinstance(exc, Unsupported):
-        return str(exc)
-    at = "".join(
-        f" (at {Path(f.filename).name}:{f.lineno})" for f in traceback.extract_tb(exc.__traceback__)[-1:]
-    )
-    return f"{type(exc).__name__}: {exc}{at}"
 
 
 class _Here:
@@ -130,7 +126,7 @@ class _Here:
     point and all."""
 
     by = "from arrays in this process"  # (run.log: who selected, bred and evaluated a generation)
-    behind = 0  # how many generations' books (:class:`_Books`) may wait while the next is made
+    behind = 0  # how many generations' books (evo.run.shards.books) may wait while the next is made
 
     def __init__(self, evolution: Evolution, context: Any, cut: int = 0, shared: Shared | None = None):
         evolution.drop_ahead()  # the copy's draws start where the next ask's would
@@ -144,7 +140,7 @@ class _Here:
         :meth:`~evo.run.shards.state.ShardState.make` takes it (it must not raise)."""
         state = self.state
         try:
-            return state.make(g, meanwhile)
+            return self._made(g, meanwhile)
         except threading.BrokenBarrierError:
             return self.partners_why()
         except Exception as exc:  # noqa: BLE001 (the generation is then made the other way, logged)
@@ -153,7 +149,10 @@ class _Here:
                     state.shared.barrier.abort()
             if not isinstance(exc, Unsupported):  # (a bug: its traceback in run.log)
                 log.warning("generation %d could not be made from arrays:", g, exc_info=exc)
-            return _why(exc)
+            return why(exc)
+
+    def _made(self, g: int, meanwhile: Callable[[], bool] | None) -> BredGeneration:
+        return self.state.make(g, meanwhile)
 
     def partners_why(self) -> str:
         """Why the meeting point broke (a partner's reason)."""
@@ -231,91 +230,121 @@ class _Stint(_Here):
             reader.close()
 
 
-class _Books:
-    """The ``evo run`` process's books of the generations made from arrays (reporting the one before,
-    telling the next, its status: :func:`_generation_told`), in order, in pieces: with partners, those
-    of a generation are done where this process would otherwise wait for them (:meth:`step`: for the
-    next generation from worker 1, at its meeting point), the rest after it (:meth:`finish`):
-    docs/performance.md, "Round thirty-one"."""
+class Partnered(_Here):
+    """A stint of the ``evo run`` process (party 0) and ``pool``'s chunk runners (parties 1..): each makes
+    every generation of ``generations`` from arrays on its own copy of the run and scores its share of
+    the kernel calls (:meth:`~evo.run.shards.state.ShardState.scored_share`); this process sends each
+    partner the last generation's scores with the next generation's step as soon as it has them all,
+    then moves its own copy on and tells the generation (its books in pieces where it waits for the
+    partners). ``pool``: a :class:`~evo.run.backends.dask_pool.DaskPool` with chunk runners."""
 
-    def __init__(self) -> None:
-        self.queue: collections.deque[Iterator[None]] = collections.deque()
-        self.error: Exception | None = None
-        self.stopped = False  # a callback asked to stop when a generation was reported
+    by = "by this process and the dask workers"
+    behind = 1
 
-    def step(self) -> bool:
-        """One piece; whether it was (not after an error: :meth:`finish` raises it)."""
-        while self.queue and self.error is None and not self.stopped:
-            try:
-                next(self.queue[0])
-            except StopIteration:
-                self.queue.popleft()
-                continue
-            except Exception as exc:  # noqa: BLE001 (raised by finish, not taken for the generation's)
-                self.error = exc
-                return False
-            return True
-        return False
+    def __init__(self, evolution: Evolution, context: Any, pool: Any, generations: range, cut: int = 0):
+        self.parties = 1 + pool.partners()
+        super().__init__(evolution, context, cut or CALLS_PER_WORKER * self.parties)
+        self.pool, self.stop = pool, generations.stop
+        first = FIRST_SHARE / self.parties
+        rest = (1.0 - first) / max(1, self.parties - 1)
+        self.weights = (first, *[rest] * (self.parties - 1))
+        own = self.state
+        begin = (own.arrays(), own.evolution.rng.bit_generator.state, own.generation, own.evolution.settings)
+        self.begin: tuple | None = (*begin, own.cut)
+        self.answers: queue.Queue = queue.Queue()  # this stint's answers only
+        self.sent: int | None = None  # the generation whose steps are out
+        self.lost = False
 
-    def finish(self, keep: int = 0) -> bool:
-        """All but the last ``keep`` generations' books done now (the error a piece met raised here);
-        whether the run stops."""
-        error, self.error = self.error, None
-        if error is not None:
-            raise error
-        while len(self.queue) > keep and not self.stopped:
-            for _ in self.queue.popleft():
-                pass
-        if self.stopped:
-            self.queue.clear()
-        return self.stopped
+    def _send(self, g: int, scores: tuple | None) -> None:
+        """Generation ``g``'s step to every partner (with the copy to make at the stint's first)."""
+        for me in range(1, self.parties):
+            data = (g, scores, self.weights, me, self.begin)
+            sent = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+            self.pool.call_partner(me - 1, sent, self.answers, me)
+        self.begin, self.sent = None, g
 
-
-def _generation_told(
-    prepared: Prepared, callbacks: list[Callback], bred: BredGeneration, seconds: float, by: str
-) -> Generator[None, None, tuple[tuple[Any, ...], GenerationStatus]]:
-    """Tell a generation made from arrays (``by``: by whom, for the log), and give it to the callbacks
-    (two pieces of :class:`_Books`): its ``run.log`` line and its status, for them to report."""
-    evolution, g = prepared.evolution, bred.generation
-    evaluations = int(bred.fitness.size)
-    for callback in callbacks:
-        callback.on_generation_start(g, evaluations)
-        callback.on_evaluated(evaluations)
-    kept = 0.0  # (the pieces' time, not the waits between them)
-    pieces = evolution.tell_bred_in_pieces(bred)
-    while True:
+    def _made(self, g: int, meanwhile: Callable[[], bool] | None) -> BredGeneration:
+        state = self.state
+        if self.sent != g:
+            self._send(g, None)
+        planned = state.planned()
+        children, laid = state.bred(*planned[1:])
         started = time.perf_counter()
-        try:
-            next(pieces)
-        except StopIteration as told:
-            record = told.value
-            break
-        finally:
-            kept += time.perf_counter() - started
-        yield
-    first = prepared.plugin.objectives[0]
-    line = (
-        "generation %d: %d evaluations, %d exploded; %s best %.6g mean %.6g; selected, bred and evaluated"
-        " %s in %.3f s (%.1f evaluations/s), told in %.3f s",
-        g, evaluations, record["exploded"], first, record[f"{first}_best"], record[f"{first}_mean"], by,
-        seconds, evaluations / max(seconds, 1e-9), kept,
-    )  # fmt: skip
-    yield
-    return line, told_status(prepared, callbacks, g, evaluations, record, seconds + kept)
+        state.scored_share(laid, g % 2, self.weights, 0)
+        self._gathered(g, meanwhile, time.perf_counter() - started)
+        if g + 1 < self.stop:  # the partners go on at once; this process moves on and tells meanwhile
+            self._send(g + 1, state._scores(g, children[0].shape[0]))
+        return state.moved_on(g, planned, children, laid)
+
+    def _gathered(self, g: int, meanwhile: Callable[[], bool] | None, own: float) -> None:
+        """The partners' scores of generation ``g`` put into this process's arrays, ``meanwhile`` called
+        while none is there; then the next generation's shares set (:meth:`_balance`).
+
+        Raises:
+            Unsupported: a partner could not make its share (why), or was lost."""
+        fitness, exploded = self.state.shared.fitness[g % 2], self.state.shared.exploded[g % 2]
+        waiting, blocked, last = set(range(1, self.parties)), 0.0, 0.0
+        while waiting:
+            try:
+                me, outcome, arrived = self.answers.get_nowait()
+            except queue.Empty:
+                if meanwhile is not None and meanwhile():
+                    continue
+                meanwhile = None
+                since = time.perf_counter()
+                try:
+                    me, outcome, arrived = self.answers.get(timeout=self.pool.poll)
+                except queue.Empty:
+                    self.pool.check_partners()
+                    continue
+                finally:
+                    blocked += time.perf_counter() - since
+            if outcome is None:
+                self.lost = True
+                raise Unsupported(_LOST)
+            made, why, detail, members, got, burst, _ = pickle.loads(outcome)
+            if made != g:  # (a step of a generation this stint no longer waits for)
+                continue
+            if why is not None:
+                if detail is not None:
+                    log.warning("generation %d: a dask worker's error:\n%s", g, detail)
+                raise Unsupported(why)
+            fitness[members], exploded[members] = got, burst
+            waiting.discard(me)
+            last = max(last, arrived)
+        self._balance(own, blocked, max(0.0, time.perf_counter() - last))
+
+    def _balance(self, own: float, blocked: float, late: float) -> None:
+        """The next generation's shares: this process's share grows by the part of the generation's
+        calls it waited for the partners (``blocked``, with no books left to keep), and shrinks by the part
+        the partners' last answer waited for it (``late``); ``own``: its own calls' seconds."""
+        first = self.weights[0]
+        if own <= 0.0 or self.parties < 2:
+            return
+        total = own / first  # (about: every party's calls, at this process's pace)
+        first = min(1.0 - _LEAST, max(_LEAST, first + _GAIN * (blocked - late) / total))
+        rest = (1.0 - first) / (self.parties - 1)
+        self.weights = (first, *[rest] * (self.parties - 1))
+
+    def close(self) -> None:
+        """A lost partner's runners dropped from the pool (its chunks go as tasks from now on)."""
+        if self.lost:
+            self.pool.partner_lost()
 
 
 def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> bool:
-    """:func:`evo.run.generations.run_generations` for the ``shards`` backend (a run
-    :func:`why_not_sharded` allows): each stint forks ``backend.workers - 1`` workers from the state
-    after the last generation told, which make the generations after it with this process (worker 0,
-    :class:`_Stint`; with one worker, this process alone: :class:`_Here`) until the last, or until one
-    they cannot make; that one is made here on ``backend`` (:class:`~evo.run.backends.threads.Threads`),
-    as are generation 0 and the last few (:data:`FEWEST`), by
+    """:func:`evo.run.generations.run_generations` for the ``shards`` backend, and for a local dask
+    cluster's (a run :func:`why_not_sharded` allows): each stint forks ``backend.workers - 1`` workers
+    from the state after the last generation told, which make the generations after it with this process
+    (worker 0, :class:`_Stint`; with one worker, this process alone: :class:`_Here`; on a local dask
+    cluster, its chunk runners with this process: :class:`Partnered`) until the last, or until one they
+    cannot make; that one is made here on ``backend`` (:class:`~evo.run.backends.threads.Threads`, or the
+    dask pool's chunks), as are generation 0 and the last few (:data:`FEWEST`), by
     :func:`~evo.run.generations.run_generations` (its checkpoints and bookkeeping beside the next
-    generation's work). Each generation made from arrays is told here (:class:`_Books`): with one
-    worker as soon as it is made, with more in pieces while the next is made and the rest after it,
-    and reported once the next is told (its checkpoint written meanwhile). Returns True when a callback
-    stopped the run before its last generation."""
+    generation's work). Each generation made from arrays is told here
+    (:class:`~evo.run.shards.books.Books`): with one worker as soon as it is made, with more in pieces
+    while the next is made and the rest after it, and reported once the next is told (its checkpoint
+    written meanwhile). Returns True when a callback stopped the run before its last generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations
     told: Any = None  # the last generation told, not yet reported
@@ -324,7 +353,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     def stopped_after(previous: Any) -> bool:
         return reported_and_stopped(previous, callbacks, evolution.generation, total)
 
-    books = _Books()
+    books = Books()
 
     def books_of(bred: BredGeneration, seconds: float, by: str) -> Iterator[None]:
         nonlocal told
@@ -334,24 +363,30 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
                 books.stopped = True
                 return
             yield
-        told = yield from _generation_told(prepared, callbacks, bred, seconds, by)
+        told = yield from generation_told(prepared, callbacks, bred, seconds, by)
 
+    partners = getattr(backend, "partners_why", None)  # (a local dask cluster's chunk runners)
     while evolution.generation + 1 < total:
         reason = _stint_reason(evolution, total, backend.workers)
+        for_good = reason == _TOO_FEW  # (the rest is made here, else one generation before the next try)
+        if reason is None and partners is not None:
+            reason, for_good = partners()
         if wait_here or reason is not None:  # generations here, as the threads backend makes them
             if told is not None and stopped_after(told):
                 return True
             told = None
             g = evolution.generation + 1
-            until = total if reason == _TOO_FEW else g + max(wait_here, 1)
+            until = total if for_good else g + max(wait_here, 1)
             wait_here = 0
             if run_generations(prepared, backend, callbacks, until):
                 return True
             continue
         warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
         start = evolution.generation + 1
-        if backend.workers >= 2:
-            stint: _Here = _Stint(evolution, backend.context, backend.workers, range(start, total))
+        if partners is not None:
+            stint: _Here = Partnered(evolution, backend.context, backend, range(start, total))
+        elif backend.workers >= 2:
+            stint = _Stint(evolution, backend.context, backend.workers, range(start, total))
         else:
             stint = _Here(evolution, backend.context)
         try:

@@ -24,7 +24,7 @@ from evo.run.batching import _lanes_recording, _output
 from evo.sim.batch import _call_costs, _in_turn, _kernel_calls, steps_for
 from evo.sim.laid import Laid
 
-__all__ = ["Shared", "ShardState", "Unsupported", "taken"]
+__all__ = ["Shared", "ShardState", "Unsupported", "dealt", "taken"]
 
 
 class Unsupported(Exception):
@@ -221,6 +221,20 @@ class Room:
 _WORD = (1 << 64) - 1
 
 
+def dealt(costs: list[int], weights: tuple[float, ...]) -> list[list[int]]:
+    """Calls of these ``costs`` (costliest first) dealt to parties of these ``weights`` (their shares of
+    the work, summing to about 1): each call in turn to the party whose load over weight is least (the
+    first of equals). Returns each party's call positions, in order. The same for every party that
+    computes it: who runs a call never changes a score."""
+    loads = [0.0] * len(weights)
+    out: list[list[int]] = [[] for _ in weights]
+    for i, cost in enumerate(costs):
+        party = min(range(len(weights)), key=lambda p: ((loads[p] + cost) / weights[p], p))
+        loads[party] += cost
+        out[party].append(i)
+    return out
+
+
 def _laid(children: tuple, theta0: np.ndarray, sign: np.ndarray, autoreverse: np.ndarray) -> Laid:
     """The new children (:meth:`ShardState.bred`'s arrays) laid for the kernel, with these waves."""
     sizes, positions, links, genes, waves, _ = children
@@ -261,17 +275,24 @@ class ShardState:
     between generations (forked with it: the worker draws from its copy of the run's generator, the same
     draws in the same order as the ``evo run`` process's ``ask`` would make), ``context`` the run's
     :class:`~evo.run.job.BreedContext`, ``cut`` how many kernel calls to cut a generation's children
-    into (about: :func:`evo.sim.batch.lane_calls`)."""
+    into (about: :func:`evo.sim.batch.lane_calls`); ``arrays``: the population's arrays as
+    :meth:`arrays` gave them (another process's copy: ``evolution`` then needs only its settings, its
+    generator and its generation)."""
 
-    def __init__(self, evolution: Any, context: Any, shared: Shared, cut: int):
-        population = evolution.population
-        creatures = [ind.creature for ind in population]
+    def __init__(self, evolution: Any, context: Any, shared: Shared, cut: int, arrays: tuple | None = None):
         self.evolution, self.context, self.shared, self.cut = evolution, context, shared, cut
-        self.ends = gathered(creatures)
-        self.theta0 = np.array([float(c.wave_phase) for c in creatures])
-        self.sign = np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures])
-        self.auto = np.array([c.autoreverse for c in creatures], dtype=np.uint8)
-        self.fit = np.array([ind.fitness.wvalues[0] for ind in population])
+        if arrays is None:
+            population = evolution.population
+            creatures = [ind.creature for ind in population]
+            self.ends = gathered(creatures)
+            self.theta0 = np.array([float(c.wave_phase) for c in creatures])
+            self.sign = np.array([-1.0 if c.wave_reverse else 1.0 for c in creatures])
+            self.auto = np.array([c.autoreverse for c in creatures], dtype=np.uint8)
+            self.fit = np.array([ind.fitness.wvalues[0] for ind in population])
+        else:
+            self.ends, self.theta0, self.sign, self.auto, self.fit = arrays
+            for array in self.ends[:7]:  # (as gathered gives them: the compiled brood's types)
+                array.setflags(write=False)
         s = evolution.settings
         self.elite = min(s.ga.elite, s.population - 1)
         self.weight = s.weights[0]
@@ -284,6 +305,11 @@ class ShardState:
         self.stride = steps_for(every, world.dt, "record_every")
         self.generation = evolution.generation  # the last generation these arrays are the population of
         self.me = 0  # which worker of ``shared`` this is (a forked worker sets its own)
+
+    def arrays(self) -> tuple:
+        """The population's arrays (its members end to end, their waves, their weighted fitness), as
+        another process's copy is made from them."""
+        return self.ends, self.theta0, self.sign, self.auto, self.fit
 
     def planned(self) -> tuple[np.ndarray, ...]:
         """The next generation's elites, and per pair brood its parents' rows, flags (two, mate, mutate
@@ -321,6 +347,38 @@ class ShardState:
         laid = _laid(tuple(children), self.theta0[templates], self.sign[templates], self.auto[templates])
         return tuple(children), laid
 
+    def _cut(self, laid: Any) -> tuple[list, list[int], tuple]:
+        """The generation's kernel calls (about :attr:`cut` of them), costliest first, their costs, and
+        the rows they read.
+
+        Raises:
+            Unsupported: children the kernel simulates one by one."""
+        count = laid.masses.shape[0]
+        laid_rows = (laid, np.arange(count, dtype=np.int64))
+        if not count:
+            return [], [], laid_rows
+        singles, cut = _kernel_calls(None, self.world, self.cut, laid_rows)
+        if singles:
+            raise Unsupported("children the kernel simulates one by one")
+        costs = _call_costs(cut, None, laid_rows)
+        order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
+        return [cut[i] for i in order], [costs[i] for i in order], laid_rows
+
+    def _score(self, calls: list, laid_rows: tuple, parity: int) -> None:
+        """Run ``calls`` and score them by the plugin's compiled reducer into the shared arrays of this
+        ``parity``.
+
+        Raises:
+            Unsupported: lanes the reducer leaves to the plugin's Python."""
+        fitness, exploded = self.shared.fitness[parity], self.shared.exploded[parity]
+        world, steps, stride, nth, bound = self.world, self.steps, self.stride, self.nth, self.bound
+        for call in _in_turn(calls, None, world, steps, stride, laid_rows):
+            scores = reduce_outputs(bound, [_output(call)], call.frames(), nth)
+            if scores.python.any():
+                raise Unsupported("lanes the plugin's compiled reducer leaves to its Python")
+            fitness[call.members] = scores.fitness[:, 0]
+            exploded[call.members] = scores.exploded
+
     def scored(self, laid: Any, parity: int) -> None:
         """This worker's share of the generation's kernel calls: the whole cut dealt one call at a time,
         costliest first, from the shared counter, each scored by the plugin's compiled reducer into the
@@ -331,30 +389,28 @@ class ShardState:
             Unsupported: children the kernel simulates one by one, or lanes the reducer leaves to the
                 plugin's Python."""
         shared, base = self.shared, self.base
-        count = laid.masses.shape[0]
-        cut: list = []
-        world, steps, stride, nth, bound = self.world, self.steps, self.stride, self.nth, self.bound
-        if count:
-            laid_rows = (laid, np.arange(count, dtype=np.int64))
-            singles, cut = _kernel_calls(None, world, self.cut, laid_rows)
-            if singles:
-                raise Unsupported("children the kernel simulates one by one")
-            costs = _call_costs(cut, None, laid_rows)
-            order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
+        cut, _, laid_rows = self._cut(laid)
         self.base = base + len(cut) + shared.workers
-        fitness, exploded = shared.fitness[parity], shared.exploded[parity]
         while True:
             with shared.counter.get_lock():
                 number = shared.counter.value
                 shared.counter.value = number + 1
             if number - base >= len(cut):
                 return
-            for call in _in_turn([cut[order[number - base]]], None, world, steps, stride, laid_rows):
-                scores = reduce_outputs(bound, [_output(call)], call.frames(), nth)
-                if scores.python.any():
-                    raise Unsupported("lanes the plugin's compiled reducer leaves to its Python")
-                fitness[call.members] = scores.fitness[:, 0]
-                exploded[call.members] = scores.exploded
+            self._score([cut[number - base]], laid_rows, parity)
+
+    def scored_share(self, laid: Any, parity: int, weights: tuple[float, ...], me: int) -> np.ndarray:
+        """Party ``me``'s share of the generation's kernel calls, where each party's share is set in
+        advance (:func:`dealt`, by ``weights``: every party computes the same deal), scored into this
+        worker's arrays of this ``parity`` (:attr:`shared` of this process alone). Returns the children
+        scored (their rows, in call order).
+
+        Raises:
+            Unsupported: as :meth:`scored`."""
+        cut, costs, laid_rows = self._cut(laid)
+        mine = [cut[i] for i in dealt(costs, weights)[me]]
+        self._score(mine, laid_rows, parity)
+        return np.array([k for _, members in mine for k in members], dtype=np.int64)
 
     def make(self, g: int, meanwhile: Callable[[], bool] | None = None) -> BredGeneration:
         """Generation ``g`` whole, as one worker of :attr:`shared` makes it: :meth:`planned`, :meth:`bred`,

@@ -1,0 +1,138 @@
+"""Generations from arrays on a local dask cluster: the evo run process and the cluster's chunk runners each
+make every generation on their own copy of the run, score the share of the kernel calls dealt to them and
+send each other the scores; the folder is every other backend's, whether they made every generation or
+left some to the dask chunks (a partner that cannot make one, a worker lost)."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import psutil
+import pytest
+from test_shards import config_of, leave_generation_3, run
+
+from evo.run.backends.dask_pool import DaskPool, started_first
+from evo.run.callbacks import Callback
+from evo.run.shards.engine import FIRST_SHARE, Partnered
+from evo.run.shards.state import ShardState, Unsupported, dealt
+
+
+def made_with_dask(log: str) -> int:
+    return log.count("selected, bred and evaluated by this process and the dask workers")
+
+
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory):
+    """The 8-generation run of 1 worker on the inprocess backend."""
+    return run(tmp_path_factory.mktemp("alone"), "alone", config_of(1, "inprocess", 8))[1]
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Each pool's chunks and steps sent, read as it closes."""
+    sent: dict[str, int] = {}
+    close, call = DaskPool.close, DaskPool.call_partner
+
+    def noting(pool: DaskPool) -> None:
+        sent.update(pool.sent)
+        close(pool)
+
+    def calling(pool: DaskPool, *args) -> None:
+        pool.sent["step"] = pool.sent.get("step", 0) + 1
+        call(pool, *args)
+
+    monkeypatch.setattr(DaskPool, "close", noting)
+    monkeypatch.setattr(DaskPool, "call_partner", calling)
+    return sent
+
+
+def test_this_process_and_the_chunk_runners_make_every_generation_after_the_first_and_the_folder_of_one(
+    tmp_path, alone, counted
+):
+    with started_first():  # (the cluster ready before generation 0: every later generation from arrays)
+        log, made, result = run(tmp_path, "dask", config_of(2, "dask", 8))
+    assert made_with_dask(log) == 7 and made == alone and result.generation == 7
+    # generation 0 in chunks (one to the chunk runner), then one step a generation, the first carrying
+    # the copy of the run
+    assert counted == {"runner": 1, "task": 0, "step": 7}
+    with started_first():
+        log, made, _ = run(tmp_path, "three", config_of(3, "dask", 8))
+    assert made_with_dask(log) == 7 and made == alone and counted["step"] == 14  # to two runners
+
+
+def test_a_generation_a_partner_cannot_make_is_made_in_chunks_and_a_new_stint_starts_after_it(
+    tmp_path, alone, monkeypatch
+):
+    share = ShardState.scored_share
+
+    def not_in_generation_3(self, laid, parity, weights, me):
+        if me == 1 and self.generation + 1 == 3:
+            raise Unsupported("the partner's reason")
+        return share(self, laid, parity, weights, me)
+
+    monkeypatch.setattr(ShardState, "scored_share", not_in_generation_3)  # (the forked workers have it)
+    with started_first():
+        log, made, _ = run(tmp_path, "left", config_of(2, "dask", 8))
+    assert "generation 3 is made in this process: the partner's reason" in log
+    assert made_with_dask(log) == 6 and made == alone  # 1, 2, then 4 to 7 by a second stint
+
+
+def test_a_brood_left_to_python_is_made_in_chunks_and_changes_nothing(tmp_path, alone, monkeypatch):
+    leave_generation_3(monkeypatch)  # (this process and the partner both meet it)
+    with started_first():
+        log, made, _ = run(tmp_path, "left", config_of(2, "dask", 8))
+    assert "generation 3 is made in this process: a brood the compiled operators leave to Python" in log
+    assert made_with_dask(log) == 6 and made == alone
+
+
+class _KillAPartner(Callback):
+    """SIGKILLs one of the local cluster's worker processes (forked from this one) once generation ``at``
+    is told."""
+
+    def __init__(self, at: int):
+        self.at, self.killed = at, None
+
+    def on_generation_told(self, status) -> None:
+        if status.generation == self.at and self.killed is None:
+            me = psutil.Process()
+            workers = [p for p in me.children() if p.cmdline() == me.cmdline()]
+            self.killed = min(p.pid for p in workers)
+            os.kill(self.killed, signal.SIGKILL)
+
+
+def test_a_partner_lost_leaves_its_generation_and_the_rest_to_chunks_as_tasks(tmp_path, alone):
+    killer = _KillAPartner(at=3)
+    with started_first():
+        log, made, _ = run(tmp_path, "lost", config_of(3, "dask", 8), callbacks=[killer])
+    assert killer.killed is not None
+    assert "a dask worker of the local cluster was lost" in log and "chunks go as tasks" in log
+    assert 3 <= made_with_dask(log) < 7 and made == alone
+
+
+def test_calls_are_dealt_once_each_the_same_way_and_by_the_weights():
+    costs = [9, 7, 7, 5, 4, 4, 3, 2, 2, 1]
+    halves = dealt(costs, (0.5, 0.5))
+    assert sorted(i for party in halves for i in party) == list(range(len(costs)))
+    assert halves == dealt(costs, (0.5, 0.5)) and halves[0][0] == 0  # the first of equals: party 0
+    loads = [sum(costs[i] for i in party) for party in halves]
+    assert abs(loads[0] - loads[1]) <= max(costs)
+    light = dealt(costs, (0.25, 0.75))
+    assert sum(costs[i] for i in light[0]) < sum(costs[i] for i in light[1]) / 2
+    assert dealt(costs, (1.0,)) == [list(range(len(costs)))]
+    assert dealt([], (0.5, 0.5)) == [[], []]
+
+
+def test_this_process_s_share_grows_when_it_waited_and_shrinks_when_the_partners_did():
+    stint = Partnered.__new__(Partnered)  # (its shares alone)
+    stint.parties = 2
+    stint.weights = (FIRST_SHARE / 2, 1 - FIRST_SHARE / 2)
+    first = stint.weights[0]
+    stint._balance(own=0.010, blocked=0.002, late=0.0)
+    assert stint.weights[0] > first and sum(stint.weights) == pytest.approx(1.0)
+    grown = stint.weights[0]
+    stint._balance(own=0.010, blocked=0.0, late=0.004)
+    assert stint.weights[0] < grown
+    for _ in range(100):
+        stint._balance(own=0.010, blocked=0.0, late=1.0)
+    assert stint.weights[0] == pytest.approx(0.05) and stint.weights[1] == pytest.approx(0.95)
