@@ -372,7 +372,7 @@ _PHASES = (
     ("evo.run.shards.state", "ShardState", "scored", "arrays: the calls' lanes and scoring"),
     ("evo.run.shards.state", "ShardState", "moved_on", "arrays: moving on"),
     ("evo.ga.loop", "Evolution", "tell_bred_in_pieces", "arrays: tell (hall of fame, statistics)"),
-    ("evo.run.shards.engine", "", "told_status", "arrays: the generation's status"),
+    ("evo.run.shards.books", "", "told_status", "arrays: the generation's status"),
     ("evo.run.shards.engine", "", "reported_and_stopped", "arrays: the report before, callbacks"),
 )
 # the phases of the generations made from arrays
