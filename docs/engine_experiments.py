@@ -75,6 +75,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards-variants [ROUNDS]  # 1 from arrays, split, cuts (30)
     .venv/bin/python docs/engine_experiments.py shards-books [ROUNDS]  # books in waits, room, meeting (31)
     .venv/bin/python docs/engine_experiments.py shards-waits [GENERATIONS]  # a generation by worker (31)
+    .venv/bin/python docs/engine_experiments.py dask-arrays [ROUNDS]  # dask from arrays, in chunks (32)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3423,6 +3424,65 @@ def shards_waits(config, tmp: Path, generations: int = 120) -> None:
         print(f"  {who}, ms a generation over {count:.0f}: {parts}")
 
 
+# -- round thirty-two: a local dask cluster makes the generations from arrays --------------------------
+
+
+@contextlib.contextmanager
+def _dask_in_chunks():
+    """The dask backend as before round thirty-two: every generation in chunks (no stint from arrays)."""
+    from evo.run.backends.dask_pool import DaskPool
+
+    shipped = DaskPool.shards
+    DaskPool.shards = property(lambda self: False)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        DaskPool.shards = shipped  # type: ignore[assignment]
+
+
+def dask_arrays(config, tmp: Path, rounds: int = 5) -> None:
+    """Round thirty-two: whole 2-worker walkers runs, ``rounds`` interleaved rounds, on the fork pool, a
+    local dask cluster in chunks (before this round), a local dask cluster making the generations from
+    arrays (shipped), and the default (shards); each one's wall rate and CPU seconds against the fork
+    pool's round by round (medians), against the default's, and whether its folder is the fork pool's."""
+    import statistics
+
+    two = {"workers": 2}
+    kinds: dict[str, tuple[Any, Callable[[], Any]]] = {
+        "fork pool": (config.replace(pool=two | {"backend": "fork"}), contextlib.nullcontext),
+        "dask in chunks (round thirty-one)": (
+            config.replace(pool=two | {"backend": "dask"}),
+            _dask_in_chunks,
+        ),
+        "dask from arrays (shipped)": (
+            config.replace(pool=two | {"backend": "dask"}),
+            contextlib.nullcontext,
+        ),
+        "the default (shards)": (config.replace(pool=two), contextlib.nullcontext),
+    }
+    folders = {name: tmp / f"{name.split()[0]}-{len(name)}" for name in kinds}
+    seen = _variants_interleaved(kinds, folders, rounds, "dask from arrays (shipped)")
+    reference, forks, default = (
+        folder_digest(folders["fork pool"], IGNORED),
+        seen["fork pool"],
+        seen["the default (shards)"],
+    )
+    load = os.getloadavg()[0]
+    print(f"walkers, 2 workers, medians of {rounds} interleaved rounds (load {load:.1f} at the end):")
+    for name in kinds:
+        walls = [a[0] / b[0] for a, b in zip(forks, seen[name], strict=True)]
+        cpus = [a[1] / b[1] for a, b in zip(forks, seen[name], strict=True)]
+        against = [a[0] / b[0] for a, b in zip(default, seen[name], strict=True)]
+        same = "yes" if folder_digest(folders[name], IGNORED) == reference else "no"
+        print(
+            f"  {name}: {statistics.median(w for w, _ in seen[name]):.2f} s wall,"
+            f" {statistics.median(c for _, c in seen[name]):.2f} CPU-s; {statistics.median(walls):.2f}x the"
+            f" fork pool's wall rate (round by round {', '.join(f'{x:.2f}' for x in walls)}),"
+            f" {statistics.median(cpus):.2f}x per CPU-second; {statistics.median(against):.2f}x the default's"
+            f" wall rate; folder identical: {same}"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -3486,6 +3546,10 @@ def main() -> None:
     if sys.argv[1:2] == ["shards-waits"]:  # round thirty-one: a two-worker generation, worker by worker
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
             shards_waits(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["dask-arrays"]:  # round thirty-two: a local dask cluster, from arrays
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            dask_arrays(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))

@@ -103,13 +103,9 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert fields["walkers"]["default_vs_one_busy_wall"] > 0
     assert fields["walkers"]["two_kernels_vs_one_cpu"] > 0
     walkers = fields["walkers"]
-    # the local cluster's scheduler and workers cost CPU beyond the fork pool's; the bound is the fork
-    # pool's wall time over the least the local cluster's run could take: the fork pool's CPU plus that,
-    # over every CPU
-    once = walkers["dask_once_cpu_s"]
-    least = (walkers["fork_cpu"] + once) / fields["cpus"]
-    assert once > 0, walkers
-    assert math.isclose(walkers["dask_vs_fork_wall_bound"], min(1.0, walkers["fork_wall"] / least)), walkers
+    # the local cluster's scheduler and workers cost CPU beyond the fork pool's in a 1-generation run
+    assert walkers["dask_once_cpu_s"] > 0, walkers
+    assert walkers["dask_vs_two_wall"] == walkers["two_wall"] / walkers["dask_wall"], walkers
     assert fields["shipping"]["pickling_cpu_s"] > 0 and 0 < fields["shipping"]["share"] < 1
     shipping = fields["shipping"]
     assert shipping["results_as_objects_cpu_s"] > 0 and shipping["results_as_arrays_cpu_s"] > 0
