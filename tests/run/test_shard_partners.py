@@ -10,7 +10,7 @@ import signal
 
 import psutil
 import pytest
-from test_shards import config_of, leave_generation_3, run
+from test_shards import StopAfter, config_of, leave_generation_3, run
 
 from evo.run.backends.dask_pool import DaskPool, started_first
 from evo.run.callbacks import Callback
@@ -108,6 +108,27 @@ def test_a_partner_lost_leaves_its_generation_and_the_rest_to_chunks_as_tasks(tm
     assert killer.killed is not None
     assert "a dask worker of the local cluster was lost" in log and "chunks go as tasks" in log
     assert 3 <= made_with_dask(log) < 7 and made == alone
+
+
+def test_a_stop_request_leaves_the_reported_generation_and_a_resume_on_dask_goes_on_exactly(tmp_path, alone):
+    with started_first():
+        log, made, result = run(tmp_path, "stopped", config_of(2, "dask", 8), [StopAfter(2)])
+    assert result.stopped and result.generation == 2 and made_with_dask(log) == 2
+    _, made_alone, _ = run(tmp_path, "stopped-alone", config_of(1, "inprocess", 8), [StopAfter(2)])
+    assert made == made_alone
+    with started_first():
+        log, made, result = run(tmp_path, "stopped", config_of(2, "dask", 8), resume=True)
+    # (run.log goes on: the resumed run's first generation starts the cluster, in chunks; then 4 to 7)
+    assert result.generation == 7 and made_with_dask(log) == 2 + 4 and made == alone
+
+
+def test_a_run_the_shards_workers_cannot_make_keeps_its_chunks(tmp_path):
+    refined = {"refine": {"every": 2, "top": 1, "budget": 40}}
+    with started_first():
+        log, made, _ = run(tmp_path, "refine", config_of(2, "dask", 4, ga=refined))
+    assert "the dask workers make this run's generations in chunks: [ga] refine" in log
+    assert made_with_dask(log) == 0
+    assert made == run(tmp_path, "refine-alone", config_of(1, "inprocess", 4, ga=refined))[1]
 
 
 def test_calls_are_dealt_once_each_the_same_way_and_by_the_weights():
