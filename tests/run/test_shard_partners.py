@@ -30,20 +30,20 @@ def alone(tmp_path_factory):
 
 @pytest.fixture
 def counted(monkeypatch):
-    """Each pool's chunks and steps sent, read as it closes."""
+    """Each pool's chunks sent, read as it closes, and the steps sent to its chunk runners."""
     sent: dict[str, int] = {}
-    close, call = DaskPool.close, DaskPool.call_partner
+    close, send = DaskPool.close, Partnered._send
 
     def noting(pool: DaskPool) -> None:
-        sent.update(pool.sent)
+        sent.update(pool.sent | {"step": sent.get("step", 0)})
         close(pool)
 
-    def calling(pool: DaskPool, *args) -> None:
-        pool.sent["step"] = pool.sent.get("step", 0) + 1
-        call(pool, *args)
+    def sending(stint: Partnered, *args) -> None:
+        send(stint, *args)
+        sent["step"] = sent.get("step", 0) + stint.parties - 1
 
     monkeypatch.setattr(DaskPool, "close", noting)
-    monkeypatch.setattr(DaskPool, "call_partner", calling)
+    monkeypatch.setattr(Partnered, "_send", sending)
     return sent
 
 
@@ -58,7 +58,7 @@ def test_this_process_and_the_chunk_runners_make_every_generation_after_the_firs
     assert counted == {"runner": 1, "task": 0, "step": 7}
     with started_first():
         log, made, _ = run(tmp_path, "three", config_of(3, "dask", 8))
-    assert made_with_dask(log) == 7 and made == alone and counted["step"] == 14  # to two runners
+    assert made_with_dask(log) == 7 and made == alone and counted["step"] == 7 + 14  # to two runners
 
 
 def test_a_generation_a_partner_cannot_make_is_made_in_chunks_and_a_new_stint_starts_after_it(

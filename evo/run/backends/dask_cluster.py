@@ -55,6 +55,7 @@ class ForkedCluster:
 
     def __init__(self, workers: int, *, start: bool = True):
         self._pipes: list[Any] = []
+        self._steps: list[Any] = []  # each worker's pipe for the steps of generations made from arrays
         self._processes: list[Any] = []
         self.cluster: Any = None
         try:
@@ -94,21 +95,33 @@ class ForkedCluster:
         try:
             for _ in range(workers):
                 here, there = context.Pipe()
+                steps_here, steps_there = context.Pipe()
                 # the worker closes its copies of this process's ends, or it would never see them close
-                ends = [*self._pipes, here]
+                ends = [*self._pipes, *self._steps, here, steps_here]
                 process = context.Process(
                     target=_forked_worker,
-                    args=(there, ends, os.getpid()),
+                    args=(there, steps_there, ends, os.getpid()),
                     name="evo-dask-worker",
                     daemon=True,
                 )
                 process.start()
                 there.close()
+                steps_there.close()
                 self._pipes.append(here)
+                self._steps.append(steps_here)
                 self._processes.append(process)
         finally:
             if main and previous is not None:
                 signal.signal(signal.SIGINT, previous)
+
+    def steps_pipe(self, pid: int) -> Any:
+        """This process's end of the pipe to the worker ``pid`` for the steps of generations made from
+        arrays (a chunk runner serves them: :meth:`evo.run.backends.dask_worker.ChunkRunner.serve_steps`);
+        None for a process that is not one of these workers."""
+        for process, pipe in zip(self._processes, self._steps, strict=True):
+            if process.pid == pid:
+                return pipe
+        return None
 
     @property
     def pids(self) -> list[int]:
@@ -129,7 +142,7 @@ class ForkedCluster:
     def close(self, timeout: float = 10) -> None:
         """Stop the workers (each leaves the scheduler, then exits; one still there after ``timeout``
         seconds is killed), then the scheduler."""
-        for pipe in self._pipes:  # a worker's end of the pipe sees it close: it leaves
+        for pipe in [*self._steps, *self._pipes]:  # a worker's end of the pipe sees it close: it leaves
             pipe.close()
         deadline = time.monotonic() + timeout
         for process in self._processes:
@@ -137,18 +150,21 @@ class ForkedCluster:
             if process.is_alive():
                 process.kill()
                 process.join()
-        self._pipes, self._processes = [], []
+        self._pipes, self._steps, self._processes = [], [], []
         cluster, self.cluster = self.cluster, None
         if cluster is not None:
             cluster.close(timeout=timeout)
 
 
-def _forked_worker(pipe: Any, parents_ends: list[Any], parent: int) -> None:
+def _forked_worker(pipe: Any, steps: Any, parents_ends: list[Any], parent: int) -> None:
     """A forked worker: wait for the scheduler's address, serve as a dask worker until the pipe closes,
-    then leave the scheduler and exit (without this process's exit handlers: they are the parent's)."""
+    then leave the scheduler and exit (without this process's exit handlers: they are the parent's).
+    ``steps``: its end of the pipe its chunk runner serves steps on."""
+    from evo.run.backends import dask_worker
     from evo.run.backends.dask_worker import freeze_inherited_heap
     from evo.run.backends.fork import leave_signals_to_parent
 
+    dask_worker.STEPS = steps
     freeze_inherited_heap()
     for end in parents_ends:
         end.close()

@@ -42,6 +42,7 @@ from evo.run.backends.dask_worker import (
     versions,
 )
 from evo.run.backends.inprocess import InProcess
+from evo.run.shards.remote import READY
 
 __all__ = ["DaskPool", "started_first"]
 
@@ -88,16 +89,6 @@ async def _forward(runner: int, number: int, call: Any, answers: queue.Queue) ->
         answers.put((runner, number, await call, False))
     except Exception:
         answers.put((runner, number, None, True))
-
-
-async def _answer(party: int, call: Any, answers: queue.Queue) -> None:
-    """Put a chunk runner's answer to a step to ``answers`` when it comes (in the client's event loop):
-    ``(party, pickled outcome or None when its worker is gone, when it arrived)``."""
-    try:
-        outcome = None if call is None else await call
-    except Exception:  # noqa: BLE001 (its worker is gone)
-        outcome = None
-    answers.put((party, outcome, time.perf_counter()))
 
 
 class DaskPool:
@@ -184,6 +175,8 @@ class DaskPool:
         # None: chunks go as tasks (a scheduler's address, or a runner was lost)
         self._runners: list[Any] | None = None
         self._runner_futures: list[Any] = []
+        self._runner_pids: list[int] = []  # their workers' process ids
+        self._serving: list[Any] = []  # the runners' calls serving steps, while they do
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
 
     @property
@@ -233,16 +226,33 @@ class DaskPool:
         """How many chunk runners there are."""
         return len(self._runners or ())
 
-    def call_partner(self, n: int, data: bytes, answers: queue.Queue, party: int) -> None:
-        """Send chunk runner ``n`` a step of the generations made from arrays
-        (:class:`evo.run.shards.engine.Partnered`, whose ``party`` it is); its answer goes to
-        ``answers`` as ``(party, pickled outcome, when it arrived)``, the outcome None when its worker
-        is gone."""
-        try:
-            call = self._runners[n].shard_step(data)  # type: ignore[index]
-        except Exception:  # noqa: BLE001 (its handle knows its worker is gone)
-            call = None
-        self._client.loop.add_callback(_answer, party, call, answers)
+    def partner_pipes(self) -> list[Any]:
+        """Start every chunk runner serving the steps of generations made from arrays and return this
+        process's ends of their pipes, in runner order (each has said it serves; what a stint before left
+        unread on them is dropped).
+
+        Raises:
+            RuntimeError: a runner did not start serving within ``RUNNER_ANSWER`` seconds."""
+        pipes = [self._cluster.steps_pipe(pid) for pid in self._runner_pids]
+        if any(pipe is None for pipe in pipes):
+            raise RuntimeError("a chunk runner has no pipe to this process")
+        self._serving = [runner.serve_steps() for runner in self._runners or ()]
+        deadline = time.monotonic() + RUNNER_ANSWER
+        for pipe in pipes:  # (an answer to a step of a stint that ended first comes before it: dropped)
+            while True:
+                if not pipe.poll(max(0.0, deadline - time.monotonic())):
+                    raise RuntimeError("a chunk runner did not start serving")
+                if pipe.recv_bytes() == READY:
+                    break
+        return pipes
+
+    def end_partners(self) -> None:
+        """The chunk runners stop serving steps (their chunks go on)."""
+        if self._cluster is not None:
+            for pid in self._runner_pids:
+                with contextlib.suppress(Exception):
+                    self._cluster.steps_pipe(pid).send_bytes(b"")
+        self._serving = []
 
     def check_partners(self) -> None:
         """While waiting for a chunk runner: raise when the scheduler or every worker is gone."""
@@ -387,13 +397,13 @@ class DaskPool:
                 # calls go through this client (which is not the process's default), and a call to a
                 # worker that is gone fails at once rather than waiting for its actor to come back
                 runner._client, runner._future = self._client, None
-            for runner in runners:  # each answers a first call, or chunks go as tasks
-                if runner.ready().result(timeout=RUNNER_ANSWER) is not True:
-                    raise RuntimeError("a chunk runner did not answer")
+            pids = [runner.ready().result(timeout=RUNNER_ANSWER) for runner in runners]
+            if not all(isinstance(pid, int) for pid in pids):  # each answers a first call, or tasks
+                raise RuntimeError("a chunk runner did not answer")
         except Exception as exc:
             log.debug("dask: no chunk runners (%s); chunks go as tasks", one_line(exc))
             return
-        self._runners, self._runner_futures = runners, futures
+        self._runners, self._runner_futures, self._runner_pids = runners, futures, pids
 
     def _check_workers(self) -> None:
         """Set the run up on every worker now (plugin, warm kernel); the first failure, by address, fails

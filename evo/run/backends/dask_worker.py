@@ -30,6 +30,9 @@ __all__ = [
     "versions",
 ]
 
+# a forked local-cluster worker's end of its pipe to the evo run process for the steps of generations made
+# from arrays (evo.run.backends.dask_cluster); None in any other worker
+STEPS: Any = None
 _STATES: dict[str, tuple[Job, Any]] = {}  # run token -> (job, context ready to use), in this worker
 _BLOBS: dict[str, tuple[bytes, int]] = {}  # run token -> (pickled job, context, setup; evo's log level)
 _STATE_LOCK = threading.Lock()
@@ -206,25 +209,27 @@ def chunk_on_worker(token: str, chunk: bytes) -> bytes:
 class ChunkRunner:
     """A dask actor holding one run on one worker of a local cluster: its :meth:`run` is
     :func:`chunk_on_worker`, called by the client straight on the worker (one round trip), not as a task
-    through the scheduler (docs/cluster.md, "Chunk runners"); :meth:`shard_step` makes generations from
-    arrays with it (:mod:`evo.run.shards.remote`)."""
+    through the scheduler (docs/cluster.md, "Chunk runners"); :meth:`serve_steps` makes generations
+    from arrays with it (:mod:`evo.run.shards.remote`)."""
 
     def __init__(self, token: str):
         self.token = token
         self.shard: Any = None  # its copy of the run, while generations are made from arrays
 
-    def ready(self) -> bool:
-        return True
+    def ready(self) -> int:
+        """Its worker's process id (a local cluster's workers are this machine's processes)."""
+        return os.getpid()
 
     def run(self, chunk: bytes) -> bytes:
         return chunk_on_worker(self.token, chunk)
 
-    def shard_step(self, data: bytes) -> bytes:
-        """A step of the generations made from arrays with the ``evo run`` process
-        (:func:`evo.run.shards.remote.step_on_worker`)."""
-        from evo.run.shards.remote import step_on_worker
+    def serve_steps(self) -> int:
+        """Serve the steps of generations made from arrays with the ``evo run`` process on the pipe
+        this worker was forked with (:data:`STEPS`), until it sends an empty message or closes; returns
+        how many were served (:func:`evo.run.shards.remote.serve_steps`). Its chunks wait meanwhile."""
+        from evo.run.shards.remote import serve_steps
 
-        return step_on_worker(self, lambda: _state(self.token)[1], data)
+        return serve_steps(self, lambda: _state(self.token)[1], STEPS)
 
 
 def _named_as_at_home(error: ErrorData | None, context: Any) -> ErrorData | None:

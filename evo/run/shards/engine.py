@@ -11,7 +11,6 @@ import logging
 import multiprocessing
 import os
 import pickle
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -236,7 +235,9 @@ class Partnered(_Here):
     the kernel calls (:meth:`~evo.run.shards.state.ShardState.scored_share`); this process sends each
     partner the last generation's scores with the next generation's step as soon as it has them all,
     then moves its own copy on and tells the generation (its books in pieces where it waits for the
-    partners). ``pool``: a :class:`~evo.run.backends.dask_pool.DaskPool` with chunk runners."""
+    partners). The steps go through a pipe to each runner's worker, forked by the local cluster with it
+    (:meth:`~evo.run.backends.dask_pool.DaskPool.partner_pipes`). ``pool``: a
+    :class:`~evo.run.backends.dask_pool.DaskPool` with chunk runners."""
 
     by = "by this process and the dask workers"
     behind = 1
@@ -251,16 +252,27 @@ class Partnered(_Here):
         own = self.state
         begin = (own.arrays(), own.evolution.rng.bit_generator.state, own.generation, own.evolution.settings)
         self.begin: tuple | None = (*begin, own.cut)
-        self.answers: queue.Queue = queue.Queue()  # this stint's answers only
+        self.pipes: list[Any] = []  # to each partner, once they serve
         self.sent: int | None = None  # the generation whose steps are out
         self.lost = False
 
     def _send(self, g: int, scores: tuple | None) -> None:
-        """Generation ``g``'s step to every partner (with the copy to make at the stint's first)."""
-        for me in range(1, self.parties):
+        """Generation ``g``'s step to every partner (with the copy to make at the stint's first).
+
+        Raises:
+            Unsupported: a partner is gone."""
+        if not self.pipes:
+            try:
+                self.pipes = self.pool.partner_pipes()
+            except Exception as exc:  # noqa: BLE001 (the generation is then made in chunks)
+                raise Unsupported(f"the chunk runners could not serve steps: {exc}") from None
+        for me, pipe in enumerate(self.pipes, start=1):
             data = (g, scores, self.weights, me, self.begin)
-            sent = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
-            self.pool.call_partner(me - 1, sent, self.answers, me)
+            try:
+                pipe.send_bytes(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+            except OSError:
+                self.lost = True
+                raise Unsupported(_LOST) from None
         self.begin, self.sent = None, g
 
     def _made(self, g: int, meanwhile: Callable[[], bool] | None) -> BredGeneration:
@@ -283,35 +295,32 @@ class Partnered(_Here):
         Raises:
             Unsupported: a partner could not make its share (why), or was lost."""
         fitness, exploded = self.state.shared.fitness[g % 2], self.state.shared.exploded[g % 2]
-        waiting, blocked, last = set(range(1, self.parties)), 0.0, 0.0
+        waiting, blocked, last = list(self.pipes), 0.0, 0.0
         while waiting:
-            try:
-                me, outcome, arrived = self.answers.get_nowait()
-            except queue.Empty:
+            ready = wait(waiting, timeout=0)
+            if not ready:
                 if meanwhile is not None and meanwhile():
                     continue
                 meanwhile = None
                 since = time.perf_counter()
-                try:
-                    me, outcome, arrived = self.answers.get(timeout=self.pool.poll)
-                except queue.Empty:
+                ready = wait(waiting, timeout=self.pool.poll)
+                blocked += time.perf_counter() - since
+                if not ready:
                     self.pool.check_partners()
                     continue
-                finally:
-                    blocked += time.perf_counter() - since
-            if outcome is None:
-                self.lost = True
-                raise Unsupported(_LOST)
-            made, why, detail, members, got, burst, _ = pickle.loads(outcome)
-            if made != g:  # (a step of a generation this stint no longer waits for)
-                continue
-            if why is not None:
-                if detail is not None:
-                    log.warning("generation %d: a dask worker's error:\n%s", g, detail)
-                raise Unsupported(why)
-            fitness[members], exploded[members] = got, burst
-            waiting.discard(me)
-            last = max(last, arrived)
+            for pipe in ready:
+                waiting.remove(pipe)
+                try:
+                    made, why, detail, members, got, burst, done = pickle.loads(pipe.recv_bytes())
+                except (EOFError, OSError):
+                    self.lost = True
+                    raise Unsupported(_LOST) from None
+                if why is not None:
+                    if detail is not None:
+                        log.warning("generation %d: a dask worker's error:\n%s", made, detail)
+                    raise Unsupported(why)
+                fitness[members], exploded[members] = got, burst
+                last = max(last, done)
         self._balance(own, blocked, max(0.0, time.perf_counter() - last))
 
     def _balance(self, own: float, blocked: float, late: float) -> None:
@@ -327,7 +336,9 @@ class Partnered(_Here):
         self.weights = (first, *[rest] * (self.parties - 1))
 
     def close(self) -> None:
-        """A lost partner's runners dropped from the pool (its chunks go as tasks from now on)."""
+        """The partners stop serving steps; a lost one's runners are dropped from the pool (chunks go as
+        tasks from now on)."""
+        self.pool.end_partners()
         if self.lost:
             self.pool.partner_lost()
 

@@ -15,7 +15,9 @@ from typing import Any
 from evo.ga.loop import Evolution
 from evo.run.shards.state import ShardState, Shared, Unsupported
 
-__all__ = ["RemoteShard", "step_on_worker", "why"]
+__all__ = ["READY", "RemoteShard", "serve_steps", "step_on_worker", "why"]
+
+READY = b"ready"  # what a chunk runner sends first on its pipe once it serves steps
 
 
 def why(exc: BaseException) -> str:
@@ -66,8 +68,8 @@ def step_on_worker(holder: Any, context: Callable[[], Any], data: bytes) -> byte
     ``context``: the run's context on this worker, set up on first use): ``data`` pickled as (generation,
     last scores, weights, party, the copy's (state, settings, cut) at a stint's first step, else None).
     Returns the pickled (generation, why not or None, traceback or None, children scored, fitness,
-    explosions, seconds); a copy that cannot go on is dropped (the next stint sends another)."""
-    start = time.perf_counter()
+    explosions, when it was done: ``time.perf_counter()``, one clock for every process of a machine); a
+    copy that cannot go on is dropped (the next stint sends another)."""
     g, scores, weights, me, begin = pickle.loads(data)
     try:
         if begin is not None:
@@ -75,9 +77,27 @@ def step_on_worker(holder: Any, context: Callable[[], Any], data: bytes) -> byte
         if getattr(holder, "shard", None) is None:
             raise RuntimeError("no copy of the run on this worker")
         members, fitness, exploded = holder.shard.step(g, scores, weights, me)
-        out = (g, None, None, members, fitness, exploded, time.perf_counter() - start)
+        out = (g, None, None, members, fitness, exploded, time.perf_counter())
     except Exception as exc:  # noqa: BLE001 (said to the evo run process, which makes the generation)
         holder.shard = None
         detail = None if isinstance(exc, Unsupported) else "".join(traceback.format_exception(exc))
-        out = (g, why(exc), detail, None, None, None, time.perf_counter() - start)
+        out = (g, why(exc), detail, None, None, None, time.perf_counter())
     return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def serve_steps(holder: Any, context: Callable[[], Any], pipe: Any) -> int:
+    """Serve steps (:func:`step_on_worker`) on ``pipe`` -- first saying :data:`READY` -- until an empty
+    message or the pipe's end; returns how many were served."""
+    if pipe is None:  # (not a worker forked with a pipe: the evo run process hears no READY)
+        return 0
+    served = 0
+    pipe.send_bytes(READY)
+    while True:
+        try:
+            data = pipe.recv_bytes()
+        except (EOFError, OSError):
+            return served
+        if not data:
+            return served
+        pipe.send_bytes(step_on_worker(holder, context, data))
+        served += 1
