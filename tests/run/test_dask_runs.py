@@ -207,10 +207,12 @@ def test_a_local_cluster_with_a_shipped_plugin_starts_while_the_run_goes_on_and_
     assert snapshot(local.folder) == snapshot(alone.folder)
     log = (tmp_path / "local" / "run.log").read_text()
     ran = re.search(r"takes chunks from the next batch on \(this process ran (\d+) alone", log)
-    assert ran is not None and 1 <= int(ran.group(1)) <= 4, log  # generations 0 to 3 at most
-    # every later generation (8 in all) made from arrays by this process and the worker's chunk runner
+    assert ran is not None and int(ran.group(1)) == 1, log  # generation 0 (in a batch: it starts the cluster)
+    # then from arrays, by this process alone while the cluster starts (generations 1 and 2 at least: the
+    # callback waits for the start after 2), then with the worker's chunk runner, 4 at least
+    alone = log.count("selected, bred and evaluated from arrays in this process")
     made = log.count("selected, bred and evaluated by this process and the dask workers")
-    assert made == 8 - int(ran.group(1)) and sent == {"runner": 0, "task": 0}, log
+    assert alone >= 2 and made >= 4 and alone + made == 7 and sent == {"runner": 0, "task": 0}, log
 
 
 class _KillAWorker(Callback):

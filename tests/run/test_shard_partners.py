@@ -14,6 +14,7 @@ from test_shards import StopAfter, config_of, leave_generation_3, run
 
 from evo.run.backends.dask_pool import DaskPool, started_first
 from evo.run.callbacks import Callback
+from evo.run.folder.writer import RunFailed
 from evo.run.shards.engine import FIRST_SHARE, Partnered
 from evo.run.shards.state import ShardState, Unsupported, dealt
 
@@ -118,8 +119,8 @@ def test_a_stop_request_leaves_the_reported_generation_and_a_resume_on_dask_goes
     assert made == made_alone
     with started_first():
         log, made, result = run(tmp_path, "stopped", config_of(2, "dask", 8), resume=True)
-    # (run.log goes on: the resumed run's first generation starts the cluster, in chunks; then 4 to 7)
-    assert result.generation == 7 and made_with_dask(log) == 2 + 4 and made == alone
+    # (run.log goes on; the resumed run starts its cluster before its first generation, 3)
+    assert result.generation == 7 and made_with_dask(log) == 2 + 5 and made == alone
 
 
 def test_a_run_the_shards_workers_cannot_make_keeps_its_chunks(tmp_path):
@@ -129,6 +130,19 @@ def test_a_run_the_shards_workers_cannot_make_keeps_its_chunks(tmp_path):
     assert "the dask workers make this run's generations in chunks: [ga] refine" in log
     assert made_with_dask(log) == 0
     assert made == run(tmp_path, "refine-alone", config_of(1, "inprocess", 4, ga=refined))[1]
+
+
+def test_a_cluster_that_fails_to_start_while_this_process_goes_on_alone_fails_the_run_in_one_line(
+    tmp_path, monkeypatch
+):
+    from evo.run.backends.dask_cluster import ForkedCluster
+
+    def broken(self):
+        raise OSError("no port left")
+
+    monkeypatch.setattr(ForkedCluster, "start", broken)
+    with pytest.raises(RunFailed, match="cannot start a local dask cluster: OSError: no port left"):
+        run(tmp_path, "failed", config_of(2, "dask", 8))
 
 
 def test_calls_are_dealt_once_each_the_same_way_and_by_the_weights():

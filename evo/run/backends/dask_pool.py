@@ -214,8 +214,17 @@ class DaskPool:
 
     def partners_why(self) -> tuple[str | None, bool]:
         """Why the chunk runners cannot make the next generations from arrays with this process now, and
-        whether for good (no runners: a lost worker, or none could be made); (None, False) when they
-        can. Before the first :meth:`run` and while the cluster starts, not yet."""
+        whether for good (no runners: a lost worker, or none could be made; a cluster that failed to
+        start); (None, False) when they can. Before the first :meth:`run` and while the cluster starts,
+        not yet (:func:`evo.run.shards.run_sharded` then makes generations from arrays alone)."""
+        if self._client is None and self._starting is None and self._start_failed is None:
+            try:  # (a resumed run: no batch has started the cluster)
+                self._start_early() if self.early_start else self._start()
+            except EvaluationFailed:  # (the next batch raises it again)
+                return "the local dask cluster did not start", True
+        self._adopt()
+        if self._start_failed is not None:  # (the next batch raises it)
+            return "the local dask cluster did not start", True
         if self._client is None or self._alone:
             return "the local dask cluster is not ready yet", False
         if not self._runners:

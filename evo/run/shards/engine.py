@@ -380,8 +380,10 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     while evolution.generation + 1 < total:
         reason = _stint_reason(evolution, total, backend.workers)
         for_good = reason == _TOO_FEW  # (the rest is made here, else one generation before the next try)
+        alone = None  # why partners are not ready yet: this process makes generations from arrays meanwhile
         if reason is None and partners is not None:
             reason, for_good = partners()
+            alone, reason = (reason, None) if reason is not None and not for_good else (None, reason)
         if wait_here or reason is not None:  # generations here, as the threads backend makes them
             if told is not None and stopped_after(told):
                 return True
@@ -394,9 +396,9 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
             continue
         warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
         start = evolution.generation + 1
-        if partners is not None:
+        if partners is not None and alone is None:
             stint: _Here = Partnered(evolution, backend.context, backend, range(start, total))
-        elif backend.workers >= 2:
+        elif backend.workers >= 2 and partners is None:
             stint = _Stint(evolution, backend.context, backend.workers, range(start, total))
         else:
             stint = _Here(evolution, backend.context)
@@ -414,11 +416,15 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
                 if books.finish(stint.behind):
                     return True
                 since = arrived
+                if alone is not None and partners() != (alone, False):  # (ready, or for good not)
+                    break
             else:
                 if books.finish():
                     return True
         finally:
             stint.close()
+        if alone is not None and reason is None:  # (the partners' stint next, or the other way)
+            continue
         if reason is None:
             break
         made = evolution.generation + 1 - start
