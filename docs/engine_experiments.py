@@ -3440,11 +3440,34 @@ def _dask_in_chunks():
         DaskPool.shards = shipped  # type: ignore[assignment]
 
 
+def _step_sizes(config, tmp: Path) -> list[int]:
+    """The bytes of each step a 2-worker walkers run on the local dask cluster sends its chunk runner
+    (the first carries the copy of the run)."""
+    import pickle
+
+    from evo.run.shards.engine import Partnered
+
+    sizes: list[int] = []
+    send = Partnered._send
+
+    def measured(stint: Partnered, g: int, scores: Any) -> None:
+        sizes.append(len(pickle.dumps((g, scores, stint.weights, 1, stint.begin), pickle.HIGHEST_PROTOCOL)))
+        send(stint, g, scores)
+
+    Partnered._send = measured  # type: ignore[method-assign]
+    try:
+        whole_run(config.replace(pool={"workers": 2, "backend": "dask"}), tmp / "sizes")
+    finally:
+        Partnered._send = send  # type: ignore[method-assign]
+    return sizes
+
+
 def dask_arrays(config, tmp: Path, rounds: int = 5) -> None:
     """Round thirty-two: whole 2-worker walkers runs, ``rounds`` interleaved rounds, on the fork pool, a
     local dask cluster in chunks (before this round), a local dask cluster making the generations from
     arrays (shipped), and the default (shards); each one's wall rate and CPU seconds against the fork
-    pool's round by round (medians), against the default's, and whether its folder is the fork pool's."""
+    pool's round by round (medians), against the default's, and whether its folder is the fork pool's;
+    then the size of the steps sent to the chunk runner."""
     import statistics
 
     two = {"workers": 2}
@@ -3481,6 +3504,11 @@ def dask_arrays(config, tmp: Path, rounds: int = 5) -> None:
             f" {statistics.median(cpus):.2f}x per CPU-second; {statistics.median(against):.2f}x the default's"
             f" wall rate; folder identical: {same}"
         )
+    sizes = _step_sizes(config, tmp)
+    print(
+        f"  steps sent to the chunk runner: the first (the copy of the run) {sizes[0] / 1000:.0f} kB, the"
+        f" others at most {max(sizes[1:]) / 1000:.1f} kB ({len(sizes)} steps)"
+    )
 
 
 def main() -> None:
