@@ -177,6 +177,7 @@ class DaskPool:
         self._runner_futures: list[Any] = []
         self._runner_pids: list[int] = []  # their workers' process ids
         self._serving: list[Any] = []  # the runners' calls serving steps, while they do
+        self._stints = 0  # the stints the runners were asked to serve
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
 
     @property
@@ -237,27 +238,30 @@ class DaskPool:
 
     def partner_pipes(self) -> list[Any]:
         """Start every chunk runner serving the steps of generations made from arrays and return this
-        process's ends of their pipes, in runner order (each has said it serves; what a stint before left
-        unread on them is dropped).
+        process's ends of their pipes, in runner order (each has said it serves this stint; what one
+        before left unread on them is dropped). :meth:`end_partners` must follow, whatever happens.
 
         Raises:
             RuntimeError: a runner did not start serving within ``RUNNER_ANSWER`` seconds."""
         pipes = [self._cluster.steps_pipe(pid) for pid in self._runner_pids]
         if any(pipe is None for pipe in pipes):
             raise RuntimeError("a chunk runner has no pipe to this process")
-        self._serving = [runner.serve_steps() for runner in self._runners or ()]
+        self._stints += 1  # (each serving says which: what an earlier one left unread is dropped)
+        self._serving = [runner.serve_steps(self._stints) for runner in self._runners or ()]
+        ready = READY + str(self._stints).encode()
         deadline = time.monotonic() + RUNNER_ANSWER
-        for pipe in pipes:  # (an answer to a step of a stint that ended first comes before it: dropped)
+        for pipe in pipes:
             while True:
                 if not pipe.poll(max(0.0, deadline - time.monotonic())):
                     raise RuntimeError("a chunk runner did not start serving")
-                if pipe.recv_bytes() == READY:
+                if pipe.recv_bytes() == ready:
                     break
         return pipes
 
     def end_partners(self) -> None:
-        """The chunk runners stop serving steps (their chunks go on)."""
-        if self._cluster is not None:
+        """The chunk runners asked to serve steps by the last :meth:`partner_pipes` stop (or will, once
+        they start): an empty message to each; their chunks go on."""
+        if self._cluster is not None and self._serving:
             for pid in self._runner_pids:
                 with contextlib.suppress(Exception):
                     self._cluster.steps_pipe(pid).send_bytes(b"")

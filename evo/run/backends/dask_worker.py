@@ -223,13 +223,14 @@ class ChunkRunner:
     def run(self, chunk: bytes) -> bytes:
         return chunk_on_worker(self.token, chunk)
 
-    def serve_steps(self) -> int:
-        """Serve the steps of generations made from arrays with the ``evo run`` process on the pipe
-        this worker was forked with (:data:`STEPS`), until it sends an empty message or closes; returns
-        how many were served (:func:`evo.run.shards.remote.serve_steps`). Its chunks wait meanwhile."""
+    def serve_steps(self, stint: int) -> int:
+        """Serve the steps of stint ``stint`` of generations made from arrays with the ``evo run``
+        process on the pipe this worker was forked with (:data:`STEPS`), until it sends an empty message
+        or closes; returns how many were served (:func:`evo.run.shards.remote.serve_steps`). Its chunks
+        wait meanwhile."""
         from evo.run.shards.remote import serve_steps
 
-        return serve_steps(self, lambda: _state(self.token)[1], STEPS)
+        return serve_steps(self, lambda: _state(self.token)[1], STEPS, stint)
 
 
 def _named_as_at_home(error: ErrorData | None, context: Any) -> ErrorData | None:

@@ -336,8 +336,8 @@ class Partnered(_Here):
         self.weights = (first, *[rest] * (self.parties - 1))
 
     def close(self) -> None:
-        """The partners stop serving steps; a lost one's runners are dropped from the pool (chunks go as
-        tasks from now on)."""
+        """The partners stop serving steps (also those asked to that did not start); a lost one's runners
+        are dropped from the pool (chunks go as tasks from now on)."""
         self.pool.end_partners()
         if self.lost:
             self.pool.partner_lost()

@@ -17,7 +17,7 @@ from evo.run.shards.state import ShardState, Shared, Unsupported
 
 __all__ = ["READY", "RemoteShard", "serve_steps", "step_on_worker", "why"]
 
-READY = b"ready"  # what a chunk runner sends first on its pipe once it serves steps
+READY = b"ready "  # what a chunk runner sends first on its pipe once it serves a stint's steps (+ its number)
 
 
 def why(exc: BaseException) -> str:
@@ -85,13 +85,14 @@ def step_on_worker(holder: Any, context: Callable[[], Any], data: bytes) -> byte
     return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def serve_steps(holder: Any, context: Callable[[], Any], pipe: Any) -> int:
-    """Serve steps (:func:`step_on_worker`) on ``pipe`` -- first saying :data:`READY` -- until an empty
-    message or the pipe's end; returns how many were served."""
+def serve_steps(holder: Any, context: Callable[[], Any], pipe: Any, stint: int) -> int:
+    """Serve the steps of stint ``stint`` (:func:`step_on_worker`) on ``pipe`` -- first saying
+    :data:`READY` and the stint's number -- until an empty message or the pipe's end; returns how many
+    were served."""
     if pipe is None:  # (not a worker forked with a pipe: the evo run process hears no READY)
         return 0
     served = 0
-    pipe.send_bytes(READY)
+    pipe.send_bytes(READY + str(stint).encode())
     while True:
         try:
             data = pipe.recv_bytes()
