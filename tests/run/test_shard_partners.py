@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import psutil
 import pytest
@@ -130,6 +131,27 @@ def test_a_run_the_shards_workers_cannot_make_keeps_its_chunks(tmp_path):
     assert "the dask workers make this run's generations in chunks: [ga] refine" in log
     assert made_with_dask(log) == 0
     assert made == run(tmp_path, "refine-alone", config_of(1, "inprocess", 4, ga=refined))[1]
+
+
+def test_a_runner_late_to_serve_its_first_stint_leaves_that_generation_to_chunks_and_serves_the_next(
+    tmp_path, alone, monkeypatch
+):
+    from evo.run.backends import dask_pool
+    from evo.run.shards import remote
+
+    serve = remote.serve_steps
+
+    def late(holder, context, pipe, stint):  # (in the forked worker)
+        if stint == 1:
+            time.sleep(1.0)
+        return serve(holder, context, pipe, stint)
+
+    monkeypatch.setattr(remote, "serve_steps", late)
+    monkeypatch.setattr(dask_pool, "RUNNER_ANSWER", 0.5)
+    with started_first():
+        log, made, _ = run(tmp_path, "late", config_of(2, "dask", 8))
+    assert "generation 1 is made in this process: the chunk runners could not serve steps" in log
+    assert made_with_dask(log) == 5 and made == alone  # (1 and 2 in chunks: a first try waits) 3 to 7
 
 
 def test_a_cluster_that_fails_to_start_while_this_process_goes_on_alone_fails_the_run_in_one_line(
