@@ -176,7 +176,7 @@ class DaskPool:
         self._runners: list[Any] | None = None
         self._runner_futures: list[Any] = []
         self._runner_pids: list[int] = []  # their workers' process ids
-        self._serving: list[Any] = []  # the runners' calls serving steps, while they do
+        self._serving = False  # the runners were asked to serve steps, and not yet to end
         self._stints = 0  # the stints the runners were asked to serve
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
 
@@ -247,7 +247,9 @@ class DaskPool:
         if any(pipe is None for pipe in pipes):
             raise RuntimeError("a chunk runner has no pipe to this process")
         self._stints += 1  # (each serving says which: what an earlier one left unread is dropped)
-        self._serving = [runner.serve_steps(self._stints) for runner in self._runners or ()]
+        for runner in self._runners or ():  # (each call runs until end_partners: not awaited)
+            runner.serve_steps(self._stints)
+        self._serving = True
         ready = READY + str(self._stints).encode()
         deadline = time.monotonic() + RUNNER_ANSWER
         for pipe in pipes:
@@ -265,7 +267,7 @@ class DaskPool:
             for pid in self._runner_pids:
                 with contextlib.suppress(Exception):
                     self._cluster.steps_pipe(pid).send_bytes(b"")
-        self._serving = []
+        self._serving = False
 
     def check_partners(self) -> None:
         """While waiting for a chunk runner: raise when the scheduler or every worker is gone."""

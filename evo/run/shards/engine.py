@@ -382,8 +382,11 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
         for_good = reason == _TOO_FEW  # (the rest is made here, else one generation before the next try)
         alone = None  # why partners are not ready yet: this process makes generations from arrays meanwhile
         if reason is None and partners is not None:
-            reason, for_good = partners()
-            alone, reason = (reason, None) if reason is not None and not for_good else (None, reason)
+            why_not, for_good = partners()
+            if for_good:
+                reason = why_not
+            else:
+                alone = why_not
         if wait_here or reason is not None:  # generations here, as the threads backend makes them
             if told is not None and stopped_after(told):
                 return True
