@@ -3269,24 +3269,24 @@ def shards_variants(config, tmp: Path, rounds: int = 3) -> None:
 @contextlib.contextmanager
 def _stint_as(room: bool = True, behind: int = 1, lean: bool = True):
     """The shards backend's stint as shipped since round thirty-one, or without one of its changes:
-    worker 0 selecting, breeding and moving on itself (no :class:`~evo.run.shards.state.Room`), its
+    worker 0 selecting, breeding and moving on itself (no :class:`~evo.run.shards.shared.Room`), its
     books kept right after each generation (``behind`` 0) or up to ``behind`` generations behind, the
     meeting point ``multiprocessing.Barrier`` (not ``lean``: round thirty's)."""
     import multiprocessing
 
-    from evo.run.shards import engine, state
+    from evo.run.shards import engine, shared
 
-    shipped = engine._Stint.behind, vars(state.Shared)["forked"], state.MeetingPoint
-    forked = state.Shared.forked
+    shipped = engine._Stint.behind, vars(shared.Shared)["forked"], shared.MeetingPoint
+    forked = shared.Shared.forked
     engine._Stint.behind = behind
     if not room:
-        state.Shared.forked = classmethod(lambda cls, workers, size, most=None: forked(workers, size))
+        shared.Shared.forked = classmethod(lambda cls, workers, size, most=None: forked(workers, size))
     if not lean:
-        state.MeetingPoint = multiprocessing.get_context("fork").Barrier
+        shared.MeetingPoint = multiprocessing.get_context("fork").Barrier
     try:
         yield
     finally:
-        engine._Stint.behind, state.Shared.forked, state.MeetingPoint = shipped
+        engine._Stint.behind, shared.Shared.forked, shared.MeetingPoint = shipped
 
 
 def shards_books(config, tmp: Path, rounds: int = 5) -> None:
@@ -3334,7 +3334,7 @@ def _shards_waits_clocks(folder: Path) -> list[Any]:
     after each generation it makes. Returns what to put back."""
     import json
 
-    from evo.run.shards import books, state
+    from evo.run.shards import books, shared, state
 
     spent: dict[str, float] = {}
     where = {"in": None}  # the wait a piece of the books is done in
@@ -3379,8 +3379,8 @@ def _shards_waits_clocks(folder: Path) -> list[Any]:
         clocked(state.ShardState, "bred", "breeding"),
         clocked(state.ShardState, "moved_on", "moving on"),
         clocked(state.ShardState, "scored", "kernel calls"),
-        clocked(state.MeetingPoint, "wait", "blocked at the meeting point"),
-        clocked(state.Room, "take", "worker 1's generation taken (waits and pieces)"),
+        clocked(shared.MeetingPoint, "wait", "blocked at the meeting point"),
+        clocked(shared.Room, "take", "worker 1's generation taken (waits and pieces)"),
         clocked(books.Books, "finish", "books after the generation is made"),
     ]
     scores = state.ShardState.scored

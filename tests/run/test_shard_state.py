@@ -18,7 +18,8 @@ from evo.io.checkpoint.document import evolution_to_dict
 from evo.run.config import parse_config, resolve
 from evo.run.evolve import evolve
 from evo.run.job import BreedContext, breed_and_evaluate
-from evo.run.shards.state import MeetingPoint, Room, ShardState, Shared, Unsupported
+from evo.run.shards.shared import Cut, MeetingPoint, Room
+from evo.run.shards.state import ShardState, Shared, Unsupported, _laid
 
 
 @pytest.fixture(scope="module")
@@ -169,20 +170,29 @@ def test_the_room_hands_worker_0_a_copy_of_what_worker_1_made_or_that_it_did_not
     children, laid = state.bred(*planned[1:])
     waves = laid.theta0, laid.sign, laid.autoreverse
     rng = state.evolution.rng.bit_generator.state
+    trig, calls = np.stack([laid.cos_phi, laid.sin_phi]), state._cut(laid)[0]
+    cut = Cut.of(calls)
+    assert len(calls) > 1 and cut.calls() == calls  # (the same calls: run functions and members)
     room, point = Room(25, 12, 40), MeetingPoint(2)
-    room.put(planned, children, waves, rng)
+    room.put(planned, children, waves, rng, trig, cut)
     pieces = []
     got = room.take(lambda: bool(pieces.append(1)), point)
     assert not pieces  # (there already: nothing done meanwhile)
-    for given, taken in zip((planned, children, waves), got[:3], strict=True):
+    for given, taken in zip(
+        (planned, children, waves, (trig,), cut), (*got[:3], got[4:5], got[5]), strict=True
+    ):
         assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(given, taken, strict=True))
     assert got[3] == rng and rng["state"]["state"] >= 1 << 64  # (both 64-bit words of the state)
-    assert not any(np.shares_memory(a, r) for a in (*got[0], *got[1], *got[2]) for r in room.arrays)
+    copies = (*got[0], *got[1], *got[2], got[4], *got[5])
+    assert not any(np.shares_memory(a, r) for a in copies for r in room.arrays)
+    # worker 0 lays the children with the cosines and sines worker 1 laid them with: the same Laid
+    again = _laid(got[1], *got[2], got[4])
+    assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(again, laid, strict=True))
     room.put(None)  # not made: worker 1 says why, as a worker that stops does
     with pytest.raises(threading.BrokenBarrierError):
         room.take(None, point)
     small = Room(25, 2, 3)
-    small.put(planned, children, waves, rng)
+    small.put(planned, children, waves, rng, trig, cut)
     with pytest.raises(Unsupported, match="children larger than the room"):
         small.take(None, point)
     left = [3]  # nothing put: the work meanwhile, then the meeting point broken by a partner that stopped

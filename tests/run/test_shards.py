@@ -102,10 +102,10 @@ def test_a_generation_the_workers_cannot_make_is_made_here_and_they_go_on_after_
 def test_a_worker_that_dies_leaves_its_generation_to_this_process(tmp_path, alone, monkeypatch):
     scored = ShardState.scored
 
-    def dies_in_generation_4(self, laid, parity):
+    def dies_in_generation_4(self, laid, parity, *calls):
         if self.generation + 1 == 4 and os.getpid() != parent:
             os._exit(3)
-        return scored(self, laid, parity)
+        return scored(self, laid, parity, *calls)
 
     parent = os.getpid()
     monkeypatch.setattr(ShardState, "scored", dies_in_generation_4)
@@ -223,7 +223,7 @@ def test_one_worker_stopped_on_request_resumes_exactly(tmp_path, alone):
 def test_the_evo_run_process_keeps_its_books_while_its_partner_breeds_and_ends_its_calls(
     tmp_path, alone, monkeypatch
 ):
-    from evo.run.shards import books, state
+    from evo.run.shards import books, shared
 
     step, pieces = books.Books.step, []
 
@@ -236,9 +236,9 @@ def test_the_evo_run_process_keeps_its_books_while_its_partner_breeds_and_ends_i
         time.sleep(0.02)
         put(self, *generation)
 
-    put = state.Room.put
+    put = shared.Room.put
     monkeypatch.setattr(books.Books, "step", counted)
-    monkeypatch.setattr(state.Room, "put", put_late)
+    monkeypatch.setattr(shared.Room, "put", put_late)
     log, made, _ = run(tmp_path, "books", config_of(2, "shards", 8))
     assert made_by_workers(log) == 7 and made == alone
     assert sum(pieces) >= 5  # (from generation 2 on, the books of the one before, a few children a piece)
@@ -248,10 +248,10 @@ def test_the_evo_run_process_keeps_its_books_while_its_partner_breeds_and_ends_i
 
 
 def test_children_larger_than_the_room_are_made_here(tmp_path, alone, monkeypatch):
-    from evo.run.shards import state
+    from evo.run.shards import shared
 
-    room = state.Room
-    monkeypatch.setattr(state, "Room", lambda size, masses, links: room(size, 3, 3))
+    room = shared.Room
+    monkeypatch.setattr(shared, "Room", lambda size, masses, links: room(size, 3, 3))
     log, made, _ = run(tmp_path, "small", config_of(2, "shards", 8))
     assert "generation 1 is made in this process: children larger than the room shared with worker 0" in log
     assert made_by_workers(log) == 0 and made == alone
@@ -275,10 +275,10 @@ def test_an_unexpected_error_on_the_arrays_is_logged_with_where_and_its_generati
 ):
     scored = ShardState.scored
 
-    def fails_in_generation_3(self, laid, parity):
+    def fails_in_generation_3(self, laid, parity, *calls):
         if self.generation + 1 == 3:
             raise ZeroDivisionError("a bug")
-        return scored(self, laid, parity)
+        return scored(self, laid, parity, *calls)
 
     monkeypatch.setattr(ShardState, "scored", fails_in_generation_3)
     for workers in (1, 2):  # (the error in this process; in both, this one's reason first)

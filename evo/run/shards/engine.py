@@ -165,7 +165,7 @@ class _Stint(_Here):
     """``workers - 1`` processes forked from the state of ``evolution`` now, making ``generations`` with
     this process as worker 0 (:class:`_Here`), until one they cannot make; :meth:`next` makes each in
     turn with them, worker 1 selecting and breeding it for this process
-    (:class:`~evo.run.shards.state.Room`), and the ``evo run`` process keeps the books of each while
+    (:class:`~evo.run.shards.shared.Room`), and the ``evo run`` process keeps the books of each while
     the next is made (so two workers run in two processes, not three, and no generation crosses a pipe:
     docs/performance.md, "Round thirty", "Round thirty-one"). A partner that dies breaks the meeting
     point (a thread watches them). ``cut``: about how many kernel calls a generation's children make

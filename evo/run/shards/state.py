@@ -1,15 +1,13 @@
 """A ``shards`` worker's copy of a run between generations, as arrays (:class:`ShardState`): it selects,
-breeds every brood in one compiled call (or takes worker 1's generation from a :class:`Room`), takes kernel
-calls one at a time from a shared counter, scores them into shared arrays, meets the others
-(:class:`MeetingPoint`) and moves on (docs/runs.md, "Workers"). All it calls is imported here, before any
-worker forks (a fork copies no other thread, nor a lock one of them held)."""
+breeds every brood in one compiled call (or takes worker 1's generation from the room, :mod:`.shared`),
+takes kernel calls one at a time from a shared counter, scores them into shared arrays, meets the others
+and moves on (docs/runs.md, "Workers"). All it calls is imported here, before any worker forks (a fork
+copies no other thread, nor a lock one of them held)."""
 
 from __future__ import annotations
 
-import multiprocessing
-import threading
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -21,204 +19,11 @@ from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
 from evo.ga.kernels.mutation import apply_pending
 from evo.ga.kernels.parents import gathered
 from evo.run.batching import _lanes_recording, _output
+from evo.run.shards.shared import Cut, Shared, Unsupported
 from evo.sim.batch import _call_costs, _in_turn, _kernel_calls, steps_for
 from evo.sim.laid import Laid
 
-__all__ = ["Shared", "ShardState", "Unsupported", "dealt", "taken"]
-
-
-class Unsupported(Exception):
-    """A generation the workers leave to the ``evo run`` process (its message says why)."""
-
-
-class Shared(NamedTuple):
-    """What the workers of one stint share: how many they are, the next kernel call's number (one
-    counter for the whole stint), the generation's meeting point, and two generations' scores (by the
-    generation's parity: one worker may start the next before the other has read this one's)."""
-
-    workers: int
-    counter: Any  # multiprocessing.Value("q")
-    barrier: Any  # MeetingPoint(workers)
-    fitness: tuple[np.ndarray, np.ndarray]
-    exploded: tuple[np.ndarray, np.ndarray]
-    room: Room | None = None  # where worker 1 leaves each generation for worker 0
-
-    @classmethod
-    def forked(cls, workers: int, size: int, most: tuple[int, int] | None = None) -> Shared:
-        """What ``workers`` processes (a population of ``size``) forked after it is made share: the
-        counter, the meeting point and the scores in shared memory (``multiprocessing``'s fork context);
-        with ``most`` (the most masses and links a child may have), the :class:`Room` worker 1 leaves
-        each generation in, which worker 0 then does not make."""
-        fork = multiprocessing.get_context("fork")
-        scores = tuple(np.frombuffer(fork.RawArray("d", size)) for _ in range(2))
-        exploded = tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2))
-        room = None if most is None or workers < 2 else Room(size, *most)
-        meeting = MeetingPoint(workers)
-        return cls(workers, fork.Value("q", 0), meeting, scores, exploded, room)  # type: ignore[arg-type]
-
-    @classmethod
-    def alone(cls, size: int) -> Shared:
-        """What one :class:`ShardState` run in this process shares with nobody (a population of
-        ``size``; no meeting point): one worker's generations (evo/run/shards/engine.py), tests and
-        experiments."""
-        exploded = (np.zeros(size, np.bool_), np.zeros(size, np.bool_))
-        return cls(1, multiprocessing.Value("q", 0), None, (np.zeros(size), np.zeros(size)), exploded)
-
-
-class MeetingPoint:
-    """Where ``parties`` processes forked after it is made wait for each other, as
-    ``multiprocessing.Barrier`` (``wait``, ``abort``, ``broken``, ``n_waiting``) without its handshake,
-    in which the last to arrive waits for each sleeper to wake: here it opens the gate of the phase
-    (one of two in turn: no one can be a phase ahead of a sleeper) and goes on."""
-
-    def __init__(self, parties: int):
-        fork = multiprocessing.get_context("fork")
-        self.parties = parties
-        self._lock = fork.Lock()
-        self._gates = (fork.Semaphore(0), fork.Semaphore(0))
-        self._state = np.frombuffer(fork.RawArray("q", 3), dtype=np.int64)  # arrived, phase, broken
-
-    @property
-    def n_waiting(self) -> int:
-        """How many wait here now (a glance: it may change at once)."""
-        return int(self._state[0])
-
-    @property
-    def broken(self) -> bool:
-        return bool(self._state[2])
-
-    def wait(self) -> None:
-        """Wait until all parties are here.
-
-        Raises:
-            threading.BrokenBarrierError: it was aborted, before or meanwhile."""
-        state = self._state
-        with self._lock:
-            if state[2]:
-                raise threading.BrokenBarrierError
-            phase = int(state[1])
-            state[0] += 1
-            last = state[0] == self.parties
-            if last:
-                state[0], state[1] = 0, phase + 1
-        gate = self._gates[phase % 2]
-        if last:
-            for _ in range(self.parties - 1):
-                gate.release()
-            return
-        gate.acquire()
-        if state[1] == phase:  # (opened by abort, not by the last to arrive)
-            raise threading.BrokenBarrierError
-
-    def abort(self) -> None:
-        """Break it: those waiting, and all who come later, raise ``BrokenBarrierError``."""
-        self._state[2] = 1
-        for gate in self._gates:
-            for _ in range(self.parties):
-                gate.release()
-
-
-class Room:
-    """Where worker 1 leaves each generation for worker 0, which keeps its books meanwhile and selects,
-    breeds and moves on nothing (docs/performance.md, "Round thirty-one"): the selection, the new
-    children's arrays, their waves and the generator's state after the generation's draws, in shared
-    memory for a population of ``size`` and children of at most ``masses`` masses and ``links`` links
-    each, and a semaphore released once per generation put. One generation at a time: worker 1 puts the
-    next only after the meeting point, which worker 0 reaches after taking this one's."""
-
-    # each array: its type, its shape (s: the population, m: its masses, n: its links) and what its
-    # counted axis (the first; the second for links and genes) counts (c children, m masses, n links,
-    # e elites, b broods): the children's six (ShardState.bred), the selection's five (planned, but its
-    # elites first) and the children's waves (theta0, sign, autoreverse)
-    _ARRAYS = (
-        (np.int64, "s2", "c"), (np.float64, "m2", "m"), (np.int64, "2n", "n"), (np.float64, "3n", "n"),
-        (np.float64, "s2", "c"), (np.bool_, "s", "c"),
-        (np.int64, "s", "e"), (np.int64, "s2", "b"), (np.bool_, "s4", "b"), (np.int64, "s", "b"),
-        (np.bool_, "s2", "b"),
-        (np.float64, "s", "c"), (np.float64, "s", "c"), (np.uint8, "s", "c"),
-    )  # fmt: skip
-    _COUNTS = "cmneb"
-    _AXIS = tuple(int(shape[0].isdigit()) for _, shape, _ in _ARRAYS)  # each array's counted axis
-    _COUNT = tuple("cmneb".index(what) for _, _, what in _ARRAYS)  # and which of _COUNTS it is
-
-    def __init__(self, size: int, masses: int, links: int):
-        fork = multiprocessing.get_context("fork")
-        extents = {"s": size, "m": size * masses, "n": size * links}
-
-        def room(dtype: Any, *shape: int) -> np.ndarray:
-            nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-            return np.frombuffer(fork.RawArray("b", nbytes), dtype=dtype).reshape(shape)
-
-        self.head = room(np.int64, len(self._COUNTS) + 1)  # the counts; 1 put, 0 too large, -1 not made
-        self.generator = room(np.uint64, 6)  # PCG64's state and increment (two words each), the rest
-        self.arrays = tuple(
-            room(dtype, *(extents.get(axis) or int(axis) for axis in shape))
-            for dtype, shape, _ in self._ARRAYS
-        )
-        self.ready = fork.Semaphore(0)
-
-    def _first(self, k: int, count: int) -> tuple:
-        """The index of the first ``count`` along array ``k``'s counted axis."""
-        return (slice(None),) * self._AXIS[k] + (slice(0, count),)
-
-    def put(
-        self, planned: tuple | None, children: tuple = (), waves: tuple = (), rng: dict | None = None
-    ) -> None:
-        """Leave a generation -- :meth:`ShardState.planned`'s selection, :meth:`ShardState.bred`'s
-        children, their waves (theta0, sign, autoreverse) and the generator's state after its draws --
-        or None (not made: worker 1 then says why, as a worker that stops does), and say so."""
-        if planned is None:
-            self.head[-1] = -1
-            self.ready.release()
-            return
-        elites, rows, flags, seeds, new = planned
-        given = (*children, elites, rows, flags, seeds, new, *waves)
-        counts = [0] * len(self._COUNTS)
-        for k, array in enumerate(given):
-            counts[self._COUNT[k]] = array.shape[self._AXIS[k]]
-        fits = all(counts[self._COUNT[k]] <= room.shape[self._AXIS[k]] for k, room in enumerate(self.arrays))
-        if fits:
-            for k, (room, array) in enumerate(zip(self.arrays, given, strict=True)):
-                room[self._first(k, counts[self._COUNT[k]])] = array
-            state = rng["state"]  # type: ignore[index]
-            words = [state["state"] & _WORD, state["state"] >> 64, state["inc"] & _WORD, state["inc"] >> 64]
-            self.generator[:] = [*words, rng["has_uint32"], rng["uinteger"]]  # type: ignore[index]
-        self.head[:] = [*counts, int(fits)]
-        self.ready.release()
-
-    def take(self, meanwhile: Callable[[], bool] | None, barrier: Any) -> tuple[tuple, tuple, tuple, dict]:
-        """The generation once put (copies: its selection, children, waves and generator state, as
-        :meth:`put` takes them), ``meanwhile`` called while it is not.
-
-        Raises:
-            Unsupported: too large for this room.
-            threading.BrokenBarrierError: not made (worker 1 says why), or the meeting point broke
-                meanwhile (a worker stopped)."""
-        while not self.ready.acquire(block=False):
-            if meanwhile is not None and meanwhile():
-                continue
-            meanwhile = None
-            if self.ready.acquire(timeout=0.05):
-                break
-            if barrier.broken:
-                raise threading.BrokenBarrierError
-        *counts, put = self.head.tolist()
-        if put < 0:
-            raise threading.BrokenBarrierError
-        if not put:
-            raise Unsupported("children larger than the room shared with worker 0")
-        got = [room[self._first(k, counts[self._COUNT[k]])].copy() for k, room in enumerate(self.arrays)]
-        words = [int(word) for word in self.generator]
-        rng = {
-            "bit_generator": "PCG64",
-            "state": {"state": words[0] | words[1] << 64, "inc": words[2] | words[3] << 64},
-            "has_uint32": words[4],
-            "uinteger": words[5],
-        }
-        return tuple(got[6:11]), tuple(got[:6]), tuple(got[11:]), rng
-
-
-_WORD = (1 << 64) - 1
+__all__ = ["Cut", "Shared", "ShardState", "Unsupported", "dealt", "taken"]
 
 
 def dealt(costs: list[int], weights: tuple[float, ...]) -> list[list[int]]:
@@ -235,11 +40,26 @@ def dealt(costs: list[int], weights: tuple[float, ...]) -> list[list[int]]:
     return out
 
 
-def _laid(children: tuple, theta0: np.ndarray, sign: np.ndarray, autoreverse: np.ndarray) -> Laid:
-    """The new children (:meth:`ShardState.bred`'s arrays) laid for the kernel, with these waves."""
+def _laid(
+    children: tuple,
+    theta0: np.ndarray,
+    sign: np.ndarray,
+    autoreverse: np.ndarray,
+    trig: np.ndarray | None = None,
+) -> Laid:
+    """The new children (:meth:`ShardState.bred`'s arrays) laid for the kernel, with these waves (and
+    ``trig``, the (2, links) cosines and sines of their links' phases another worker laid them with)."""
     sizes, positions, links, genes, waves, _ = children
-    laid = Laid.of_children(sizes, positions, links, genes, waves, ())
-    return laid._replace(theta0=theta0, sign=sign, autoreverse=autoreverse)
+    if trig is None:
+        laid = Laid.of_children(sizes, positions, links, genes, waves, ())
+        return laid._replace(theta0=theta0, sign=sign, autoreverse=autoreverse)
+    zero = np.zeros(1, np.int64)
+    return Laid(
+        sizes[:, 0], sizes[:, 1], np.concatenate([zero, np.cumsum(sizes[:, 0])]),
+        np.concatenate([zero, np.cumsum(sizes[:, 1])]), positions, links[0], links[1], genes[0], genes[1],
+        trig[0], trig[1], np.ascontiguousarray(waves[:, 1]), np.ascontiguousarray(waves[:, 0]), theta0,
+        sign, autoreverse,
+    )  # fmt: skip
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
@@ -348,8 +168,8 @@ class ShardState:
         return tuple(children), laid
 
     def _cut(self, laid: Any) -> tuple[list, list[int], tuple]:
-        """The generation's kernel calls (about :attr:`cut` of them), costliest first, their costs, and
-        the rows they read.
+        """The generation's kernel calls (about :attr:`cut` of them, each a ``(run, members)`` pair),
+        costliest first, their costs, and the rows they read.
 
         Raises:
             Unsupported: children the kernel simulates one by one."""
@@ -379,17 +199,19 @@ class ShardState:
             fitness[call.members] = scores.fitness[:, 0]
             exploded[call.members] = scores.exploded
 
-    def scored(self, laid: Any, parity: int) -> None:
-        """This worker's share of the generation's kernel calls: the whole cut dealt one call at a time,
-        costliest first, from the shared counter, each scored by the plugin's compiled reducer into the
-        shared arrays of this ``parity`` (each worker takes one number past the last call, so the next
-        generation's deal starts at the same count in every worker).
+    def scored(self, laid: Any, parity: int, calls: list | None = None) -> None:
+        """This worker's share of the generation's kernel calls: the whole cut (``calls``, as
+        :meth:`_cut` makes them, or made here) dealt one call at a time, costliest first, from the shared
+        counter, each scored by the plugin's compiled reducer into the shared arrays of this ``parity``
+        (each worker takes one number past the last call, so the next generation's deal starts at the same
+        count in every worker).
 
         Raises:
             Unsupported: children the kernel simulates one by one, or lanes the reducer leaves to the
                 plugin's Python."""
         shared, base = self.shared, self.base
-        cut, _, laid_rows = self._cut(laid)
+        laid_rows = (laid, np.arange(laid.masses.shape[0], dtype=np.int64))
+        cut = self._cut(laid)[0] if calls is None else calls
         self.base = base + len(cut) + shared.workers
         while True:
             with shared.counter.get_lock():
@@ -416,54 +238,74 @@ class ShardState:
         """Generation ``g`` whole, as one worker of :attr:`shared` makes it: :meth:`planned`, :meth:`bred`,
         its share of the kernel calls :meth:`scored`, the meeting point (where there is one), and
         :meth:`moved_on`. Where :attr:`shared` has a :class:`Room`, worker 1 leaves its selection,
-        children and generator state there and worker 0 takes them instead of making them, and only
-        scores and tells. ``meanwhile``: work of this worker's own, one piece a call (whether there was
-        one), done where it waits -- for worker 1's generation, and at the meeting point while another
-        worker is still at its kernel calls.
+        children, their cut into kernel calls and the generator's state there and worker 0 takes them
+        instead of making them, and only scores and tells. ``meanwhile``: work of this worker's own, one
+        piece a call (whether there was one), done where it waits -- for worker 1's generation, and at the
+        meeting point while another worker is still at its kernel calls. A worker that moves on arranges
+        the next population's arrays before the meeting point where another is still at its calls (they
+        need no score), else after it.
 
         Raises:
             Unsupported: as :meth:`bred` and :meth:`scored`.
             threading.BrokenBarrierError: another worker broke the meeting point."""
         room, barrier = self.shared.room, self.shared.barrier
         given, puts = room is not None and self.me == 0, room is not None and self.me == 1
+        calls = None
         if given:
-            planned, children, waves, rng = room.take(meanwhile, barrier)
-            laid = _laid(children, *waves)
+            planned, children, waves, rng, trig, cut = room.take(meanwhile, barrier)
+            laid, calls = _laid(children, *waves, trig), cut.calls()
         else:
             try:
                 planned = self.planned()
                 children, laid = self.bred(*planned[1:])
+                if puts:
+                    calls = self._cut(laid)[0]
             except BaseException:
                 if puts:
                     room.put(None)
                 raise
             if puts:
                 state = self.evolution.rng.bit_generator.state  # (after the generation's draws)
-                room.put(planned, children, (laid.theta0, laid.sign, laid.autoreverse), state)
-        self.scored(laid, g % 2)
-        if barrier is not None:
-            others = self.shared.workers - 1
-            while meanwhile is not None and barrier.n_waiting < others and meanwhile():
-                pass
-            barrier.wait()
+                waves = laid.theta0, laid.sign, laid.autoreverse
+                trig = np.stack([laid.cos_phi, laid.sin_phi])
+                room.put(planned, children, waves, state, trig, Cut.of(calls))  # type: ignore[arg-type]
+        self.scored(laid, g % 2, calls)
+        if barrier is None:
+            return self.moved_on(g, planned, children, laid)
+        others, moving = self.shared.workers - 1, None
+        if not given and barrier.n_waiting < others:  # (another is still at its calls)
+            moving = self._moving(planned, children, laid)
+        while meanwhile is not None and barrier.n_waiting < others and meanwhile():
+            pass
+        barrier.wait()
         if given:
             return self._told(g, planned, children, self._scores(g, children[0].shape[0]), rng)
-        return self.moved_on(g, planned, children, laid)
+        return self.moved_on(g, planned, children, laid, moving)
 
     def _scores(self, g: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         """Generation ``g``'s ``count`` new children's fitness and explosions, copied from the shared
         arrays."""
         return self.shared.fitness[g % 2][:count].copy(), self.shared.exploded[g % 2][:count].copy()
 
-    def moved_on(self, g: int, planned: tuple, children: tuple, laid: Any) -> BredGeneration:
+    def moved_on(
+        self, g: int, planned: tuple, children: tuple, laid: Any, moving: tuple | None = None
+    ) -> BredGeneration:
         """After the generation's meeting point: the next population's arrays (the elites, then each
-        brood's children, an unchanged child its parent's row), and the generation as the ``evo run``
-        process tells it."""
+        brood's children, an unchanged child its parent's row: ``moving``, :meth:`_moving`'s, where
+        made before), and the generation as the ``evo run`` process tells it."""
+        moving = moving or self._moving(planned, children, laid)
+        members, self.ends, self.theta0, self.sign, self.auto = moving
+        fitness, exploded = self._scores(g, children[0].shape[0])
+        fits = np.concatenate([self.fit, np.where(exploded, self.worst, fitness * self.weight)])
+        self.fit = fits[members]
+        return self._told(g, planned, children, (fitness, exploded), self.evolution.rng.bit_generator.state)
+
+    def _moving(self, planned: tuple, children: tuple, laid: Any) -> tuple:
+        """What :meth:`moved_on` makes of the generation without its scores: the next population's rows
+        (of this one's members, then the new children), their arrays end to end and their waves."""
         elites, rows, flags, _, new = planned
         sizes, positions, links, genes, waves, _ = children
         count = sizes.shape[0]
-        fitness, exploded = self._scores(g, count)
-        fits = np.concatenate([self.fit, np.where(exploded, self.worst, fitness * self.weight)])
         child_row = np.full(new.shape, -1, np.int64)
         child_row[new] = self.fit.size + np.arange(count)  # row-major: brood order, child order
         per_brood = np.stack([np.ones(len(flags), np.bool_), flags[:, 0]], axis=1)  # one child or two
@@ -476,12 +318,13 @@ class ShardState:
             np.concatenate([at, more[1:] + at[-1]])
             for at, more in zip(self.ends[7:], (laid.mass_at, laid.link_at), strict=True)
         ]
-        self.ends = taken((*joined, *starts), members)
-        self.fit = fits[members]
-        self.theta0 = np.concatenate([self.theta0, laid.theta0])[members]
-        self.sign = np.concatenate([self.sign, laid.sign])[members]
-        self.auto = np.concatenate([self.auto, laid.autoreverse])[members]
-        return self._told(g, planned, children, (fitness, exploded), self.evolution.rng.bit_generator.state)
+        return (
+            members,
+            taken((*joined, *starts), members),
+            np.concatenate([self.theta0, laid.theta0])[members],
+            np.concatenate([self.sign, laid.sign])[members],
+            np.concatenate([self.auto, laid.autoreverse])[members],
+        )
 
     def _told(self, g: int, planned: tuple, children: tuple, scores: tuple, rng: dict) -> BredGeneration:
         """Generation ``g`` as the ``evo run`` process tells it (its selection, children, their fitness

@@ -1,0 +1,251 @@
+"""What the processes of a ``shards`` stint share (:class:`Shared`): a counter of kernel calls, the
+generation's scores, a lean :class:`MeetingPoint` and the :class:`Room` in which worker 1 leaves each
+generation -- its selection, children and their cut into kernel calls (:class:`Cut`) -- for worker 0
+(docs/performance.md, "Round thirty-one", "Round thirty-three")."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from evo.sim import batch
+
+__all__ = ["Cut", "MeetingPoint", "Room", "Shared", "Unsupported"]
+
+
+class Unsupported(Exception):
+    """A generation the workers leave to the ``evo run`` process (its message says why)."""
+
+
+class Shared(NamedTuple):
+    """What the workers of one stint share: how many they are, the next kernel call's number (one
+    counter for the whole stint), the generation's meeting point, and two generations' scores (by the
+    generation's parity: one worker may start the next before the other has read this one's)."""
+
+    workers: int
+    counter: Any  # multiprocessing.Value("q")
+    barrier: Any  # MeetingPoint(workers)
+    fitness: tuple[np.ndarray, np.ndarray]
+    exploded: tuple[np.ndarray, np.ndarray]
+    room: Room | None = None  # where worker 1 leaves each generation for worker 0
+
+    @classmethod
+    def forked(cls, workers: int, size: int, most: tuple[int, int] | None = None) -> Shared:
+        """What ``workers`` processes (a population of ``size``) forked after it is made share: the
+        counter, the meeting point and the scores in shared memory (``multiprocessing``'s fork context);
+        with ``most`` (the most masses and links a child may have), the :class:`Room` worker 1 leaves
+        each generation in, which worker 0 then does not make."""
+        fork = multiprocessing.get_context("fork")
+        scores = tuple(np.frombuffer(fork.RawArray("d", size)) for _ in range(2))
+        exploded = tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2))
+        room = None if most is None or workers < 2 else Room(size, *most)
+        meeting = MeetingPoint(workers)
+        return cls(workers, fork.Value("q", 0), meeting, scores, exploded, room)  # type: ignore[arg-type]
+
+    @classmethod
+    def alone(cls, size: int) -> Shared:
+        """What one :class:`ShardState` run in this process shares with nobody (a population of
+        ``size``; no meeting point): one worker's generations (evo/run/shards/engine.py), tests and
+        experiments."""
+        exploded = (np.zeros(size, np.bool_), np.zeros(size, np.bool_))
+        return cls(1, multiprocessing.Value("q", 0), None, (np.zeros(size), np.zeros(size)), exploded)
+
+
+class MeetingPoint:
+    """Where ``parties`` processes forked after it is made wait for each other, as
+    ``multiprocessing.Barrier`` (``wait``, ``abort``, ``broken``, ``n_waiting``) without its handshake,
+    in which the last to arrive waits for each sleeper to wake: here it opens the gate of the phase
+    (one of two in turn: no one can be a phase ahead of a sleeper) and goes on."""
+
+    def __init__(self, parties: int):
+        fork = multiprocessing.get_context("fork")
+        self.parties = parties
+        self._lock = fork.Lock()
+        self._gates = (fork.Semaphore(0), fork.Semaphore(0))
+        self._state = np.frombuffer(fork.RawArray("q", 3), dtype=np.int64)  # arrived, phase, broken
+
+    @property
+    def n_waiting(self) -> int:
+        """How many wait here now (a glance: it may change at once)."""
+        return int(self._state[0])
+
+    @property
+    def broken(self) -> bool:
+        return bool(self._state[2])
+
+    def wait(self) -> None:
+        """Wait until all parties are here.
+
+        Raises:
+            threading.BrokenBarrierError: it was aborted, before or meanwhile."""
+        state = self._state
+        with self._lock:
+            if state[2]:
+                raise threading.BrokenBarrierError
+            phase = int(state[1])
+            state[0] += 1
+            last = state[0] == self.parties
+            if last:
+                state[0], state[1] = 0, phase + 1
+        gate = self._gates[phase % 2]
+        if last:
+            for _ in range(self.parties - 1):
+                gate.release()
+            return
+        gate.acquire()
+        if state[1] == phase:  # (opened by abort, not by the last to arrive)
+            raise threading.BrokenBarrierError
+
+    def abort(self) -> None:
+        """Break it: those waiting, and all who come later, raise ``BrokenBarrierError``."""
+        self._state[2] = 1
+        for gate in self._gates:
+            for _ in range(self.parties):
+                gate.release()
+
+
+class Room:
+    """Where worker 1 leaves each generation for worker 0, which keeps its books meanwhile and selects,
+    breeds, cuts and moves on nothing (docs/performance.md, "Round thirty-one", "Round thirty-three"): the
+    selection, the new children's arrays, their waves, their links' cosines and sines of phase, the cut
+    into kernel calls and the generator's state after the generation's draws, in shared memory for a
+    population of ``size`` and children of at most ``masses`` masses and ``links`` links each, and a
+    semaphore released once per generation put. One generation at a time: worker 1 puts the next only
+    after the meeting point, which worker 0 reaches after taking this one's."""
+
+    # each array: its type, its shape (s: the population, m: its masses, n: its links) and what its
+    # counted axis (the first; the second for links and genes) counts (c children, m masses, n links,
+    # e elites, b broods, k kernel calls): the children's six (ShardState.bred), the selection's five
+    # (planned, but its elites first), the children's waves (theta0, sign, autoreverse), their links'
+    # cosines and sines of phase (Laid's), and the cut (Cut's three)
+    _ARRAYS = (
+        (np.int64, "s2", "c"), (np.float64, "m2", "m"), (np.int64, "2n", "n"), (np.float64, "3n", "n"),
+        (np.float64, "s2", "c"), (np.bool_, "s", "c"),
+        (np.int64, "s", "e"), (np.int64, "s2", "b"), (np.bool_, "s4", "b"), (np.int64, "s", "b"),
+        (np.bool_, "s2", "b"),
+        (np.float64, "s", "c"), (np.float64, "s", "c"), (np.uint8, "s", "c"),
+        (np.float64, "2n", "n"),
+        (np.int64, "s", "c"), (np.int64, "s", "k"), (np.bool_, "s", "k"),
+    )  # fmt: skip
+    _COUNTS = "cmnebk"
+    _AXIS = tuple(int(shape[0].isdigit()) for _, shape, _ in _ARRAYS)  # each array's counted axis
+    _COUNT = tuple("cmnebk".index(what) for _, _, what in _ARRAYS)  # and which of _COUNTS it is
+
+    def __init__(self, size: int, masses: int, links: int):
+        fork = multiprocessing.get_context("fork")
+        extents = {"s": size, "m": size * masses, "n": size * links}
+
+        def room(dtype: Any, *shape: int) -> np.ndarray:
+            nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+            return np.frombuffer(fork.RawArray("b", nbytes), dtype=dtype).reshape(shape)
+
+        self.head = room(np.int64, len(self._COUNTS) + 1)  # the counts; 1 put, 0 too large, -1 not made
+        self.generator = room(np.uint64, 6)  # PCG64's state and increment (two words each), the rest
+        self.arrays = tuple(
+            room(dtype, *(extents.get(axis) or int(axis) for axis in shape))
+            for dtype, shape, _ in self._ARRAYS
+        )
+        self.ready = fork.Semaphore(0)
+
+    def _first(self, k: int, count: int) -> tuple:
+        """The index of the first ``count`` along array ``k``'s counted axis."""
+        return (slice(None),) * self._AXIS[k] + (slice(0, count),)
+
+    def put(
+        self,
+        planned: tuple | None,
+        children: tuple = (),
+        waves: tuple = (),
+        rng: dict | None = None,
+        trig: np.ndarray | None = None,
+        cut: Cut | None = None,
+    ) -> None:
+        """Leave a generation -- :meth:`ShardState.planned`'s selection, :meth:`ShardState.bred`'s
+        children, their waves (theta0, sign, autoreverse), the generator's state after its draws, the
+        (2, links) cosines and sines of their links' phases and their cut into kernel calls -- or None
+        (not made: worker 1 then says why, as a worker that stops does), and say so."""
+        if planned is None:
+            self.head[-1] = -1
+            self.ready.release()
+            return
+        elites, rows, flags, seeds, new = planned
+        given = (*children, elites, rows, flags, seeds, new, *waves, trig, *cut)  # type: ignore[misc]
+        counts = [0] * len(self._COUNTS)
+        for k, array in enumerate(given):
+            counts[self._COUNT[k]] = array.shape[self._AXIS[k]]
+        fits = all(counts[self._COUNT[k]] <= room.shape[self._AXIS[k]] for k, room in enumerate(self.arrays))
+        if fits:
+            for k, (room, array) in enumerate(zip(self.arrays, given, strict=True)):
+                room[self._first(k, counts[self._COUNT[k]])] = array
+            state = rng["state"]  # type: ignore[index]
+            words = [state["state"] & _WORD, state["state"] >> 64, state["inc"] & _WORD, state["inc"] >> 64]
+            self.generator[:] = [*words, rng["has_uint32"], rng["uinteger"]]  # type: ignore[index]
+        self.head[:] = [*counts, int(fits)]
+        self.ready.release()
+
+    def take(
+        self, meanwhile: Callable[[], bool] | None, barrier: Any
+    ) -> tuple[tuple, tuple, tuple, dict, np.ndarray, Cut]:
+        """The generation once put (copies: its selection, children, waves, generator state, links'
+        cosines and sines and cut, as :meth:`put` takes them), ``meanwhile`` called while it is not.
+
+        Raises:
+            Unsupported: too large for this room.
+            threading.BrokenBarrierError: not made (worker 1 says why), or the meeting point broke
+                meanwhile (a worker stopped)."""
+        while not self.ready.acquire(block=False):
+            if meanwhile is not None and meanwhile():
+                continue
+            meanwhile = None
+            if self.ready.acquire(timeout=0.05):
+                break
+            if barrier.broken:
+                raise threading.BrokenBarrierError
+        *counts, put = self.head.tolist()
+        if put < 0:
+            raise threading.BrokenBarrierError
+        if not put:
+            raise Unsupported("children larger than the room shared with worker 0")
+        got = [room[self._first(k, counts[self._COUNT[k]])].copy() for k, room in enumerate(self.arrays)]
+        words = [int(word) for word in self.generator]
+        rng = {
+            "bit_generator": "PCG64",
+            "state": {"state": words[0] | words[1] << 64, "inc": words[2] | words[3] << 64},
+            "has_uint32": words[4],
+            "uinteger": words[5],
+        }
+        return tuple(got[6:11]), tuple(got[:6]), tuple(got[11:14]), rng, got[14], Cut(*got[15:])
+
+
+_WORD = (1 << 64) - 1
+
+
+class Cut(NamedTuple):
+    """A generation's kernel calls as arrays (:meth:`ShardState._cut`'s, in its order): its children in
+    call order, each call's count of them, and whether it runs the Euler fast path's kernel (the run
+    functions looked up in :mod:`evo.sim.batch` when used, as its cut does)."""
+
+    members: np.ndarray
+    sizes: np.ndarray
+    euler: np.ndarray
+
+    @classmethod
+    def of(cls, calls: list) -> Cut:
+        """The calls (``(run, members)`` pairs) as arrays."""
+        members = [k for _, call in calls for k in call]
+        return cls(
+            np.array(members, dtype=np.int64),
+            np.array([len(call) for _, call in calls], dtype=np.int64),
+            np.array([run is batch._run_euler for run, _ in calls], dtype=np.bool_),
+        )
+
+    def calls(self) -> list:
+        """The calls as :meth:`of` took them."""
+        members, ends = self.members.tolist(), np.cumsum(self.sizes).tolist()
+        starts = [0, *ends[:-1]]
+        runs = [batch._run_euler if euler else batch._run_explicit for euler in self.euler.tolist()]
+        return [(run, members[a:b]) for run, a, b in zip(runs, starts, ends, strict=True)]
