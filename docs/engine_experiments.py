@@ -31,7 +31,8 @@ against the threads backend; and, from round thirty, one worker making its gener
 shards backend with the ``evo run`` process as worker 0 against round twenty-eight's all-forked workers,
 variants of those (the breeding split between the workers, each generation sent late), and children cut
 into fewer or more kernel calls; and, from round thirty-one, the ``evo run`` process keeping its books in
-its waits, worker 1 selecting and breeding for both and a lean meeting point, each added in turn.
+its waits, worker 1 selecting and breeding for both and a lean meeting point, each added in turn; and,
+from round thirty-three, the run's kernel calls alone on two processes, cut as the shards workers cut them.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -76,6 +77,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards-books [ROUNDS]  # books in waits, room, meeting (31)
     .venv/bin/python docs/engine_experiments.py shards-waits [GENERATIONS]  # a generation by worker (31)
     .venv/bin/python docs/engine_experiments.py dask-arrays [ROUNDS]  # dask from arrays, in chunks (32)
+    .venv/bin/python docs/engine_experiments.py shards-ceilings [ROUNDS]  # calls alone, shards' cuts (33)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3511,6 +3513,45 @@ def dask_arrays(config, tmp: Path, rounds: int = 5) -> None:
     )
 
 
+# -- round thirty-three: the run's kernel calls alone on two processes, cut as the shards cut them -----------
+
+
+def shards_ceilings(config, rounds: int = 3) -> None:
+    """Round thirty-three: a walkers run's kernel calls alone on two forked processes with a barrier
+    between generations (:func:`evo.bench.engine.process_halves_speedup`), ``rounds`` interleaved rounds:
+    each generation's calls cut for two threads and split in halves of equal measured time (the bench's
+    ceiling line), and cut as two shards workers cut them -- 2, 3, 4 (shipped) or 6 kernel calls a worker,
+    costliest first -- and taken one at a time from a shared counter; the speed-up over one process (the
+    same calls cut for one thread, or for one shards worker), round by round and the median."""
+    import statistics
+
+    from evo.bench import engine
+
+    children = generation_children(config)
+    shipped = engine.CALLS_PER_WORKER
+    seen: dict[str, list[float]] = {}
+    try:
+        for _ in range(rounds):
+            seen.setdefault("halves of equal measured time", []).append(
+                engine.process_halves_speedup(config, children, 2)
+            )
+            for per in (2, 3, 4, 6):
+                engine.CALLS_PER_WORKER = per
+                name = f"{per} calls a shards worker, from the counter" + (
+                    " (shipped)" if per == shipped else ""
+                )
+                seen.setdefault(name, []).append(
+                    engine.process_halves_speedup(config, children, 2, claimed=True)
+                )
+    finally:
+        engine.CALLS_PER_WORKER = shipped
+    print(
+        f"walkers' kernel calls alone, two processes over one, barrier between generations, {rounds} rounds:"
+    )
+    for name, values in seen.items():
+        print(f"  {name}: {statistics.median(values):.2f}x ({', '.join(f'{v:.2f}' for v in values)})")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -3581,6 +3622,9 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["selection-behind"]:
         selection_behind(*(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["shards-ceilings"]:  # round thirty-three: the kernel calls alone, as shards cut them
+        shards_ceilings(config, *(int(arg) for arg in sys.argv[2:3]))
         return
     plain = {"broods": one_brood, "records": records, "lane-counts": lane_counts}
     if len(sys.argv) == 2 and sys.argv[1] in plain:

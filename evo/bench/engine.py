@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from evo.run.backends import default_workers
 from evo.run.callbacks import Callback
 from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
-from evo.run.shards.engine import FEWEST
+from evo.run.shards.engine import CALLS_PER_WORKER, FEWEST
 
 __all__ = [
     "balanced_halves", "cpu_parts", "engine_section", "generation_children", "laid_out",
@@ -169,18 +170,28 @@ def balanced_halves(costs: list[float]) -> tuple[list[int], list[int]]:
 
 
 def _run_half(
-    calls: list[list], world: Any, steps: tuple[int, int], start: Any, between: Any, out: Any
+    calls: list[list],
+    world: Any,
+    steps: tuple[int, int],
+    start: Any,
+    between: Any,
+    out: Any,
+    counter: Any = None,
 ) -> None:
     """In a forked process: each generation's kernel calls of one half, ``between`` (a barrier of the
     two halves) passed after each generation, once ``start`` (the parent's barrier) is passed; then the
     times it began and ended (``time.perf_counter``, one clock for every process) sent on ``out``, or
-    None if it failed (the barriers broken, so that no process waits for it)."""
+    None if it failed (the barriers broken, so that no process waits for it). With ``counter`` (a shared
+    ``multiprocessing.Value``), ``calls`` are every generation's whole cut, the same in both processes,
+    and each takes its calls one at a time from the counter, as the ``shards`` workers take theirs."""
     try:
         start.wait()
-        began = time.perf_counter()
+        began, base = time.perf_counter(), 0
         for generation in calls:
-            for run, batch, rows in generation:
+            for at in range(len(generation)) if counter is None else _claims(counter, base, len(generation)):
+                run, batch, rows = generation[at]
                 run(batch, world, *steps, *rows)
+            base += len(generation) + 2  # (each process takes one number past the last call)
             if between is not None:
                 between.wait()
         out.send((began, time.perf_counter()))
@@ -191,14 +202,42 @@ def _run_half(
         out.send(None)
 
 
-def process_halves_speedup(config, generations: list[list], repeats: int, *, barrier: bool = True) -> float:
+def _claims(counter: Any, base: int, count: int) -> Iterator[int]:
+    """The positions of a generation's ``count`` calls this process takes from the shared ``counter``
+    (whose value was ``base`` at the generation's start), until none is left."""
+    while True:
+        with counter.get_lock():
+            number = counter.value
+            counter.value = number + 1
+        if number - base >= count:
+            return
+        yield number - base
+
+
+def _shards_cut(children: list, rows: Any, world: Any, workers: int) -> list:
+    """A generation's kernel calls as ``workers`` shards workers cut them (about
+    :data:`~evo.run.shards.engine.CALLS_PER_WORKER` a worker, costliest first: ``ShardState._cut``), each
+    (run, its creatures, the rows it reads)."""
+    from evo.sim.batch import _call_costs, _kernel_calls, _rows
+
+    cut = _kernel_calls(children, world, CALLS_PER_WORKER * workers, rows)[1]
+    costs = _call_costs(cut, children, rows)
+    order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
+    return [(cut[i][0], [children[k] for k in cut[i][1]], _rows(rows, cut[i][1])) for i in order]
+
+
+def process_halves_speedup(
+    config, generations: list[list], repeats: int, *, barrier: bool = True, claimed: bool = False
+) -> float:
     """How much faster two processes run a run's kernel calls than one, with nothing but a barrier after
     each generation between them (none without ``barrier``): each generation's kernel calls, cut for two
     threads as the ``threads`` backend cuts them, split into two halves balanced on their times measured
     here (:func:`balanced_halves`), against the calls cut for one thread run in this process; wall
     seconds, least of ``repeats`` interleaved. No GIL, no cut, no Python between the calls: about the
     most any design whose generations wait for their children gets from a second core of this machine on
-    these calls."""
+    these calls. ``claimed``: instead, each generation's calls cut as two ``shards`` workers cut them,
+    taken one at a time from a shared counter (:func:`_shards_cut`, :func:`_claims`), against the cut of
+    one shards worker run in this process: the most the shards design's kernel calls give."""
     import multiprocessing
 
     from evo.sim.batch import _kernel_calls, _rows, steps_for
@@ -207,17 +246,22 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
     world, frames = config.world, config.evaluation.frames
     steps = (steps_for(frames, world.dt), steps_for(every, world.dt, "record_every"))
     laid = laid_out(generations)
-    cut = [
-        [
-            (run, [children[k] for k in members], _rows(rows, members))
-            for run, members in _kernel_calls(children, world, 2, rows)[1]
+    pairs = list(zip(generations, laid, strict=True))
+    if claimed:
+        cut = [_shards_cut(children, rows, world, 2) for children, rows in pairs]
+        alone = [_shards_cut(children, rows, world, 1) for children, rows in pairs]
+    else:
+        cut = [
+            [
+                (run, [children[k] for k in members], _rows(rows, members))
+                for run, members in _kernel_calls(children, world, 2, rows)[1]
+            ]
+            for children, rows in pairs
         ]
-        for children, rows in zip(generations, laid, strict=True)
-    ]
     for run, batch, _ in cut[0][:1]:  # compiled (or loaded) before the timing
         run(batch[:8], world, *steps)
     halves: tuple[list, list] = ([], [])
-    for calls in cut:  # each call timed once, then the generation's calls split by those times
+    for calls in [] if claimed else cut:  # each call timed once, then the generation's calls split by those
         costs = []
         for run, batch, rows in calls:
             start = time.perf_counter()
@@ -225,15 +269,26 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
             costs.append(time.perf_counter() - start)
         for half, positions in zip(halves, balanced_halves(costs), strict=True):
             half.append([calls[at] for at in positions])
+    parts = (cut, cut) if claimed else halves
 
     fork = multiprocessing.get_context("fork")
 
+    def one() -> float:
+        if not claimed:
+            return _kernel_calls_seconds(config, generations, laid)
+        start = time.perf_counter()
+        for calls in alone:
+            for run, batch, rows in calls:
+                run(batch, world, *steps, *rows)
+        return time.perf_counter() - start
+
     def two() -> float:  # from the start barrier to the later half's end (not the processes' exits)
         start, between = fork.Barrier(3), fork.Barrier(2) if barrier else None
-        pipes = [fork.Pipe(duplex=False) for _ in halves]
+        counter = fork.Value("q", 0) if claimed else None
+        pipes = [fork.Pipe(duplex=False) for _ in parts]
         processes = [
-            fork.Process(target=_run_half, args=(half, world, steps, start, between, sending))
-            for half, (_, sending) in zip(halves, pipes, strict=True)
+            fork.Process(target=_run_half, args=(part, world, steps, start, between, sending, counter))
+            for part, (_, sending) in zip(parts, pipes, strict=True)
         ]
         for process in processes:
             process.start()
@@ -253,11 +308,11 @@ def process_halves_speedup(config, generations: list[list], repeats: int, *, bar
             raise RuntimeError("a process running half of the kernel calls failed")
         return max(end for _, end in spans) - min(began for began, _ in spans)
 
-    one = both = float("inf")
+    least_one = both = float("inf")
     for _ in range(repeats):
-        one = min(one, _kernel_calls_seconds(config, generations, laid))
+        least_one = min(least_one, one())
         both = min(both, two())
-    return one / both
+    return least_one / both
 
 
 def _kernel_cpu(config, children: list, out: Any) -> None:
@@ -616,6 +671,7 @@ def engine_section(args: argparse.Namespace):
             threaded = lane_threads_speedup(config, children, repeats)
             in_processes = process_halves_speedup(config, children, repeats)
             unbound = process_halves_speedup(config, children, repeats, barrier=False)
+            claimed = process_halves_speedup(config, children, repeats, claimed=True)
             runs = _runs(config, repeats, Path(tmp) / label, kinds)
             row = {"evaluations": evaluations, "kernel_cpu_s": kernel} | {
                 f"{name}_{key}": value for name, seen in runs.items() for key, value in seen.items()
@@ -636,6 +692,8 @@ def engine_section(args: argparse.Namespace):
             row["lane_threads_speedup"] = threaded
             row["process_halves_speedup"] = in_processes
             row["process_halves_unbound_speedup"] = unbound
+            row["process_claimed_speedup"] = claimed
+            row["two_vs_claimed_ceiling"] = row["two_vs_one_wall"] / claimed
             digests = {seen["digest"] for seen in runs.values()}
             row["identical_folders"] = len(digests) == 1
             lines.append(
@@ -731,6 +789,13 @@ def engine_section(args: argparse.Namespace):
                     if needed > 0
                     else "even the kernel calls alone do not reach 1.85 x here"
                 )
+            )
+            lines.append(
+                f"  and in the shards design: each generation's children cut as two shards workers cut them"
+                f" ({CALLS_PER_WORKER} kernel calls a worker, costliest first), taken one at a time from a"
+                f" shared counter by two processes with a barrier between generations, run {claimed:.2f} x"
+                " as fast as one shards worker's cut in one process; the run's 2 workers reach"
+                f" {row['two_vs_claimed_ceiling']:.2f} of that"
             )
             # whatever the design around them: the kernel calls in two processes without even a barrier, and
             # all the rest of a worker's CPU halved perfectly beside them (round twenty-three)

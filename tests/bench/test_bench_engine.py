@@ -95,6 +95,11 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
         assert unbound > 0 and math.isclose(
             row["two_workers_ceiling_any_design"], 1 / (kernel / unbound + (1 - kernel) / 2)
         ), row
+        # and the shards design's own: its cut, claimed from a shared counter by two processes
+        assert row["process_claimed_speedup"] > 0, row
+        assert math.isclose(
+            row["two_vs_claimed_ceiling"], row["two_vs_one_wall"] / row["process_claimed_speedup"]
+        )
         needed = row["two_workers_serial_share_needed"]
         if speedup > 1.85:
             assert 0 < needed < 1 and math.isclose(1 / (needed + (1 - needed) / speedup), 1.85), row
@@ -115,7 +120,7 @@ def test_the_engine_section_reports_every_target_and_finds_the_folders_identical
     assert "its start and close alone cost" in text and "recording as the run does" in text
     assert "target 2's ceiling in the threads design" in text and "Amdahl's law gives" in text
     assert "1 worker on the inprocess backend" in text
-    assert "whatever the design around them" in text
+    assert "whatever the design around them" in text and "and in the shards design" in text
 
 
 def test_the_breakdown_times_the_generations_made_from_arrays(tmp_path):
@@ -170,3 +175,5 @@ def test_a_half_that_fails_in_its_process_is_an_error_not_a_hang(monkeypatch):
     monkeypatch.setattr(batch, "_run_euler", fails_in_a_child)
     with pytest.raises(RuntimeError, match="half of the kernel calls failed"):
         engine.process_halves_speedup(config, children, 1)
+    with pytest.raises(RuntimeError, match="half of the kernel calls failed"):  # (claimed from a counter)
+        engine.process_halves_speedup(config, children, 1, claimed=True)
