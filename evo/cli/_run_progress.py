@@ -52,7 +52,8 @@ class FirstCompile(Callback):
     def _warm(run: RunStart, say=None) -> None:
         from evo.cli import warm
 
-        warm.warm_run(run.config.world, run.config.genome, run.config.ga, say)
+        config = run.config
+        warm.warm_run(config.world, config.genome, config.ga, say, spec=config.evaluation_spec())
 
 
 class ProgressLines(Callback):

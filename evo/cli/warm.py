@@ -4,7 +4,9 @@ parallel processes, so that no run pauses for it later (docs/runs.md, "evo run")
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+import pickle
 import time
 from collections.abc import Callable
 from typing import Any
@@ -76,12 +78,52 @@ def any_physics(genome, ga) -> bool:
     return bool(genome.seed_models) or (ga.rate("physics") > 0.0 and wide)
 
 
-def warm_run(world: World, genome, ga, say: Callable[[str], None] | None = None) -> None:
-    """Compile what a run calls before its first generation (in parallel processes, ``say`` told of each)
+def reducer_task(spec: Any) -> Any:
+    """The compile task of a run's plugin's compiled reducer and the loop over lanes that calls it
+    (``spec``: the run's :class:`~evo.fitness.spec.EvaluationSpec`; nothing to compile where the plugin
+    has none or the run asks for measures)."""
+    from evo.sim.warm import CompileTask
+
+    return CompileTask(
+        "the plugin's compiled reducer",
+        _reducer,
+        (spec,),
+        compiled=functools.partial(_reducer_functions, spec),
+    )
+
+
+def _reducer(spec: Any) -> None:
+    from evo.run.batching import warm_reducer
+
+    warm_reducer(spec)
+
+
+def _reducer_functions(spec: Any) -> tuple:
+    from evo.fitness import load_ref
+    from evo.fitness.reducers import _reduce_lanes, reducer_of
+
+    reducer = None if spec.measures else reducer_of(load_ref(spec.plugin))
+    return () if reducer is None else (reducer.kernel, _reduce_lanes)
+
+
+def _sendable(spec: Any) -> bool:
+    """Whether ``spec`` can be sent to a compile process (its plugin named by reference)."""
+    try:
+        pickle.dumps(spec)
+    except Exception:  # noqa: BLE001 (an object pickle refuses, of whatever kind)
+        return False
+    return True
+
+
+def warm_run(world: World, genome, ga, say: Callable[[str], None] | None = None, spec: Any = None) -> None:
+    """Compile what a run calls before its first generation (in parallel processes, ``say`` told of each;
+    with ``spec``, the run's :class:`~evo.fitness.spec.EvaluationSpec`, its plugin's compiled reducer too)
     and load it here, before the run's workers fork; when numba's cache has it all, only load it here."""
     from evo.sim.warm import in_cache
 
     tasks = compile_tasks(world, any_physics(genome, ga))
+    if spec is not None and _sendable(spec):  # (a plugin given as an object stays with the run)
+        tasks.append(reducer_task(spec))
     if all(in_cache(task) for task in tasks):
         _load(tasks)
         return

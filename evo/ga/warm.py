@@ -1,7 +1,7 @@
 """The GA's compile tasks (:class:`evo.sim.warm.CompileTask`) for ``evo warm`` and a run's first compile:
 the compiled brood's two largest parts, each alone for the argument types the brood calls it with, then
-the brood, which loads them from numba's cache; the plugin seeds and random creatures (docs/internals.md,
-"Broods"; docs/performance.md, "Round fifteen")."""
+the brood, which loads them from numba's cache; the plugin seeds, random creatures and the hall of fame's
+likeness test (docs/internals.md, "Broods"; docs/performance.md, "Round fifteen", "Round thirty-three")."""
 
 from __future__ import annotations
 
@@ -103,6 +103,21 @@ def _plugin_seeds() -> None:
     plugin_seeds(0, 0, 1)
 
 
+def _likeness() -> None:
+    from evo.ga.creatures import distance
+    from evo.sim.simulate import tiny_creature
+
+    creature = tiny_creature()
+    distance(creature, creature)  # the same links: per link, on the creatures' own genes
+    distance(creature, creature.replace(link_a=[1], link_b=[0]))  # other links: the alpha quantiles
+
+
+def _likeness_functions() -> tuple:
+    from evo.ga.kernels import genes
+
+    return (genes._distance_terms,)
+
+
 def breeding_tasks() -> list[CompileTask]:
     """Breeding's crossover and its mutation (each compiled alone; the process that asked for them need not
     load them, the brood's cache holds them), then ``breeding``, which waits for both and loads them from
@@ -122,8 +137,10 @@ def breeding_tasks() -> list[CompileTask]:
 
 
 def small_tasks() -> list[CompileTask]:
-    """The plugin seeds' hash and the random creatures of generation 0: a few seconds of CPU each."""
+    """The plugin seeds' hash, the random creatures of generation 0 and the hall of fame's likeness test
+    (:func:`evo.ga.creatures.distance`'s compiled terms): a second or a few of CPU each."""
     return [
         CompileTask("the plugin seeds", _plugin_seeds, compiled=_seeds_functions),
         CompileTask("random creatures", _random_creatures, compiled=_random_creatures_functions),
+        CompileTask("the hall of fame's likeness", _likeness, compiled=_likeness_functions),
     ]

@@ -39,7 +39,7 @@ def test_evo_run_compiles_before_the_first_generation_and_says_so_when_that_is_s
 
     calls = []
 
-    def slow_compile(world, genome, ga, say):  # a compilation that lasts until the notice is out
+    def slow_compile(world, genome, ga, say, spec=None):  # a compilation that lasts until the notice is out
         calls.append(world.integrator)
         calls.append(_wait_for(capsys, "compiling"))
 
@@ -93,6 +93,7 @@ def test_evo_warm_compiles_in_processes_what_a_run_calls_and_the_integrators_it_
         "the PSM kernel",
         "the plugin seeds",
         "random creatures",
+        "the hall of fame's likeness",
     ]
     assert started[:2] == parts and sorted(started) == sorted(expected) and sorted(ready) == sorted(expected)
     # the brood once both its parts are in the cache; the others in the order given as processes free up
@@ -117,3 +118,31 @@ def test_a_first_run_names_what_compiles_once_compiling_takes_a_second(capsys, m
         "evo run: compiling the Euler kernel",
         "evo run: the Euler kernel: ready (3.9 s CPU)",
     ]
+
+
+def test_a_first_run_compiles_its_plugin_s_reducer_ahead_with_the_rest(tmp_path, monkeypatch):
+    import dataclasses
+
+    import evo.cli.warm
+    import evo.sim.warm
+    from evo.fitness import load_ref
+    from evo.fitness.reducers import _reduce_lanes, reducer_of
+    from evo.ga.settings import GASection, GenomeSection
+    from evo.run.config import load_config
+
+    config = load_config(write_config(tmp_path / "c.toml", generations=1, population=4, frames=100))
+    spec, asked = config.evaluation_spec(), []
+    monkeypatch.setattr(evo.sim.warm, "in_cache", lambda task: False)  # (a cold cache)
+    monkeypatch.setattr(evo.cli.warm, "compile_ahead", lambda tasks, **kwargs: asked.append(tasks) or "")
+    evo.cli.warm.warm_run(spec.world, GenomeSection(), GASection(), spec=spec)
+    names = [task.name for task in asked[-1]]
+    assert "the plugin's compiled reducer" in names and "the hall of fame's likeness" in names
+    task = asked[-1][names.index("the plugin's compiled reducer")]
+    kernel = reducer_of(load_ref(spec.plugin)).kernel
+    assert task.args == (spec,) and task.compiled() == (kernel, _reduce_lanes)
+    # a run that asks for measures (MAP-Elites) scores in Python: nothing to compile, nothing to wait for
+    assert evo.cli.warm._reducer_functions(dataclasses.replace(spec, measures=("speed",))) == ()
+    # a plugin given as an object (the Python API) stays with the run: no reducer task
+    unsendable = dataclasses.replace(spec, plugin=lambda: 0)
+    evo.cli.warm.warm_run(spec.world, GenomeSection(), GASection(), spec=unsendable)
+    assert "the plugin's compiled reducer" not in [task.name for task in asked[-1]]

@@ -24,7 +24,8 @@ def test_the_brood_waits_for_its_two_parts_the_longer_first():
 
 def test_the_small_tasks_name_numba_functions_and_are_loaded_where_asked():
     tasks = warm.small_tasks()
-    assert [task.name for task in tasks] == ["the plugin seeds", "random creatures"]
+    names = ["the plugin seeds", "random creatures", "the hall of fame's likeness"]
+    assert [task.name for task in tasks] == names
     for task in tasks:
         assert task.load and task.after == ()
         assert all(isinstance(f, numba.core.registry.CPUDispatcher) for f in task.compiled())
