@@ -218,11 +218,10 @@ def _shards_cut(children: list, rows: Any, world: Any, workers: int) -> list:
     """A generation's kernel calls as ``workers`` shards workers cut them (about
     :data:`~evo.run.shards.engine.CALLS_PER_WORKER` a worker, costliest first: ``ShardState._cut``), each
     (run, its creatures, the rows it reads)."""
-    from evo.sim.batch import _call_costs, _kernel_calls, _rows
+    from evo.sim.batch import _costliest_first, _kernel_calls, _rows
 
     cut = _kernel_calls(children, world, CALLS_PER_WORKER * workers, rows)[1]
-    costs = _call_costs(cut, children, rows)
-    order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
+    order, _ = _costliest_first(cut, children, rows)
     return [(cut[i][0], [children[k] for k in cut[i][1]], _rows(rows, cut[i][1])) for i in order]
 
 

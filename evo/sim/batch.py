@@ -287,6 +287,18 @@ def _call_costs(
     ]
 
 
+def _costliest_first(
+    cut: list[tuple[Callable, list[int]]],
+    creatures: list[Creature] | None,
+    laid: tuple[Any, np.ndarray] | None,
+) -> tuple[list[int], list[int]]:
+    """The positions of ``cut``'s calls, costliest first (equal costs in ``cut``'s order), and each call's
+    :func:`_call_costs` cost (in ``cut``'s order): the order the lane threads and the shards workers take
+    them in."""
+    costs = _call_costs(cut, creatures, laid)
+    return sorted(range(len(cut)), key=lambda at: -costs[at]), costs
+
+
 def _kernel_calls(
     creatures: list[Creature] | None,
     world: World,
@@ -344,8 +356,7 @@ def _threaded(
     "Round twenty-one"): :func:`_done_first`, unless ``read`` (the calls and their count) says another
     way. With ``now``, the tasks are handed out at the first ``next``, which yields None, and the caller
     joins them from the second on (round eighteen). ``when_idle``: as :func:`lane_runs`'."""
-    costs = _call_costs(cut, creatures, laid)
-    order = sorted(range(len(cut)), key=lambda at: -costs[at])
+    order, _ = _costliest_first(cut, creatures, laid)
     calls = _SharedCalls(cut, creatures, world, n_steps, stride, order, laid, after_each, when_idle)
     try:
         first = None if now else calls.take()  # the costliest call is the reader's: it starts at once

@@ -63,12 +63,16 @@ class Laid(NamedTuple):
         genes: np.ndarray,
         waves: np.ndarray,
         templates: Sequence[Creature],
+        trig: np.ndarray | None = None,
     ) -> Laid:
         """The children of a compiled breeding call (:func:`evo.ga.kernels.brood.compiled_broods`): (n, 2)
         masses and links ``sizes``, ``positions``, (2, links) ``ends``, (3, links) ``genes`` (rest, alpha,
         phi), (n, 2) ``waves`` (omega, beta), and the creature each child takes its wave's phase,
-        direction and autoreverse from."""
+        direction and autoreverse from; ``trig``: the (2, links) cosines and sines of the phases where
+        already computed (another process laid the same children), else computed here."""
         zero = np.zeros(1, np.int64)
+        if trig is None:
+            trig = np.cos(genes[2]), np.sin(genes[2])
         return cls(
             masses=sizes[:, 0],
             links=sizes[:, 1],
@@ -79,8 +83,8 @@ class Laid(NamedTuple):
             link_b=ends[1],
             rest=genes[0],
             alpha=genes[1],
-            cos_phi=np.cos(genes[2]),
-            sin_phi=np.sin(genes[2]),
+            cos_phi=trig[0],
+            sin_phi=trig[1],
             beta=np.ascontiguousarray(waves[:, 1]),
             omega=np.ascontiguousarray(waves[:, 0]),
             theta0=np.array([float(t.wave_phase) for t in templates], dtype=np.float64),

@@ -20,7 +20,7 @@ from evo.ga.kernels.mutation import apply_pending
 from evo.ga.kernels.parents import gathered
 from evo.run.batching import _lanes_recording, _output
 from evo.run.shards.shared import Cut, Shared, Unsupported
-from evo.sim.batch import _call_costs, _in_turn, _kernel_calls, steps_for
+from evo.sim.batch import _costliest_first, _in_turn, _kernel_calls, steps_for
 from evo.sim.laid import Laid
 
 __all__ = ["Cut", "Shared", "ShardState", "Unsupported", "dealt", "taken"]
@@ -50,16 +50,8 @@ def _laid(
     """The new children (:meth:`ShardState.bred`'s arrays) laid for the kernel, with these waves (and
     ``trig``, the (2, links) cosines and sines of their links' phases another worker laid them with)."""
     sizes, positions, links, genes, waves, _ = children
-    if trig is None:
-        laid = Laid.of_children(sizes, positions, links, genes, waves, ())
-        return laid._replace(theta0=theta0, sign=sign, autoreverse=autoreverse)
-    zero = np.zeros(1, np.int64)
-    return Laid(
-        sizes[:, 0], sizes[:, 1], np.concatenate([zero, np.cumsum(sizes[:, 0])]),
-        np.concatenate([zero, np.cumsum(sizes[:, 1])]), positions, links[0], links[1], genes[0], genes[1],
-        trig[0], trig[1], np.ascontiguousarray(waves[:, 1]), np.ascontiguousarray(waves[:, 0]), theta0,
-        sign, autoreverse,
-    )  # fmt: skip
+    laid = Laid.of_children(sizes, positions, links, genes, waves, (), trig)
+    return laid._replace(theta0=theta0, sign=sign, autoreverse=autoreverse)
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
@@ -180,8 +172,7 @@ class ShardState:
         singles, cut = _kernel_calls(None, self.world, self.cut, laid_rows)
         if singles:
             raise Unsupported("children the kernel simulates one by one")
-        costs = _call_costs(cut, None, laid_rows)
-        order = sorted(range(len(cut)), key=lambda i: (-costs[i], i))
+        order, costs = _costliest_first(cut, None, laid_rows)
         return [cut[i] for i in order], [costs[i] for i in order], laid_rows
 
     def _score(self, calls: list, laid_rows: tuple, parity: int) -> None:
