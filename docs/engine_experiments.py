@@ -75,7 +75,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards-parts [GENERATIONS]  # a shards generation by part (29)
     .venv/bin/python docs/engine_experiments.py shards-variants [ROUNDS]  # 1 from arrays, split, cuts (30)
     .venv/bin/python docs/engine_experiments.py shards-books [ROUNDS]  # books in waits, room, meeting (31)
-    .venv/bin/python docs/engine_experiments.py shards-waits [GENERATIONS]  # a generation by worker (31)
+    .venv/bin/python docs/engine_experiments.py shards-waits [GENERATIONS]  # 2 workers, 1, by part (31, 34)
     .venv/bin/python docs/engine_experiments.py dask-arrays [ROUNDS]  # dask from arrays, in chunks (32)
     .venv/bin/python docs/engine_experiments.py shards-ceilings [ROUNDS]  # calls alone, shards' cuts (33)
 
@@ -3381,7 +3381,7 @@ def _shards_waits_clocks(folder: Path) -> list[Any]:
         clocked(state.ShardState, "bred", "breeding"),
         clocked(state.ShardState, "moved_on", "moving on"),
         clocked(state.ShardState, "scored", "kernel calls"),
-        clocked(shared.MeetingPoint, "wait", "blocked at the meeting point"),
+        clocked(shared.MeetingPoint, "leave", "blocked at the meeting point"),
         clocked(shared.Room, "take", "worker 1's generation taken (waits and pieces)"),
         clocked(books.Books, "finish", "books after the generation is made"),
     ]
@@ -3401,29 +3401,42 @@ def shards_waits(config, tmp: Path, generations: int = 120) -> None:
     milliseconds a generation, means over the stint's generations; clocks on the parts, which cost
     a little themselves): the kernel calls, worker 1's selection, breeding and moving on, each one's
     time blocked at the meeting point, and the ``evo run`` process's books -- in pieces where it would
-    wait (for worker 1's generation, at the meeting point) and after each generation."""
+    wait (for worker 1's generation, at the meeting point) and after each generation. Round thirty-four:
+    then the same of one worker, and the two workers' kernel calls together against its."""
     import json
 
-    folder = tmp / "clocks"
-    folder.mkdir()
-    run_config = config.replace(run={"generations": generations}, pool={"workers": 2, "backend": "shards"})
-    whole_run(run_config.replace(run={"generations": 6}), tmp / "warm")
-    restore = _shards_waits_clocks(folder)
-    try:
-        start = time.perf_counter()
-        whole_run(run_config, tmp / "run")
-        wall = time.perf_counter() - start
-    finally:
-        for owner, name, original in reversed(restore):
-            setattr(owner, name, original)
-    seen = sorted((json.loads(path.read_text()) for path in folder.glob("*.json")), key=lambda d: d["me"])
-    print(f"walkers, 2 shards workers, {generations} generations in {wall:.3f} s (clocked)")
-    for clocks in seen:
-        count = clocks.pop("generations")
-        me = clocks.pop("me")
-        who = "worker 0 (the evo run process)" if me == 0 else f"worker {me} (forked)"
-        parts = ", ".join(f"{name} {1e3 * value / count:.2f}" for name, value in clocks.items())
-        print(f"  {who}, ms a generation over {count:.0f}: {parts}")
+    kernel: dict[int, float] = {}
+    for workers in (2, 1):
+        folder = tmp / f"clocks-{workers}"
+        folder.mkdir()
+        pool = {"workers": workers, "backend": "shards"}
+        run_config = config.replace(run={"generations": generations}, pool=pool)
+        whole_run(run_config.replace(run={"generations": 6}), tmp / f"warm-{workers}")
+        restore = _shards_waits_clocks(folder)
+        try:
+            start = time.perf_counter()
+            whole_run(run_config, tmp / f"run-{workers}")
+            wall = time.perf_counter() - start
+        finally:
+            for owner, name, original in reversed(restore):
+                setattr(owner, name, original)
+        seen = sorted((json.loads(path.read_text()) for path in folder.glob("*.json")), key=lambda d: d["me"])
+        plural = "s" if workers > 1 else ""
+        print(
+            f"walkers, {workers} shards worker{plural}, {generations} generations in {wall:.3f} s (clocked)"
+        )
+        kernel[workers] = 0.0
+        for clocks in seen:
+            count = clocks.pop("generations")
+            me = clocks.pop("me")
+            kernel[workers] += clocks["kernel calls"] / count
+            who = "worker 0 (the evo run process)" if me == 0 else f"worker {me} (forked)"
+            parts = ", ".join(f"{name} {1e3 * value / count:.2f}" for name, value in clocks.items())
+            print(f"  {who}, ms a generation over {count:.0f}: {parts}")
+    print(
+        f"the two workers' kernel calls together: {1e3 * kernel[2]:.2f} ms a generation,"
+        f" {kernel[2] / kernel[1]:.3f} x one worker's ({1e3 * kernel[1]:.2f} ms)"
+    )
 
 
 # -- round thirty-two: a local dask cluster makes the generations from arrays --------------------------

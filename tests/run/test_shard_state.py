@@ -138,6 +138,40 @@ def test_the_meeting_point_lets_no_one_on_before_everyone_is_there_phase_after_p
     assert point.n_waiting == 0 and not point.broken and all(w.exitcode == 0 for w in workers)
 
 
+def _arrive_then_leave(point: MeetingPoint, arrived, out) -> None:
+    phase = point.arrive()
+    with arrived.get_lock():
+        arrived.value += 1
+    point.leave(phase)
+    out.put("left")
+
+
+def test_a_party_that_arrived_lets_the_others_on_while_it_is_busy_and_leaves_once_all_are_there():
+    fork = multiprocessing.get_context("fork")
+    point, arrived, out = MeetingPoint(3), fork.Value("q", 0), fork.Queue()
+    phase = point.arrive()  # this process is here, and then busy with other work
+    assert phase >= 0 and not point.passed(phase) and point.n_waiting == 1
+    first = fork.Process(target=_arrive_then_leave, args=(point, arrived, out))
+    first.start()
+    deadline = time.monotonic() + 10
+    while arrived.value < 1 and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert point.n_waiting == 2 and not point.passed(phase) and out.empty()  # (the third is not here)
+    last = fork.Process(target=_arrive_then_leave, args=(point, arrived, out))
+    last.start()  # the last to arrive: the two others are let on, the busy one without waiting here
+    assert [out.get(timeout=10), out.get(timeout=10)] == ["left", "left"]
+    assert point.passed(phase) and point.n_waiting == 0
+    point.leave(phase)  # the busy one comes back: at once
+    again = point.arrive()  # and the next phase is a new one
+    assert again >= 0 and again != phase and not point.passed(again)
+    point.abort()
+    with pytest.raises(threading.BrokenBarrierError):
+        point.leave(again)
+    for process in (first, last):
+        process.join(10)
+    assert first.exitcode == last.exitcode == 0
+
+
 def _wait_broken(point: MeetingPoint, out) -> None:
     try:
         point.wait()

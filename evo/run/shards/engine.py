@@ -166,13 +166,14 @@ class _Stint(_Here):
     this process as worker 0 (:class:`_Here`), until one they cannot make; :meth:`next` makes each in
     turn with them, worker 1 selecting and breeding it for this process
     (:class:`~evo.run.shards.shared.Room`), and the ``evo run`` process keeps the books of each while
-    the next is made (so two workers run in two processes, not three, and no generation crosses a pipe:
-    docs/performance.md, "Round thirty", "Round thirty-one"). A partner that dies breaks the meeting
-    point (a thread watches them). ``cut``: about how many kernel calls a generation's children make
-    (default :data:`CALLS_PER_WORKER` a worker)."""
+    the next two are made (so two workers run in two processes, not three, and no generation crosses a
+    pipe: docs/performance.md, "Round thirty", "Round thirty-one", "Round thirty-four"; with one
+    generation's books left, it ran out of books to do while worker 1 bred). A partner that dies breaks
+    the meeting point (a thread watches them). ``cut``: about how many kernel calls a generation's
+    children make (default :data:`CALLS_PER_WORKER` a worker)."""
 
     by = "by the shard workers"
-    behind = 1
+    behind = 2
 
     def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range, cut: int = 0):
         fork = multiprocessing.get_context("fork")
@@ -354,7 +355,8 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     :func:`~evo.run.generations.run_generations` (its checkpoints and bookkeeping beside the next
     generation's work). Each generation made from arrays is told here
     (:class:`~evo.run.shards.books.Books`): with one worker as soon as it is made, with more in pieces
-    while the next is made and the rest after it, and reported once the next is told (its checkpoint
+    while the next ones are made (:attr:`_Here.behind` of them) and the rest after them, and reported once
+    the next is told (its checkpoint
     written meanwhile). Returns True when a callback stopped the run before its last generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations

@@ -59,7 +59,8 @@ class MeetingPoint:
     """Where ``parties`` processes forked after it is made wait for each other, as
     ``multiprocessing.Barrier`` (``wait``, ``abort``, ``broken``, ``n_waiting``) without its handshake,
     in which the last to arrive waits for each sleeper to wake: here it opens the gate of the phase
-    (one of two in turn: no one can be a phase ahead of a sleeper) and goes on."""
+    (one of two in turn: no one can be a phase ahead of a sleeper) and goes on. A party may also
+    :meth:`arrive`, do other work, and :meth:`leave` (the others go on once all have arrived)."""
 
     def __init__(self, parties: int):
         fork = multiprocessing.get_context("fork")
@@ -82,6 +83,14 @@ class MeetingPoint:
 
         Raises:
             threading.BrokenBarrierError: it was aborted, before or meanwhile."""
+        self.leave(self.arrive())
+
+    def arrive(self) -> int:
+        """Say this party is here, without waiting for the others: the phase it arrived in, for
+        :meth:`passed` and :meth:`leave` (the last to arrive opens the phase's gate).
+
+        Raises:
+            threading.BrokenBarrierError: it was aborted."""
         state = self._state
         with self._lock:
             if state[2]:
@@ -91,13 +100,26 @@ class MeetingPoint:
             last = state[0] == self.parties
             if last:
                 state[0], state[1] = 0, phase + 1
-        gate = self._gates[phase % 2]
         if last:
+            gate = self._gates[phase % 2]
             for _ in range(self.parties - 1):
                 gate.release()
+            return -1 - phase  # (the last: its gate is its own to pass)
+        return phase
+
+    def passed(self, phase: int) -> bool:
+        """Whether all parties are here in the phase :meth:`arrive` returned (a glance)."""
+        return phase < 0 or int(self._state[1]) != phase
+
+    def leave(self, phase: int) -> None:
+        """Wait until all parties are here in the phase :meth:`arrive` returned.
+
+        Raises:
+            threading.BrokenBarrierError: it was aborted, before or meanwhile."""
+        if phase < 0:
             return
-        gate.acquire()
-        if state[1] == phase:  # (opened by abort, not by the last to arrive)
+        self._gates[phase % 2].acquire()
+        if self._state[1] == phase:  # (opened by abort, not by the last to arrive)
             raise threading.BrokenBarrierError
 
     def abort(self) -> None:

@@ -266,9 +266,10 @@ class ShardState:
         others, moving = self.shared.workers - 1, None
         if not given and barrier.n_waiting < others:  # (another is still at its calls)
             moving = self._moving(planned, children, laid)
-        while meanwhile is not None and barrier.n_waiting < others and meanwhile():
+        phase = barrier.arrive()  # (its calls are done: a partner need not wait for its books)
+        while meanwhile is not None and not barrier.passed(phase) and meanwhile():
             pass
-        barrier.wait()
+        barrier.leave(phase)
         if given:
             return self._told(g, planned, children, self._scores(g, children[0].shape[0]), rng)
         return self.moved_on(g, planned, children, laid, moving)
