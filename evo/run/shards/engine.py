@@ -355,9 +355,9 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     :func:`~evo.run.generations.run_generations` (its checkpoints and bookkeeping beside the next
     generation's work). Each generation made from arrays is told here
     (:class:`~evo.run.shards.books.Books`): with one worker as soon as it is made, with more in pieces
-    while the next ones are made (:attr:`_Here.behind` of them) and the rest after them, and reported once
-    the next is told (its checkpoint
-    written meanwhile). Returns True when a callback stopped the run before its last generation."""
+    while the next ones are made (:attr:`_Here.behind` of them) and the rest after them, and reported
+    once the next is told (its checkpoint written meanwhile). Returns True when a callback stopped the
+    run before its last generation."""
     evolution = prepared.evolution
     total = prepared.config.run.generations
     told: Any = None  # the last generation told, not yet reported
