@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from evo.run.callbacks import Callback
 from evo.run.evolve import run_prepared
 from evo.run.folder import FolderWriter, prepare
 from evo.run.shards.engine import CALLS_PER_WORKER, FEWEST
+from evo.run.shards.shared import claims
 
 __all__ = [
     "balanced_halves", "cpu_parts", "engine_section", "generation_children", "laid_out",
@@ -188,7 +189,7 @@ def _run_half(
         start.wait()
         began, base = time.perf_counter(), 0
         for generation in calls:
-            for at in range(len(generation)) if counter is None else _claims(counter, base, len(generation)):
+            for at in range(len(generation)) if counter is None else claims(counter, base, len(generation)):
                 run, batch, rows = generation[at]
                 run(batch, world, *steps, *rows)
             base += len(generation) + 2  # (each process takes one number past the last call)
@@ -200,18 +201,6 @@ def _run_half(
             if barrier is not None:
                 barrier.abort()
         out.send(None)
-
-
-def _claims(counter: Any, base: int, count: int) -> Iterator[int]:
-    """The positions of a generation's ``count`` calls this process takes from the shared ``counter``
-    (whose value was ``base`` at the generation's start), until none is left."""
-    while True:
-        with counter.get_lock():
-            number = counter.value
-            counter.value = number + 1
-        if number - base >= count:
-            return
-        yield number - base
 
 
 def _shards_cut(children: list, rows: Any, world: Any, workers: int) -> list:
@@ -235,8 +224,9 @@ def process_halves_speedup(
     seconds, least of ``repeats`` interleaved. No GIL, no cut, no Python between the calls: about the
     most any design whose generations wait for their children gets from a second core of this machine on
     these calls. ``claimed``: instead, each generation's calls cut as two ``shards`` workers cut them,
-    taken one at a time from a shared counter (:func:`_shards_cut`, :func:`_claims`), against the cut of
-    one shards worker run in this process: the most the shards design's kernel calls give."""
+    taken one at a time from a shared counter (:func:`_shards_cut`, :func:`evo.run.shards.shared.claims`),
+    against the cut of one shards worker run in this process: the most the shards design's kernel calls
+    give."""
     import multiprocessing
 
     from evo.sim.batch import _kernel_calls, _rows, steps_for

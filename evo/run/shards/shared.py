@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from evo.sim import batch
 
-__all__ = ["Cut", "MeetingPoint", "Room", "Shared", "Unsupported"]
+__all__ = ["Cut", "MeetingPoint", "Room", "Shared", "Unsupported", "claims"]
 
 
 class Unsupported(Exception):
@@ -53,6 +53,20 @@ class Shared(NamedTuple):
         experiments."""
         exploded = (np.zeros(size, np.bool_), np.zeros(size, np.bool_))
         return cls(1, multiprocessing.Value("q", 0), None, (np.zeros(size), np.zeros(size)), exploded)
+
+
+def claims(counter: Any, base: int, count: int) -> Iterator[int]:
+    """The positions of a generation's ``count`` kernel calls this process takes, one at a time, from the
+    shared ``counter`` (a ``multiprocessing.Value``, whose value was ``base`` at the generation's start)
+    until none is left; the last number it takes is past them, so that every process that took part
+    leaves the counter one past the calls (the next generation's ``base``: the calls plus the processes)."""
+    while True:
+        with counter.get_lock():
+            number = counter.value
+            counter.value = number + 1
+        if number - base >= count:
+            return
+        yield number - base
 
 
 class MeetingPoint:

@@ -19,7 +19,7 @@ from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
 from evo.ga.kernels.mutation import apply_pending
 from evo.ga.kernels.parents import gathered
 from evo.run.batching import _lanes_recording, _output
-from evo.run.shards.shared import Cut, Shared, Unsupported
+from evo.run.shards.shared import Cut, Shared, Unsupported, claims
 from evo.sim.batch import _costliest_first, _in_turn, _kernel_calls, steps_for
 from evo.sim.laid import Laid
 
@@ -204,13 +204,8 @@ class ShardState:
         laid_rows = (laid, np.arange(laid.masses.shape[0], dtype=np.int64))
         cut = self._cut(laid)[0] if calls is None else calls
         self.base = base + len(cut) + shared.workers
-        while True:
-            with shared.counter.get_lock():
-                number = shared.counter.value
-                shared.counter.value = number + 1
-            if number - base >= len(cut):
-                return
-            self._score([cut[number - base]], laid_rows, parity)
+        for at in claims(shared.counter, base, len(cut)):
+            self._score([cut[at]], laid_rows, parity)
 
     def scored_share(self, laid: Any, parity: int, weights: tuple[float, ...], me: int) -> np.ndarray:
         """Party ``me``'s share of the generation's kernel calls, where each party's share is set in
