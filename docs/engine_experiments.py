@@ -3282,7 +3282,9 @@ def _stint_as(room: bool = True, behind: int = 1, lean: bool = True):
     forked = shared.Shared.forked
     engine._Stint.behind = behind
     if not room:
-        shared.Shared.forked = classmethod(lambda cls, workers, size, most=None: forked(workers, size))
+        shared.Shared.forked = classmethod(
+            lambda cls, workers, size, most=None, hint=0.0: forked(workers, size, None, hint)
+        )
     if not lean:
         shared.MeetingPoint = multiprocessing.get_context("fork").Barrier
     try:

@@ -112,6 +112,30 @@ def test_a_partner_lost_leaves_its_generation_and_the_rest_to_chunks_as_tasks(tm
     assert 3 <= made_with_dask(log) < 7 and made == alone
 
 
+def test_a_partner_that_gives_no_answer_leaves_its_generation_and_the_rest_to_chunks_as_tasks(
+    tmp_path, alone, monkeypatch
+):
+    from evo.run.shards.shared import Watch
+
+    share = ShardState.scored_share
+
+    def stuck_in_generation_3(self, laid, parity, weights, me):
+        if me == 1 and self.generation + 1 == 3:
+            time.sleep(3.0)  # (stuck: the worker itself still runs tasks)
+        return share(self, laid, parity, weights, me)
+
+    monkeypatch.setattr(ShardState, "scored_share", stuck_in_generation_3)  # (the forked workers have it)
+    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FACTOR", 1.0)
+    with started_first():
+        log, made, _ = run(tmp_path, "stuck", config_of(2, "dask", 8))
+    said = "a dask chunk runner gave no answer for 0.5 s (stopped or stuck)"
+    assert f"generation 3: {said}; it is made in this process" in log
+    assert f"generation 3 is made in this process: {said}" in log
+    assert "a chunk runner stalled; chunks go as tasks from now on" in log
+    assert made_with_dask(log) == 2 and made == alone  # (1 and 2; 3 to 7 in chunks, as tasks)
+
+
 def test_a_stop_request_leaves_the_reported_generation_and_a_resume_on_dask_goes_on_exactly(tmp_path, alone):
     with started_first():
         log, made, result = run(tmp_path, "stopped", config_of(2, "dask", 8), [StopAfter(2)])

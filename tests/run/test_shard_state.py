@@ -18,7 +18,7 @@ from evo.io.checkpoint.document import evolution_to_dict
 from evo.run.config import parse_config, resolve
 from evo.run.evolve import evolve
 from evo.run.job import BreedContext, breed_and_evaluate
-from evo.run.shards.shared import Cut, MeetingPoint, Room
+from evo.run.shards.shared import Cut, MeetingPoint, Room, Stalled, Watch, claims
 from evo.run.shards.state import ShardState, Shared, Unsupported, _laid
 
 
@@ -240,3 +240,56 @@ def test_the_room_hands_worker_0_a_copy_of_what_worker_1_made_or_that_it_did_not
     with pytest.raises(threading.BrokenBarrierError):
         room.take(meanwhile, point)
     assert left == [0]
+
+
+def test_the_watch_says_stalled_only_once_no_partner_has_beaten_for_its_limit(monkeypatch):
+    from evo.run.shards import shared
+
+    clock = [100.0]
+    monkeypatch.setattr(shared.time, "monotonic", lambda: clock[0])
+
+    def watched(seconds: float) -> None:  # worker 0 waiting: a look every 50 ms
+        for _ in range(round(seconds / 0.05)):
+            clock[0] += 0.05
+            watch.check()
+
+    watch = Watch(3, hint=2.0)
+    assert watch.limit() == 60.0  # the floor: 20 x the 2 s a generation took is less
+    watch.beat(0, 4.0)  # worker 0's own kernel call of 4 s: 20 x 4 s
+    assert watch.limit() == 80.0 and not watch.beats.any()  # (worker 0 beats no shared count)
+    watched(79.0)
+    watch.beat(2)  # any partner going on counts (one waiting at the meeting point beats no more)
+    watched(79.0)  # (silent only since the look that saw the beat)
+    clock[0] += 600.0  # this process busy with its own calls and books, or stopped with the partners
+    watched(79.0)  # (what it did not watch does not count)
+    with pytest.raises(Stalled, match="made no progress for 80 s"):
+        watched(2.0)
+    assert issubclass(Stalled, Unsupported)  # (the generation is made the other way, as for a reason)
+
+
+def test_worker_0_s_waits_check_the_watch_where_a_partner_never_comes():
+    watch, point, room = Watch(2), MeetingPoint(2), Room(25, 12, 40)
+    watch.FLOOR = watch.FACTOR = 0.0  # (its limit 0 s: the first look that sees no beat since says so)
+    phase = point.arrive()
+    with pytest.raises(Stalled):
+        point.leave(phase, watch)
+    with pytest.raises(Stalled):
+        room.take(None, point, watch)
+    counter = multiprocessing.get_context("fork").Value("q", 0)
+    held, done = threading.Event(), threading.Event()
+
+    def holding() -> None:  # another holds the counter's lock (a partner stopped in the middle of a claim)
+        with counter.get_lock():
+            held.set()
+            done.wait(10)
+
+    holder = threading.Thread(target=holding)
+    holder.start()
+    try:
+        held.wait(10)
+        with pytest.raises(Stalled):
+            next(claims(counter, 0, 4, watch))
+    finally:
+        done.set()
+        holder.join()
+    assert list(claims(counter, 0, 2, watch)) == [0, 1]  # (free again: taken as before)

@@ -6,9 +6,11 @@ worker that died), stopped on request or resumed."""
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from test_fork_pool import files, users_distance
 
@@ -112,6 +114,34 @@ def test_a_worker_that_dies_leaves_its_generation_to_this_process(tmp_path, alon
     log, made, _ = run(tmp_path, "died", config_of(2, "shards", 8))
     assert "generation 4 is made in this process: a worker process ended" in log
     assert made == alone
+
+
+@pytest.mark.parametrize("where", ["bred", "scored"])
+def test_a_worker_that_stops_making_progress_is_ended_and_its_generation_made_here(
+    tmp_path, alone, monkeypatch, where
+):
+    """A worker stopped (SIGSTOP: the same as one stuck in a deadlock) while it breeds the generation
+    worker 0 waits for, or before its kernel calls (worker 0 then waits at the meeting point): worker 0
+    sees no progress for the watch's limit, ends it and makes the generation itself."""
+    from evo.run.shards.shared import Watch
+
+    shipped, parent, noted = getattr(ShardState, where), os.getpid(), tmp_path / "pid"
+
+    def stops_in_generation_4(self, *args):
+        if self.generation + 1 == 4 and os.getpid() != parent:
+            noted.write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGSTOP)
+        return shipped(self, *args)
+
+    monkeypatch.setattr(ShardState, where, stops_in_generation_4)
+    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FACTOR", 1.0)
+    log, made, _ = run(tmp_path, "stopped", config_of(2, "shards", 8))
+    said = "the worker processes made no progress for 0.5 s (stopped or stuck)"
+    assert f"generation 4: {said}; it is made in this process" in log
+    assert f"generation 4 is made in this process: {said}" in log
+    assert made_by_workers(log) == 3 and made == alone  # (5 to 7: too few left for another stint)
+    assert not psutil.pid_exists(int(noted.read_text()))  # ended (and waited for)
 
 
 def test_generations_the_workers_keep_failing_wait_longer_here_each_time(tmp_path, alone, monkeypatch):

@@ -273,10 +273,10 @@ class DaskPool:
         """While waiting for a chunk runner: raise when the scheduler or every worker is gone."""
         self._check_alive()
 
-    def partner_lost(self) -> None:
-        """A chunk runner's worker was lost: chunks go as tasks from now on, and no generation is made
-        from arrays with runners again."""
-        self._drop_runners()
+    def partner_lost(self, why: str = "a worker holding a chunk runner was lost") -> None:
+        """A chunk runner's worker was lost (or the runner stalled: ``why``): chunks go as tasks from now
+        on, and no generation is made from arrays with runners again."""
+        self._drop_runners(why)
 
     # -- the cluster ------------------------------------------------------------------------------------
     @property
@@ -643,9 +643,9 @@ class DaskPool:
             raise EvaluationFailed(*errors[min(errors)])
         return done
 
-    def _drop_runners(self) -> None:
+    def _drop_runners(self, why: str = "a worker holding a chunk runner was lost") -> None:
         if self._runners is not None:
-            log.info("dask: a worker holding a chunk runner was lost; chunks go as tasks from now on")
+            log.info("dask: %s; chunks go as tasks from now on", why)
         self._runners, self._runner_futures = None, []
 
     def _collect(self, chunk_of: dict[Any, int], weight: dict[int, int], progress: Progress | None) -> dict:

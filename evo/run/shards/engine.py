@@ -27,7 +27,8 @@ from evo.run.generations import reported_and_stopped, run_generations
 from evo.run.job import warm
 from evo.run.shards.books import Books, generation_told
 from evo.run.shards.remote import why
-from evo.run.shards.state import ShardState, Shared, Unsupported
+from evo.run.shards.shared import Watch
+from evo.run.shards.state import ShardState, Shared, Stalled, Unsupported
 from evo.sim.batch import _euler_fast_path
 from evo.sim.placement import is_level
 
@@ -146,7 +147,9 @@ class _Here:
             if state.shared.barrier is not None:
                 with contextlib.suppress(Exception):
                     state.shared.barrier.abort()
-            if not isinstance(exc, Unsupported):  # (a bug: its traceback in run.log)
+            if isinstance(exc, Stalled):  # (not the generation's doing: said louder than a reason)
+                log.warning("generation %d: %s; it is made in this process", g, exc)
+            elif not isinstance(exc, Unsupported):  # (a bug: its traceback in run.log)
                 log.warning("generation %d could not be made from arrays:", g, exc_info=exc)
             return why(exc)
 
@@ -169,20 +172,31 @@ class _Stint(_Here):
     the next two are made (so two workers run in two processes, not three, and no generation crosses a
     pipe: docs/performance.md, "Round thirty", "Round thirty-one", "Round thirty-four"; with one
     generation's books left, it ran out of books to do while worker 1 bred). A partner that dies breaks
-    the meeting point (a thread watches them). ``cut``: about how many kernel calls a generation's
-    children make (default :data:`CALLS_PER_WORKER` a worker)."""
+    the meeting point (a thread watches them); partners that make no progress for too long while this
+    process waits for them (stopped, or stuck) end the stint (:class:`~evo.run.shards.shared.Watch`,
+    ``hint``: the seconds a generation took before it). ``cut``: about how many kernel calls a
+    generation's children make (default :data:`CALLS_PER_WORKER` a worker)."""
 
     by = "by the shard workers"
     behind = 2
 
-    def __init__(self, evolution: Evolution, context: Any, workers: int, generations: range, cut: int = 0):
+    def __init__(
+        self,
+        evolution: Evolution,
+        context: Any,
+        workers: int,
+        generations: range,
+        cut: int = 0,
+        hint: float = 0.0,
+    ):
         fork = multiprocessing.get_context("fork")
         genome = evolution.settings.genome
         most = (
             max(genome.masses[1], *(ind.creature.n_masses for ind in evolution.population)),
             max(genome.max_links, *(ind.creature.n_links for ind in evolution.population)),
         )
-        super().__init__(evolution, context, cut, Shared.forked(workers, evolution.settings.population, most))
+        shared = Shared.forked(workers, evolution.settings.population, most, hint)
+        super().__init__(evolution, context, cut, shared)
         pipes = [fork.Pipe(duplex=False) for _ in range(workers - 1)]
         self.readers = [reading for reading, _ in pipes]
         self.processes = [
@@ -243,8 +257,17 @@ class Partnered(_Here):
     by = "by this process and the dask workers"
     behind = 1
 
-    def __init__(self, evolution: Evolution, context: Any, pool: Any, generations: range, cut: int = 0):
+    def __init__(
+        self,
+        evolution: Evolution,
+        context: Any,
+        pool: Any,
+        generations: range,
+        cut: int = 0,
+        hint: float = 0.0,
+    ):
         self.parties = 1 + pool.partners()
+        self.hint = hint  # the seconds a generation took before the stint (how long partners may be silent)
         super().__init__(evolution, context, cut or CALLS_PER_WORKER * self.parties)
         self.pool, self.stop = pool, generations.stop
         first = FIRST_SHARE / self.parties
@@ -256,6 +279,7 @@ class Partnered(_Here):
         self.pipes: list[Any] = []  # to each partner, once they serve
         self.sent: int | None = None  # the generation whose steps are out
         self.lost = False
+        self.stalled = False  # a partner gave no answer for too long
 
     def _send(self, g: int, scores: tuple | None) -> None:
         """Generation ``g``'s step to every partner (with the copy to make at the stint's first).
@@ -291,12 +315,16 @@ class Partnered(_Here):
 
     def _gathered(self, g: int, meanwhile: Callable[[], bool] | None, own: float) -> None:
         """The partners' scores of generation ``g`` put into this process's arrays, ``meanwhile`` called
-        while none is there; then the next generation's shares set (:meth:`_balance`).
+        while none is there; then the next generation's shares set (:meth:`_balance`). The partners may
+        keep this process blocked as long as the forked workers' :class:`~evo.run.shards.shared.Watch`
+        allows them to be silent (``own``, this process's share's seconds, over its share: the scale).
 
         Raises:
-            Unsupported: a partner could not make its share (why), or was lost."""
+            Unsupported: a partner could not make its share (why), or was lost.
+            Stalled: a partner gave no answer for that long (its runners are then dropped)."""
         fitness, exploded = self.state.shared.fitness[g % 2], self.state.shared.exploded[g % 2]
-        waiting, blocked, last = list(self.pipes), 0.0, 0.0
+        waiting, blocked, last, silent = list(self.pipes), 0.0, 0.0, 0.0
+        limit = max(Watch.FLOOR, Watch.FACTOR * max(self.hint, own / self.weights[0]))
         while waiting:
             ready = wait(waiting, timeout=0)
             if not ready:
@@ -304,10 +332,16 @@ class Partnered(_Here):
                     continue
                 meanwhile = None
                 since = time.perf_counter()
-                ready = wait(waiting, timeout=self.pool.poll)
-                blocked += time.perf_counter() - since
+                ready = wait(waiting, timeout=min(self.pool.poll, limit))
+                spent = time.perf_counter() - since
+                blocked += spent
+                silent += min(spent, self.pool.poll + Watch.WATCHED)  # (not a time this process was stopped)
                 if not ready:
                     self.pool.check_partners()
+                    if silent > limit:  # (its runners are dropped: close)
+                        self.stalled = True
+                        said = f"a dask chunk runner gave no answer for {limit:.3g} s (stopped or stuck)"
+                        raise Stalled(said)
                     continue
             for pipe in ready:
                 waiting.remove(pipe)
@@ -340,7 +374,9 @@ class Partnered(_Here):
         """The partners stop serving steps (also those asked to that did not start); a lost one's runners
         are dropped from the pool (chunks go as tasks from now on)."""
         self.pool.end_partners()
-        if self.lost:
+        if self.stalled:
+            self.pool.partner_lost("a chunk runner stalled")
+        elif self.lost:
             self.pool.partner_lost()
 
 
@@ -362,6 +398,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
     total = prepared.config.run.generations
     told: Any = None  # the last generation told, not yet reported
     pause = wait_here = 0  # generations made here before the next stint is tried
+    slowest = 0.0  # the longest a generation took so far (seconds): how long partners may be silent
 
     def stopped_after(previous: Any) -> bool:
         return reported_and_stopped(previous, callbacks, evolution.generation, total)
@@ -396,15 +433,18 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
             g = evolution.generation + 1
             until = total if for_good else g + max(wait_here, 1)
             wait_here = 0
+            began, first = time.perf_counter(), evolution.generation
             if run_generations(prepared, backend, callbacks, until):
                 return True
+            if evolution.generation > first:
+                slowest = max(slowest, (time.perf_counter() - began) / (evolution.generation - first))
             continue
         warm(backend.context)  # (once loaded, nothing: the workers inherit it loaded)
         start = evolution.generation + 1
         if partners is not None and alone is None:
-            stint: _Here = Partnered(evolution, backend.context, backend, range(start, total))
+            stint: _Here = Partnered(evolution, backend.context, backend, range(start, total), hint=slowest)
         elif backend.workers >= 2 and partners is None:
-            stint = _Stint(evolution, backend.context, backend.workers, range(start, total))
+            stint = _Stint(evolution, backend.context, backend.workers, range(start, total), hint=slowest)
         else:
             stint = _Here(evolution, backend.context)
         try:
@@ -417,6 +457,7 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
                     reason = sent
                     break
                 arrived = time.perf_counter()
+                slowest = max(slowest, arrived - since)
                 books.queue.append(books_of(sent, arrived - since, stint.by))
                 if books.finish(stint.behind):
                     return True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -14,11 +15,70 @@ import numpy as np
 
 from evo.sim import batch
 
-__all__ = ["Cut", "MeetingPoint", "Room", "Shared", "Unsupported", "claims"]
+# how long a wait on the partners lasts before the Watch is checked (and the room, whether they broke off)
+_PATIENCE = 0.05
+
+__all__ = ["Cut", "MeetingPoint", "Room", "Shared", "Stalled", "Unsupported", "Watch", "claims"]
 
 
 class Unsupported(Exception):
     """A generation the workers leave to the ``evo run`` process (its message says why)."""
+
+
+class Stalled(Unsupported):
+    """The ``evo run`` process's partners made no progress for longer than its :class:`Watch` allows: the
+    generation is made here, and the partners are ended."""
+
+
+class Watch:
+    """How the ``evo run`` process (worker 0) watches its partners' progress while it waits for them (for
+    worker 1's generation, at the meeting point, for the counter's lock): each partner beats -- a count
+    of its own in shared memory -- as it goes (each kernel call it ends, its generation left in the room,
+    its arrival at the meeting point), and :meth:`check` raises :class:`Stalled` once none has beaten for
+    longer than :meth:`limit`: :data:`FLOOR` seconds, or :data:`FACTOR` times the longest of the
+    ``hint`` (the seconds a generation took before the stint) and this process's own longest kernel call
+    in it, whichever is longer. Only the compiled breeding and the kernel calls run between two beats, so
+    a partner that long silent is stopped (``SIGSTOP``) or stuck (a deadlock), not slow. A partner waiting
+    at the meeting point beats no more, but another is then still at its calls: the count is of any
+    partner's beats. Only silence this process watched counts (checks no further apart than
+    :data:`WATCHED` seconds): not its own calls and books, nor a time it was stopped itself (Ctrl-Z, then
+    ``fg``, stops the partners with it)."""
+
+    FLOOR = 60.0
+    FACTOR = 20.0
+    WATCHED = 1.0
+
+    def __init__(self, parties: int, hint: float = 0.0):
+        fork = multiprocessing.get_context("fork")
+        self.beats = np.frombuffer(fork.RawArray("q", parties), dtype=np.int64)  # (each its own slot)
+        self.hint, self.longest = hint, 0.0
+        self._seen: bytes | None = None  # the beats when last checked, and since when they are so
+        self._since = self._last = 0.0  # (and when last checked)
+
+    def beat(self, me: int, seconds: float = 0.0) -> None:
+        """Party ``me`` went on (``seconds``: the kernel call it just ended took, as this process counts
+        its own)."""
+        if me:
+            self.beats[me] += 1
+        else:
+            self.longest = max(self.longest, seconds)
+
+    def limit(self) -> float:
+        """How long the partners may make no progress."""
+        return max(self.FLOOR, self.FACTOR * max(self.hint, self.longest))
+
+    def check(self) -> None:
+        """Raise :class:`Stalled` when no partner has beaten for longer than :meth:`limit`.
+
+        Raises:
+            Stalled: they made no progress for that long."""
+        now, beats = time.monotonic(), self.beats.tobytes()
+        if beats != self._seen or now - self._last > self.WATCHED:  # (this process busy, or stopped)
+            self._seen, self._since = beats, now
+        self._last = now
+        if now - self._since > self.limit():
+            limit = self.limit()
+            raise Stalled(f"the worker processes made no progress for {limit:.3g} s (stopped or stuck)")
 
 
 class Shared(NamedTuple):
@@ -32,19 +92,24 @@ class Shared(NamedTuple):
     fitness: tuple[np.ndarray, np.ndarray]
     exploded: tuple[np.ndarray, np.ndarray]
     room: Room | None = None  # where worker 1 leaves each generation for worker 0
+    watch: Watch | None = None  # how worker 0 sees that its partners go on
 
     @classmethod
-    def forked(cls, workers: int, size: int, most: tuple[int, int] | None = None) -> Shared:
+    def forked(
+        cls, workers: int, size: int, most: tuple[int, int] | None = None, hint: float = 0.0
+    ) -> Shared:
         """What ``workers`` processes (a population of ``size``) forked after it is made share: the
-        counter, the meeting point and the scores in shared memory (``multiprocessing``'s fork context);
-        with ``most`` (the most masses and links a child may have), the :class:`Room` worker 1 leaves
-        each generation in, which worker 0 then does not make."""
+        counter, the meeting point, the scores and the partners' :class:`Watch` (``hint``: the seconds a
+        generation took before) in shared memory (``multiprocessing``'s fork context); with ``most`` (the
+        most masses and links a child may have), the :class:`Room` worker 1 leaves each generation in,
+        which worker 0 then does not make."""
         fork = multiprocessing.get_context("fork")
         scores = tuple(np.frombuffer(fork.RawArray("d", size)) for _ in range(2))
         exploded = tuple(np.frombuffer(fork.RawArray("b", size), dtype=np.bool_) for _ in range(2))
         room = None if most is None or workers < 2 else Room(size, *most)
         meeting = MeetingPoint(workers)
-        return cls(workers, fork.Value("q", 0), meeting, scores, exploded, room)  # type: ignore[arg-type]
+        counter = fork.Value("q", 0)
+        return cls(workers, counter, meeting, scores, exploded, room, Watch(workers, hint))  # type: ignore[arg-type]
 
     @classmethod
     def alone(cls, size: int) -> Shared:
@@ -55,15 +120,22 @@ class Shared(NamedTuple):
         return cls(1, multiprocessing.Value("q", 0), None, (np.zeros(size), np.zeros(size)), exploded)
 
 
-def claims(counter: Any, base: int, count: int) -> Iterator[int]:
+def claims(counter: Any, base: int, count: int, watch: Watch | None = None) -> Iterator[int]:
     """The positions of a generation's ``count`` kernel calls this process takes, one at a time, from the
     shared ``counter`` (a ``multiprocessing.Value``, whose value was ``base`` at the generation's start)
     until none is left; the last number it takes is past them, so that every process that took part
-    leaves the counter one past the calls (the next generation's ``base``: the calls plus the processes)."""
+    leaves the counter one past the calls (the next generation's ``base``: the calls plus the processes).
+    ``watch``: checked while the counter's lock is held by another (:meth:`Watch.check`)."""
+    lock = counter.get_lock()
     while True:
-        with counter.get_lock():
+        while not lock.acquire(timeout=_PATIENCE):
+            if watch is not None:
+                watch.check()
+        try:
             number = counter.value
             counter.value = number + 1
+        finally:
+            lock.release()
         if number - base >= count:
             return
         yield number - base
@@ -125,14 +197,19 @@ class MeetingPoint:
         """Whether all parties are here in the phase :meth:`arrive` returned (a glance)."""
         return phase < 0 or int(self._state[1]) != phase
 
-    def leave(self, phase: int) -> None:
-        """Wait until all parties are here in the phase :meth:`arrive` returned.
+    def leave(self, phase: int, watch: Watch | None = None) -> None:
+        """Wait until all parties are here in the phase :meth:`arrive` returned (``watch``: checked
+        meanwhile, :meth:`Watch.check`).
 
         Raises:
-            threading.BrokenBarrierError: it was aborted, before or meanwhile."""
+            threading.BrokenBarrierError: it was aborted, before or meanwhile.
+            Stalled: the ``watch`` saw no partner go on for too long."""
         if phase < 0:
             return
-        self._gates[phase % 2].acquire()
+        gate = self._gates[phase % 2]
+        while not gate.acquire(timeout=_PATIENCE):
+            if watch is not None:
+                watch.check()
         if self._state[1] == phase:  # (opened by abort, not by the last to arrive)
             raise threading.BrokenBarrierError
 
@@ -224,23 +301,27 @@ class Room:
         self.ready.release()
 
     def take(
-        self, meanwhile: Callable[[], bool] | None, barrier: Any
+        self, meanwhile: Callable[[], bool] | None, barrier: Any, watch: Watch | None = None
     ) -> tuple[tuple, tuple, tuple, dict, np.ndarray, Cut]:
         """The generation once put (copies: its selection, children, waves, generator state, links'
-        cosines and sines and cut, as :meth:`put` takes them), ``meanwhile`` called while it is not.
+        cosines and sines and cut, as :meth:`put` takes them), ``meanwhile`` called while it is not
+        (``watch`` checked once nothing is left to do meanwhile: :meth:`Watch.check`).
 
         Raises:
             Unsupported: too large for this room.
             threading.BrokenBarrierError: not made (worker 1 says why), or the meeting point broke
-                meanwhile (a worker stopped)."""
+                meanwhile (a worker stopped).
+            Stalled: the ``watch`` saw no partner go on for too long."""
         while not self.ready.acquire(block=False):
             if meanwhile is not None and meanwhile():
                 continue
             meanwhile = None
-            if self.ready.acquire(timeout=0.05):
+            if self.ready.acquire(timeout=_PATIENCE):
                 break
             if barrier.broken:
                 raise threading.BrokenBarrierError
+            if watch is not None:
+                watch.check()
         *counts, put = self.head.tolist()
         if put < 0:
             raise threading.BrokenBarrierError

@@ -6,6 +6,7 @@ copies no other thread, nor a lock one of them held)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,11 +20,11 @@ from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
 from evo.ga.kernels.mutation import apply_pending
 from evo.ga.kernels.parents import gathered
 from evo.run.batching import _lanes_recording, _output
-from evo.run.shards.shared import Cut, Shared, Unsupported, claims
+from evo.run.shards.shared import Cut, Shared, Stalled, Unsupported, claims
 from evo.sim.batch import _costliest_first, _in_turn, _kernel_calls, steps_for
 from evo.sim.laid import Laid
 
-__all__ = ["Cut", "Shared", "ShardState", "Unsupported", "dealt", "taken"]
+__all__ = ["Cut", "Shared", "ShardState", "Stalled", "Unsupported", "dealt", "taken"]
 
 
 def dealt(costs: list[int], weights: tuple[float, ...]) -> list[list[int]]:
@@ -200,12 +201,16 @@ class ShardState:
         Raises:
             Unsupported: children the kernel simulates one by one, or lanes the reducer leaves to the
                 plugin's Python."""
-        shared, base = self.shared, self.base
+        shared, base, me = self.shared, self.base, self.me
         laid_rows = (laid, np.arange(laid.masses.shape[0], dtype=np.int64))
         cut = self._cut(laid)[0] if calls is None else calls
         self.base = base + len(cut) + shared.workers
-        for at in claims(shared.counter, base, len(cut)):
+        watch = shared.watch
+        for at in claims(shared.counter, base, len(cut), watch if me == 0 else None):
+            started = time.monotonic()
             self._score([cut[at]], laid_rows, parity)
+            if watch is not None:
+                watch.beat(me, time.monotonic() - started)
 
     def scored_share(self, laid: Any, parity: int, weights: tuple[float, ...], me: int) -> np.ndarray:
         """Party ``me``'s share of the generation's kernel calls, where each party's share is set in
@@ -233,12 +238,15 @@ class ShardState:
 
         Raises:
             Unsupported: as :meth:`bred` and :meth:`scored`.
+            Stalled: in worker 0, the others made no progress for too long (their
+                :class:`~evo.run.shards.shared.Watch`).
             threading.BrokenBarrierError: another worker broke the meeting point."""
-        room, barrier = self.shared.room, self.shared.barrier
+        room, barrier, watch = self.shared.room, self.shared.barrier, self.shared.watch
         given, puts = room is not None and self.me == 0, room is not None and self.me == 1
+        watching = watch if self.me == 0 else None  # (worker 0 watches the others: Watch)
         calls = None
         if given:
-            planned, children, waves, rng, trig, cut = room.take(meanwhile, barrier)
+            planned, children, waves, rng, trig, cut = room.take(meanwhile, barrier, watching)
             laid, calls = _laid(children, *waves, trig), cut.calls()
         else:
             try:
@@ -255,16 +263,19 @@ class ShardState:
                 waves = laid.theta0, laid.sign, laid.autoreverse
                 trig = np.stack([laid.cos_phi, laid.sin_phi])
                 room.put(planned, children, waves, state, trig, Cut.of(calls))  # type: ignore[arg-type]
+                watch.beat(self.me)  # type: ignore[union-attr]
         self.scored(laid, g % 2, calls)
         if barrier is None:
             return self.moved_on(g, planned, children, laid)
         others, moving = self.shared.workers - 1, None
         if not given and barrier.n_waiting < others:  # (another is still at its calls)
             moving = self._moving(planned, children, laid)
+        if watch is not None:
+            watch.beat(self.me)
         phase = barrier.arrive()  # (its calls are done: a partner need not wait for its books)
         while meanwhile is not None and not barrier.passed(phase) and meanwhile():
             pass
-        barrier.leave(phase)
+        barrier.leave(phase, watching)
         if given:
             return self._told(g, planned, children, self._scores(g, children[0].shape[0]), rng)
         return self.moved_on(g, planned, children, laid, moving)
