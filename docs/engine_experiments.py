@@ -1849,6 +1849,17 @@ def _shipped_or_not(
     return seen, len(digests) == 1
 
 
+def _said_shipped_or_not(
+    seen: dict[tuple[int, bool], list[Any]], same: bool, line: Callable[[list[Any], list[Any]], str]
+) -> None:
+    """Print what :func:`_shipped_or_not` saw: for 2 threads, then 1 worker, ``line(shipped, other)``
+    (each a list of what its runs gave), and whether every folder was the same."""
+    for workers in (2, 1):
+        who = f"{workers} {'threads' if workers > 1 else 'worker'}"
+        print(f"{who}: {line(seen[(workers, True)], seen[(workers, False)])}")
+    print(f"run folders identical across the variants, worker counts and rounds: {same}")
+
+
 def _round_by_round(shipped: list[Any], other: list[Any], at: int) -> str:
     """The median ratio of item ``at`` of the shipped runs' figures to the others', round by round, and
     in how many rounds it was below 1."""
@@ -1881,18 +1892,16 @@ def drawing_ahead(config, tmp: Path, rounds: int = 8) -> None:
             whole_run(made, folder)
         return timeline.generation(), timeline.ends()[0]
 
-    seen, same = _shipped_or_not(config, tmp, rounds, "ahead", use, run)
-    for workers in (2, 1):
-        shipped, inside = seen[(workers, True)], seen[(workers, False)]
-        print(
-            f"{workers} {'threads' if workers > 1 else 'worker'}: a generation"
-            f" {1e3 * statistics.median(g for g, _ in shipped):.2f} ms with the draws made ahead,"
+    def line(shipped: list[Any], inside: list[Any]) -> str:
+        return (
+            f"a generation {1e3 * statistics.median(g for g, _ in shipped):.2f} ms with the draws made ahead,"
             f" {1e3 * statistics.median(g for g, _ in inside):.2f} ms in the ask"
             f" ({_round_by_round(shipped, inside, 0)}); from its ask to its first kernel call"
             f" {1e3 * statistics.median(e for _, e in shipped):.2f} against"
             f" {1e3 * statistics.median(e for _, e in inside):.2f} ms"
         )
-    print(f"run folders identical across the variants, worker counts and rounds: {same}")
+
+    _said_shipped_or_not(*_shipped_or_not(config, tmp, rounds, "ahead", use, run), line)
 
 
 def resolvable(config, tmp: Path, rounds: int = 2) -> None:
@@ -2111,16 +2120,16 @@ def report_waits(config, tmp: Path, rounds: int = 4) -> None:
         seen, same = _shipped_or_not(config, tmp, rounds, "waits", use, run)
     finally:
         FolderWriter.on_generation_end = real_end  # type: ignore[method-assign]
-    for workers in (2, 1):
-        now, before = seen[(workers, True)], seen[(workers, False)]
-        print(
-            f"{workers} {'threads' if workers > 1 else 'worker'}: the reports waited"
-            f" {1e3 * statistics.median(w for w, _ in now):.1f} ms a run with each best written as it is"
-            f" told, {1e3 * statistics.median(w for w, _ in before):.1f} ms with them all written before"
-            f" the next checkpoint; a run {statistics.median(w for _, w in now):.3f} s against"
-            f" {statistics.median(w for _, w in before):.3f} s ({_round_by_round(now, before, 1)})"
+
+    def line(now: list[Any], before: list[Any]) -> str:
+        return (
+            f"the reports waited {1e3 * statistics.median(w for w, _ in now):.1f} ms a run with each best"
+            f" written as it is told, {1e3 * statistics.median(w for w, _ in before):.1f} ms with them all"
+            f" written before the next checkpoint; a run {statistics.median(w for _, w in now):.3f} s"
+            f" against {statistics.median(w for _, w in before):.3f} s ({_round_by_round(now, before, 1)})"
         )
-    print(f"run folders identical across the variants, worker counts and rounds: {same}")
+
+    _said_shipped_or_not(seen, same, line)
 
 
 def _padded_calls(padded: bool) -> None:
@@ -2175,17 +2184,15 @@ def padding(config, tmp: Path, rounds: int = 4) -> None:
     seconds, and the folders compared."""
     import statistics
 
-    seen, same = _shipped_or_not(config, tmp, rounds, "padding", _padded_calls, whole_run)
-    for workers in (2, 1):
-        now, before = seen[(workers, True)], seen[(workers, False)]
-        print(
-            f"{workers} {'threads' if workers > 1 else 'worker'}: a run"
-            f" {statistics.median(w for w, _ in now):.3f} s padded against"
+    def line(now: list[Any], before: list[Any]) -> str:
+        return (
+            f"a run {statistics.median(w for w, _ in now):.3f} s padded against"
             f" {statistics.median(w for w, _ in before):.3f} s not"
             f" ({_round_by_round(now, before, 0)}), CPU {statistics.median(c for _, c in now):.3f} s against"
             f" {statistics.median(c for _, c in before):.3f} s ({_round_by_round(now, before, 1)})"
         )
-    print(f"run folders identical across the variants, worker counts and rounds: {same}")
+
+    _said_shipped_or_not(*_shipped_or_not(config, tmp, rounds, "padding", _padded_calls, whole_run), line)
 
 
 def selection_behind(tournament: int | None = None, generations: int = 120) -> None:
