@@ -32,7 +32,9 @@ shards backend with the ``evo run`` process as worker 0 against round twenty-eig
 variants of those (the breeding split between the workers, each generation sent late), and children cut
 into fewer or more kernel calls; and, from round thirty-one, the ``evo run`` process keeping its books in
 its waits, worker 1 selecting and breeding for both and a lean meeting point, each added in turn; and,
-from round thirty-three, the run's kernel calls alone on two processes, cut as the shards workers cut them.
+from round thirty-three, the run's kernel calls alone on two processes, cut as the shards workers cut them;
+and, from round thirty-five, where a run's wall goes before and after its generations made from arrays,
+and the bare kernel beside a process busy on the other core.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -78,6 +80,8 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards-waits [GENERATIONS]  # 2 workers, 1, by part (31, 34)
     .venv/bin/python docs/engine_experiments.py dask-arrays [ROUNDS]  # dask from arrays, in chunks (32)
     .venv/bin/python docs/engine_experiments.py shards-ceilings [ROUNDS]  # calls alone, shards' cuts (33)
+    .venv/bin/python docs/engine_experiments.py run-ends [ROUNDS]  # a run's start and end, 1 and 2 (35)
+    .venv/bin/python docs/engine_experiments.py kernel-beside [ROUNDS]  # the kernel beside a busy core (35)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3448,6 +3452,139 @@ def shards_waits(config, tmp: Path, generations: int = 120) -> None:
     )
 
 
+# -- round thirty-five: a run's start and end, and the kernel beside a busy core --------------------------
+
+
+def _run_marks() -> tuple[list[tuple[str, float]], list[Any]]:
+    """Marks (``time.perf_counter``) in a whole run of the default backend, in the ``evo run`` process:
+    generation 0 made (run_generations returned), a stint forked, each generation made from arrays
+    (``make`` returned, worker 0). Returns the list they go to and what to put back."""
+    from evo.run.shards import engine, state
+
+    marks: list[tuple[str, float]] = []
+
+    def marking(owner: Any, name: str, mark: str, before: str | None = None) -> tuple[Any, str, Any]:
+        original = getattr(owner, name)
+
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if before is not None:
+                marks.append((before, time.perf_counter()))
+            out = original(self, *args, **kwargs)
+            if getattr(self, "me", 0) == 0:
+                marks.append((mark, time.perf_counter()))
+            return out
+
+        setattr(owner, name, wrapper)
+        return owner, name, original
+
+    run_generations = engine.run_generations
+
+    def here(*args: Any, **kwargs: Any) -> Any:
+        out = run_generations(*args, **kwargs)
+        marks.append(("made here", time.perf_counter()))
+        return out
+
+    engine.run_generations = here
+    restore = [
+        marking(state.ShardState, "make", "made"),
+        marking(engine._Stint, "__init__", "forked", before="forking"),
+        (engine, "run_generations", run_generations),
+    ]
+    return marks, restore
+
+
+def run_ends(config, tmp: Path, rounds: int = 3) -> None:
+    """Round thirty-five: where a whole walkers run's wall goes outside its generations made from arrays,
+    with 1 worker and 2 (the default backend), ``rounds`` interleaved rounds (medians): its start (the
+    run prepared, generation 0 made in this process, for two workers the stint forked), its generations
+    made from arrays (from the start's end to the last one made), its end (the last generations' books,
+    the folder's last files), and the two workers' wall rate over one worker's, whole and of the
+    generations alone."""
+    import statistics
+
+    seen: dict[int, list[tuple[float, float, float, float]]] = {}
+    marks, restore = _run_marks()
+    try:
+        for _ in range(rounds):
+            for workers in (1, 2):
+                marks.clear()
+                start = time.perf_counter()
+                whole_run(config.replace(pool={"workers": workers}), tmp / f"ends-{workers}")
+                end = time.perf_counter()
+                made = [at for name, at in marks if name == "made"]
+                before = [at for name, at in marks if name == "forking"]
+                forked = [at for name, at in marks if name == "forked"]
+                first = [at for name, at in marks if name == "made here"][0]
+                fork = forked[0] - before[0] if forked else 0.0
+                begun = forked[0] if forked else first
+                seen.setdefault(workers, []).append(
+                    (begun - start, made[-1] - begun, end - made[-1], first - start, fork)
+                )
+    finally:
+        for owner, name, original in reversed(restore):
+            setattr(owner, name, original)
+    median = {w: [statistics.median(row[k] for row in rows) for k in range(5)] for w, rows in seen.items()}
+    count = config.run.generations - 1
+    for workers, (start, made, end, first, fork) in median.items():
+        plural = "s" if workers > 1 else ""
+        forking = f", its stint forked in {1e3 * fork:.0f} ms" if workers > 1 else ""
+        print(
+            f"walkers, {workers} worker{plural}: the start {1e3 * start:.0f} ms (prepared and generation 0"
+            f" made {1e3 * first:.0f} ms{forking}); generations 1-{count} from arrays {made:.3f} s"
+            f" ({1e3 * made / count:.1f} ms each); the end {1e3 * end:.0f} ms ({rounds} rounds, medians)"
+        )
+    whole = {w: sum(parts[:3]) for w, parts in median.items()}
+    ends = {w: whole[w] - median[w][1] for w in whole}
+    print(
+        f"two workers' wall rate over one's: whole runs {whole[1] / whole[2]:.3f}x, the generations made"
+        f" from arrays alone {median[1][1] / median[2][1]:.3f}x; the start and end {1e3 * ends[2]:.0f} ms"
+        f" of two workers' {whole[2]:.3f} s, {1e3 * ends[1]:.0f} ms of one worker's {whole[1]:.3f} s"
+    )
+
+
+_BESIDE = {
+    "alone": None,
+    "beside a Python loop": "while True:\n    pass",
+    "beside a numpy loop over 2 MB": "import numpy as np\na = np.zeros(1 << 18)\nwhile True:\n    a += 1.0",
+    "beside a numpy loop over 64 MB": "import numpy as np\na = np.zeros(1 << 23)\nwhile True:\n    a += 1.0",
+}
+
+
+def kernel_beside(config, tmp: Path, rounds: int = 3) -> None:
+    """Round thirty-five: the CPU seconds of the bare batched kernel on a walkers run's children
+    (:func:`evo.bench.engine.bare_batched_kernel`, recording as the run does), alone and beside another
+    process busy on the other core -- a Python loop (its work in the core's registers and first caches),
+    a numpy loop over 2 MB (the core's own second cache) and over 64 MB (memory) -- ``rounds``
+    interleaved rounds (medians): how much a busy second core slows the kernel, and whether memory
+    traffic is why."""
+    import statistics
+
+    from evo.bench.engine import bare_batched_kernel
+
+    children = generation_children(config)[1:]
+    every = run_record_every(config)
+    seen: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for name, code in _BESIDE.items():
+            busy = None if code is None else subprocess.Popen([sys.executable, "-c", code])
+            try:
+                time.sleep(0.3)  # (the busy process under way)
+                seen.setdefault(name, []).append(bare_batched_kernel(config, children, every))
+            finally:
+                if busy is not None:
+                    busy.kill()
+                    busy.wait()
+    alone = statistics.median(seen["alone"])
+    print(
+        f"the bare batched kernel on a walkers run's children ({rounds} rounds, medians): "
+        + ", ".join(
+            f"{name} {statistics.median(times):.3f} CPU-s"
+            + ("" if name == "alone" else f" ({statistics.median(times) / alone:.3f}x)")
+            for name, times in seen.items()
+        )
+    )
+
+
 # -- round thirty-two: a local dask cluster makes the generations from arrays --------------------------
 
 
@@ -3678,12 +3815,15 @@ def main() -> None:
         "overlapped": overlapped,
         "sharded": sharded,
         "sharded-books": sharded_books,
+        "run-ends": run_ends,
+        "kernel-beside": kernel_beside,
     }
     # these take a count of rounds
     counted = (
         "workers", "early-start", "lane-threads", "lane-losses", "beside-the-calls", "told-beside",
         "on-lane-threads", "reading", "serial-ends", "occupancy", "drawing-ahead", "resolvable",
-        "idle-handing", "report-waits", "padding", "overlapped", "sharded", "sharded-books",
+        "idle-handing", "report-waits", "padding", "overlapped", "sharded", "sharded-books", "run-ends",
+        "kernel-beside",
     )  # fmt: skip
     if sys.argv[1:2] and sys.argv[1] in warmed and (len(sys.argv) == 2 or sys.argv[1] in counted):
         rounds = [int(arg) for arg in sys.argv[2:3]]
