@@ -37,8 +37,9 @@ class Watch:
     its arrival at the meeting point), and :meth:`check` raises :class:`Stalled` once none has beaten for
     longer than :meth:`limit`: :data:`FLOOR` seconds, or :data:`FACTOR` times the longest of the
     ``hint`` (the seconds a generation took before the stint) and this process's own longest kernel call
-    in it, whichever is longer. Only the compiled breeding and the kernel calls run between two beats, so
-    a partner that long silent is stopped (``SIGSTOP``) or stuck (a deadlock), not slow. A partner waiting
+    in it, whichever is longer. Only a generation's selection, compiled breeding, cut and moving on, or
+    one kernel call, run between two beats, so a partner that long silent is stopped (``SIGSTOP``) or
+    stuck (a deadlock), not slow. A partner waiting
     at the meeting point beats no more, but another is then still at its calls: the count is of any
     partner's beats. Only silence this process watched counts (checks no further apart than
     :data:`WATCHED` seconds): not its own calls and books, nor a time it was stopped itself (Ctrl-Z, then
