@@ -57,6 +57,7 @@ WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size
 # time the cluster itself turn it off (:func:`started_first`)
 EARLY_START = True
 START_WAIT_STEP = 0.25  # s: how often a start on its thread looks whether the run has ended meanwhile
+_RUNNER_LOST = "a worker holding a chunk runner was lost"  # (why chunks go as tasks, as run.log says)
 
 WorkerSetup = Callable[[Any, str], Any]
 
@@ -273,7 +274,7 @@ class DaskPool:
         """While waiting for a chunk runner: raise when the scheduler or every worker is gone."""
         self._check_alive()
 
-    def partner_lost(self, why: str = "a worker holding a chunk runner was lost") -> None:
+    def partner_lost(self, why: str = _RUNNER_LOST) -> None:
         """A chunk runner's worker was lost (or the runner stalled: ``why``): chunks go as tasks from now
         on, and no generation is made from arrays with runners again."""
         self._drop_runners(why)
@@ -643,7 +644,7 @@ class DaskPool:
             raise EvaluationFailed(*errors[min(errors)])
         return done
 
-    def _drop_runners(self, why: str = "a worker holding a chunk runner was lost") -> None:
+    def _drop_runners(self, why: str = _RUNNER_LOST) -> None:
         if self._runners is not None:
             log.info("dask: %s; chunks go as tasks from now on", why)
         self._runners, self._runner_futures = None, []

@@ -27,8 +27,8 @@ from evo.run.generations import reported_and_stopped, run_generations
 from evo.run.job import warm
 from evo.run.shards.books import Books, generation_told
 from evo.run.shards.remote import why
-from evo.run.shards.shared import Watch
-from evo.run.shards.state import ShardState, Shared, Stalled, Unsupported
+from evo.run.shards.shared import Stalled, Watch
+from evo.run.shards.state import ShardState, Shared, Unsupported
 from evo.sim.batch import _euler_fast_path
 from evo.sim.placement import is_level
 
@@ -324,7 +324,7 @@ class Partnered(_Here):
             Stalled: a partner gave no answer for that long (its runners are then dropped)."""
         fitness, exploded = self.state.shared.fitness[g % 2], self.state.shared.exploded[g % 2]
         waiting, blocked, last, silent = list(self.pipes), 0.0, 0.0, 0.0
-        limit = max(Watch.FLOOR, Watch.FACTOR * max(self.hint, own / self.weights[0]))
+        limit = Watch.allowed(max(self.hint, own / self.weights[0]))
         while waiting:
             ready = wait(waiting, timeout=0)
             if not ready:

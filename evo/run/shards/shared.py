@@ -64,9 +64,15 @@ class Watch:
         else:
             self.longest = max(self.longest, seconds)
 
+    @classmethod
+    def allowed(cls, scale: float) -> float:
+        """How long partners may be silent where a generation, or a kernel call, takes ``scale`` seconds:
+        :data:`FLOOR`, or :data:`FACTOR` times ``scale`` if that is longer."""
+        return max(cls.FLOOR, cls.FACTOR * scale)
+
     def limit(self) -> float:
         """How long the partners may make no progress."""
-        return max(self.FLOOR, self.FACTOR * max(self.hint, self.longest))
+        return self.allowed(max(self.hint, self.longest))
 
     def check(self) -> None:
         """Raise :class:`Stalled` when no partner has beaten for longer than :meth:`limit`.
@@ -77,8 +83,7 @@ class Watch:
         if beats != self._seen or now - self._last > self.WATCHED:  # (this process busy, or stopped)
             self._seen, self._since = beats, now
         self._last = now
-        if now - self._since > self.limit():
-            limit = self.limit()
+        if now - self._since > (limit := self.limit()):
             raise Stalled(f"the worker processes made no progress for {limit:.3g} s (stopped or stuck)")
 
 

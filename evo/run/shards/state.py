@@ -20,11 +20,11 @@ from evo.ga.kernels.crossover import REST_HIGH, REST_LOW
 from evo.ga.kernels.mutation import apply_pending
 from evo.ga.kernels.parents import gathered
 from evo.run.batching import _lanes_recording, _output
-from evo.run.shards.shared import Cut, Shared, Stalled, Unsupported, claims
+from evo.run.shards.shared import Cut, Shared, Unsupported, claims
 from evo.sim.batch import _costliest_first, _in_turn, _kernel_calls, steps_for
 from evo.sim.laid import Laid
 
-__all__ = ["Cut", "Shared", "ShardState", "Stalled", "Unsupported", "dealt", "taken"]
+__all__ = ["Cut", "Shared", "ShardState", "Unsupported", "dealt", "taken"]
 
 
 def dealt(costs: list[int], weights: tuple[float, ...]) -> list[list[int]]:
