@@ -72,6 +72,16 @@ def dies_once(payload, spec):
     return evaluate_payload(payload, spec)
 
 
+def stuck_once(payload, spec):
+    """The worker evaluating task 6 is stuck for 5 s (its other threads go on), the first time only (the
+    marker file named by ``EVO_TEST_STUCK_ONCE`` says it was)."""
+    marker = os.environ["EVO_TEST_STUCK_ONCE"]
+    if payload[1] == 1006 and not os.path.exists(marker):
+        Path(marker).touch()
+        time.sleep(5.0)
+    return evaluate_payload(payload, spec)
+
+
 def logs(payload, spec):
     logging.getLogger("evo.test_pool").info("evaluated seed %d in process %d", payload[1], os.getpid())
     return evaluate_payload(payload, spec)

@@ -3,6 +3,7 @@ cluster can fail (no scheduler, no worker, workers that die)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 
@@ -17,6 +18,7 @@ from backend_jobs import (
     fails_on_the_fifth,
     holds_run_data,
     logs,
+    stuck_once,
     where_evaluated,
 )
 
@@ -316,6 +318,25 @@ def test_a_runner_whose_worker_dies_leaves_its_chunks_to_tasks_and_changes_nothi
         assert (tmp_path / "died").exists() and pool.sent["runner"] >= 2 and pool.sent["task"] >= 1
         assert pool._runners is None  # tasks from now on
         assert pool.run(tasks) == expected
+
+
+def test_a_runner_that_gives_no_answer_leaves_its_chunk_and_the_rest_to_tasks_and_changes_nothing(
+    spec, tasks, tmp_path, monkeypatch, caplog
+):
+    from evo.run.shards.shared import Watch
+
+    monkeypatch.setenv("EVO_TEST_STUCK_ONCE", str(tmp_path / "stuck"))  # the workers inherit it
+    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks)
+    with DaskPool(stuck_once, spec, 2, 3, poll=0.1) as pool, caplog.at_level(logging.INFO, "evo"):
+        assert pool.run(tasks) == expected  # (chunk 2, with task 6, as a task: the marker is there)
+        assert (tmp_path / "stuck").exists() and pool.sent["task"] >= 1
+        assert pool._runners is None and pool._cluster.alive() == 1  # its worker ended; tasks from now on
+        assert pool.run(tasks) == expected
+    said = "dask: a chunk runner gave no answer for 0.5 s (stopped or stuck); its worker is ended"
+    assert said in caplog.text and "a chunk runner stalled; chunks go as tasks from now on" in caplog.text
 
 
 def test_an_unreachable_scheduler_is_one_line_and_no_hang():

@@ -5,6 +5,7 @@ left some to the dask chunks (a partner that cannot make one, a worker lost)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -134,8 +135,9 @@ def test_a_partner_that_gives_no_answer_leaves_its_generation_and_the_rest_to_ch
     said = "a dask chunk runner gave no answer for 0.5 s (stopped or stuck)"
     assert f"generation 3: {said}; it is made in this process" in log
     assert f"generation 3 is made in this process: {said}" in log
-    assert "a chunk runner stalled; chunks go as tasks from now on" in log
-    assert made_with_dask(log) == 2 and made == alone  # (1 and 2; 3 to 7 in chunks, as tasks)
+    # (its worker, the cluster's only one, ended: 3 to 7 in this process's chunks)
+    assert "a chunk runner stalled; no worker is left: chunks are run here from now on" in log
+    assert made_with_dask(log) == 2 and made == alone  # (1 and 2 from arrays with the runner)
 
 
 def test_a_stop_request_leaves_the_reported_generation_and_a_resume_on_dask_goes_on_exactly(tmp_path, alone):
@@ -157,6 +159,80 @@ def test_a_run_the_shards_workers_cannot_make_keeps_its_chunks(tmp_path):
     assert "the dask workers make this run's generations in chunks: [ga] refine" in log
     assert made_with_dask(log) == 0
     assert made == run(tmp_path, "refine-alone", config_of(1, "inprocess", 4, ga=refined))[1]
+
+
+def test_a_chunk_runner_that_gives_no_answer_leaves_its_chunks_to_tasks_and_the_folder_of_one(
+    tmp_path, monkeypatch
+):
+    from evo.run.backends import dask_worker
+    from evo.run.shards.shared import Watch
+
+    refined = {"refine": {"every": 2, "top": 1, "budget": 40}}
+    alone = run(tmp_path, "refine-alone", config_of(1, "inprocess", 4, ga=refined))[1]
+    marker, here, chunk = tmp_path / "stuck", os.getpid(), dask_worker.run_chunk
+    seen = [0]
+
+    def stuck_in_its_third(job, context, pairs):  # (in the forked worker, once)
+        seen[0] += 1
+        if os.getpid() != here and seen[0] == 3 and not marker.exists():
+            marker.touch()
+            time.sleep(3.0)  # (stuck: the worker itself still runs tasks)
+        return chunk(job, context, pairs)
+
+    monkeypatch.setattr(dask_worker, "run_chunk", stuck_in_its_third)  # (the forked workers have it)
+    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
+    with started_first():
+        log, made, _ = run(tmp_path, "refine", config_of(2, "dask", 4, ga=refined))
+    assert marker.exists() and made == alone
+    assert "dask: a chunk runner gave no answer for 0.5 s (stopped or stuck); its worker is ended" in log
+    assert "a chunk runner stalled; no worker is left: chunks are run here from now on" in log
+
+
+class _StopAPartner(_KillAPartner):
+    """SIGSTOPs the worker process of the dask pool's first chunk runner (the one each batch sends a chunk
+    to) once generation ``at`` is told."""
+
+    def __init__(self, at: int, pools: list[DaskPool]):
+        super().__init__(at)
+        self.pools = pools
+
+    def on_generation_told(self, status) -> None:
+        if status.generation == self.at and self.killed is None:
+            self.killed = self.pools[-1]._runner_pids[0]
+            os.kill(self.killed, signal.SIGSTOP)
+
+
+@pytest.mark.parametrize("path", ["arrays", "chunks"])
+def test_a_stopped_dask_worker_is_ended_and_the_run_goes_on_with_the_folder_of_one(
+    path, tmp_path, monkeypatch
+):
+    from evo.run.shards.shared import Watch
+
+    ga = {"refine": {"every": 2, "top": 1, "budget": 40}} if path == "chunks" else {}
+    alone = run(tmp_path, "alone", config_of(1, "inprocess", 5, ga=ga))[1]
+    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
+    pools: list[DaskPool] = []
+    ran = DaskPool.run
+
+    def running(pool: DaskPool, *args, **kwargs):
+        pools.append(pool)
+        return ran(pool, *args, **kwargs)
+
+    monkeypatch.setattr(DaskPool, "run", running)
+    stopper = _StopAPartner(at=1, pools=pools)
+    try:
+        with started_first():
+            log, made, result = run(tmp_path, "stopped", config_of(3, "dask", 5, ga=ga), callbacks=[stopper])
+        assert stopper.killed is not None and not psutil.pid_exists(stopper.killed)  # (ended and reaped)
+    finally:
+        if stopper.killed is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(stopper.killed, signal.SIGCONT)
+    assert made == alone and result.generation == 4
+    assert "gave no answer for 0.5 s (stopped or stuck)" in log
+    assert "a chunk runner stalled; chunks go as tasks from now on" in log  # (to the other worker)
 
 
 def test_a_runner_late_to_serve_its_first_stint_leaves_that_generation_to_chunks_and_serves_the_next(

@@ -132,6 +132,14 @@ class ForkedCluster:
         """How many of the workers' processes are still running."""
         return sum(process.is_alive() for process in self._processes)
 
+    def end(self, pid: int) -> None:
+        """Kill the worker process ``pid`` now and reap it (one stopped, or stuck: the scheduler then drops
+        it at once, its tasks going to the others)."""
+        for process in self._processes:
+            if process.pid == pid and process.is_alive():
+                process.kill()
+                process.join()
+
     def kill(self) -> None:
         """Kill the workers' processes at once (from any thread; :meth:`close` then reaps them): a run that
         ends while its cluster is still starting needs none of them."""

@@ -43,6 +43,7 @@ from evo.run.backends.dask_worker import (
 )
 from evo.run.backends.inprocess import InProcess
 from evo.run.shards.remote import READY
+from evo.run.shards.shared import Watch
 
 __all__ = ["DaskPool", "started_first"]
 
@@ -58,6 +59,7 @@ WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size
 EARLY_START = True
 START_WAIT_STEP = 0.25  # s: how often a start on its thread looks whether the run has ended meanwhile
 _RUNNER_LOST = "a worker holding a chunk runner was lost"  # (why chunks go as tasks, as run.log says)
+_RUNNER_STALLED = "a chunk runner stalled"
 
 WorkerSetup = Callable[[Any, str], Any]
 
@@ -149,6 +151,7 @@ class DaskPool:
         self._start_failed: EvaluationFailed | None = None  # how it ended, until a run raises it
         self._ready = False  # the cluster started early is this pool's now
         self._alone_batches = 0  # batches this process ran alone while the cluster started
+        self._on_its_own = False  # stalled runners' workers were ended and none is left: it runs the chunks
         self._cancel = threading.Event()  # set by close(): an early start under way gives up
         self._failure_raised = False  # a run raised the early start's failure
         self._job, self._context = job, context
@@ -180,12 +183,14 @@ class DaskPool:
         self._serving = False  # the runners were asked to serve steps, and not yet to end
         self._stints = 0  # the stints the runners were asked to serve
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
+        # the longest a chunk took so far (s), on a runner or here: how long runners may be silent (Watch)
+        self._longest_chunk = 0.0
 
     @property
     def processes(self) -> int:
         """The processes a batch is cut for (:func:`evo.run.batching.chunk_shares`): 1 while this process
         runs the batches alone (``early_start``, the cluster not ready), else ``workers``."""
-        return 1 if self._alone else self.workers
+        return 1 if self._alone or self._on_its_own else self.workers
 
     @property
     def _alone(self) -> bool:
@@ -197,7 +202,7 @@ class DaskPool:
         (:func:`evo.run.batching.chunk_shares`): :data:`LAST_WEIGHT` where this process runs it beside
         the chunk runners (``share``), 1 where every chunk goes to a worker (or this process runs them
         all, the cluster not ready)."""
-        if self._alone:
+        if self._alone or self._on_its_own:
             return 1.0
         runners_lost = self._client is not None and self._runners is None
         return LAST_WEIGHT if self.share and not runners_lost else 1.0
@@ -274,10 +279,23 @@ class DaskPool:
         """While waiting for a chunk runner: raise when the scheduler or every worker is gone."""
         self._check_alive()
 
-    def partner_lost(self, why: str = _RUNNER_LOST) -> None:
-        """A chunk runner's worker was lost (or the runner stalled: ``why``): chunks go as tasks from now
-        on, and no generation is made from arrays with runners again."""
-        self._drop_runners(why)
+    def partner_lost(self, stalled: Iterable[int] = ()) -> None:
+        """A chunk runner's worker was lost, or the runners ``stalled`` (their numbers: their workers are
+        ended, :meth:`_end_stalled`): chunks go as tasks from now on, and no generation is made from arrays
+        with runners again."""
+        stalled = list(stalled)
+        self._end_stalled(stalled)
+        self._drop_runners(_RUNNER_STALLED if stalled else _RUNNER_LOST)
+
+    def _end_stalled(self, runners: list[int]) -> None:
+        """End the local cluster's workers holding the chunk runners ``runners`` (stopped or stuck: a
+        task sent to one would wait for it too); with none left, this process runs every chunk from
+        now on."""
+        if not runners or self._cluster is None:
+            return
+        for runner in runners:
+            self._cluster.end(self._runner_pids[runner])
+        self._on_its_own = not self._cluster.alive()
 
     # -- the cluster ------------------------------------------------------------------------------------
     @property
@@ -519,6 +537,8 @@ class DaskPool:
             self._alone_batches += 1
             self._adopt()
             return out
+        if self._on_its_own:
+            return InProcess(self._job, self._context).run(tasks, progress)
         if self._client is None:
             self._start()
         if expected is None:
@@ -542,15 +562,24 @@ class DaskPool:
             return []
         results: dict[int, Any] = {}
         if self._runners:
-            done = self._run_on_runners(chunks, weight, progress)
+            done, lost = self._run_on_runners(chunks, weight, progress)
             for pairs in done.values():
                 results.update(pairs)
-            if len(done) == len(chunks):
+            if lost is None:
                 return [results[index] for index in order]
-            # a runner was lost: the chunks not done (a failed one again: it fails the same way) go as
-            # tasks, now and from now on
-            self._drop_runners()
+            # a runner was lost, or stalled: the chunks not done (a failed one again: it fails the same
+            # way) go as tasks, now and from now on
+            self._drop_runners(lost)
             chunks = [chunk for n, chunk in enumerate(chunks) if n not in done]
+            if self._on_its_own:  # (in task order: the first error raised is the first in order)
+                for chunk in chunks:
+                    pairs, error = run_chunk(self._job, self._context, chunk)
+                    if error is not None:
+                        raise EvaluationFailed(*error)
+                    results.update(pairs)
+                    if progress is not None:
+                        progress(sum(weight[index] for index, _ in pairs))
+                return [results[index] for index in order]
         # a graph for the first chunk of each worker, sent at once, then one for the rest while they
         # run (a submit per chunk would cost the scheduler far more); a key per chunk
         chunk_of: dict[Any, int] = {}
@@ -575,11 +604,16 @@ class DaskPool:
 
     def _run_on_runners(
         self, chunks: list[list[tuple[int, Any]]], weight: dict[int, int], progress: Progress | None
-    ) -> dict[int, list]:
+    ) -> tuple[dict[int, list], str | None]:
         """Run the chunks on the chunk runners, a chunk to each, the next to the first that is free.
-        Returns each chunk's results by chunk number: all of them, or those done when a runner was lost
-        (its worker died). A chunk's error is raised (the first in task order) once the chunks before it
-        are done."""
+        Returns each chunk's results by chunk number -- all of them, or those done when a runner was lost
+        (its worker died) or stalled -- and why not all (None when all). A chunk's error is raised (the
+        first in task order) once the chunks before it are done.
+
+        Runners that give no answer while this process waits for them, for as long as the shards
+        workers' :class:`~evo.run.shards.shared.Watch` allows partners to be silent (the scale: the
+        longest chunk so far, a runner's or this process's), stalled (stopped, or stuck): their chunks
+        are not waited for."""
         runners = list(self._runners or ())
         answers: queue.Queue = queue.Queue()
         waiting = list(range(len(chunks)))[::-1]  # popped from the end: chunk 0 first
@@ -610,7 +644,9 @@ class DaskPool:
         if mine is not None and beside is not None:  # the caller's own work, while the workers have theirs
             beside()
         while mine is not None:  # then the latest not sent yet, while none failed
+            began = time.perf_counter()
             pairs, error = run_chunk(self._job, self._context, chunks[mine])
+            self._longest_chunk = max(self._longest_chunk, time.perf_counter() - began)
             done[mine] = pairs
             if progress is not None:
                 progress(sum(weight[index] for index, _ in pairs))
@@ -619,18 +655,30 @@ class DaskPool:
             mine = waiting.pop(0) if waiting and not errors else None
         if progress is not None:
             progress(0)  # everything is out with the workers: the caller may do its own work
-        lost = False
+        lost: str | None = None
+        silent = 0.0  # how long no runner answered while this process waited (not while it was stopped)
         while busy:
+            limit = Watch.allowed(self._longest_chunk)
+            since = time.perf_counter()
             try:
-                runner, number, outcome, failed = answers.get(timeout=self.poll)
+                runner, number, outcome, failed = answers.get(timeout=min(self.poll, limit))
             except queue.Empty:
+                silent += min(time.perf_counter() - since, self.poll + Watch.WATCHED)
                 self._check_alive()
+                if silent > limit:  # (their workers are ended, their chunks go as tasks)
+                    said = "a chunk runner gave no answer for %.3g s (stopped or stuck); its worker is ended"
+                    log.warning("dask: " + said, limit)
+                    self._end_stalled(list(busy))
+                    lost = _RUNNER_STALLED
+                    break
                 continue
+            silent = 0.0
             del busy[runner]
             if failed:  # its worker is gone: let the others finish theirs, send nothing more
-                lost = True
+                lost = _RUNNER_LOST
                 continue
-            pairs, error, _ = _chunk_outcome(outcome)
+            pairs, error, seconds = _chunk_outcome(outcome)
+            self._longest_chunk = max(self._longest_chunk, seconds)
             done[number] = pairs
             if progress is not None:
                 progress(sum(weight[index] for index, _ in pairs))
@@ -638,15 +686,16 @@ class DaskPool:
                 errors[number] = error
             if not lost:
                 send(runner)
-        if lost:
-            return {n: pairs for n, pairs in done.items() if n not in errors}
+        if lost is not None:
+            return {n: pairs for n, pairs in done.items() if n not in errors}, lost
         if errors:
             raise EvaluationFailed(*errors[min(errors)])
-        return done
+        return done, None
 
     def _drop_runners(self, why: str = _RUNNER_LOST) -> None:
         if self._runners is not None:
-            log.info("dask: %s; chunks go as tasks from now on", why)
+            where = "chunks go as tasks" if not self._on_its_own else "no worker is left: chunks are run here"
+            log.info("dask: %s; %s from now on", why, where)
         self._runners, self._runner_futures = None, []
 
     def _collect(self, chunk_of: dict[Any, int], weight: dict[int, int], progress: Progress | None) -> dict:
@@ -727,7 +776,9 @@ class DaskPool:
             if lost:
                 quiet.setLevel(logging.CRITICAL)
             try:
-                if self._registered and not lost:  # a long-lived cluster forgets the run
+                # a long-lived cluster forgets the run (a local one ends with it: no call that a
+                # stopped worker would leave unanswered)
+                if self._registered and not lost and cluster is None:
                     with contextlib.suppress(Exception):
                         client.unregister_worker_plugin(f"evo-run-{self._token}")
                 client.close(timeout=10)

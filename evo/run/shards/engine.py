@@ -279,7 +279,7 @@ class Partnered(_Here):
         self.pipes: list[Any] = []  # to each partner, once they serve
         self.sent: int | None = None  # the generation whose steps are out
         self.lost = False
-        self.stalled = False  # a partner gave no answer for too long
+        self.stalled: list[int] = []  # the partners (runner numbers) that gave no answer for too long
 
     def _send(self, g: int, scores: tuple | None) -> None:
         """Generation ``g``'s step to every partner (with the copy to make at the stint's first).
@@ -338,8 +338,8 @@ class Partnered(_Here):
                 silent += min(spent, self.pool.poll + Watch.WATCHED)  # (not a time this process was stopped)
                 if not ready:
                     self.pool.check_partners()
-                    if silent > limit:  # (its runners are dropped: close)
-                        self.stalled = True
+                    if silent > limit:  # (their workers are ended, the runners dropped: close)
+                        self.stalled = [me for me, pipe in enumerate(self.pipes) if pipe in waiting]
                         said = f"a dask chunk runner gave no answer for {limit:.3g} s (stopped or stuck)"
                         raise Stalled(said)
                     continue
@@ -375,7 +375,7 @@ class Partnered(_Here):
         are dropped from the pool (chunks go as tasks from now on)."""
         self.pool.end_partners()
         if self.stalled:
-            self.pool.partner_lost("a chunk runner stalled")
+            self.pool.partner_lost(stalled=self.stalled)
         elif self.lost:
             self.pool.partner_lost()
 
