@@ -189,7 +189,8 @@ class DaskPool:
     @property
     def processes(self) -> int:
         """The processes a batch is cut for (:func:`evo.run.batching.chunk_shares`): 1 while this process
-        runs the batches alone (``early_start``, the cluster not ready), else ``workers``."""
+        runs the batches alone (``early_start``, the cluster not ready; or no worker left once stalled
+        runners' workers were ended), else ``workers``."""
         return 1 if self._alone or self._on_its_own else self.workers
 
     @property
@@ -201,7 +202,7 @@ class DaskPool:
         """How many times a worker's chunk the last chunk of a batch weighs
         (:func:`evo.run.batching.chunk_shares`): :data:`LAST_WEIGHT` where this process runs it beside
         the chunk runners (``share``), 1 where every chunk goes to a worker (or this process runs them
-        all, the cluster not ready)."""
+        all: the cluster not ready, or no worker left)."""
         if self._alone or self._on_its_own:
             return 1.0
         runners_lost = self._client is not None and self._runners is None

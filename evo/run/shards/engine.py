@@ -372,7 +372,8 @@ class Partnered(_Here):
 
     def close(self) -> None:
         """The partners stop serving steps (also those asked to that did not start); a lost one's runners
-        are dropped from the pool (chunks go as tasks from now on)."""
+        are dropped from the pool (chunks go as tasks from now on), and a stalled one's worker is ended
+        first."""
         self.pool.end_partners()
         if self.stalled:
             self.pool.partner_lost(stalled=self.stalled)
