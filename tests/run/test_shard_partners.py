@@ -12,7 +12,7 @@ import time
 
 import psutil
 import pytest
-from test_shards import StopAfter, config_of, leave_generation_3, run
+from test_shards import StopAfter, config_of, leave_generation_3, made_from_arrays_here, run
 
 from evo.run.backends.dask_pool import DaskPool, started_first
 from evo.run.callbacks import Callback
@@ -135,9 +135,11 @@ def test_a_partner_that_gives_no_answer_leaves_its_generation_and_the_rest_to_ch
     said = "a dask chunk runner gave no answer for 0.5 s (stopped or stuck)"
     assert f"generation 3: {said}; it is made in this process" in log
     assert f"generation 3 is made in this process: {said}" in log
-    # (its worker, the cluster's only one, ended: 3 to 7 in this process's chunks)
+    # (its worker, the cluster's only one, ended: 3 in this process's chunks, then 4 to 7 from arrays
+    # in this process, as one worker makes them)
     assert "a chunk runner stalled; no worker is left: chunks are run here from now on" in log
     assert made_with_dask(log) == 2 and made == alone  # (1 and 2 from arrays with the runner)
+    assert made_from_arrays_here(log) == 4
 
 
 def test_a_stop_request_leaves_the_reported_generation_and_a_resume_on_dask_goes_on_exactly(tmp_path, alone):

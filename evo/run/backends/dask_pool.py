@@ -224,7 +224,11 @@ class DaskPool:
         """Why the chunk runners cannot make the next generations from arrays with this process now, and
         whether for good (no runners: a lost worker, or none could be made; a cluster that failed to
         start); (None, False) when they can. Before the first :meth:`run` and while the cluster starts,
-        not yet (:func:`evo.run.shards.run_sharded` then makes generations from arrays alone)."""
+        not yet (:func:`evo.run.shards.run_sharded` then makes generations from arrays alone), and so
+        once no worker is left (stalled runners' workers ended): this process goes on alone, as one
+        worker does, not in chunks."""
+        if self._on_its_own:
+            return "no worker of the local dask cluster is left", False
         if self._client is None and self._starting is None and self._start_failed is None:
             try:  # (a resumed run: no batch has started the cluster)
                 self._start_early() if self.early_start else self._start()
