@@ -73,12 +73,12 @@ def dies_once(payload, spec):
 
 
 def stuck_once(payload, spec):
-    """The worker evaluating task 6 is stuck for 5 s (its other threads go on), the first time only (the
+    """The worker evaluating task 6 is stuck for 30 s (its other threads go on), the first time only (the
     marker file named by ``EVO_TEST_STUCK_ONCE`` says it was)."""
     marker = os.environ["EVO_TEST_STUCK_ONCE"]
     if payload[1] == 1006 and not os.path.exists(marker):
         Path(marker).touch()
-        time.sleep(5.0)
+        time.sleep(30.0)
     return evaluate_payload(payload, spec)
 
 

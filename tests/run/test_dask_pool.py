@@ -326,7 +326,7 @@ def test_a_runner_that_gives_no_answer_leaves_its_chunk_and_the_rest_to_tasks_an
     from evo.run.shards.shared import Watch
 
     monkeypatch.setenv("EVO_TEST_STUCK_ONCE", str(tmp_path / "stuck"))  # the workers inherit it
-    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FLOOR", 2.0)
     monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
     with InProcess(evaluate_payload, spec) as local:
         expected = local.run(tasks)
@@ -335,8 +335,24 @@ def test_a_runner_that_gives_no_answer_leaves_its_chunk_and_the_rest_to_tasks_an
         assert (tmp_path / "stuck").exists() and pool.sent["task"] >= 1
         assert pool._runners is None and pool._cluster.alive() == 1  # its worker ended; tasks from now on
         assert pool.run(tasks) == expected
-    said = "dask: a chunk runner gave no answer for 0.5 s (stopped or stuck); its worker is ended"
+    said = "dask: a chunk runner gave no answer for 2 s (stopped or stuck); its worker is ended"
     assert said in caplog.text and "a chunk runner stalled; chunks go as tasks from now on" in caplog.text
+
+
+def test_a_local_cluster_whose_only_worker_gives_no_answer_fails_where_its_plugin_may_not_run_here(
+    spec, tasks, tmp_path, monkeypatch
+):
+    from evo.run.shards.shared import Watch
+
+    monkeypatch.setenv("EVO_TEST_STUCK_ONCE", str(tmp_path / "stuck"))  # the worker inherits it
+    monkeypatch.setattr(Watch, "FLOOR", 2.0)
+    monkeypatch.setattr(Watch, "FACTOR", 0.0)
+    with (
+        DaskPool(stuck_once, spec, 1, 3) as pool,  # (not shared: this process never evaluates)
+        pytest.raises(EvaluationFailed, match=r"workers gave no answer \(stopped or stuck\): none is left"),
+    ):
+        pool.run(tasks)
+    assert (tmp_path / "stuck").exists() and pool._cluster is None  # (closed)
 
 
 def test_an_unreachable_scheduler_is_one_line_and_no_hang():

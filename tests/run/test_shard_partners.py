@@ -124,15 +124,15 @@ def test_a_partner_that_gives_no_answer_leaves_its_generation_and_the_rest_to_ch
 
     def stuck_in_generation_3(self, laid, parity, weights, me):
         if me == 1 and self.generation + 1 == 3:
-            time.sleep(3.0)  # (stuck: the worker itself still runs tasks)
+            time.sleep(30.0)  # (stuck: the worker itself still runs tasks; it is ended)
         return share(self, laid, parity, weights, me)
 
     monkeypatch.setattr(ShardState, "scored_share", stuck_in_generation_3)  # (the forked workers have it)
-    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FLOOR", 2.0)
     monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
     with started_first():
         log, made, _ = run(tmp_path, "stuck", config_of(2, "dask", 8))
-    said = "a dask chunk runner gave no answer for 0.5 s (stopped or stuck)"
+    said = "a dask chunk runner gave no answer for 2 s (stopped or stuck)"
     assert f"generation 3: {said}; it is made in this process" in log
     assert f"generation 3 is made in this process: {said}" in log
     # (its worker, the cluster's only one, ended: 3 in this process's chunks, then 4 to 7 from arrays
@@ -178,16 +178,16 @@ def test_a_chunk_runner_that_gives_no_answer_leaves_its_chunks_to_tasks_and_the_
         seen[0] += 1
         if os.getpid() != here and seen[0] == 3 and not marker.exists():
             marker.touch()
-            time.sleep(3.0)  # (stuck: the worker itself still runs tasks)
+            time.sleep(30.0)  # (stuck: the worker itself still runs tasks; it is ended)
         return chunk(job, context, pairs)
 
     monkeypatch.setattr(dask_worker, "run_chunk", stuck_in_its_third)  # (the forked workers have it)
-    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FLOOR", 2.0)
     monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
     with started_first():
         log, made, _ = run(tmp_path, "refine", config_of(2, "dask", 4, ga=refined))
     assert marker.exists() and made == alone
-    assert "dask: a chunk runner gave no answer for 0.5 s (stopped or stuck); its worker is ended" in log
+    assert "dask: a chunk runner gave no answer for 2 s (stopped or stuck); its worker is ended" in log
     assert "a chunk runner stalled; no worker is left: chunks are run here from now on" in log
 
 
@@ -213,7 +213,7 @@ def test_a_stopped_dask_worker_is_ended_and_the_run_goes_on_with_the_folder_of_o
 
     ga = {"refine": {"every": 2, "top": 1, "budget": 40}} if path == "chunks" else {}
     alone = run(tmp_path, "alone", config_of(1, "inprocess", 5, ga=ga))[1]
-    monkeypatch.setattr(Watch, "FLOOR", 0.5)
+    monkeypatch.setattr(Watch, "FLOOR", 2.0)
     monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
     pools: list[DaskPool] = []
     ran = DaskPool.run
@@ -233,7 +233,7 @@ def test_a_stopped_dask_worker_is_ended_and_the_run_goes_on_with_the_folder_of_o
             with contextlib.suppress(ProcessLookupError):
                 os.kill(stopper.killed, signal.SIGCONT)
     assert made == alone and result.generation == 4
-    assert "gave no answer for 0.5 s (stopped or stuck)" in log
+    assert "gave no answer for 2 s (stopped or stuck)" in log
     assert "a chunk runner stalled; chunks go as tasks from now on" in log  # (to the other worker)
 
 

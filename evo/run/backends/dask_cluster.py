@@ -20,6 +20,8 @@ from typing import Any
 import dask
 import distributed
 
+from evo.run.backends.base import log
+
 __all__ = ["LOCAL_CLUSTER_CONFIG", "Client", "ForkedCluster", "local_cluster", "replay"]
 
 # dask settings of the local cluster the backend starts: its scheduler shares this process with the run,
@@ -132,13 +134,17 @@ class ForkedCluster:
         """How many of the workers' processes are still running."""
         return sum(process.is_alive() for process in self._processes)
 
-    def end(self, pid: int) -> None:
-        """Kill the worker process ``pid`` now and reap it (one stopped, or stuck: the scheduler then drops
-        it at once, its tasks going to the others)."""
+    def end(self, pid: int, timeout: float = 10) -> None:
+        """Kill the worker process ``pid`` now and reap it, waiting at most ``timeout`` seconds (one
+        stopped, or stuck: the scheduler then drops it at once, its tasks going to the others)."""
         for process in self._processes:
             if process.pid == pid and process.is_alive():
                 process.kill()
-                process.join()
+                process.join(timeout)
+                if process.is_alive():  # (in the kernel's hands: close() reaps it)
+                    log.warning(
+                        "dask: worker process %d did not end within %g s of being killed", pid, timeout
+                    )
 
     def kill(self) -> None:
         """Kill the workers' processes at once (from any thread; :meth:`close` then reaps them): a run that

@@ -295,12 +295,22 @@ class DaskPool:
     def _end_stalled(self, runners: list[int]) -> None:
         """End the local cluster's workers holding the chunk runners ``runners`` (stopped or stuck: a
         task sent to one would wait for it too); with none left, this process runs every chunk from
-        now on."""
+        now on where it may evaluate the run's plugin (``share``).
+
+        Raises:
+            EvaluationFailed: none is left, and the plugin must not run in this process."""
         if not runners or self._cluster is None:
             return
         for runner in runners:
             self._cluster.end(self._runner_pids[runner])
-        self._on_its_own = not self._cluster.alive()
+        if not self._cluster.alive():
+            if not self.share:  # (a plugin of the user's runs in workers only: docs/runs.md)
+                raise EvaluationFailed(
+                    -1,
+                    None,
+                    "the local dask cluster's workers gave no answer (stopped or stuck): none is left",
+                )
+            self._on_its_own = True
 
     # -- the cluster ------------------------------------------------------------------------------------
     @property
@@ -670,7 +680,9 @@ class DaskPool:
             except queue.Empty:
                 silent += min(time.perf_counter() - since, self.poll + Watch.WATCHED)
                 self._check_alive()
-                if silent > limit:  # (their workers are ended, their chunks go as tasks)
+                # (no stall before a chunk's time is known: a slow first batch is not a stopped one;
+                # nor with an answer just come)
+                if silent > limit and self._longest_chunk > 0.0 and answers.empty():
                     said = "a chunk runner gave no answer for %.3g s (stopped or stuck); its worker is ended"
                     log.warning("dask: " + said, limit)
                     self._end_stalled(list(busy))
