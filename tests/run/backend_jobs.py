@@ -73,12 +73,12 @@ def dies_once(payload, spec):
 
 
 def stuck_once(payload, spec):
-    """The worker evaluating task 6 is stuck for 30 s (its other threads go on), the first time only (the
-    marker file named by ``EVO_TEST_STUCK_ONCE`` says it was)."""
+    """The worker evaluating task 6 is stuck for 30 s (``EVO_TEST_STUCK_SECONDS`` if set; its other
+    threads go on), the first time only (the marker file named by ``EVO_TEST_STUCK_ONCE`` says it was)."""
     marker = os.environ["EVO_TEST_STUCK_ONCE"]
     if payload[1] == 1006 and not os.path.exists(marker):
         Path(marker).touch()
-        time.sleep(30.0)
+        time.sleep(float(os.environ.get("EVO_TEST_STUCK_SECONDS", "30")))
     return evaluate_payload(payload, spec)
 
 

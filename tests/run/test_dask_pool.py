@@ -339,6 +339,57 @@ def test_a_runner_that_gives_no_answer_leaves_its_chunk_and_the_rest_to_tasks_an
     assert said in caplog.text and "a chunk runner stalled; chunks go as tasks from now on" in caplog.text
 
 
+@pytest.mark.parametrize("workers", [2, 1])
+def test_a_task_that_gives_no_answer_has_its_worker_ended_and_changes_nothing(
+    workers, spec, tasks, tmp_path, monkeypatch, caplog
+):
+    """Chunks sent as tasks (no chunk runners: a scheduler's address, or runners dropped): the worker
+    holding a stuck one is ended, and dask gives its tasks to the worker left -- or, with none left,
+    this process runs them (``share``)."""
+    from evo.run.shards.shared import Watch
+
+    monkeypatch.setenv("EVO_TEST_STUCK_ONCE", str(tmp_path / "stuck"))  # the workers inherit it
+    monkeypatch.setattr(Watch, "FLOOR", 2.0)
+    monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
+    monkeypatch.setattr(DaskPool, "_start_runners", lambda pool: None)  # (chunks go as tasks)
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks)
+    share = workers == 1  # (one dask worker and this process)
+    with (
+        DaskPool(stuck_once, spec, workers + share, 3, poll=0.1, share=share) as pool,
+        caplog.at_level(logging.INFO, "evo"),
+    ):
+        assert pool.run(tasks) == expected
+        assert (tmp_path / "stuck").exists() and pool.sent["runner"] == 0
+        assert pool._cluster.alive() == workers - 1 and pool._on_its_own == share
+        assert pool.run(tasks) == expected
+    said = "dask: a chunk sent as a task gave no answer for 2 s (stopped or stuck); its worker is ended"
+    assert said in caplog.text
+
+
+def test_a_task_that_gives_no_answer_on_a_scheduler_s_cluster_is_said_once_and_waited_for(
+    spec, tasks, tmp_path, monkeypatch, caplog
+):
+    """A cluster given by ``address``: its workers are not the run's to end; the run says so once and
+    waits (dask's scheduler removes a worker whose heartbeats stop after its ``worker-ttl``)."""
+    from evo.run.shards.shared import Watch
+
+    monkeypatch.setenv("EVO_TEST_STUCK_ONCE", str(tmp_path / "stuck"))
+    monkeypatch.setenv("EVO_TEST_STUCK_SECONDS", "5")
+    monkeypatch.setattr(Watch, "FLOOR", 1.0)
+    monkeypatch.setattr(Watch, "FACTOR", 0.0)
+    with InProcess(evaluate_payload, spec) as local:
+        expected = local.run(tasks)
+    with (
+        local_cluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://") as cluster,
+        DaskPool(stuck_once, spec, 1, 3, address=cluster.scheduler_address, poll=0.1) as pool,
+        caplog.at_level(logging.INFO, "evo"),
+    ):
+        assert pool.run(tasks) == expected and (tmp_path / "stuck").exists()
+    said = "dask: a chunk sent as a task gave no answer for 1 s (stopped or stuck); waiting for the dask"
+    assert caplog.text.count(said) == 1
+
+
 def test_a_local_cluster_whose_only_worker_gives_no_answer_fails_where_its_plugin_may_not_run_here(
     spec, tasks, tmp_path, monkeypatch
 ):

@@ -113,8 +113,9 @@ def test_a_partner_lost_leaves_its_generation_and_the_rest_to_chunks_as_tasks(tm
     assert 3 <= made_with_dask(log) < 7 and made == alone
 
 
+@pytest.mark.parametrize("stuck", [3, 5])
 def test_a_partner_that_gives_no_answer_leaves_its_generation_and_the_rest_to_chunks_as_tasks(
-    tmp_path, alone, monkeypatch
+    stuck, tmp_path, alone, monkeypatch
 ):
     from evo.run.shards.shared import Watch
 
@@ -122,24 +123,24 @@ def test_a_partner_that_gives_no_answer_leaves_its_generation_and_the_rest_to_ch
         run(tmp_path, "warm", config_of(2, "dask", 5))
     share = ShardState.scored_share
 
-    def stuck_in_generation_3(self, laid, parity, weights, me):
-        if me == 1 and self.generation + 1 == 3:
+    def stuck_in_a_generation(self, laid, parity, weights, me):
+        if me == 1 and self.generation + 1 == stuck:
             time.sleep(30.0)  # (stuck: the worker itself still runs tasks; it is ended)
         return share(self, laid, parity, weights, me)
 
-    monkeypatch.setattr(ShardState, "scored_share", stuck_in_generation_3)  # (the forked workers have it)
+    monkeypatch.setattr(ShardState, "scored_share", stuck_in_a_generation)  # (the forked workers have it)
     monkeypatch.setattr(Watch, "FLOOR", 2.0)
     monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
     with started_first():
         log, made, _ = run(tmp_path, "stuck", config_of(2, "dask", 8))
     said = "a dask chunk runner gave no answer for 2 s (stopped or stuck)"
-    assert f"generation 3: {said}; it is made in this process" in log
-    assert f"generation 3 is made in this process: {said}" in log
-    # (its worker, the cluster's only one, ended: 3 in this process's chunks, then 4 to 7 from arrays
-    # in this process, as one worker makes them)
+    assert f"generation {stuck}: {said}; it is made in this process" in log
+    assert f"generation {stuck} is made in this process: {said}" in log
+    # (its worker, the cluster's only one, ended: the stuck generation in this process's chunks, then
+    # the rest from arrays in this process, as one worker makes them -- even the last few)
     assert "a chunk runner stalled; no worker is left: chunks are run here from now on" in log
-    assert made_with_dask(log) == 2 and made == alone  # (1 and 2 from arrays with the runner)
-    assert made_from_arrays_here(log) == 4
+    assert made_with_dask(log) == stuck - 1 and made == alone  # (from arrays with the runner)
+    assert made_from_arrays_here(log) == 7 - stuck
 
 
 def test_a_stop_request_leaves_the_reported_generation_and_a_resume_on_dask_goes_on_exactly(tmp_path, alone):
@@ -193,48 +194,86 @@ def test_a_chunk_runner_that_gives_no_answer_leaves_its_chunks_to_tasks_and_the_
 
 class _StopAPartner(_KillAPartner):
     """SIGSTOPs the worker process of the dask pool's first chunk runner (the one each batch sends a chunk
-    to) once generation ``at`` is told."""
+    to) once generation ``at`` is told, and the pool's other workers once generation ``then`` is."""
 
-    def __init__(self, at: int, pools: list[DaskPool]):
+    def __init__(self, at: int, pools: list[DaskPool], then: int | None = None):
         super().__init__(at)
-        self.pools = pools
+        self.pools, self.then = pools, then
+        self.stopped: list[int] = []
 
     def on_generation_told(self, status) -> None:
         if status.generation == self.at and self.killed is None:
             self.killed = self.pools[-1]._runner_pids[0]
-            os.kill(self.killed, signal.SIGSTOP)
+            self._stop([self.killed])
+        if status.generation == self.then:
+            self._stop([pid for pid in self.pools[-1]._worker_pids.values() if pid not in self.stopped])
+
+    def _stop(self, pids: list[int]) -> None:
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+            self.stopped.append(pid)
+
+    def go_on(self) -> None:
+        """SIGCONT to those stopped that are still there (a failed test's)."""
+        for pid in self.stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
 
-@pytest.mark.parametrize("path", ["arrays", "chunks"])
-def test_a_stopped_dask_worker_is_ended_and_the_run_goes_on_with_the_folder_of_one(
-    path, tmp_path, monkeypatch
-):
+@pytest.fixture
+def pools(monkeypatch) -> list[DaskPool]:
+    """The dask pools of the runs that follow, each as it runs its first batch; partners and runners may
+    be silent for 2 s (the watch's floor, whatever this machine's speed)."""
     from evo.run.shards.shared import Watch
 
-    ga = {"refine": {"every": 2, "top": 1, "budget": 40}} if path == "chunks" else {}
-    alone = run(tmp_path, "alone", config_of(1, "inprocess", 5, ga=ga))[1]
     monkeypatch.setattr(Watch, "FLOOR", 2.0)
-    monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
-    pools: list[DaskPool] = []
+    monkeypatch.setattr(Watch, "FACTOR", 0.0)
+    seen: list[DaskPool] = []
     ran = DaskPool.run
 
     def running(pool: DaskPool, *args, **kwargs):
-        pools.append(pool)
+        if pool not in seen:
+            seen.append(pool)
         return ran(pool, *args, **kwargs)
 
     monkeypatch.setattr(DaskPool, "run", running)
+    return seen
+
+
+@pytest.mark.parametrize("path", ["arrays", "chunks"])
+def test_a_stopped_dask_worker_is_ended_and_the_run_goes_on_with_the_folder_of_one(path, tmp_path, pools):
+    ga = {"refine": {"every": 2, "top": 1, "budget": 40}} if path == "chunks" else {}
+    alone = run(tmp_path, "alone", config_of(1, "inprocess", 5, ga=ga))[1]
     stopper = _StopAPartner(at=1, pools=pools)
     try:
         with started_first():
             log, made, result = run(tmp_path, "stopped", config_of(3, "dask", 5, ga=ga), callbacks=[stopper])
         assert stopper.killed is not None and not psutil.pid_exists(stopper.killed)  # (ended and reaped)
     finally:
-        if stopper.killed is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(stopper.killed, signal.SIGCONT)
+        stopper.go_on()
     assert made == alone and result.generation == 4
     assert "gave no answer for 2 s (stopped or stuck)" in log
     assert "a chunk runner stalled; chunks go as tasks from now on" in log  # (to the other worker)
+
+
+def test_a_worker_stopped_while_chunks_go_as_tasks_is_ended_and_this_process_runs_the_rest(tmp_path, pools):
+    refined = {"refine": {"every": 2, "top": 1, "budget": 40}}
+    alone = run(tmp_path, "alone", config_of(1, "inprocess", 6, ga=refined))[1]
+    # the first runner's worker stopped after generation 1 (chunks then go as tasks to the other), the
+    # other after generation 3: none is left, and this process runs the rest (a plugin of evo's)
+    stopper = _StopAPartner(at=1, pools=pools, then=3)
+    try:
+        with started_first():
+            log, made, result = run(
+                tmp_path, "stopped", config_of(3, "dask", 6, ga=refined), callbacks=[stopper]
+            )
+        assert len(stopper.stopped) == 2 and not any(psutil.pid_exists(pid) for pid in stopper.stopped)
+    finally:
+        stopper.go_on()
+    assert made == alone and result.generation == 5
+    assert "a chunk runner stalled; chunks go as tasks from now on" in log
+    said = "dask: a chunk sent as a task gave no answer for 2 s (stopped or stuck); its worker is ended"
+    assert said in log and "dask: no worker is left: chunks are run here from now on" in log
 
 
 def test_a_runner_late_to_serve_its_first_stint_leaves_that_generation_to_chunks_and_serves_the_next(

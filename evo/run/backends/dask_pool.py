@@ -180,11 +180,13 @@ class DaskPool:
         self._runners: list[Any] | None = None
         self._runner_futures: list[Any] = []
         self._runner_pids: list[int] = []  # their workers' process ids
+        self._worker_pids: dict[str, int] = {}  # each worker's process id, by address (the first check's)
         self._serving = False  # the runners were asked to serve steps, and not yet to end
         self._stints = 0  # the stints the runners were asked to serve
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
         # the longest a chunk took so far (s), on a runner or here: how long runners may be silent (Watch)
         self._longest_chunk = 0.0
+        self._said_stalled = False  # a scheduler's task gave no answer for too long: said once
 
     @property
     def processes(self) -> int:
@@ -294,15 +296,18 @@ class DaskPool:
 
     def _end_stalled(self, runners: list[int]) -> None:
         """End the local cluster's workers holding the chunk runners ``runners`` (stopped or stuck: a
-        task sent to one would wait for it too); with none left, this process runs every chunk from
-        now on where it may evaluate the run's plugin (``share``).
+        task sent to one would wait for it too): :meth:`_end_workers`."""
+        if runners and self._cluster is not None:
+            self._end_workers([self._runner_pids[runner] for runner in runners])
+
+    def _end_workers(self, pids: list[int]) -> None:
+        """End the local cluster's worker processes ``pids`` (stopped or stuck); with none left, this
+        process runs every chunk from now on where it may evaluate the run's plugin (``share``).
 
         Raises:
             EvaluationFailed: none is left, and the plugin must not run in this process."""
-        if not runners or self._cluster is None:
-            return
-        for runner in runners:
-            self._cluster.end(self._runner_pids[runner])
+        for pid in pids:
+            self._cluster.end(pid)
         if not self._cluster.alive():
             if not self.share:  # (a plugin of the user's runs in workers only: docs/runs.md)
                 raise EvaluationFailed(
@@ -468,6 +473,7 @@ class DaskPool:
                 log.warning("dask worker %s did not answer the check: %s", address, one_line(answer))
                 continue
             replay(answer["records"])
+            self._worker_pids[address] = answer["pid"]
             if answer["error"] is not None:
                 problems.append(answer["error"])
                 continue
@@ -614,7 +620,7 @@ class DaskPool:
         self.sent["task"] += len(chunk_of)
         if progress is not None:
             progress(0)  # everything is out with the workers: the caller may do its own work
-        results.update(self._collect(chunk_of, weight, progress))
+        results.update(self._collect(chunk_of, weight, progress, chunks))
         return [results[index] for index in order]
 
     def _run_on_runners(
@@ -715,7 +721,21 @@ class DaskPool:
             log.info("dask: %s; %s from now on", why, where)
         self._runners, self._runner_futures = None, []
 
-    def _collect(self, chunk_of: dict[Any, int], weight: dict[int, int], progress: Progress | None) -> dict:
+    def _collect(
+        self,
+        chunk_of: dict[Any, int],
+        weight: dict[int, int],
+        progress: Progress | None,
+        chunks: list[list[tuple[int, Any]]],
+    ) -> dict:
+        """The results of the chunks sent as tasks (``chunk_of``: each future's chunk number in
+        ``chunks``), by task index, each chunk's progress said as it comes back. The first error in task
+        order is raised once the chunks before it are done (later ones cancelled).
+
+        Tasks that give no answer while this process waits, for as long as the chunk runners may be
+        silent (:meth:`_run_on_runners`), on a local cluster have the workers holding them ended
+        (:meth:`_tasks_stalled`): dask gives their tasks to the workers left, or with none left this
+        process runs them (where it may run the plugin)."""
         results: dict[int, Any] = {}
         errors: dict[int, ErrorData] = {}  # chunk number -> its first error
         pending = set(chunk_of)
@@ -724,27 +744,48 @@ class DaskPool:
             list(chunk_of), loop=self._client.loop, with_results=True, raise_errors=False
         )
         busy = 0.0
+        silent = 0.0  # how long no chunk came back while this process waited (not while it was stopped)
+
+        def add(number: int, pairs: list, error: ErrorData | None) -> None:
+            results.update(pairs)
+            if progress is not None:
+                progress(sum(weight[index] for index, _ in pairs))
+            if error is not None:
+                errors[number] = error
+                for other in [f for f in pending if chunk_of[f] > min(errors)]:
+                    pending.discard(other)
+                    other.cancel()
+
         try:
             while pending:
+                limit = Watch.allowed(self._longest_chunk)
+                since = time.perf_counter()
                 try:
-                    future, outcome = arrived.queue.get(timeout=self.poll)
+                    future, outcome = arrived.queue.get(timeout=min(self.poll, limit))
                 except queue.Empty:
+                    silent += min(time.perf_counter() - since, self.poll + Watch.WATCHED)
                     self._check_alive()
+                    # (as the runners' deadline: none before a chunk's time is known, nor with an answer
+                    # just come)
+                    if silent > limit and self._longest_chunk > 0.0 and arrived.queue.empty():
+                        silent = 0.0
+                        self._tasks_stalled({future.key for future in pending}, limit)
+                        if self._on_its_own:  # no worker left: the rest here, in chunk order
+                            for future in sorted(pending, key=chunk_of.__getitem__):
+                                if future in pending:  # (not cancelled after an earlier one failed)
+                                    pending.discard(future)
+                                    future.cancel()
+                                    number = chunk_of[future]
+                                    add(number, *run_chunk(self._job, self._context, chunks[number]))
                     continue
                 if future not in pending:  # cancelled here after an earlier chunk failed
                     continue
+                silent = 0.0
                 pending.discard(future)
                 done, error, seconds = self._outcome(future, outcome)
                 busy += seconds
-                results.update(done)
-                if progress is not None:
-                    progress(sum(weight[index] for index, _ in done))
-                if error is not None:
-                    errors[chunk_of[future]] = error
-                    first = min(errors)
-                    for other in [f for f in pending if chunk_of[f] > first]:
-                        pending.discard(other)
-                        other.cancel()
+                self._longest_chunk = max(self._longest_chunk, seconds)
+                add(chunk_of[future], done, error)
         finally:
             for future in pending:
                 future.cancel()
@@ -752,6 +793,25 @@ class DaskPool:
             raise EvaluationFailed(*errors[min(errors)])
         log.debug("%d chunks, %.3f s of worker time", len(chunk_of), busy)
         return results
+
+    def _tasks_stalled(self, keys: set[str], limit: float) -> None:
+        """No chunk sent as a task (``keys``: those not back) came back for ``limit`` seconds: on a local
+        cluster, the workers holding them (stopped or stuck) are ended (:meth:`_end_workers`); a
+        scheduler's workers are not this run's to end: it is said once, and the run waits for dask (a
+        worker whose heartbeats stop is removed after the scheduler's ``worker-ttl``)."""
+        said = "dask: a chunk sent as a task gave no answer for %.3g s (stopped or stuck); %s"
+        if self._cluster is None:
+            if not self._said_stalled:
+                self._said_stalled = True
+                log.warning(said, limit, f"waiting for {self.where} to give it to another worker")
+            return
+        holding = [address for address, held in self._client.processing().items() if keys & set(held)]
+        pids = [self._worker_pids[address] for address in holding if address in self._worker_pids]
+        if pids:
+            log.warning(said, limit, "its worker is ended" if len(pids) == 1 else "their workers are ended")
+            self._end_workers(pids)
+            if self._on_its_own:
+                log.info("dask: no worker is left: chunks are run here from now on")
 
     def _outcome(self, future: Any, outcome: Any) -> tuple[list, ErrorData | None, float]:
         """A chunk's (results, first error, seconds) from what came back for its future."""

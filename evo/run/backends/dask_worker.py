@@ -161,7 +161,8 @@ def _where_am_i(worker: Any = None) -> str:
 
 
 def setup_on_worker(token: str, dask_worker: Any = None) -> dict[str, Any]:
-    """The check run on every worker before the first batch: set the run up; errors come back as data."""
+    """The check run on every worker before the first batch: set the run up; errors come back as data,
+    with the worker's versions, log records and process id."""
     with _Records() as records:
         try:
             _state(token, dask_worker)
@@ -172,6 +173,7 @@ def setup_on_worker(token: str, dask_worker: Any = None) -> dict[str, Any]:
         "error": error,
         "versions": versions(),
         "records": records.records,
+        "pid": os.getpid(),
     }
 
 

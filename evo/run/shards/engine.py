@@ -418,11 +418,14 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
 
     partners = getattr(backend, "partners_why", None)  # (a local dask cluster's chunk runners)
     while evolution.generation + 1 < total:
-        reason = _stint_reason(evolution, total, backend.workers)
+        ready = None if partners is None else partners()  # (adopts a local cluster started meanwhile)
+        # (a local dask cluster not ready yet, or with no worker left: this process alone, as one worker)
+        workers = backend.workers if ready is None else backend.processes
+        reason = _stint_reason(evolution, total, workers)
         for_good = reason == _TOO_FEW  # (the rest is made here, else one generation before the next try)
         alone = None  # why partners are not ready yet: this process makes generations from arrays meanwhile
-        if reason is None and partners is not None:
-            why_not, for_good = partners()
+        if reason is None and ready is not None:
+            why_not, for_good = ready
             if for_good:
                 reason = why_not
             else:
