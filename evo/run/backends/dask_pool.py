@@ -545,8 +545,11 @@ class DaskPool:
 
         If tasks fail, the one reported is the first in task order (as with the other backends): once a
         chunk fails, later chunks are cancelled and earlier ones waited for. A worker that dies has its
-        chunks run again elsewhere (by dask); a chunk whose workers keep dying, a lost scheduler, or no
-        worker for ``worker_wait`` seconds raise :class:`EvaluationFailed` (``index`` -1).
+        chunks run again elsewhere (by dask); on a local cluster, a worker that gives no answer for too
+        long (stopped or stuck) is ended and its chunks go the same way (:meth:`_run_on_runners`,
+        :meth:`_collect`); a chunk whose workers keep dying, a lost scheduler, no worker for
+        ``worker_wait`` seconds, or none left where this process may not run the plugin raise
+        :class:`EvaluationFailed` (``index`` -1).
         """
         if self._alone:  # the cluster starts meanwhile (``early_start``)
             if self._start_failed is not None:
