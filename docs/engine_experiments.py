@@ -82,6 +82,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py shards-ceilings [ROUNDS]  # calls alone, shards' cuts (33)
     .venv/bin/python docs/engine_experiments.py run-ends [ROUNDS]  # a run's start and end, 1 and 2 (35)
     .venv/bin/python docs/engine_experiments.py kernel-beside [ROUNDS]  # the kernel beside a busy core (35)
+    .venv/bin/python docs/engine_experiments.py shards-tails [ROUNDS]  # the cut's last calls split (37)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3711,6 +3712,96 @@ def shards_ceilings(config, rounds: int = 3) -> None:
         print(f"  {name}: {statistics.median(values):.2f}x ({', '.join(f'{v:.2f}' for v in values)})")
 
 
+# -- round thirty-seven: the shards cut's last calls split -----------------------------------------------
+
+
+def _tail_split_cut(children: list, rows: Any, world: Any, calls: int, split: int) -> list:
+    """A generation's kernel calls cut for ``calls`` as the shards workers cut them (costliest first),
+    the ``split`` last (cheapest) each cut in two halves, each (run, its creatures, the rows it reads)."""
+    from evo.sim.batch import _costliest_first, _kernel_calls, _rows
+
+    cut = _kernel_calls(children, world, calls, rows)[1]
+    order, _ = _costliest_first(cut, children, rows)
+    out: list = []
+    for at, (run, members) in enumerate(cut[i] for i in order):
+        if at >= len(order) - split and len(members) >= 2:
+            out += [(run, members[: len(members) // 2]), (run, members[len(members) // 2 :])]
+        else:
+            out.append((run, members))
+    return [(run, [children[k] for k in members], _rows(rows, members)) for run, members in out]
+
+
+def shards_tails(config, rounds: int = 5) -> None:
+    """Round thirty-seven: whether finer last calls end a generation's two shards workers closer together
+    -- the wall of a walkers run's kernel calls alone in two forked processes taking them one at a time
+    from a shared counter, a barrier between generations (:func:`evo.bench.engine._run_half`, as the
+    bench's shards line runs them), for the shipped cut (:data:`~evo.run.shards.engine.CALLS_PER_WORKER`
+    a worker, costliest first), 10 calls a generation, and the shipped cut with its last one or two calls
+    cut in halves; ``rounds`` interleaved rounds, medians."""
+    import multiprocessing
+    import statistics
+
+    from evo.bench.engine import _run_half, laid_out
+    from evo.run.shards.engine import CALLS_PER_WORKER
+    from evo.sim.batch import steps_for
+
+    children = generation_children(config)
+    laid = laid_out(children)
+    world, frames = config.world, config.evaluation.frames
+    steps = (steps_for(frames, world.dt), steps_for(run_record_every(config), world.dt, "record_every"))
+    shipped = 2 * CALLS_PER_WORKER
+    variants = {
+        f"{shipped} calls (shipped)": (shipped, 0),
+        "10 calls": (10, 0),
+        f"{shipped} calls, the last cut in two": (shipped, 1),
+        f"{shipped} calls, the last two cut in two": (shipped, 2),
+    }
+    cuts = {
+        name: [_tail_split_cut(c, rows, world, *how) for c, rows in zip(children, laid, strict=True)]
+        for name, how in variants.items()
+    }
+    for run, batch, _ in cuts[f"{shipped} calls (shipped)"][0][:1]:  # compiled (or loaded) before the timing
+        run(batch[:8], world, *steps)
+    fork = multiprocessing.get_context("fork")
+
+    def two(cut: list) -> float:
+        start, between, counter = fork.Barrier(3), fork.Barrier(2), fork.Value("q", 0)
+        pipes = [fork.Pipe(duplex=False) for _ in range(2)]
+        processes = [
+            fork.Process(target=_run_half, args=(cut, world, steps, start, between, sending, counter))
+            for _, sending in pipes
+        ]
+        for process in processes:
+            process.start()
+        for _, sending in pipes:
+            sending.close()
+        start.wait(timeout=120)
+        spans = [receiving.recv() for receiving, _ in pipes]
+        for process in processes:
+            process.join()
+        if None in spans:
+            raise RuntimeError("a process running the kernel calls failed")
+        return max(end for _, end in spans) - min(began for began, _ in spans)
+
+    seen: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for name, cut in cuts.items():
+            seen.setdefault(name, []).append(two(cut))
+    base = statistics.median(seen[f"{shipped} calls (shipped)"])
+    print(
+        f"walkers' kernel calls alone, two processes from a counter, a barrier between generations,"
+        f" {rounds} rounds:"
+    )
+    for name, values in seen.items():
+        count = statistics.mean(len(generation) for generation in cuts[name])
+        each = ", ".join(f"{value:.3f}" for value in values)
+        median = statistics.median(values)
+        print(
+            f"  {name} ({count:.2f} a generation): {median:.3f} s,"
+            f" {median / base:.3f} x the shipped cut's ({each})"
+        )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -3784,6 +3875,9 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["shards-ceilings"]:  # round thirty-three: the kernel calls alone, as shards cut them
         shards_ceilings(config, *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["shards-tails"]:  # round thirty-seven: the shards cut's last calls split
+        shards_tails(config, *(int(arg) for arg in sys.argv[2:3]))
         return
     plain = {"broods": one_brood, "records": records, "lane-counts": lane_counts}
     if len(sys.argv) == 2 and sys.argv[1] in plain:
