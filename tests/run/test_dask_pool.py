@@ -250,6 +250,27 @@ def test_a_local_cluster_that_fails_to_start_early_fails_the_next_batch_in_one_l
     assert said in caplog.text
 
 
+def test_a_start_asked_for_by_the_partners_question_that_fails_fails_the_next_batch(
+    spec, tasks, monkeypatch, caplog
+):
+    """A resumed run asks whether the chunk runners can make its generations before any batch has started
+    the cluster: a start that fails there, after its client exists, fails the next batch with its own
+    message (it was swallowed, and the batch ran on workers the run was never set up on)."""
+
+    def refused(self):
+        raise EvaluationFailed(-1, None, "dask worker tcp://127.0.0.1:1 cannot load plugin 'distance'")
+
+    monkeypatch.setattr(DaskPool, "_check_workers", refused)
+    with DaskPool(evaluate_payload, spec, 2, share=True) as pool:
+        assert pool.partners_why() == ("the local dask cluster did not start", True)
+        assert pool._client is not None  # (the start got that far)
+        with pytest.raises(EvaluationFailed) as caught:
+            pool.run(tasks[:4])
+        assert caught.value.message == "dask worker tcp://127.0.0.1:1 cannot load plugin 'distance'"
+        assert pool.sent == {"runner": 0, "task": 0}
+    assert "cannot load plugin" not in caplog.text  # (raised by the batch, not said again at the close)
+
+
 def test_an_early_start_that_fails_once_its_client_exists_fails_the_next_batch_and_closes_all_it_made(
     spec, tasks, monkeypatch, caplog
 ):
@@ -339,19 +360,22 @@ def test_a_runner_that_gives_no_answer_leaves_its_chunk_and_the_rest_to_tasks_an
     assert said in caplog.text and "a chunk runner stalled; chunks go as tasks from now on" in caplog.text
 
 
-@pytest.mark.parametrize("workers", [2, 1])
+@pytest.mark.parametrize("workers, checked", [(2, True), (1, True), (2, False)])
 def test_a_task_that_gives_no_answer_has_its_worker_ended_and_changes_nothing(
-    workers, spec, tasks, tmp_path, monkeypatch, caplog
+    workers, checked, spec, tasks, tmp_path, monkeypatch, caplog
 ):
     """Chunks sent as tasks (no chunk runners: a scheduler's address, or runners dropped): the worker
     holding a stuck one is ended, and dask gives its tasks to the worker left -- or, with none left,
-    this process runs them (``share``)."""
+    this process runs them (``share``). Not ``checked``: the workers joined after the run's first check
+    (they set the run up with their first chunk), and are known by the scheduler's records alone."""
     from evo.run.shards.shared import Watch
 
     monkeypatch.setenv("EVO_TEST_STUCK_ONCE", str(tmp_path / "stuck"))  # the workers inherit it
     monkeypatch.setattr(Watch, "FLOOR", 2.0)
     monkeypatch.setattr(Watch, "FACTOR", 0.0)  # (the limit the floor, however slow this machine)
     monkeypatch.setattr(DaskPool, "_start_runners", lambda pool: None)  # (chunks go as tasks)
+    if not checked:
+        monkeypatch.setattr(DaskPool, "_check_workers", lambda pool: None)
     with InProcess(evaluate_payload, spec) as local:
         expected = local.run(tasks)
     share = workers == 1  # (one dask worker and this process)
@@ -365,6 +389,62 @@ def test_a_task_that_gives_no_answer_has_its_worker_ended_and_changes_nothing(
         assert pool.run(tasks) == expected
     said = "dask: a chunk sent as a task gave no answer for 2 s (stopped or stuck); its worker is ended"
     assert said in caplog.text
+
+
+class _Held:
+    """A chunk's future as ``_tasks_stalled`` reads it."""
+
+    def __init__(self, key: str, status: str):
+        self.key, self.status = key, status
+
+
+class _Scheduler:
+    """What a local cluster's client answers ``_tasks_stalled``: chunk ``run`` running on worker a, the
+    results of ``done`` and ``late`` held by workers b (heard from 0.5 s ago) and c (30 s ago)."""
+
+    def processing(self):
+        return {"tcp://a": ["run"], "tcp://b": [], "tcp://c": []}
+
+    def who_has(self, futures):
+        holder = {"done": ["tcp://b"], "late": ["tcp://c"]}
+        return {future.key: holder[future.key] for future in futures}
+
+    def run_on_scheduler(self, function):
+        return {"tcp://a": (11, 0.5), "tcp://b": (12, 0.5), "tcp://c": (13, 30.0)}
+
+
+class _Forked:
+    pids = [11, 12, 13]
+
+    def __init__(self):
+        self.ended: list[int] = []
+
+    def end(self, pid):
+        self.ended.append(pid)
+
+    def alive(self):
+        return 3 - len(self.ended)
+
+
+@pytest.mark.parametrize(
+    "pending, ended",
+    [
+        ([("run", "pending")], [11]),  # running it, however recently heard from
+        ([("done", "finished")], []),  # a result a live worker holds: its fetch is under way
+        ([("late", "finished")], [13]),  # a result a worker unheard from for 30 s holds: stopped
+        ([("run", "pending"), ("done", "finished"), ("late", "finished")], [11, 13]),
+    ],
+)
+def test_the_workers_ended_for_silent_tasks_are_those_running_them_or_holding_results_unheard_of(
+    pending, ended, spec
+):
+    pool = DaskPool(evaluate_payload, spec, 3)
+    pool._client, pool._cluster = _Scheduler(), _Forked()
+    try:
+        pool._tasks_stalled({_Held(*held) for held in pending}, 60.0)
+        assert pool._cluster.ended == ended
+    finally:
+        pool._client = pool._cluster = None
 
 
 def test_a_task_that_gives_no_answer_on_a_scheduler_s_cluster_is_said_once_and_waited_for(

@@ -206,7 +206,7 @@ class _StopAPartner(_KillAPartner):
             self.killed = self.pools[-1]._runner_pids[0]
             self._stop([self.killed])
         if status.generation == self.then:
-            self._stop([pid for pid in self.pools[-1]._worker_pids.values() if pid not in self.stopped])
+            self._stop([pid for pid in self.pools[-1]._cluster.pids if pid not in self.stopped])
 
     def _stop(self, pids: list[int]) -> None:
         for pid in pids:

@@ -40,6 +40,7 @@ from evo.run.backends.dask_worker import (
     one_line,
     setup_on_worker,
     versions,
+    worker_pids,
 )
 from evo.run.backends.inprocess import InProcess
 from evo.run.shards.remote import READY
@@ -54,6 +55,9 @@ CLOSE_WAIT = 15.0  # s: how long close() waits for an early start it asked to gi
 # also pays dask's messages and its event loop (docs/performance.md, "Round twelve")
 LAST_WEIGHT = 1.25
 WORKER_COUNT_AGE = 10.0  # s: how long the number of workers (for the chunk size) is taken as known
+# s: a worker holding a chunk's result not fetched yet is taken for stopped once the scheduler has not heard
+# from it for this long (its heartbeats come every second or less)
+SILENT_WORKER = 10.0
 # whether make_backend's local clusters start while the run goes on (``early_start``); benchmarks that
 # time the cluster itself turn it off (:func:`started_first`)
 EARLY_START = True
@@ -180,13 +184,14 @@ class DaskPool:
         self._runners: list[Any] | None = None
         self._runner_futures: list[Any] = []
         self._runner_pids: list[int] = []  # their workers' process ids
-        self._worker_pids: dict[str, int] = {}  # each worker's process id, by address (the first check's)
         self._serving = False  # the runners were asked to serve steps, and not yet to end
         self._stints = 0  # the stints the runners were asked to serve
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
         # the longest a chunk took so far (s), on a runner or here: how long runners may be silent (Watch)
         self._longest_chunk = 0.0
-        self._said_stalled = False  # a scheduler's task gave no answer for too long: said once
+        self._said_stalled = (
+            False  # a task gave no answer for too long and no worker could be ended: said once
+        )
 
     @property
     def processes(self) -> int:
@@ -234,7 +239,8 @@ class DaskPool:
         if self._client is None and self._starting is None and self._start_failed is None:
             try:  # (a resumed run: no batch has started the cluster)
                 self._start_early() if self.early_start else self._start()
-            except EvaluationFailed:  # (the next batch raises it again)
+            except EvaluationFailed as exc:  # (the next batch raises it)
+                self._start_failed = exc
                 return "the local dask cluster did not start", True
         self._adopt()
         if self._start_failed is not None:  # (the next batch raises it)
@@ -473,7 +479,6 @@ class DaskPool:
                 log.warning("dask worker %s did not answer the check: %s", address, one_line(answer))
                 continue
             replay(answer["records"])
-            self._worker_pids[address] = answer["pid"]
             if answer["error"] is not None:
                 problems.append(answer["error"])
                 continue
@@ -563,6 +568,9 @@ class DaskPool:
             return out
         if self._on_its_own:
             return InProcess(self._job, self._context).run(tasks, progress)
+        if self._start_failed is not None:  # (a start asked for by partners_why)
+            self._failure_raised = True
+            raise self._start_failed
         if self._client is None:
             self._start()
         if expected is None:
@@ -772,7 +780,7 @@ class DaskPool:
                     # just come)
                     if silent > limit and self._longest_chunk > 0.0 and arrived.queue.empty():
                         silent = 0.0
-                        self._tasks_stalled({future.key for future in pending}, limit)
+                        self._tasks_stalled(pending, limit)
                         if self._on_its_own:  # no worker left: the rest here, in chunk order
                             for future in sorted(pending, key=chunk_of.__getitem__):
                                 if future in pending:  # (not cancelled after an earlier one failed)
@@ -797,24 +805,48 @@ class DaskPool:
         log.debug("%d chunks, %.3f s of worker time", len(chunk_of), busy)
         return results
 
-    def _tasks_stalled(self, keys: set[str], limit: float) -> None:
-        """No chunk sent as a task (``keys``: those not back) came back for ``limit`` seconds: on a local
-        cluster, the workers holding them (stopped or stuck) are ended (:meth:`_end_workers`); a
+    def _tasks_stalled(self, pending: set[Any], limit: float) -> None:
+        """No chunk sent as a task (``pending``: the futures not back) came back for ``limit`` seconds: on a
+        local cluster, the workers holding them are ended (:meth:`_end_workers`) -- those running them,
+        and those holding a result not fetched yet that the scheduler has not heard from for
+        :data:`SILENT_WORKER` seconds (a fetch from a stopped worker holds up the others' with it); a
         scheduler's workers are not this run's to end: it is said once, and the run waits for dask (a
-        worker whose heartbeats stop is removed after the scheduler's ``worker-ttl``)."""
+        worker whose heartbeats stop is removed after the scheduler's ``worker-ttl``).
+
+        Raises:
+            EvaluationFailed: the scheduler is gone; or none is left, and the plugin must not run here."""
         said = "dask: a chunk sent as a task gave no answer for %.3g s (stopped or stuck); %s"
         if self._cluster is None:
             if not self._said_stalled:
                 self._said_stalled = True
                 log.warning(said, limit, f"waiting for {self.where} to give it to another worker")
             return
-        holding = [address for address, held in self._client.processing().items() if keys & set(held)]
-        pids = [self._worker_pids[address] for address in holding if address in self._worker_pids]
-        if pids:
-            log.warning(said, limit, "its worker is ended" if len(pids) == 1 else "their workers are ended")
-            self._end_workers(pids)
-            if self._on_its_own:
-                log.info("dask: no worker is left: chunks are run here from now on")
+        keys = {future.key for future in pending}
+        try:
+            running = {address for address, held in self._client.processing().items() if keys & set(held)}
+            finished = [future for future in pending if future.status == "finished"]
+            holders = self._client.who_has(finished).values() if finished else ()
+            workers = self._client.run_on_scheduler(worker_pids)
+        except Exception as exc:
+            lost = f"lost the connection to {self.where}: {one_line(exc)}"
+            raise EvaluationFailed(-1, None, lost) from None
+        silent = {
+            address
+            for held in holders
+            for address in held
+            if workers.get(address, (0, 0.0))[1] > SILENT_WORKER
+        }
+        ours = set(self._cluster.pids)
+        ending = sorted({workers[a][0] for a in running | silent if a in workers and workers[a][0] in ours})
+        if not ending:
+            if not self._said_stalled:
+                self._said_stalled = True
+                log.warning(said, limit, "no worker of the local dask cluster is known to hold it; waiting")
+            return
+        log.warning(said, limit, "its worker is ended" if len(ending) == 1 else "their workers are ended")
+        self._end_workers(ending)
+        if self._on_its_own:
+            log.info("dask: no worker is left: chunks are run here from now on")
 
     def _outcome(self, future: Any, outcome: Any) -> tuple[list, ErrorData | None, float]:
         """A chunk's (results, first error, seconds) from what came back for its future."""

@@ -28,6 +28,7 @@ __all__ = [
     "one_line",
     "setup_on_worker",
     "versions",
+    "worker_pids",
 ]
 
 # a forked local-cluster worker's end of its pipe to the evo run process for the steps of generations made
@@ -161,8 +162,7 @@ def _where_am_i(worker: Any = None) -> str:
 
 
 def setup_on_worker(token: str, dask_worker: Any = None) -> dict[str, Any]:
-    """The check run on every worker before the first batch: set the run up; errors come back as data,
-    with the worker's versions, log records and process id."""
+    """The check run on every worker before the first batch: set the run up; errors come back as data."""
     with _Records() as records:
         try:
             _state(token, dask_worker)
@@ -173,7 +173,16 @@ def setup_on_worker(token: str, dask_worker: Any = None) -> dict[str, Any]:
         "error": error,
         "versions": versions(),
         "records": records.records,
-        "pid": os.getpid(),
+    }
+
+
+def worker_pids(dask_scheduler: Any) -> dict[str, tuple[int, float]]:
+    """Run on the scheduler (``Client.run_on_scheduler``): each worker's process id, as it gave it when it
+    joined, and the seconds since the scheduler last heard from it, by address."""
+    from distributed.metrics import time as now
+
+    return {
+        address: (state.pid, now() - state.last_seen) for address, state in dask_scheduler.workers.items()
     }
 
 

@@ -418,14 +418,16 @@ def run_sharded(prepared: Prepared, backend: Any, callbacks: list[Callback]) -> 
 
     partners = getattr(backend, "partners_why", None)  # (a local dask cluster's chunk runners)
     while evolution.generation + 1 < total:
-        ready = None if partners is None else partners()  # (adopts a local cluster started meanwhile)
-        # (a local dask cluster not ready yet, or with no worker left: this process alone, as one worker)
-        workers = backend.workers if ready is None else backend.processes
-        reason = _stint_reason(evolution, total, workers)
+        reason = _stint_reason(evolution, total, backend.workers)
+        why_not, good = None, False  # (the partners', where asked)
+        if partners is not None and reason in (None, _TOO_FEW):
+            why_not, good = partners()  # (adopts a local cluster started meanwhile)
+            if reason == _TOO_FEW and backend.processes == 1:  # (the cluster not ready yet, or no worker
+                reason = _stint_reason(evolution, total, 1)  # left: this process alone, as one worker)
         for_good = reason == _TOO_FEW  # (the rest is made here, else one generation before the next try)
         alone = None  # why partners are not ready yet: this process makes generations from arrays meanwhile
-        if reason is None and ready is not None:
-            why_not, for_good = ready
+        if reason is None and partners is not None:
+            for_good = good
             if for_good:
                 reason = why_not
             else:
