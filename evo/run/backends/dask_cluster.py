@@ -120,10 +120,8 @@ class ForkedCluster:
         """This process's end of the pipe to the worker ``pid`` for the steps of generations made from
         arrays (a chunk runner serves them: :meth:`evo.run.backends.dask_worker.ChunkRunner.serve_steps`);
         None for a process that is not one of these workers."""
-        for process, pipe in zip(self._processes, self._steps, strict=True):
-            if process.pid == pid:
-                return pipe
-        return None
+        pids = self.pids
+        return self._steps[pids.index(pid)] if pid in pids else None
 
     @property
     def pids(self) -> list[int]:
@@ -137,14 +135,13 @@ class ForkedCluster:
     def end(self, pid: int, timeout: float = 10) -> None:
         """Kill the worker process ``pid`` now and reap it, waiting at most ``timeout`` seconds (one
         stopped, or stuck: the scheduler then drops it at once, its tasks going to the others)."""
-        for process in self._processes:
-            if process.pid == pid and process.is_alive():
-                process.kill()
-                process.join(timeout)
-                if process.is_alive():  # (in the kernel's hands: close() reaps it)
-                    log.warning(
-                        "dask: worker process %d did not end within %g s of being killed", pid, timeout
-                    )
+        pids = self.pids
+        process = self._processes[pids.index(pid)] if pid in pids else None
+        if process is not None and process.is_alive():
+            process.kill()
+            process.join(timeout)
+            if process.is_alive():  # (in the kernel's hands: close() reaps it)
+                log.warning("dask: worker process %d did not end within %g s of being killed", pid, timeout)
 
     def kill(self) -> None:
         """Kill the workers' processes at once (from any thread; :meth:`close` then reaps them): a run that

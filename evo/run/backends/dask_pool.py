@@ -189,9 +189,7 @@ class DaskPool:
         self.sent = {"runner": 0, "task": 0}  # chunks sent each way (for tests and benchmarks)
         # the longest a chunk took so far (s), on a runner or here: how long runners may be silent (Watch)
         self._longest_chunk = 0.0
-        self._said_stalled = (
-            False  # a task gave no answer for too long and no worker could be ended: said once
-        )
+        self._said_stalled = False  # tasks silent too long, no worker to end: said once
 
     @property
     def processes(self) -> int:
@@ -605,12 +603,10 @@ class DaskPool:
             chunks = [chunk for n, chunk in enumerate(chunks) if n not in done]
             if self._on_its_own:  # (in task order: the first error raised is the first in order)
                 for chunk in chunks:
-                    pairs, error = run_chunk(self._job, self._context, chunk)
+                    pairs, error = self._run_here(chunk, weight, progress)
                     if error is not None:
                         raise EvaluationFailed(*error)
                     results.update(pairs)
-                    if progress is not None:
-                        progress(sum(weight[index] for index, _ in pairs))
                 return [results[index] for index in order]
         # a graph for the first chunk of each worker, sent at once, then one for the rest while they
         # run (a submit per chunk would cost the scheduler far more); a key per chunk
@@ -676,12 +672,8 @@ class DaskPool:
         if mine is not None and beside is not None:  # the caller's own work, while the workers have theirs
             beside()
         while mine is not None:  # then the latest not sent yet, while none failed
-            began = time.perf_counter()
-            pairs, error = run_chunk(self._job, self._context, chunks[mine])
-            self._longest_chunk = max(self._longest_chunk, time.perf_counter() - began)
+            pairs, error = self._run_here(chunks[mine], weight, progress)
             done[mine] = pairs
-            if progress is not None:
-                progress(sum(weight[index] for index, _ in pairs))
             if error is not None:
                 errors[mine] = error
             mine = waiting.pop(0) if waiting and not errors else None
@@ -725,6 +717,18 @@ class DaskPool:
         if errors:
             raise EvaluationFailed(*errors[min(errors)])
         return done, None
+
+    def _run_here(
+        self, chunk: list[tuple[int, Any]], weight: dict[int, int], progress: Progress | None
+    ) -> tuple[list, ErrorData | None]:
+        """``chunk`` run in this process (:func:`run_chunk`: its results and first error), its seconds
+        counted among the chunks' (the runners' and tasks' limit), its weight said to ``progress``."""
+        began = time.perf_counter()
+        pairs, error = run_chunk(self._job, self._context, chunk)
+        self._longest_chunk = max(self._longest_chunk, time.perf_counter() - began)
+        if progress is not None:
+            progress(sum(weight[index] for index, _ in pairs))
+        return pairs, error
 
     def _drop_runners(self, why: str = _RUNNER_LOST) -> None:
         if self._runners is not None:
@@ -787,7 +791,7 @@ class DaskPool:
                                     pending.discard(future)
                                     future.cancel()
                                     number = chunk_of[future]
-                                    add(number, *run_chunk(self._job, self._context, chunks[number]))
+                                    add(number, *self._run_here(chunks[number], weight, None))
                     continue
                 if future not in pending:  # cancelled here after an earlier chunk failed
                     continue
