@@ -6,6 +6,7 @@ share."""
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import threading
 import time
@@ -56,6 +57,28 @@ def test_the_arrays_make_the_generations_the_shipped_loop_makes(started):
         assert evolution_to_dict(told) == evolution_to_dict(shipped)  # individuals, hall of fame, generator
         assert np.array_equal(state.fit, [ind.fitness.wvalues[0] for ind in told.population])
     assert bred.elites.size == 3 and bred.new.any() and not bred.new.all()  # copies among the children
+
+
+@pytest.mark.parametrize("elite", [3, 2])  # 22 parents in pairs; 23, the last one alone
+def test_draws_made_ahead_make_the_same_generations_and_move_the_generator_as_the_shipped_ask(started, elite):
+    _, evolution, context = started
+    settings = dataclasses.replace(
+        evolution.settings, ga=dataclasses.replace(evolution.settings.ga, elite=elite)
+    )
+    shipped = Evolution.from_state(evolution.state(), settings)
+    told = Evolution.from_state(evolution.state(), settings)
+    state = ShardState(told, context, Shared.alone(settings.population), cut=3)
+    for g in (1, 2, 3):
+        state.draw_ahead()
+        after_draws = told.rng.bit_generator.state
+        state.draw_ahead()  # (once a generation: a second call draws nothing)
+        assert told.rng.bit_generator.state == after_draws
+        shipped_generation(shipped, context)
+        bred = state.make(g)
+        assert bred.rng == after_draws  # (breeding draws from the broods' seeds alone)
+        told.tell_bred(bred)
+        assert evolution_to_dict(told) == evolution_to_dict(shipped)
+    assert bred.flags[-1, 0] == (elite == 3)  # the last brood a pair, or a lone parent's
 
 
 def test_the_breeding_reuses_the_shipped_specialisation_of_the_compiled_brood(started):

@@ -118,6 +118,7 @@ class ShardState:
         self.stride = steps_for(every, world.dt, "record_every")
         self.generation = evolution.generation  # the last generation these arrays are the population of
         self.me = 0  # which worker of ``shared`` this is (a forked worker sets its own)
+        self._ahead: tuple | None = None  # the next generation's draws, where made ahead (draw_ahead)
 
     def arrays(self) -> tuple:
         """The population's arrays (its members end to end, their waves, their weighted fitness), as
@@ -127,23 +128,43 @@ class ShardState:
     def planned(self) -> tuple[np.ndarray, ...]:
         """The next generation's elites, and per pair brood its parents' rows, flags (two, mate, mutate
         the first, the second), seed, and which children are new: :meth:`evo.ga.loop.Evolution.ask`'s
-        selection (DEAP's selBest, then selTournament: the first of the best) on the fitness array."""
-        evolution, fit = self.evolution, self.fit
-        size = evolution.settings.ga.tournament_size
+        selection (DEAP's selBest, then selTournament: the first of the best) on the fitness array; its
+        draws are :meth:`draw_ahead`'s where made, else made now."""
+        aspirants, first, second, flags, seeds, new = self._ahead or self._draws()
+        self._ahead = None
+        fit = self.fit
         elites = np.argsort(-fit, kind="stable")[: self.elite]
-        drawn, pairs = evolution.selection_draws(fit.size)
-        aspirants = np.array(drawn, dtype=np.int64).reshape(-1, size)
         winners = aspirants[np.arange(aspirants.shape[0]), np.argmax(fit[aspirants], axis=1)]
-        rows = np.empty((len(pairs), 2), np.int64)
+        rows = np.stack([winners[first], winners[second]], axis=1)
+        return elites, rows, flags, seeds, new
+
+    def draw_ahead(self) -> None:
+        """Make the next generation's selection draws now (they need no fitness: the tournaments'
+        aspirants, each pair brood's flags and seed), the generator moved past them as :meth:`planned`
+        would move it; :meth:`planned` then only picks the elites and winners. Worker 1 makes them where
+        it waits at the meeting point for another worker's last kernel call, off the chain of work
+        between two generations' kernel calls (docs/performance.md, "Round thirty-eight")."""
+        if self._ahead is None:
+            self._ahead = self._draws()
+
+    def _draws(self) -> tuple[np.ndarray, ...]:
+        """The next generation's draws (:meth:`evo.ga.loop.Evolution.selection_draws`) as arrays: the
+        aspirants (tournaments x size), per pair brood the positions among the winners of its first and
+        second parent (a lone parent twice), its flags, seed and which children are new."""
+        evolution, count = self.evolution, self.fit.size
+        size = evolution.settings.ga.tournament_size
+        drawn, pairs = evolution.selection_draws(count)
+        aspirants = np.array(drawn, dtype=np.int64).reshape(-1, size)
         flags = np.zeros((len(pairs), 4), np.bool_)
         seeds = np.empty(len(pairs), np.int64)
         for i, (mate, mutate, seed) in enumerate(pairs):
             two = len(mutate) == 2
-            rows[i] = winners[2 * i], winners[2 * i + 1] if two else winners[2 * i]
             flags[i] = two, mate, mutate[0], two and mutate[1]
             seeds[i] = seed
+        first = 2 * np.arange(len(pairs), dtype=np.int64)
+        second = np.where(flags[:, 0], first + 1, first)
         new = np.stack([flags[:, 1] | flags[:, 2], flags[:, 0] & (flags[:, 1] | flags[:, 3])], axis=1)
-        return elites, rows, flags, seeds, new
+        return aspirants, first, second, flags, seeds, new
 
     def bred(self, rows: np.ndarray, flags: np.ndarray, seeds: np.ndarray, new: np.ndarray) -> tuple:
         """Every pair brood bred in one compiled call: the new children's arrays (as
@@ -234,7 +255,8 @@ class ShardState:
         piece a call (whether there was one), done where it waits -- for worker 1's generation, and at the
         meeting point while another worker is still at its kernel calls. A worker that moves on arranges
         the next population's arrays before the meeting point where another is still at its calls (they
-        need no score), else after it.
+        need no score), else after it; worker 1, waiting there, also makes the next generation's selection
+        draws (:meth:`draw_ahead`).
 
         Raises:
             Unsupported: as :meth:`bred` and :meth:`scored`.
@@ -273,6 +295,8 @@ class ShardState:
         if watch is not None:
             watch.beat(self.me)
         phase = barrier.arrive()  # (its calls are done: a partner need not wait for its books)
+        if puts and not barrier.passed(phase):  # (the next generation's draws, while another's calls end)
+            self.draw_ahead()
         while meanwhile is not None and not barrier.passed(phase) and meanwhile():
             pass
         barrier.leave(phase, watching)
