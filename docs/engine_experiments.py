@@ -34,7 +34,8 @@ into fewer or more kernel calls; and, from round thirty-one, the ``evo run`` pro
 its waits, worker 1 selecting and breeding for both and a lean meeting point, each added in turn; and,
 from round thirty-three, the run's kernel calls alone on two processes, cut as the shards workers cut them;
 and, from round thirty-five, where a run's wall goes before and after its generations made from arrays,
-and the bare kernel beside a process busy on the other core.
+and the bare kernel beside a process busy on the other core; and, from round thirty-eight, a two-worker
+generation's steps in both processes on one clock.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -83,6 +84,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py run-ends [ROUNDS]  # a run's start and end, 1 and 2 (35)
     .venv/bin/python docs/engine_experiments.py kernel-beside [ROUNDS]  # the kernel beside a busy core (35)
     .venv/bin/python docs/engine_experiments.py shards-tails [ROUNDS]  # the cut's last calls split (37)
+    .venv/bin/python docs/engine_experiments.py shards-timeline [GENERATIONS]  # a generation, one clock (38)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3802,6 +3804,133 @@ def shards_tails(config, rounds: int = 5) -> None:
         )
 
 
+# -- round thirty-eight: a two-worker generation on one clock ------------------------------------------------
+
+
+def _timeline_marks(folder: Path, last: int) -> list[Any]:
+    """Marks (``time.perf_counter``: one clock for every process of a machine) in each process of a shards
+    stint, at the start and end of selecting, breeding, the cut, the room's put and take, each kernel
+    call, and the meeting point's arrive and leave, kept per generation and written to ``folder`` once
+    generation ``last`` is made (:func:`shards_timeline`). Returns what to put back."""
+    import json
+
+    from evo.run.shards import shared, state
+
+    seen: list[Any] = []
+
+    def marked(owner: Any, name: str, key: str) -> tuple[Any, str, Any]:
+        original = getattr(owner, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            seen.append((key + ">", time.perf_counter()))
+            try:
+                return original(*args, **kwargs)
+            finally:
+                seen.append((key + "<", time.perf_counter()))
+
+        setattr(owner, name, wrapper)
+        return owner, name, original
+
+    made = state.ShardState.make
+
+    def make(self: Any, g: int, meanwhile: Any = None) -> Any:
+        seen.append(("generation", g))
+        out = made(self, g, meanwhile)
+        if g >= last:  # (written once: a file a generation would weigh on the generations it marks)
+            (folder / f"{os.getpid()}.json").write_text(json.dumps({"me": self.me, "marks": seen}))
+        return out
+
+    restore = [
+        marked(state.ShardState, "planned", "select"),
+        marked(state.ShardState, "bred", "breed"),
+        marked(state.ShardState, "_cut", "cut"),
+        marked(state.ShardState, "_score", "call"),
+        marked(shared.Room, "put", "put"),
+        marked(shared.Room, "take", "take"),
+        marked(shared.MeetingPoint, "arrive", "arrive"),
+        marked(shared.MeetingPoint, "leave", "leave"),
+    ]
+    state.ShardState.make = make  # type: ignore[method-assign]
+    return [*restore, (state.ShardState, "make", made)]
+
+
+def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
+    """Round thirty-eight: a two-worker shards walkers run's generations on one clock. For each generation
+    (the stint's first five and last three left out), every mark of both processes measured from the
+    moment the last of them arrived at the meeting point before it (:func:`_timeline_marks`; the medians
+    over the generations, ms): when worker 1 has selected, bred, cut and left its generation in the room,
+    when worker 0 takes it, when each starts its first kernel call and ends its last; then, by which
+    worker arrives at the meeting point last, how far apart the two arrive and how soon the other leaves
+    once both are there."""
+    import json
+    import statistics
+
+    pool = {"workers": 2, "backend": "shards"}
+    run_config = config.replace(run={"generations": generations}, pool=pool)
+    whole_run(run_config.replace(run={"generations": 6}), tmp / "warm")
+    folder = tmp / "marks"
+    folder.mkdir()
+    restore = _timeline_marks(folder, generations - 2)
+    try:
+        whole_run(run_config, tmp / "run")
+    finally:
+        for owner, name, original in reversed(restore):
+            setattr(owner, name, original)
+    by_worker: dict[int, dict[int, list]] = {}
+    for path in folder.glob("*.json"):
+        doc = json.loads(path.read_text())
+        gens: dict[int, list] = {}
+        for key, value in doc["marks"]:
+            if key == "generation":
+                gens[value] = []
+            elif gens:
+                gens[max(gens)].append((key, value))
+        by_worker[doc["me"]] = gens
+    zero, one = by_worker[0], by_worker[1]
+    made = sorted(set(zero) & set(one))[5:-3]
+
+    def at(marks: list, key: str, which: int = 0) -> float:
+        return [t for k, t in marks if k == key][which]
+
+    rows: dict[str, list[float]] = {}
+    gaps: dict[str, list[tuple[float, float]]] = {"worker 0": [], "worker 1": []}
+    for g in made:
+        if g - 1 not in zero or g - 1 not in one:
+            continue
+        start = max(at(zero[g - 1], "arrive>"), at(one[g - 1], "arrive>"))
+        points = {
+            "worker 1 has selected": at(one[g], "select<"),
+            "worker 1 has bred": at(one[g], "breed<"),
+            "worker 1 has cut": at(one[g], "cut<"),
+            "worker 1 has put its generation in the room": at(one[g], "put<"),
+            "worker 0 asks the room": at(zero[g], "take>"),
+            "worker 0 has taken it": at(zero[g], "take<"),
+            "worker 1 starts its first kernel call": at(one[g], "call>"),
+            "worker 0 starts its first kernel call": at(zero[g], "call>"),
+            "worker 1 ends its last kernel call": at(one[g], "call<", -1),
+            "worker 0 ends its last kernel call": at(zero[g], "call<", -1),
+        }
+        for name, value in points.items():
+            rows.setdefault(name, []).append(1e3 * (value - start))
+        arrive0, arrive1 = at(zero[g], "arrive>"), at(one[g], "arrive>")
+        later, other = ("worker 0", one) if arrive0 > arrive1 else ("worker 1", zero)
+        left = at(other[g], "leave<")
+        gaps[later].append((1e3 * abs(arrive0 - arrive1), 1e3 * (left - max(arrive0, arrive1))))
+    print(
+        f"walkers, 2 shards workers, {generations} generations; ms from the last arrival at the meeting"
+        f" point before each generation (medians over {len(made)} generations):"
+    )
+    for name, values in sorted(rows.items(), key=lambda item: statistics.median(item[1])):
+        print(f"  {name}: {statistics.median(values):.3f}")
+    for later, pairs in gaps.items():
+        if pairs:
+            print(
+                f"  {later} arrives last in {len(pairs)} generations: the other arrived"
+                f" {statistics.median(a for a, _ in pairs):.3f} ms before it (median), and leaves"
+                f" {statistics.median(b for _, b in pairs):.3f} ms after it arrives"
+            )
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -3878,6 +4007,10 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["shards-tails"]:  # round thirty-seven: the shards cut's last calls split
         shards_tails(config, *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["shards-timeline"]:  # round thirty-eight: a two-worker generation on one clock
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            shards_timeline(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     plain = {"broods": one_brood, "records": records, "lane-counts": lane_counts}
     if len(sys.argv) == 2 and sys.argv[1] in plain:
