@@ -3894,6 +3894,7 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
 
     rows: dict[str, list[float]] = {}
     gaps: dict[str, list[tuple[float, float]]] = {"worker 0": [], "worker 1": []}
+    late: list[tuple[float, bool]] = []  # worker 0's take: how long after the room was ready and asked
     for g in made:
         if g - 1 not in zero or g - 1 not in one:
             continue
@@ -3912,6 +3913,8 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
         }
         for name, value in points.items():
             rows.setdefault(name, []).append(1e3 * (value - start))
+        put, asked, taken = at(one[g], "put<"), at(zero[g], "take>"), at(zero[g], "take<")
+        late.append((1e3 * (taken - max(put, asked)), asked < put))
         arrive0, arrive1 = at(zero[g], "arrive>"), at(one[g], "arrive>")
         later, other = ("worker 0", one) if arrive0 > arrive1 else ("worker 1", zero)
         left = at(other[g], "leave<")
@@ -3922,6 +3925,12 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
     )
     for name, values in sorted(rows.items(), key=lambda item: statistics.median(item[1])):
         print(f"  {name}: {statistics.median(values):.3f}")
+    early = [after for after, before in late if before]
+    print(
+        f"  worker 0 asks the room before it is put in {len(early)} generations, and takes it"
+        f" {statistics.median(early) if early else math.nan:.3f} ms after the put (median); in the others"
+        f" {statistics.median([a for a, b in late if not b] or [math.nan]):.3f} ms after asking"
+    )
     for later, pairs in gaps.items():
         if pairs:
             print(
