@@ -81,6 +81,26 @@ def test_draws_made_ahead_make_the_same_generations_and_move_the_generator_as_th
     assert bred.flags[-1, 0] == (elite == 3)  # the last brood a pair, or a lone parent's
 
 
+def test_a_generation_moved_on_after_the_next_one_s_draws_tells_the_generator_its_own_draws_left(started):
+    _, evolution, context = started  # (worker 1's order: its calls, the draws ahead at the meeting point)
+    shipped = Evolution.from_state(evolution.state(), evolution.settings)
+    told = Evolution.from_state(evolution.state(), evolution.settings)
+    own = Evolution.from_state(evolution.state(), evolution.settings)  # (a worker's copy of the run)
+    state = ShardState(own, context, Shared.alone(evolution.settings.population), cut=3)
+    for g in (1, 2, 3):
+        planned = state.planned()
+        children, laid = state.bred(*planned[1:])
+        after_draws = own.rng.bit_generator.state
+        state.scored(laid, g % 2)
+        state.draw_ahead()
+        assert own.rng.bit_generator.state != after_draws
+        bred = state.moved_on(g, planned, children, laid)
+        assert bred.rng == after_draws
+        shipped_generation(shipped, context)
+        told.tell_bred(bred)
+        assert evolution_to_dict(told) == evolution_to_dict(shipped)
+
+
 def test_the_breeding_reuses_the_shipped_specialisation_of_the_compiled_brood(started):
     from evo.ga.kernels.brood import _pairs, _parent
 

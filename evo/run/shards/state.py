@@ -118,7 +118,8 @@ class ShardState:
         self.stride = steps_for(every, world.dt, "record_every")
         self.generation = evolution.generation  # the last generation these arrays are the population of
         self.me = 0  # which worker of ``shared`` this is (a forked worker sets its own)
-        self._ahead: tuple | None = None  # the next generation's draws, where made ahead (draw_ahead)
+        # the generator's state before the next generation's draws, and those draws, where made ahead
+        self._ahead: tuple[dict, tuple] | None = None  # (draw_ahead)
 
     def arrays(self) -> tuple:
         """The population's arrays (its members end to end, their waves, their weighted fitness), as
@@ -130,7 +131,7 @@ class ShardState:
         the first, the second), seed, and which children are new: :meth:`evo.ga.loop.Evolution.ask`'s
         selection (DEAP's selBest, then selTournament: the first of the best) on the fitness array; its
         draws are :meth:`draw_ahead`'s where made, else made now."""
-        aspirants, first, second, flags, seeds, new = self._ahead or self._draws()
+        aspirants, first, second, flags, seeds, new = self._draws() if self._ahead is None else self._ahead[1]
         self._ahead = None
         fit = self.fit
         elites = np.argsort(-fit, kind="stable")[: self.elite]
@@ -145,7 +146,8 @@ class ShardState:
         it waits at the meeting point for another worker's last kernel call, off the chain of work
         between two generations' kernel calls (docs/performance.md, "Round thirty-eight")."""
         if self._ahead is None:
-            self._ahead = self._draws()
+            before = self.evolution.rng.bit_generator.state
+            self._ahead = before, self._draws()
 
     def _draws(self) -> tuple[np.ndarray, ...]:
         """The next generation's draws (:meth:`evo.ga.loop.Evolution.selection_draws`) as arrays: the
@@ -320,7 +322,9 @@ class ShardState:
         fitness, exploded = self._scores(g, children[0].shape[0])
         fits = np.concatenate([self.fit, np.where(exploded, self.worst, fitness * self.weight)])
         self.fit = fits[members]
-        return self._told(g, planned, children, (fitness, exploded), self.evolution.rng.bit_generator.state)
+        # (the generator as this generation's draws left it: the next one's may be made already)
+        rng = self.evolution.rng.bit_generator.state if self._ahead is None else self._ahead[0]
+        return self._told(g, planned, children, (fitness, exploded), rng)
 
     def _moving(self, planned: tuple, children: tuple, laid: Any) -> tuple:
         """What :meth:`moved_on` makes of the generation without its scores: the next population's rows
