@@ -3832,8 +3832,12 @@ def _timeline_marks(folder: Path, last: int) -> list[Any]:
         return owner, name, original
 
     made = state.ShardState.make
+    marking = [os.getpid()]  # the process whose marks ``seen`` holds (a forked worker starts its own)
 
     def make(self: Any, g: int, meanwhile: Any = None) -> Any:
+        if marking[0] != os.getpid():
+            seen.clear()
+            marking[0] = os.getpid()
         seen.append(("generation", g))
         out = made(self, g, meanwhile)
         if g >= last:  # (written once: a file a generation would weigh on the generations it marks)

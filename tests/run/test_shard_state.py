@@ -101,6 +101,47 @@ def test_a_generation_moved_on_after_the_next_one_s_draws_tells_the_generator_it
         assert evolution_to_dict(told) == evolution_to_dict(shipped)
 
 
+def test_worker_1_waiting_at_the_meeting_point_draws_ahead_and_worker_0_tells_the_shipped_generations(
+    started, monkeypatch
+):
+    _, evolution, context = started  # (the two workers as two threads of this process, one meeting point)
+    settings = evolution.settings
+    shipped = Evolution.from_state(evolution.state(), settings)
+    told = Evolution.from_state(evolution.state(), settings)
+    genome = settings.genome
+    most = (
+        max(genome.masses[1], *(ind.creature.n_masses for ind in evolution.population)),
+        max(genome.max_links, *(ind.creature.n_links for ind in evolution.population)),
+    )
+    shared = Shared.forked(2, settings.population, most)
+    zero, one = (
+        ShardState(Evolution.from_state(evolution.state(), settings), context, shared, cut=4) for _ in "01"
+    )
+    one.me = 1
+    ahead: list[int] = []
+    draw_ahead = ShardState.draw_ahead
+
+    def spied(self: ShardState) -> None:
+        ahead.append(self.me)
+        draw_ahead(self)
+
+    monkeypatch.setattr(ShardState, "draw_ahead", spied)
+    made = (1, 2, 3)
+    worker_1 = threading.Thread(target=lambda: [one.make(g) for g in made], daemon=True)
+    worker_1.start()
+    for g in made:  # worker 0 comes once worker 1 waits at the meeting point, its calls all taken
+        deadline = time.monotonic() + 30
+        while shared.barrier.n_waiting < 1 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert shared.barrier.n_waiting == 1
+        bred = zero.make(g)
+        shipped_generation(shipped, context)
+        told.tell_bred(bred)  # (the generator as worker 1 left it in the room)
+        assert evolution_to_dict(told) == evolution_to_dict(shipped)
+    worker_1.join(30)
+    assert ahead == [1, 1, 1]  # (each generation's wait: the next one's draws, the last one's unused)
+
+
 def test_the_breeding_reuses_the_shipped_specialisation_of_the_compiled_brood(started):
     from evo.ga.kernels.brood import _pairs, _parent
 
