@@ -3823,10 +3823,12 @@ def _timeline_marks(folder: Path, last: int) -> list[Any]:
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             seen.append((key + ">", time.perf_counter()))
+            cpu = time.thread_time()
             try:
                 return original(*args, **kwargs)
             finally:
                 seen.append((key + "<", time.perf_counter()))
+                seen.append((key + " cpu", time.thread_time() - cpu))  # (this thread's own CPU in it)
 
         setattr(owner, name, wrapper)
         return owner, name, original
@@ -3898,7 +3900,8 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
 
     rows: dict[str, list[float]] = {}
     gaps: dict[str, list[tuple[float, float]]] = {"worker 0": [], "worker 1": []}
-    late: list[tuple[float, bool]] = []  # worker 0's take: how long after the room was ready and asked
+    # worker 0's take: how long after the room was ready and asked, whether asked before, its thread's CPU
+    late: list[tuple[float, bool, float]] = []
     for g in made:
         if g - 1 not in zero or g - 1 not in one:
             continue
@@ -3918,7 +3921,7 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
         for name, value in points.items():
             rows.setdefault(name, []).append(1e3 * (value - start))
         put, asked, taken = at(one[g], "put<"), at(zero[g], "take>"), at(zero[g], "take<")
-        late.append((1e3 * (taken - max(put, asked)), asked < put))
+        late.append((1e3 * (taken - max(put, asked)), asked < put, 1e3 * at(zero[g], "take cpu")))
         arrive0, arrive1 = at(zero[g], "arrive>"), at(one[g], "arrive>")
         later, other = ("worker 0", one) if arrive0 > arrive1 else ("worker 1", zero)
         left = at(other[g], "leave<")
@@ -3929,11 +3932,14 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
     )
     for name, values in sorted(rows.items(), key=lambda item: statistics.median(item[1])):
         print(f"  {name}: {statistics.median(values):.3f}")
-    early = [after for after, before in late if before]
+    early = [after for after, before, _ in late if before]
+    ready = [(after, cpu) for after, before, cpu in late if not before]
     print(
         f"  worker 0 asks the room before it is put in {len(early)} generations, and takes it"
         f" {statistics.median(early) if early else math.nan:.3f} ms after the put (median); in the others"
-        f" {statistics.median([a for a, b in late if not b] or [math.nan]):.3f} ms after asking"
+        f" {statistics.median([a for a, _ in ready] or [math.nan]):.3f} ms after asking, of which its"
+        f" thread ran {statistics.median([c for _, c in ready] or [math.nan]):.3f} ms (the rest waiting for"
+        " the GIL or the core)"
     )
     for later, pairs in gaps.items():
         if pairs:
