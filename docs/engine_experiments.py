@@ -3813,6 +3813,7 @@ def _timeline_marks(folder: Path, last: int) -> list[Any]:
     call, and the meeting point's arrive and leave, kept per generation and written to ``folder`` once
     generation ``last`` is made (:func:`shards_timeline`). Returns what to put back."""
     import json
+    import resource
 
     from evo.run.shards import shared, state
 
@@ -3823,12 +3824,16 @@ def _timeline_marks(folder: Path, last: int) -> list[Any]:
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             seen.append((key + ">", time.perf_counter()))
-            cpu = time.thread_time()
+            cpu, before = time.thread_time(), resource.getrusage(resource.RUSAGE_THREAD)
             try:
                 return original(*args, **kwargs)
             finally:
                 seen.append((key + "<", time.perf_counter()))
+                after = resource.getrusage(resource.RUSAGE_THREAD)
                 seen.append((key + " cpu", time.thread_time() - cpu))  # (this thread's own CPU in it)
+                blocked = after.ru_nvcsw - before.ru_nvcsw  # (it waited: for a lock, the GIL among them)
+                preempted = after.ru_nivcsw - before.ru_nivcsw  # (another thread took its core)
+                seen.append((key + " switches", (blocked, preempted)))
 
         setattr(owner, name, wrapper)
         return owner, name, original
@@ -3901,7 +3906,8 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
     rows: dict[str, list[float]] = {}
     gaps: dict[str, list[tuple[float, float]]] = {"worker 0": [], "worker 1": []}
     # worker 0's take: how long after the room was ready and asked, whether asked before, its thread's CPU
-    late: list[tuple[float, bool, float]] = []
+    # and how many times its thread blocked and was preempted meanwhile
+    late: list[tuple[float, bool, float, tuple[int, int]]] = []
     for g in made:
         if g - 1 not in zero or g - 1 not in one:
             continue
@@ -3921,7 +3927,8 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
         for name, value in points.items():
             rows.setdefault(name, []).append(1e3 * (value - start))
         put, asked, taken = at(one[g], "put<"), at(zero[g], "take>"), at(zero[g], "take<")
-        late.append((1e3 * (taken - max(put, asked)), asked < put, 1e3 * at(zero[g], "take cpu")))
+        cpu, switched = 1e3 * at(zero[g], "take cpu"), at(zero[g], "take switches")
+        late.append((1e3 * (taken - max(put, asked)), asked < put, cpu, switched))
         arrive0, arrive1 = at(zero[g], "arrive>"), at(one[g], "arrive>")
         later, other = ("worker 0", one) if arrive0 > arrive1 else ("worker 1", zero)
         left = at(other[g], "leave<")
@@ -3932,14 +3939,16 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
     )
     for name, values in sorted(rows.items(), key=lambda item: statistics.median(item[1])):
         print(f"  {name}: {statistics.median(values):.3f}")
-    early = [after for after, before, _ in late if before]
-    ready = [(after, cpu) for after, before, cpu in late if not before]
+    early = [after for after, before, _, _ in late if before]
+    ready = [(after, cpu, switched) for after, before, cpu, switched in late if not before]
+    blocked = sum(1 for _, _, (waited, _) in ready if waited)
+    preempted = sum(1 for _, _, (_, taken) in ready if taken)
     print(
         f"  worker 0 asks the room before it is put in {len(early)} generations, and takes it"
         f" {statistics.median(early) if early else math.nan:.3f} ms after the put (median); in the others"
-        f" {statistics.median([a for a, _ in ready] or [math.nan]):.3f} ms after asking, of which its"
-        f" thread ran {statistics.median([c for _, c in ready] or [math.nan]):.3f} ms (the rest waiting for"
-        " the GIL or the core)"
+        f" {statistics.median([a for a, _, _ in ready] or [math.nan]):.3f} ms after asking, of which its"
+        f" thread ran {statistics.median([c for _, c, _ in ready] or [math.nan]):.3f} ms; its thread blocked"
+        f" (waiting for a lock: the GIL) in {blocked} of those takes, and was preempted in {preempted}"
     )
     for later, pairs in gaps.items():
         if pairs:
