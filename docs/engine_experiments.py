@@ -3810,8 +3810,9 @@ def shards_tails(config, rounds: int = 5) -> None:
 def _timeline_marks(folder: Path, last: int) -> list[Any]:
     """Marks (``time.perf_counter``: one clock for every process of a machine) in each process of a shards
     stint, at the start and end of selecting, breeding, the cut, the room's put and take, each kernel
-    call, and the meeting point's arrive and leave, kept per generation and written to ``folder`` once
-    generation ``last`` is made (:func:`shards_timeline`). Returns what to put back."""
+    call, and the meeting point's arrive and leave (and for the room's take its thread's CPU and how often
+    it was switched out), kept per generation and written to ``folder`` once generation ``last`` is made
+    (:func:`shards_timeline`). Returns what to put back."""
     import json
     import resource
 
@@ -3819,21 +3820,23 @@ def _timeline_marks(folder: Path, last: int) -> list[Any]:
 
     seen: list[Any] = []
 
-    def marked(owner: Any, name: str, key: str) -> tuple[Any, str, Any]:
+    def marked(owner: Any, name: str, key: str, thread: bool = False) -> tuple[Any, str, Any]:
         original = getattr(owner, name)
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             seen.append((key + ">", time.perf_counter()))
-            cpu, before = time.thread_time(), resource.getrusage(resource.RUSAGE_THREAD)
+            if thread:  # (its thread's own CPU and switches too: read only where used)
+                cpu, before = time.thread_time(), resource.getrusage(resource.RUSAGE_THREAD)
             try:
                 return original(*args, **kwargs)
             finally:
                 seen.append((key + "<", time.perf_counter()))
-                after = resource.getrusage(resource.RUSAGE_THREAD)
-                seen.append((key + " cpu", time.thread_time() - cpu))  # (this thread's own CPU in it)
-                blocked = after.ru_nvcsw - before.ru_nvcsw  # (it waited: for a lock, the GIL among them)
-                preempted = after.ru_nivcsw - before.ru_nivcsw  # (another thread took its core)
-                seen.append((key + " switches", (blocked, preempted)))
+                if thread:
+                    after = resource.getrusage(resource.RUSAGE_THREAD)
+                    seen.append((key + " cpu", time.thread_time() - cpu))
+                    blocked = after.ru_nvcsw - before.ru_nvcsw  # (it waited: for a lock, the GIL among them)
+                    preempted = after.ru_nivcsw - before.ru_nivcsw  # (another thread took its core)
+                    seen.append((key + " switches", (blocked, preempted)))
 
         setattr(owner, name, wrapper)
         return owner, name, original
@@ -3857,7 +3860,7 @@ def _timeline_marks(folder: Path, last: int) -> list[Any]:
         marked(state.ShardState, "_cut", "cut"),
         marked(state.ShardState, "_score", "call"),
         marked(shared.Room, "put", "put"),
-        marked(shared.Room, "take", "take"),
+        marked(shared.Room, "take", "take", thread=True),
         marked(shared.MeetingPoint, "arrive", "arrive"),
         marked(shared.MeetingPoint, "leave", "leave"),
     ]
