@@ -19,6 +19,7 @@ from evo.io.checkpoint.document import evolution_to_dict
 from evo.run.config import parse_config, resolve
 from evo.run.evolve import evolve
 from evo.run.job import BreedContext, breed_and_evaluate
+from evo.run.shards.engine import _room_sizes
 from evo.run.shards.shared import Cut, MeetingPoint, Room, Stalled, Watch, claims
 from evo.run.shards.state import ShardState, Shared, Unsupported, _laid
 
@@ -108,12 +109,7 @@ def test_worker_1_waiting_at_the_meeting_point_draws_ahead_and_worker_0_tells_th
     settings = evolution.settings
     shipped = Evolution.from_state(evolution.state(), settings)
     told = Evolution.from_state(evolution.state(), settings)
-    genome = settings.genome
-    most = (
-        max(genome.masses[1], *(ind.creature.n_masses for ind in evolution.population)),
-        max(genome.max_links, *(ind.creature.n_links for ind in evolution.population)),
-    )
-    shared = Shared.forked(2, settings.population, most)
+    shared = Shared.forked(2, settings.population, _room_sizes(evolution))  # (as a stint makes it)
     zero, one = (
         ShardState(Evolution.from_state(evolution.state(), settings), context, shared, cut=4) for _ in "01"
     )

@@ -81,6 +81,16 @@ def why_not_sharded(prepared: Prepared, context: Any) -> str | None:
     return None
 
 
+def _room_sizes(evolution: Evolution) -> tuple[int, int]:
+    """The most masses and links a child of this run may have (its genome's limits, or a member's larger
+    counts): what worker 1's :class:`~evo.run.shards.shared.Room` is made to hold."""
+    genome = evolution.settings.genome
+    return (
+        max(genome.masses[1], *(ind.creature.n_masses for ind in evolution.population)),
+        max(genome.max_links, *(ind.creature.n_links for ind in evolution.population)),
+    )
+
+
 def _stint_reason(evolution: Evolution, total: int, workers: int) -> str | None:
     """Why a stint does not start from this state, or None (the compiled brood reads every member, and
     with forked workers at least :data:`FEWEST` generations are left to make: fewer do not repay their
@@ -190,12 +200,7 @@ class _Stint(_Here):
         hint: float = 0.0,
     ):
         fork = multiprocessing.get_context("fork")
-        genome = evolution.settings.genome
-        most = (
-            max(genome.masses[1], *(ind.creature.n_masses for ind in evolution.population)),
-            max(genome.max_links, *(ind.creature.n_links for ind in evolution.population)),
-        )
-        shared = Shared.forked(workers, evolution.settings.population, most, hint)
+        shared = Shared.forked(workers, evolution.settings.population, _room_sizes(evolution), hint)
         super().__init__(evolution, context, cut, shared)
         pipes = [fork.Pipe(duplex=False) for _ in range(workers - 1)]
         self.readers = [reading for reading, _ in pipes]
