@@ -20,6 +20,8 @@ __all__ = [
     "WriteFailed",
     "atomic_write_bytes",
     "atomic_write_text",
+    "link_or_write",
+    "make_durable",
     "new_file_mode",
     "open_for_appending",
     "safe_target",
@@ -96,13 +98,16 @@ def safe_target(path: str | os.PathLike, *, inside: str | os.PathLike | None = N
     return path
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, *, inside: str | os.PathLike | None = None) -> None:
-    """Write ``text`` as UTF-8 to ``path``; readers see either the old file or the whole new one."""
-    atomic_write_bytes(path, text.encode("utf-8"), inside=inside)
+def atomic_write_text(
+    path: str | os.PathLike, text: str, *, inside: str | os.PathLike | None = None, durable: bool = True
+) -> None:
+    """Write ``text`` as UTF-8 to ``path``; readers see either the old file or the whole new one
+    (:func:`atomic_write_bytes`)."""
+    atomic_write_bytes(path, text.encode("utf-8"), inside=inside, durable=durable)
 
 
 def atomic_write_bytes(
-    path: str | os.PathLike, data: bytes, *, inside: str | os.PathLike | None = None
+    path: str | os.PathLike, data: bytes, *, inside: str | os.PathLike | None = None, durable: bool = True
 ) -> None:
     """Write ``data`` to ``path`` durably, so that readers see either the old file or the whole new one.
 
@@ -110,6 +115,9 @@ def atomic_write_bytes(
         path: the file; a new one gets the permissions of any new file, a replaced one keeps its own.
         data: its bytes.
         inside: a folder (a run folder) that ``path`` must be reached from without symbolic links.
+        durable: False: no ``fsync`` of the file or its folder, so that the new file, whole as ever for
+            readers and through the death of this process, may be lost in a crash of the machine (the old
+            one or none is then found) until the caller makes it durable (:func:`make_durable`).
 
     Raises:
         EvoInputError: what :func:`safe_target` refuses.
@@ -131,10 +139,12 @@ def atomic_write_bytes(
             os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
         tmp = None
-        _fsync_folder(path.parent)
+        if durable:
+            _fsync_folder(path.parent)
     except OSError as exc:
         _remove(tmp, made)
         tmp = None
@@ -143,6 +153,73 @@ def atomic_write_bytes(
         raise WriteFailed(exc, path) from None
     finally:
         _remove(tmp, [])
+
+
+def link_or_write(
+    source: str | os.PathLike,
+    path: str | os.PathLike,
+    data: bytes,
+    *,
+    inside: str | os.PathLike | None = None,
+    durable: bool = True,
+) -> bool:
+    """Give the new file ``path`` the bytes ``data`` as a hard link to ``source`` where ``source`` is a
+    regular file holding exactly those bytes (one directory entry: no file made, nothing to write back),
+    else write it (:func:`atomic_write_bytes`, which also replaces a ``path`` already there). With
+    ``durable``, the link is made durable at once (:func:`make_durable`). Whether it was linked.
+
+    Raises:
+        EvoInputError: what :func:`safe_target` refuses.
+        WriteFailed: it cannot be written.
+    """
+    source, path = Path(source), safe_target(path, inside=inside)
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        fd = None
+    if fd is not None:
+        try:
+            same = stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(data) + 1) == data
+        except OSError:
+            same = False
+        finally:
+            os.close(fd)
+        if same:
+            try:
+                os.link(source, path, follow_symlinks=False)
+            except OSError:  # there already, or no hard links here (EEXIST, EPERM, EMLINK, EXDEV...)
+                pass
+            else:
+                if durable:
+                    make_durable(path.parent, [path.name])
+                return True
+    atomic_write_bytes(path, data, inside=inside, durable=durable)
+    return False
+
+
+def make_durable(folder: str | os.PathLike, names: list[str]) -> None:
+    """Make the files ``names`` of ``folder``, written with ``durable=False``, and their names durable:
+    an ``fsync`` of each (one that is gone is passed over) and one of the folder.
+
+    Raises:
+        WriteFailed: a file or the folder cannot be synced.
+    """
+    folder = Path(folder)
+    for name in names:
+        try:
+            fd = os.open(folder / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise WriteFailed(exc, folder / name) from None
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise WriteFailed(exc, folder / name) from None
+        finally:
+            os.close(fd)
+    if names:
+        _fsync_folder(folder)
 
 
 def _missing_folders(folder: Path) -> list[Path]:

@@ -165,7 +165,7 @@ def test_a_full_disk_when_the_config_is_written_at_the_start_is_one_line_and_lea
 ):
     config = write_config(tmp_path / "c.toml", generations=1)
 
-    def full(path, data, inside=None):
+    def full(path, data, inside=None, durable=True):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
     monkeypatch.setattr(atomic, "atomic_write_bytes", full)

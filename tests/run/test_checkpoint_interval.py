@@ -5,6 +5,7 @@ written all the same, and the folder a run leaves is the same whatever the inter
 from __future__ import annotations
 
 import itertools
+import os
 from pathlib import Path
 
 import pytest
@@ -164,9 +165,9 @@ def test_a_generation_s_best_between_checkpoints_is_written_as_it_is_told_not_al
     writes: list[int] = []  # each generation best written, by generation
     real = prepared.folder.write_generation_best
 
-    def counted(generation, text):
+    def counted(generation, text, **how):
         writes.append(generation)
-        real(generation, text)
+        real(generation, text, **how)
 
     prepared.folder.write_generation_best = counted
     run_prepared(prepared, [Flushed(prepared, clock=Clock(0.4))])  # checkpoints at 0, 3, 6 (and 7)
@@ -174,6 +175,77 @@ def test_a_generation_s_best_between_checkpoints_is_written_as_it_is_told_not_al
         if g not in (0, 3, 6):  # between checkpoints: its own best is on disk already, and every one before
             assert set(range(g + 1)) <= written, g
     assert sorted(writes) == list(range(8))  # each once (the last one's too, checkpointed at the end)
+    evo.evolve(tiny(0.0), out=tmp_path / "every", progress=False)
+    assert files(folder) == files(tmp_path / "every")
+
+
+def test_the_bests_told_between_checkpoints_are_synced_together_before_the_checkpoint_that_covers_them(
+    tmp_path, monkeypatch
+):
+    """Round thirty-nine: a best told between checkpoints is written atomically without ``fsync`` s, and
+    the next checkpoint first syncs each one and then ``generations/`` once, before its own files; the
+    bests of checkpointed generations are written durably as before; the folder is as before."""
+    folder = tmp_path / "run"
+    events: list[tuple[str, str]] = []  # ("write", genNNNN.json) and ("fsync", the synced file's name)
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        events.append(("fsync", os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    prepared = prepare(tiny(1.0), out=folder)
+    real = prepared.folder.write_generation_best
+
+    def write(generation, text, **how):
+        events.append(("write", f"gen{generation:04d}.json"))
+        real(generation, text, **how)
+
+    prepared.folder.write_generation_best = write
+    run_prepared(prepared, [FolderWriter(prepared, clock=Clock(0.4))])  # checkpoints at 0, 3, 6 (and 7)
+    npz = ("fsync", ".checkpoint.npz.")  # (its temporary file)
+    checkpoints = [i for i, (what, name) in enumerate(events) if (what, name[:16]) == npz]
+    assert len(checkpoints) == 4
+    for before, checkpoint, between in ((0, 1, (1, 2)), (1, 2, (4, 5))):
+        window = events[checkpoints[before] + 1 : checkpoints[checkpoint]]
+        names = [f"gen{g:04d}.json" for g in between]
+        assert [event for event in window if event[1] in names] == [
+            *[("write", name) for name in names],  # written one after the other, not synced then
+            *[("fsync", name) for name in names],  # synced together, before the checkpoint
+        ]
+        synced = max(window.index(("fsync", name)) for name in names)
+        assert ("fsync", "generations") in window[synced:]  # (the folder: their names)
+        assert not [name for what, name in events if name.startswith(tuple(f".{n}." for n in names))]
+    for g in (0, 3, 6):  # a checkpointed generation's best: written durably after its checkpoint
+        name = f"gen{g:04d}.json"
+        at = events.index(("write", name))
+        synced = events[at + 1]  # its temporary file, then renamed; or, linked, the file and its folder
+        assert (
+            synced[0] == "fsync"
+            and synced[1].startswith(f".{name}.")
+            or events[at + 1 : at + 3]
+            == [
+                ("fsync", name),
+                ("fsync", "generations"),
+            ]
+        )
+    evo.evolve(tiny(0.0), out=tmp_path / "every", progress=False)
+    assert files(folder) == files(tmp_path / "every")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_generation_whose_best_is_the_one_before_s_is_a_hard_link_to_its_file(tmp_path, workers):
+    """Round thirty-nine: generations 3 to 7 of the tiny run keep one best; their files are one file
+    (hard links: no file made, nothing written back), checkpointed ones and those between alike; the
+    others are files of their own; the bytes are those of a run checkpointed every generation."""
+    folder = tmp_path / "run"
+    prepared = prepare(tiny(1.0, workers=workers), out=folder)
+    run_prepared(prepared, [FolderWriter(prepared, clock=Clock(0.4))])  # checkpoints at 0, 3, 6 (and 7)
+    generations = sorted((folder / "generations").iterdir())
+    assert [path.name for path in generations] == [f"gen{g:04d}.json" for g in range(8)]
+    inodes = [path.stat().st_ino for path in generations]
+    assert len(set(inodes[3:])) == 1 and len(set(inodes[:4])) == 4
+    assert generations[3].stat().st_nlink == 5
     evo.evolve(tiny(0.0), out=tmp_path / "every", progress=False)
     assert files(folder) == files(tmp_path / "every")
 
@@ -190,9 +262,9 @@ def test_a_generation_s_best_that_cannot_be_written_fails_the_next_checkpoint_an
             if generation == 1:
                 real = self.folder.write_generation_best
 
-                def full(generation, text):  # (generation 0's best may be written meanwhile)
+                def full(generation, text, **how):  # (generation 0's best may be written meanwhile)
                     if generation != 1:
-                        return real(generation, text)
+                        return real(generation, text, **how)
                     self.folder.write_generation_best = real
                     raise OSError(28, "No space left on device")
 
@@ -227,9 +299,9 @@ def test_after_the_elites_of_a_checkpoint_fail_to_be_written_no_best_or_checkpoi
                     raise OSError(28, "No space left on device")
                 real_elites(*args)
 
-            def best(generation, text):
+            def best(generation, text, **how):
                 written.append(f"best {generation}")
-                real_best(generation, text)
+                real_best(generation, text, **how)
 
             self.folder.write_elites, self.folder.write_generation_best = elites, best
 

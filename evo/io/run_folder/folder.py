@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evo.errors import EvoInputError, digits_problem
-from evo.io.atomic import atomic_write_text
+from evo.io.atomic import atomic_write_text, link_or_write, make_durable
 from evo.io.bounded import read_input_text
 from evo.io.checkpoint.disk import (
     CHECKPOINT_FILE,
@@ -325,9 +325,29 @@ class RunFolder:
                     os.unlink(entry.path)
         self._elite_bytes = {name: text.encode("utf-8") for name, text in wanted.items()}
 
-    def write_generation_best(self, generation: int, model_text: str) -> None:
-        """Keep the best creature of a generation as ``generations/genNNNN.json`` (for the gallery)."""
-        atomic_write_text(self.generations / f"gen{generation:04d}.json", model_text, inside=self.path)
+    def write_generation_best(
+        self, generation: int, model_text: str, *, durable: bool = True, like: int | None = None
+    ) -> None:
+        """Keep the best creature of a generation as ``generations/genNNNN.json`` (for the gallery);
+        ``durable=False``: atomically but without ``fsync`` s, until :meth:`make_bests_durable`;
+        ``like``: a generation whose file was written with these very bytes (the same best), to which
+        this one is a hard link if that file still holds them and the file system allows
+        (:func:`evo.io.atomic.link_or_write`)."""
+        path = self.generations / f"gen{generation:04d}.json"
+        if like is None:
+            atomic_write_text(path, model_text, inside=self.path, durable=durable)
+        else:
+            source = self.generations / f"gen{like:04d}.json"
+            link_or_write(source, path, model_text.encode("utf-8"), inside=self.path, durable=durable)
+
+    def make_bests_durable(self, generations: list[int]) -> None:
+        """Make the ``genNNNN.json`` of ``generations``, written with ``durable=False``, durable (an
+        ``fsync`` of each and one of ``generations/``).
+
+        Raises:
+            OSError: one cannot be synced.
+        """
+        make_durable(self.generations, [f"gen{generation:04d}.json" for generation in generations])
 
     def write_archive(self, doc: Mapping[str, Any]) -> None:
         """Write ``archive.json`` atomically (a JSON-able document, floats at full precision)."""

@@ -43,6 +43,7 @@ class EliteFiles:
         self.world = config.world.to_dict()
         self._digests: dict[str, str] = {}
         self._texts: dict[str, str] = {}
+        self._last: tuple[str, str] = ("", "")  # (id, text) of the last text made: a best told again
 
     def creature(self, ind: Individual) -> Creature:
         meta = provenance_of(self.config, ind, self.objectives).to_meta()
@@ -64,8 +65,15 @@ class EliteFiles:
         return [(name, texts[ind.id]) for name, ind in named]
 
     def text(self, ind: Individual) -> str:
-        """The model text of ``ind`` (made once while it is an elite: told individuals never change)."""
-        return self._texts.get(ind.id) or dumps_model(self.creature(ind))
+        """The model text of ``ind``, made once while it is an elite or the last one asked for (a
+        generation's best is most often the one before's: told individuals never change)."""
+        text = self._texts.get(ind.id)
+        if text is None:
+            last_id, text = self._last
+            if last_id != ind.id or not text:
+                text = dumps_model(self.creature(ind))
+                self._last = (ind.id, text)
+        return text
 
 
 def generation_best(population: list[Individual]) -> Individual | None:

@@ -239,6 +239,9 @@ class FolderWriter(Callback):
         # since the last checkpoint: the best of each generation told, and the state told last
         self._bests: Future | None = None  # the last write of a generation's best since the checkpoint
         self._pending: Any = None
+        # (writer thread) generations whose best is written, not yet durable; the last best written
+        self._unsynced: list[int] = []
+        self._last_best: tuple[int, str] | None = None
         self._logging: contextlib.ExitStack | None = None
         self._failed = False  # a write failed: close() writes nothing more
 
@@ -359,13 +362,16 @@ class FolderWriter(Callback):
         return written
 
     def _best_now(self, generation: int, best: Individual | None) -> None:
-        """Start writing ``generations/genNNNN.json`` of a generation told between checkpoints, durably, in
-        the writer thread, after the one told before it (:meth:`_after_the_writes`; the next checkpoint
-        raises what it raised)."""
+        """Start writing ``generations/genNNNN.json`` of a generation told between checkpoints in the
+        writer thread, after the one told before it (:meth:`_after_the_writes`; the next checkpoint raises
+        what it raised): atomically, and durable once the next checkpoint is, which syncs the bests since
+        the last one together first (not two ``fsync`` s as each is written: docs/performance.md, "Round
+        thirty-nine")."""
 
         def write() -> None:
             if best is not None:
-                self.folder.write_generation_best(generation, self.elites.text(best))
+                self._write_best(generation, self.elites.text(best), durable=False)
+                self._unsynced.append(generation)
 
         self._bests = self._after_the_writes(write)
 
@@ -384,14 +390,25 @@ class FolderWriter(Callback):
         return self._executor.submit(work)
 
     def _write_checkpoint(self, state: Any) -> None:
-        """Append the state's new logbook rows to history.csv, then write ``checkpoint.npz``: both durable
-        when this returns (docs/runs.md, "What survives what")."""
+        """Make the bests written since the last checkpoint durable, append the state's new logbook rows to
+        history.csv, then write ``checkpoint.npz``: all durable when this returns (docs/runs.md, "What
+        survives what")."""
         started = time.perf_counter()
+        self.folder.make_bests_durable(self._unsynced)  # before the checkpoint that covers them
+        self._unsynced.clear()
         new = state.logbook[self.history.rows :]
         if new:
             self.history.append(history_csv(self._columns(), new).split("\n", 1)[1])
         self.folder.write_checkpoint(self._checkpoint_arrays(state, self.history.mark()))
         log.debug("generation %d checkpointed in %.4f s", state.generation, time.perf_counter() - started)
+
+    def _write_best(self, generation: int, text: str, durable: bool = True) -> None:
+        """Write ``genNNNN.json`` (in the writer thread): a hard link to the last one written where its
+        best is the same (most generations': docs/performance.md, "Round thirty-nine")."""
+        last = self._last_best
+        like = last[0] if last is not None and last[0] != generation and last[1] == text else None
+        self.folder.write_generation_best(generation, text, durable=durable, like=like)
+        self._last_best = (generation, text)
 
     def _derived(self, state: Any, best: bool = True) -> Callable[[], None]:
         """The work of writing the files derived from the state (elites, and unless not ``best`` the
@@ -407,7 +424,7 @@ class FolderWriter(Callback):
             folder.write_elites(elites.texts(elites.names(members)))
             fittest = generation_best(population)
             if fittest is not None:
-                folder.write_generation_best(state.generation, elites.text(fittest))  # often an elite's
+                self._write_best(state.generation, elites.text(fittest))  # often an elite's
             log.debug("generation %d written in %.3f s", state.generation, time.perf_counter() - started)
 
         return work
