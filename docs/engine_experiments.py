@@ -35,7 +35,8 @@ its waits, worker 1 selecting and breeding for both and a lean meeting point, ea
 from round thirty-three, the run's kernel calls alone on two processes, cut as the shards workers cut them;
 and, from round thirty-five, where a run's wall goes before and after its generations made from arrays,
 and the bare kernel beside a process busy on the other core; and, from round thirty-eight, a two-worker
-generation's steps in both processes on one clock.
+generation's steps in both processes on one clock; and, from round thirty-nine, the generations' bests
+written as shipped, as before it, not at all, and on a tmpfs.
 Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10).
 
     .venv/bin/python docs/engine_experiments.py              # round two's
@@ -85,6 +86,7 @@ Each prints one line or a few; a few minutes on 2 cores (``dask-costs`` about 10
     .venv/bin/python docs/engine_experiments.py kernel-beside [ROUNDS]  # the kernel beside a busy core (35)
     .venv/bin/python docs/engine_experiments.py shards-tails [ROUNDS]  # the cut's last calls split (37)
     .venv/bin/python docs/engine_experiments.py shards-timeline [GENERATIONS]  # a generation, one clock (38)
+    .venv/bin/python docs/engine_experiments.py bests-files [ROUNDS]  # the bests' files, ways to write (39)
 
 The runs are examples/walkers.toml whole (120 generations; ``sharded-bench``: the bench config's, 40
 generations; ``shards``: both), through evo.bench.engine.whole_run; CPU times from getrusage, the
@@ -3962,6 +3964,68 @@ def shards_timeline(config, tmp: Path, generations: int = 120) -> None:
             )
 
 
+def _bests_written(how: str) -> contextlib.AbstractContextManager:
+    """The generations' bests written as this tree writes them (``shipped``), not at all (``none``), or as
+    round thirty-eight wrote them (``each durable``: each a new file, synced as it is told, its model
+    text made each time)."""
+    from evo.io.run_folder.folder import RunFolder
+    from evo.run.folder import elite_files
+
+    @contextlib.contextmanager
+    def patched():
+        real = RunFolder.write_generation_best, RunFolder.make_bests_durable, elite_files.EliteFiles.text
+        if how == "none":
+            RunFolder.write_generation_best = lambda self, generation, text, **how: None
+        elif how == "each durable":
+            RunFolder.write_generation_best = lambda self, generation, text, **how: real[0](
+                self, generation, text
+            )
+            RunFolder.make_bests_durable = lambda self, generations: None
+            elite_files.EliteFiles.text = lambda self, ind: (
+                self._texts.get(ind.id) or elite_files.dumps_model(self.creature(ind))
+            )
+        try:
+            yield
+        finally:
+            RunFolder.write_generation_best, RunFolder.make_bests_durable, elite_files.EliteFiles.text = real
+
+    return patched()
+
+
+def bests_files(config, tmp: Path, rounds: int = 8) -> None:
+    """Round thirty-nine: whole walkers runs of one and two workers, interleaved, with the generations'
+    bests written as this tree writes them, as round thirty-eight did (each a new file synced as it is
+    told), not at all (what writing them costs at most), and as shipped into a folder on a tmpfs
+    (``/dev/shm``, where there is one: the same files with no disk under them); the median wall of each,
+    its ratio to the shipped run's round by round, and the two workers' speed-up over one."""
+    import statistics
+
+    shm = Path("/dev/shm")
+    kinds = ["shipped", "each durable", "none"] + (["shipped, on a tmpfs"] if shm.is_dir() else [])
+    walls: dict[tuple[str, int], list[float]] = {(kind, n): [] for kind in kinds for n in (1, 2)}
+    with tempfile.TemporaryDirectory(
+        prefix="evo-engine-experiments-", dir=shm if shm.is_dir() else None
+    ) as on:
+        for r in range(rounds):
+            for kind in kinds[:: 1 if r % 2 == 0 else -1]:
+                for n in (2, 1):
+                    folder = (Path(on) if "tmpfs" in kind else tmp) / f"{kind}-{n}"
+                    with _bests_written(kind.split(",")[0]):
+                        walls[kind, n].append(whole_run(config.replace(pool={"workers": n}), folder)[0])
+    for kind in kinds:
+        parts = []
+        for n in (1, 2):
+            mine, shipped = walls[kind, n], walls["shipped", n]
+            said = (
+                ""
+                if kind == "shipped"
+                else f" ({_round_by_round([(w,) for w in mine], [(w,) for w in shipped], 0)})"
+            )
+            parts.append(f"{n} worker{'s' * (n > 1)} {statistics.median(mine):.3f} s{said}")
+        speedup = statistics.median(walls[kind, 1]) / statistics.median(walls[kind, 2])
+        print(f"{kind}: " + "; ".join(parts) + f"; two workers {speedup:.3f}x one")
+
+
 def main() -> None:
     config = walkers_config(120)
     if sys.argv[1:2] == ["dask-method"]:
@@ -4038,6 +4102,11 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["shards-tails"]:  # round thirty-seven: the shards cut's last calls split
         shards_tails(config, *(int(arg) for arg in sys.argv[2:3]))
+        return
+    if sys.argv[1:2] == ["bests-files"]:  # round thirty-nine: the generations' bests' files
+        with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
+            whole_run(config.replace(pool={"workers": 2}), Path(tmp) / "warm")
+            bests_files(config, Path(tmp), *(int(arg) for arg in sys.argv[2:3]))
         return
     if sys.argv[1:2] == ["shards-timeline"]:  # round thirty-eight: a two-worker generation on one clock
         with tempfile.TemporaryDirectory(prefix="evo-engine-experiments-") as tmp:
