@@ -3976,6 +3976,7 @@ def _bests_written(how: str) -> contextlib.AbstractContextManager:
         real = RunFolder.write_generation_best, RunFolder.make_bests_durable, elite_files.EliteFiles.text
         if how == "none":
             RunFolder.write_generation_best = lambda self, generation, text, **how: None
+            RunFolder.make_bests_durable = lambda self, generations: None
         elif how == "each durable":
             RunFolder.write_generation_best = lambda self, generation, text, **how: real[0](
                 self, generation, text

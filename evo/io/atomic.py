@@ -117,7 +117,8 @@ def atomic_write_bytes(
         inside: a folder (a run folder) that ``path`` must be reached from without symbolic links.
         durable: False: no ``fsync`` of the file or its folder, so that the new file, whole as ever for
             readers and through the death of this process, may be lost in a crash of the machine (the old
-            one or none is then found) until the caller makes it durable (:func:`make_durable`).
+            one, none, or an empty or cut one may then be found) until the caller makes it durable
+            (:func:`make_durable`).
 
     Raises:
         EvoInputError: what :func:`safe_target` refuses.
@@ -179,30 +180,55 @@ def link_or_write(
         fd = None
     if fd is not None:
         try:
-            same = stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(data) + 1) == data
-        except OSError:
-            same = False
-        finally:
-            os.close(fd)
-        if same:
-            try:
-                os.link(source, path, follow_symlinks=False)
-            except OSError:  # there already, or no hard links here (EEXIST, EPERM, EMLINK, EXDEV...)
-                pass
-            else:
+            if _holds(fd, data) and _linked_to(fd, source, path):
                 if durable:
                     make_durable(path.parent, [path.name])
                 return True
+        finally:
+            os.close(fd)
     atomic_write_bytes(path, data, inside=inside, durable=durable)
+    return False
+
+
+def _holds(fd: int, data: bytes) -> bool:
+    """Whether the open ``fd`` is a regular file of exactly the bytes ``data``."""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        read = b""
+        while len(read) <= len(data):  # (a short read is read on; one past the end says it ends there)
+            more = os.read(fd, len(data) + 1 - len(read))
+            if not more:
+                break
+            read += more
+        return read == data
+    except OSError:
+        return False
+
+
+def _linked_to(fd: int, source: Path, path: Path) -> bool:
+    """Link ``path`` to ``source``, and keep the link only where it is the file open as ``fd`` (``source``
+    was not replaced meanwhile); whether it was linked and kept."""
+    try:
+        os.link(source, path, follow_symlinks=False)
+    except OSError:  # there already, or no hard links here (EEXIST, EPERM, EMLINK, EXDEV...)
+        return False
+    opened, linked = os.fstat(fd), os.lstat(path)
+    if (linked.st_dev, linked.st_ino) == (opened.st_dev, opened.st_ino):
+        return True
+    with contextlib.suppress(OSError):
+        os.unlink(path)
     return False
 
 
 def make_durable(folder: str | os.PathLike, names: list[str]) -> None:
     """Make the files ``names`` of ``folder``, written with ``durable=False``, and their names durable:
-    an ``fsync`` of each (one that is gone is passed over) and one of the folder.
+    an ``fsync`` of each (one that is gone is passed over) and one of the folder (where folders can be
+    opened; as every write here, its failure is not raised).
 
     Raises:
-        WriteFailed: a file or the folder cannot be synced.
+        WriteFailed: a file cannot be opened or synced.
     """
     folder = Path(folder)
     for name in names:

@@ -49,6 +49,9 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
     assert [p.name for p in tmp_path.iterdir()] == ["a.json"]
 
 
+NEEDS_PROC = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc/self/fd")
+
+
 def synced_names(monkeypatch) -> list[str]:
     """The names of the files (and folders) ``os.fsync`` is called on from now, in order."""
     names: list[str] = []
@@ -62,6 +65,7 @@ def synced_names(monkeypatch) -> list[str]:
     return names
 
 
+@NEEDS_PROC
 def test_a_write_not_durable_is_whole_and_synced_later_each_file_then_its_folder_once(tmp_path, monkeypatch):
     synced = synced_names(monkeypatch)
     folder = tmp_path / "generations"
@@ -101,6 +105,7 @@ def test_a_file_with_the_bytes_of_another_is_a_hard_link_to_it_where_that_one_st
     assert (tmp_path / "gen0005.json").read_bytes() == b"best"
 
 
+@NEEDS_PROC
 def test_a_hard_link_is_never_made_to_a_link_or_over_a_file_and_is_made_durable_when_asked(
     tmp_path, monkeypatch
 ):
@@ -115,3 +120,28 @@ def test_a_hard_link_is_never_made_to_a_link_or_over_a_file_and_is_made_durable_
     synced = synced_names(monkeypatch)
     assert atomic.link_or_write(path, tmp_path / "gen0004.json", b"best")
     assert synced == ["gen0004.json", tmp_path.name]
+
+
+def test_a_fifo_or_a_longer_file_is_never_linked_to_and_the_fifo_does_not_block(tmp_path):
+    fifo, path = tmp_path / "gen0001.json", tmp_path / "gen0002.json"
+    os.mkfifo(fifo)  # no writer: opening it to read would wait for one, but for O_NONBLOCK
+    assert not atomic.link_or_write(fifo, path, b"best") and path.read_bytes() == b"best"
+    longer = tmp_path / "gen0003.json"
+    longer.write_bytes(b"best and more")
+    assert not atomic.link_or_write(longer, tmp_path / "gen0004.json", b"best")
+    assert (tmp_path / "gen0004.json").stat().st_ino != longer.stat().st_ino
+
+
+def test_a_link_to_a_source_replaced_after_it_was_read_is_undone_and_the_file_written(tmp_path, monkeypatch):
+    source, path = tmp_path / "gen0001.json", tmp_path / "gen0002.json"
+    source.write_bytes(b"best")
+    real = os.link
+
+    def swapped(src, dst, **kwargs):  # another file put in its place between the read and the link
+        (tmp_path / "other.json").write_bytes(b"other")
+        os.replace(tmp_path / "other.json", src)
+        real(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "link", swapped)
+    assert not atomic.link_or_write(source, path, b"best")
+    assert path.read_bytes() == b"best" and path.stat().st_nlink == 1

@@ -70,7 +70,7 @@ class EliteFiles:
         text = self._texts.get(ind.id)
         if text is None:
             last_id, text = self._last
-            if last_id != ind.id or not text:
+            if not ind.id or last_id != ind.id or not text:  # (an individual without an id: made anew)
                 text = dumps_model(self.creature(ind))
                 self._last = (ind.id, text)
         return text
