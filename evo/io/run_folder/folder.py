@@ -109,6 +109,11 @@ def archive_file_name(index: int, cells: int, creature_id: str) -> str:
     return f"cell{index:0{width}d}_{creature_id}.json"
 
 
+def _best_name(generation: int) -> str:
+    """The name of a generation's best in ``generations/``."""
+    return f"gen{generation:04d}.json"
+
+
 class RunFolder:
     """The files of one run, under ``path``. Nothing is created until :meth:`create` is called."""
 
@@ -333,11 +338,11 @@ class RunFolder:
         ``like``: a generation whose file was written with these very bytes (the same best), to which
         this one is a hard link if that file still holds them and the file system allows
         (:func:`evo.io.atomic.link_or_write`)."""
-        path = self.generations / f"gen{generation:04d}.json"
+        path = self.generations / _best_name(generation)
         if like is None:
             atomic_write_text(path, model_text, inside=self.path, durable=durable)
         else:
-            source = self.generations / f"gen{like:04d}.json"
+            source = self.generations / _best_name(like)
             link_or_write(source, path, model_text.encode("utf-8"), inside=self.path, durable=durable)
 
     def make_bests_durable(self, generations: list[int]) -> None:
@@ -347,7 +352,7 @@ class RunFolder:
         Raises:
             OSError: one cannot be synced.
         """
-        make_durable(self.generations, [f"gen{generation:04d}.json" for generation in generations])
+        make_durable(self.generations, [_best_name(generation) for generation in generations])
 
     def write_archive(self, doc: Mapping[str, Any]) -> None:
         """Write ``archive.json`` atomically (a JSON-able document, floats at full precision)."""
